@@ -1,0 +1,202 @@
+//===- StcFolding.cpp - constant folding of stc ops ---------*- C++ -*-===//
+//
+// Constant weights are pruned and compressed at compile time: the folders
+// here run the format library (runtime/format) on the constant's data, the
+// same code that generated programs call at run time for non-constant
+// weights, so both paths agree bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Stc/StcConstants.h"
+#include "dialects/Stc/StcOps.h"
+
+#include "runtime/format/StcFormat.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::stc;
+namespace fmt = ::stc::format;
+
+static fmt::NMPattern toFormat(NMPatternAttr p) {
+  return fmt::NMPattern{static_cast<int>(p.getN()), static_cast<int>(p.getM())};
+}
+
+/// Decodes `count` elements of `elementType` from raw little-endian bytes.
+static std::optional<std::vector<float>>
+decodeRaw(ArrayRef<char> raw, Type elementType, int64_t count, bool splat) {
+  size_t width = elementType.isF32() ? 4 : 2;
+  if (!(elementType.isF32() || elementType.isF16() || elementType.isBF16()))
+    return std::nullopt;
+  if (raw.size() < (splat ? width : width * count))
+    return std::nullopt;
+  std::vector<float> out(count);
+  for (int64_t i = 0; i < count; ++i) {
+    const char *p = raw.data() + (splat ? 0 : i * width);
+    if (width == 4) {
+      std::memcpy(&out[i], p, 4);
+    } else {
+      uint16_t bits;
+      std::memcpy(&bits, p, 2);
+      out[i] = elementType.isF16() ? fmt::f16ToFloat(bits)
+                                   : fmt::bf16ToFloat(bits);
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<float>>
+mlir::stc::readFloatConstant(Attribute attr, RankedTensorType type) {
+  if (!type.hasStaticShape())
+    return std::nullopt;
+  int64_t count = type.getNumElements();
+  Type elem = type.getElementType();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    return decodeRaw(dense.getRawData(), elem, count, dense.isSplat());
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    return decodeRaw(blob->getData(), elem, count, /*splat=*/false);
+  }
+  return std::nullopt;
+}
+
+DenseElementsAttr mlir::stc::makeFloatConstant(RankedTensorType type,
+                                               const std::vector<float> &values) {
+  Type elem = type.getElementType();
+  if (elem.isF32())
+    return DenseElementsAttr::get(type, ArrayRef<float>(values));
+  std::vector<uint16_t> bits(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    bits[i] = elem.isF16() ? fmt::floatToF16(values[i])
+                           : fmt::floatToBF16(values[i]);
+  return DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(reinterpret_cast<const char *>(bits.data()),
+                           bits.size() * 2));
+}
+
+bool mlir::stc::constantSatisfiesPattern(const std::vector<float> &data,
+                                         int64_t dim0, int64_t dim1,
+                                         int64_t reductionDim,
+                                         NMPatternAttr pattern) {
+  return describePatternViolation(data, dim0, dim1, reductionDim, pattern)
+      .empty();
+}
+
+std::string mlir::stc::describePatternViolation(const std::vector<float> &data,
+                                                int64_t dim0, int64_t dim1,
+                                                int64_t reductionDim,
+                                                NMPatternAttr pattern) {
+  auto view = fmt::viewOf(data, dim0, dim1, static_cast<int>(reductionDim));
+  if (!view)
+    return "has an unexpected shape";
+  std::optional<fmt::Violation> v =
+      fmt::checkPattern<float>(*view, toFormat(pattern), fmt::magnitudeF32);
+  if (!v)
+    return "";
+  return "is not " + std::to_string(pattern.getN()) + ":" +
+         std::to_string(pattern.getM()) + " along dimension " +
+         std::to_string(reductionDim) + ": row " + std::to_string(v->row) +
+         ", group " + std::to_string(v->group) + " has " +
+         std::to_string(v->count) + " non-zeros";
+}
+
+std::vector<int32_t>
+mlir::stc::decodeConstantIndices(const std::vector<uint16_t> &meta,
+                                 int64_t rows, int64_t valuesPerRow,
+                                 NMPatternAttr pattern) {
+  int64_t words = valuesPerRow / (4 * pattern.getN());
+  std::vector<int32_t> idx(rows * valuesPerRow, 0);
+  fmt::decodeIndices(fmt::View2D<const uint16_t>::rowMajor(meta.data(), rows,
+                                                          words),
+                     fmt::View2D<int32_t>::rowMajor(idx.data(), rows,
+                                                    valuesPerRow),
+                     toFormat(pattern));
+  return idx;
+}
+
+//===----------------------------------------------------------------------===//
+// Folders
+//===----------------------------------------------------------------------===//
+
+OpFoldResult PruneOp::fold(FoldAdaptor adaptor) {
+  auto type = getType();
+  if (!adaptor.getInput())
+    return {};
+  std::optional<std::vector<float>> data =
+      readFloatConstant(adaptor.getInput(), type);
+  if (!data)
+    return {};
+  std::vector<float> pruned =
+      fmt::prune(*data, type.getDimSize(0), type.getDimSize(1),
+                 static_cast<int>(getReductionDim()), toFormat(getPattern()));
+  if (pruned.size() != data->size())
+    return {};
+  return makeFloatConstant(type, pruned);
+}
+
+LogicalResult CompressOp::fold(FoldAdaptor adaptor,
+                               SmallVectorImpl<OpFoldResult> &results) {
+  auto type = getInput().getType();
+  if (!adaptor.getInput() || !getValues().getType().hasStaticShape() ||
+      !getMeta().getType().hasStaticShape())
+    return failure();
+  std::optional<std::vector<float>> data =
+      readFloatConstant(adaptor.getInput(), type);
+  if (!data)
+    return failure();
+  fmt::Compressed compressed;
+  fmt::Status status =
+      fmt::compress(*data, type.getDimSize(0), type.getDimSize(1),
+                    static_cast<int>(getReductionDim()),
+                    toFormat(getPattern()), compressed);
+  // A violation is reported with its location by stc-lower-to-runtime.
+  if (!status.ok())
+    return failure();
+  results.push_back(makeFloatConstant(getValues().getType(), compressed.values));
+  results.push_back(DenseElementsAttr::getFromRawBuffer(
+      getMeta().getType(),
+      ArrayRef<char>(reinterpret_cast<const char *>(compressed.meta.data()),
+                     compressed.meta.size() * 2)));
+  return success();
+}
+
+OpFoldResult DecompressOp::fold(FoldAdaptor adaptor) {
+  auto type = getType();
+  auto meta = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getMeta());
+  if (!adaptor.getValues() || !meta || !type.hasStaticShape() ||
+      !getValues().getType().hasStaticShape())
+    return {};
+  std::optional<std::vector<float>> values =
+      readFloatConstant(adaptor.getValues(), getValues().getType());
+  if (!values)
+    return {};
+  int64_t dim = getReductionDim();
+  fmt::Compressed compressed;
+  compressed.pattern = toFormat(getPattern());
+  compressed.rows = type.getDimSize(1 - dim);
+  compressed.k = type.getDimSize(dim);
+  compressed.values = std::move(*values);
+  for (const APInt &w : meta.getValues<APInt>())
+    compressed.meta.push_back(static_cast<uint16_t>(w.getZExtValue()));
+  std::vector<float> dense;
+  if (!fmt::decompress(compressed, static_cast<int>(dim), dense).ok())
+    return {};
+  return makeFloatConstant(type, dense);
+}
+
+OpFoldResult CheckOp::fold(FoldAdaptor adaptor) {
+  auto type = getInput().getType();
+  if (!adaptor.getInput())
+    return {};
+  std::optional<std::vector<float>> data =
+      readFloatConstant(adaptor.getInput(), type);
+  if (!data)
+    return {};
+  bool ok = constantSatisfiesPattern(*data, type.getDimSize(0),
+                                     type.getDimSize(1), getReductionDim(),
+                                     getPattern());
+  return BoolAttr::get(getContext(), ok);
+}

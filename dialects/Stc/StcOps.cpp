@@ -1,0 +1,194 @@
+//===- StcOps.cpp - stc operations --------------------------*- C++ -*-===//
+//
+// Verifiers for the stc operations. Every diagnostic here has a case in
+// test/Dialect/Stc/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Stc/StcOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::stc;
+
+//===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+/// Two static sizes disagree (dynamic sizes always agree).
+static bool mismatch(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+}
+
+/// The pattern is legal for the element type: 1:2 is the tf32 form of the
+/// hardware and is defined for 32-bit floats only.
+static LogicalResult verifyPatternForType(Operation *op, NMPatternAttr pattern,
+                                          Type elementType) {
+  if (pattern.getN() == 1 && pattern.getM() == 2 && !elementType.isF32())
+    return op->emitOpError("pattern 1:2 requires f32 elements, got ")
+           << elementType;
+  return success();
+}
+
+/// Checks a dense matrix operand with a pattern running along `dim`.
+static LogicalResult verifyPatternOperand(Operation *op, RankedTensorType type,
+                                          NMPatternAttr pattern, int64_t dim) {
+  if (type.getRank() != 2)
+    return op->emitOpError("expects a rank-2 tensor, got rank ")
+           << type.getRank();
+  if (dim != 0 && dim != 1)
+    return op->emitOpError("reduction_dim must be 0 or 1, got ") << dim;
+  return verifyPatternForType(op, pattern, type.getElementType());
+}
+
+/// Checks that (values, meta) are a compressed form of a dense `rows x k`
+/// matrix under `pattern` (any size may be dynamic).
+static LogicalResult verifyCompressedPair(Operation *op, RankedTensorType values,
+                                          RankedTensorType meta,
+                                          NMPatternAttr pattern, int64_t rows,
+                                          int64_t k) {
+  if (values.getRank() != 2 || meta.getRank() != 2)
+    return op->emitOpError("expects rank-2 values and metadata");
+  if (mismatch(values.getDimSize(0), meta.getDimSize(0)))
+    return op->emitOpError("values have ")
+           << values.getDimSize(0) << " rows but metadata has "
+           << meta.getDimSize(0);
+  if (mismatch(values.getDimSize(0), rows))
+    return op->emitOpError("compressed operand has ")
+           << values.getDimSize(0) << " rows, expected " << rows;
+  int64_t valuesPerWord = 4 * pattern.getN();
+  if (!ShapedType::isDynamic(values.getDimSize(1)) &&
+      !ShapedType::isDynamic(meta.getDimSize(1)) &&
+      values.getDimSize(1) != meta.getDimSize(1) * valuesPerWord)
+    return op->emitOpError("values have ")
+           << values.getDimSize(1) << " columns but metadata has "
+           << meta.getDimSize(1) << " words per row (expected "
+           << meta.getDimSize(1) * valuesPerWord << " values)";
+  if (!ShapedType::isDynamic(k) &&
+      mismatch(values.getDimSize(1), pattern.getValuesPerRow(k)))
+    return op->emitOpError("reduction size ")
+           << k << " needs " << pattern.getValuesPerRow(k)
+           << " values per row under " << pattern.getN() << ":"
+           << pattern.getM() << ", got " << values.getDimSize(1);
+  return verifyPatternForType(op, pattern, values.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// PruneOp / CheckOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PruneOp::verify() {
+  return verifyPatternOperand(*this, getInput().getType(), getPattern(),
+                              getReductionDim());
+}
+
+LogicalResult CheckOp::verify() {
+  return verifyPatternOperand(*this, getInput().getType(), getPattern(),
+                              getReductionDim());
+}
+
+//===----------------------------------------------------------------------===//
+// CompressOp / DecompressOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CompressOp::verify() {
+  RankedTensorType input = getInput().getType();
+  if (failed(verifyPatternOperand(*this, input, getPattern(),
+                                  getReductionDim())))
+    return failure();
+  if (getValues().getType().getElementType() != input.getElementType())
+    return emitOpError("values element type ")
+           << getValues().getType().getElementType()
+           << " differs from the input's " << input.getElementType();
+  int64_t dim = getReductionDim();
+  return verifyCompressedPair(*this, getValues().getType(),
+                              getMeta().getType(), getPattern(),
+                              input.getDimSize(1 - dim), input.getDimSize(dim));
+}
+
+LogicalResult DecompressOp::verify() {
+  RankedTensorType result = getResult().getType();
+  if (failed(verifyPatternOperand(*this, result, getPattern(),
+                                  getReductionDim())))
+    return failure();
+  if (getValues().getType().getElementType() != result.getElementType())
+    return emitOpError("result element type ")
+           << result.getElementType() << " differs from the values' "
+           << getValues().getType().getElementType();
+  int64_t dim = getReductionDim();
+  return verifyCompressedPair(*this, getValues().getType(),
+                              getMeta().getType(), getPattern(),
+                              result.getDimSize(1 - dim),
+                              result.getDimSize(dim));
+}
+
+//===----------------------------------------------------------------------===//
+// SpmmOp
+//===----------------------------------------------------------------------===//
+
+int64_t SpmmOp::getDenseReductionDim() {
+  // lhs sparse: dense is K x N (N x K transposed); rhs sparse: dense is
+  // M x K (K x M transposed).
+  bool lhs = getSparse() == SparseOperand::lhs;
+  return (lhs != getDenseTransposed()) ? 0 : 1;
+}
+
+LogicalResult SpmmOp::verify() {
+  RankedTensorType dense = getDense().getType();
+  RankedTensorType result = getResult().getType();
+  if (dense.getRank() != 2)
+    return emitOpError("expects a rank-2 dense operand, got rank ")
+           << dense.getRank();
+  if (result.getRank() != 2)
+    return emitOpError("expects a rank-2 result, got rank ")
+           << result.getRank();
+  if (dense.getElementType() != getValues().getType().getElementType())
+    return emitOpError("dense operand element type ")
+           << dense.getElementType() << " differs from the sparse operand's "
+           << getValues().getType().getElementType();
+
+  bool lhs = getSparse() == SparseOperand::lhs;
+  int64_t kDim = getDenseReductionDim();
+  int64_t k = dense.getDimSize(kDim);
+  int64_t denseOther = dense.getDimSize(1 - kDim);
+  // The sparse operand's compressed rows are the result's rows (lhs) or
+  // columns (rhs); the dense operand's other dimension is the remaining one.
+  int64_t sparseRows = lhs ? result.getDimSize(0) : result.getDimSize(1);
+  int64_t resultOther = lhs ? result.getDimSize(1) : result.getDimSize(0);
+  if (mismatch(denseOther, resultOther))
+    return emitOpError("dense operand shape (")
+           << dense.getDimSize(0) << "x" << dense.getDimSize(1)
+           << ") does not match result shape (" << result.getDimSize(0) << "x"
+           << result.getDimSize(1) << ")";
+  if (failed(verifyCompressedPair(*this, getValues().getType(),
+                                  getMeta().getType(), getPattern(), sparseRows,
+                                  k)))
+    return failure();
+
+  if (Value bias = getBias()) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1)
+      return emitOpError("bias must be rank 1, got rank ")
+             << biasType.getRank();
+    if (mismatch(biasType.getDimSize(0), sparseRows))
+      return emitOpError("bias has ")
+             << biasType.getDimSize(0) << " elements, expected " << sparseRows
+             << " (one per " << (lhs ? "row" : "column") << " of the result)";
+  }
+  if (Value acc = getAcc()) {
+    auto accType = cast<RankedTensorType>(acc.getType());
+    if (accType.getRank() != 2 ||
+        mismatch(accType.getDimSize(0), result.getDimSize(0)) ||
+        mismatch(accType.getDimSize(1), result.getDimSize(1)))
+      return emitOpError("acc must have the result's shape");
+  } else if (getBeta().convertToDouble() != 0.0) {
+    return emitOpError("beta is ")
+           << getBeta().convertToDouble() << " but no acc operand is given";
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Stc/StcOps.cpp.inc"

@@ -1,0 +1,194 @@
+//===- StcOps.td - stc operations ------------------------*- tablegen -*-===//
+//
+// Pruning, the canonical compressed form, and the sparse contraction with its
+// fused epilogue. All ops work on tensors and have value semantics.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_DIALECTS_STC_STCOPS_TD
+#define STC_DIALECTS_STC_STCOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "dialects/Stc/StcDialect.td"
+include "dialects/Stc/StcEnums.td"
+include "dialects/Stc/StcAttrs.td"
+
+def STC_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def STC_MetaTensor : RankedTensorOf<[I16]>;
+
+//===----------------------------------------------------------------------===//
+// stc.prune
+//===----------------------------------------------------------------------===//
+
+def STC_PruneOp : STC_Op<"prune", [Pure, SameOperandsAndResultType]> {
+  let summary = "Prune a dense tensor to an N:M pattern by magnitude";
+  let description = [{
+    Keeps the `N` elements of largest magnitude in every group of `M`
+    consecutive elements along `reduction_dim` and sets the others to zero.
+    Ties are broken toward the lower index. A reduction size that is not a
+    multiple of `M` behaves as if padded with zeros. Folds when the input is a
+    constant (`dense<>` or `dense_resource<>`): constant weights are pruned at
+    compile time, function arguments at run time.
+
+    ```mlir
+    %p = stc.prune %w by #stc.nm<2:4> along 0 : tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins STC_FloatTensor:$input, STC_NMPatternAttr:$pattern,
+                       I64Attr:$reduction_dim);
+  let results = (outs STC_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `by` qualified($pattern) `along` $reduction_dim attr-dict `:`
+    type($input)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// stc.compress
+//===----------------------------------------------------------------------===//
+
+def STC_CompressOp : STC_Op<"compress", [Pure]> {
+  let summary = "Compress an N:M-sparse tensor to values and metadata";
+  let description = [{
+    Produces the canonical compressed form (see the dialect description) of a
+    tensor that already satisfies the pattern along `reduction_dim`. The
+    compressed rows are the non-reduction dimension: a `K x N` weight
+    compressed `along 0` gives `N x Kp*n/m` values and `N x Kp/(4m)` metadata.
+    A group with more than `N` non-zeros is an error: at compile time for a
+    constant, at run time otherwise. Folds for constant inputs.
+
+    ```mlir
+    %v, %m = stc.compress %p by #stc.nm<2:4> along 0
+        : tensor<64x128xf32> -> tensor<128x32xf32>, tensor<128x4xi16>
+    ```
+  }];
+  let arguments = (ins STC_FloatTensor:$input, STC_NMPatternAttr:$pattern,
+                       I64Attr:$reduction_dim);
+  let results = (outs STC_FloatTensor:$values, STC_MetaTensor:$meta);
+  let assemblyFormat = [{
+    $input `by` qualified($pattern) `along` $reduction_dim attr-dict `:`
+    type($input) `->` type($values) `,` type($meta)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// stc.decompress
+//===----------------------------------------------------------------------===//
+
+def STC_DecompressOp : STC_Op<"decompress", [Pure]> {
+  let summary = "Expand values and metadata back to a dense tensor";
+  let description = [{
+    The inverse of `stc.compress`: scatters the stored values to the columns
+    their metadata names and fills the rest with zeros. The result shape gives
+    the unpadded reduction size. Folds for constant inputs.
+
+    ```mlir
+    %d = stc.decompress %v, %m by #stc.nm<2:4> along 0
+        : tensor<128x32xf32>, tensor<128x4xi16> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins STC_FloatTensor:$values, STC_MetaTensor:$meta,
+                       STC_NMPatternAttr:$pattern, I64Attr:$reduction_dim);
+  let results = (outs STC_FloatTensor:$result);
+  let assemblyFormat = [{
+    $values `,` $meta `by` qualified($pattern) `along` $reduction_dim
+    attr-dict `:` type($values) `,` type($meta) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// stc.check
+//===----------------------------------------------------------------------===//
+
+def STC_CheckOp : STC_Op<"check", [Pure]> {
+  let summary = "Whether a tensor satisfies an N:M pattern";
+  let description = [{
+    Returns true when every group of `M` consecutive elements along
+    `reduction_dim` has at most `N` non-zeros. Folds for constant inputs.
+
+    ```mlir
+    %ok = stc.check %w by #stc.nm<2:4> along 1 : tensor<64x128xf16>
+    ```
+  }];
+  let arguments = (ins STC_FloatTensor:$input, STC_NMPatternAttr:$pattern,
+                       I64Attr:$reduction_dim);
+  let results = (outs I1:$result);
+  let assemblyFormat = [{
+    $input `by` qualified($pattern) `along` $reduction_dim attr-dict `:`
+    type($input)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// stc.spmm
+//===----------------------------------------------------------------------===//
+
+def STC_SpmmOp : STC_Op<"spmm", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Sparse x dense matrix product with a fused epilogue";
+  let description = [{
+    `result = act(alpha * (lhs . rhs) + beta * acc + bias)`, where one of
+    `lhs`/`rhs` is sparse, given in canonical compressed form
+    (`values`, `meta`), and the other is `dense`. Products accumulate in f32
+    and are converted to the result element type at the end.
+
+    - `sparse = #stc.operand<lhs>`: the sparse `M x K` operand has `M`
+      compressed rows; `dense` is `K x N` (`N x K` with `dense_transposed`).
+      `bias` has `M` elements (one per output row).
+    - `sparse = #stc.operand<rhs>`: the sparse `K x N` operand (a Linear
+      layer's weight) has `N` compressed rows; `dense` is `M x K` (`K x M`
+      with `dense_transposed`). `bias` has `N` elements (one per column).
+
+    `acc` (required when `beta != 0`) has the result's shape. Reduction sizes
+    that are not a multiple of the pattern are zero-padded, never read out of
+    bounds.
+
+    ```mlir
+    %y = stc.spmm %v, %m, %x bias(%b : tensor<128xf32>)
+        {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>,
+         activation = #stc.activation<relu>}
+        : tensor<128x32xf32>, tensor<128x4xi16>, tensor<16x64xf32>
+        -> tensor<16x128xf32>
+    ```
+  }];
+  let arguments = (ins
+    STC_FloatTensor:$values,
+    STC_MetaTensor:$meta,
+    STC_FloatTensor:$dense,
+    Optional<RankedTensorOf<[F32, F16, BF16]>>:$bias,
+    Optional<RankedTensorOf<[F32, F16, BF16]>>:$acc,
+    STC_NMPatternAttr:$pattern,
+    STC_SparseOperandAttr:$sparse,
+    DefaultValuedAttr<BoolAttr, "false">:$dense_transposed,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+    DefaultValuedAttr<F64Attr, "0.0">:$beta,
+    DefaultValuedAttr<STC_ActivationAttr, "::mlir::stc::Activation::none">:$activation
+  );
+  let results = (outs STC_FloatTensor:$result);
+  let assemblyFormat = [{
+    $values `,` $meta `,` $dense
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`acc` `(` $acc^ `:` type($acc) `)`)?
+    attr-dict `:` type($values) `,` type($meta) `,` type($dense) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Index of the reduction dimension in the dense operand's shape.
+    int64_t getDenseReductionDim();
+    /// Static reduction size K, or ShapedType::kDynamic.
+    int64_t getStaticReductionSize() {
+      return getDense().getType().getDimSize(getDenseReductionDim());
+    }
+  }];
+}
+
+#endif // STC_DIALECTS_STC_STCOPS_TD

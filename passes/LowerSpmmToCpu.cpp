@@ -1,0 +1,517 @@
+//===- LowerSpmmToCpu.cpp - stc.spmm to a CPU microkernel ----*- C++ -*-===//
+//
+// Lowers stc.spmm to a cache-blocked, register-tiled loop nest on tensors.
+// Every shape is first brought to one canonical problem
+//
+//   Out[R, P] = S[R, Kp] . D[Kp, P]
+//
+// where S is the sparse operand (R compressed rows, values + decoded column
+// indices) and D the dense one, packed to f32 and zero-padded: for a sparse
+// rhs (X . W) the kernel computes the transposed product and the epilogue
+// transposes it back. The inner kernel keeps mr x nv vector<16xf32>
+// accumulators in registers and, for each stored value, does one broadcast
+// and nv FMAs with a contiguous row of D: no gathers, no scalar FMAs.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "dialects/Stc/StcConstants.h"
+#include "dialects/Stc/StcOps.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::stc {
+#define GEN_PASS_DEF_STCLOWERSPMMTOCPU
+#include "passes/Passes.h.inc"
+} // namespace mlir::stc
+
+using namespace mlir;
+using namespace mlir::stc;
+
+namespace {
+
+/// Lanes of the vector type the kernel is written in (one AVX-512 register;
+/// LLVM splits it on narrower targets).
+constexpr int64_t kLanes = 16;
+
+/// Tiling of the microkernel, validated by the pass.
+struct KernelTiling {
+  int64_t mr, nv, kc, mc;
+};
+
+class SpmmLowering {
+public:
+  SpmmLowering(SpmmOp op, const KernelTiling &tiling)
+      : op(op), b(op.getLoc(), op), tiling(tiling) {}
+
+  /// Builds the lowering and returns the value replacing op's result.
+  Value lowerToKernel();
+  Value lowerToReference();
+
+private:
+  Value constIndex(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  /// Size of dimension `i` of `t` as an index value.
+  Value dimOf(Value t, int64_t i) {
+    auto type = cast<RankedTensorType>(t.getType());
+    if (!type.isDynamicDim(i))
+      return constIndex(type.getDimSize(i));
+    return tensor::DimOp::create(b, t, i);
+  }
+  /// `v` rounded up to a multiple of `m`.
+  Value roundUp(Value v, int64_t m) {
+    Value mm = constIndex(m);
+    Value q = arith::CeilDivUIOp::create(b, v, mm);
+    return arith::MulIOp::create(b, q, mm);
+  }
+  Value zeroTensor(ArrayRef<Value> sizes, Type elementType);
+  /// Copies `src` (optionally transposed, converted to `elementType`) into
+  /// the top-left corner of a zero tensor of `sizes`.
+  Value packInto(Value src, bool transpose, ArrayRef<Value> sizes,
+                 Type elementType);
+  Value decodeIndices();
+  Value microkernel(Value vals, Value idx, Value dense, Value rowsPadded,
+                    Value colsPadded, Value kPadded, Value valuesPerRow);
+  /// act(alpha * prod + beta * acc + bias) in the result type. `prod` is
+  /// M x N, or N x M when `prodTransposed`.
+  Value epilogue(Value prod, bool prodTransposed);
+
+  SpmmOp op;
+  ImplicitLocOpBuilder b;
+  KernelTiling tiling;
+};
+
+Value SpmmLowering::zeroTensor(ArrayRef<Value> sizes, Type elementType) {
+  SmallVector<OpFoldResult> ofr;
+  for (Value s : sizes)
+    ofr.push_back(getAsOpFoldResult(s));
+  Value empty = tensor::EmptyOp::create(b, ofr, elementType);
+  Value zero = arith::ConstantOp::create(b, b.getZeroAttr(elementType));
+  return linalg::FillOp::create(b, zero, empty).getResult(0);
+}
+
+Value SpmmLowering::packInto(Value src, bool transpose, ArrayRef<Value> sizes,
+                             Type elementType) {
+  auto srcType = cast<RankedTensorType>(src.getType());
+  Value dst = zeroTensor(sizes, elementType);
+  SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> inner;
+  for (int64_t i = 0; i < 2; ++i)
+    inner.push_back(getAsOpFoldResult(dimOf(src, transpose ? 1 - i : i)));
+  Value slice = tensor::ExtractSliceOp::create(b, dst, offsets, inner, strides);
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap inMap =
+      transpose ? AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx)
+                : id;
+  SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
+  Type srcElem = srcType.getElementType();
+  auto copy = linalg::GenericOp::create(
+      b, slice.getType(), ValueRange{src}, ValueRange{slice},
+      ArrayRef<AffineMap>{inMap, id}, iters,
+      [&](OpBuilder &nb, Location loc, ValueRange args) {
+        Value v = args[0];
+        if (srcElem != elementType)
+          v = arith::ExtFOp::create(nb, loc, elementType, v);
+        linalg::YieldOp::create(nb, loc, v);
+      });
+  return tensor::InsertSliceOp::create(b, copy.getResult(0), dst, offsets,
+                                       inner, strides);
+}
+
+/// Absolute column index of every stored value (the CPU kernel-ready
+/// layout): folded at compile time for constant metadata.
+Value SpmmLowering::decodeIndices() {
+  NMPatternAttr pattern = op.getPattern();
+  auto valuesType = op.getValues().getType();
+  auto idxType = RankedTensorType::get(valuesType.getShape(), b.getI32Type());
+  Attribute metaAttr;
+  if (matchPattern(op.getMeta(), m_Constant(&metaAttr)) &&
+      valuesType.hasStaticShape()) {
+    if (auto dense = dyn_cast<DenseIntElementsAttr>(metaAttr)) {
+      std::vector<uint16_t> meta;
+      for (const APInt &w : dense.getValues<APInt>())
+        meta.push_back(static_cast<uint16_t>(w.getZExtValue()));
+      std::vector<int32_t> idx =
+          decodeConstantIndices(meta, valuesType.getDimSize(0),
+                                valuesType.getDimSize(1), pattern);
+      return arith::ConstantOp::create(
+          b, DenseIntElementsAttr::get(idxType, ArrayRef<int32_t>(idx)));
+    }
+  }
+  // Run time: group g = j / n holds this value; its nibble is in word g / 4
+  // at bits 4 * (g % 4); the value is the (j % n)-th index of the nibble.
+  // 2:4 indices are 2-bit fields; a 1:2 nibble is 0x4 or 0xE, whose low
+  // field is 0 or 2, i.e. twice the kept index.
+  int64_t n = pattern.getN(), m = pattern.getM();
+  Value meta = op.getMeta();
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < 2; ++i)
+    if (valuesType.isDynamicDim(i))
+      dyn.push_back(dimOf(op.getValues(), i));
+  Value empty =
+      tensor::EmptyOp::create(b, idxType.getShape(), b.getI32Type(), dyn);
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, idxType, ValueRange{}, ValueRange{empty}, ArrayRef<AffineMap>{id},
+      iters, [&](OpBuilder &nb, Location loc, ValueRange) {
+        ImplicitLocOpBuilder ib(loc, nb);
+        Value r = linalg::IndexOp::create(ib, 0);
+        Value j = linalg::IndexOp::create(ib, 1);
+        auto cI = [&](int64_t v) { return arith::ConstantIndexOp::create(ib, v); };
+        Value g = arith::DivUIOp::create(ib, j, cI(n));
+        Value within = arith::RemUIOp::create(ib, j, cI(n));
+        Value word = arith::DivUIOp::create(ib, g, cI(4));
+        Value slot = arith::RemUIOp::create(ib, g, cI(4));
+        Value w16 = tensor::ExtractOp::create(ib, meta, ValueRange{r, word});
+        Value w = arith::ExtUIOp::create(ib, ib.getI32Type(), w16);
+        auto cI32 = [&](int64_t v) {
+          return arith::ConstantIntOp::create(ib, v, 32);
+        };
+        Value shift = arith::AddIOp::create(
+            ib,
+            arith::MulIOp::create(
+                ib, arith::IndexCastOp::create(ib, ib.getI32Type(), slot),
+                cI32(4)),
+            arith::MulIOp::create(
+                ib, arith::IndexCastOp::create(ib, ib.getI32Type(), within),
+                cI32(2)));
+        Value field = arith::AndIOp::create(
+            ib, arith::ShRUIOp::create(ib, w, shift), cI32(3));
+        if (m == 2)
+          field = arith::ShRUIOp::create(ib, field, cI32(1));
+        Value base = arith::MulIOp::create(
+            ib, arith::IndexCastOp::create(ib, ib.getI32Type(), g), cI32(m));
+        linalg::YieldOp::create(ib, ValueRange{arith::AddIOp::create(ib, base, field)});
+      });
+  return generic.getResult(0);
+}
+
+Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
+                                Value rowsPadded, Value colsPadded,
+                                Value kPadded, Value valuesPerRow) {
+  Type f32 = b.getF32Type();
+  auto vecType = VectorType::get({kLanes}, f32);
+  int64_t n = op.getPattern().getN(), m = op.getPattern().getM();
+  int64_t mr = tiling.mr, nv = tiling.nv, nr = tiling.nv * kLanes;
+  Value out = zeroTensor({rowsPadded, colsPadded}, f32);
+  Value c0 = constIndex(0);
+  Value kc = constIndex(tiling.kc);
+  Value jc = constIndex(tiling.kc / m * n);
+  Value mc = constIndex(tiling.mc);
+  Value padF = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+  SmallVector<bool> inBounds = {true};
+
+  // for kb (reduction block) / rb (row block) / p0 (column panel) /
+  //   r0 (register tile rows) / j (stored values of the block).
+  auto kLoop = scf::ForOp::create(
+      b, c0, kPadded, kc, ValueRange{out},
+      [&](OpBuilder &nb, Location loc, Value kb, ValueRange kArgs) {
+        ImplicitLocOpBuilder kB(loc, nb);
+        Value jb = arith::MulIOp::create(
+            kB, arith::DivUIOp::create(kB, kb, constIndex(m)), constIndex(n));
+        Value jEnd = arith::MinUIOp::create(
+            kB, arith::AddIOp::create(kB, jb, jc), valuesPerRow);
+        auto rLoop = scf::ForOp::create(
+            kB, c0, rowsPadded, mc, kArgs,
+            [&](OpBuilder &nb2, Location loc2, Value rb, ValueRange rArgs) {
+              ImplicitLocOpBuilder rB(loc2, nb2);
+              Value rEnd = arith::MinUIOp::create(
+                  rB, arith::AddIOp::create(rB, rb, mc), rowsPadded);
+              auto pLoop = scf::ForOp::create(
+                  rB, c0, colsPadded, constIndex(nr), rArgs,
+                  [&](OpBuilder &nb3, Location loc3, Value p0,
+                      ValueRange pArgs) {
+                    ImplicitLocOpBuilder pB(loc3, nb3);
+                    auto tLoop = scf::ForOp::create(
+                        pB, rb, rEnd, constIndex(mr), pArgs,
+                        [&](OpBuilder &nb4, Location loc4, Value r0,
+                            ValueRange tArgs) {
+                          ImplicitLocOpBuilder tB(loc4, nb4);
+                          Value acc = tArgs[0];
+                          SmallVector<Value> rows, cols;
+                          for (int64_t r = 0; r < mr; ++r)
+                            rows.push_back(arith::AddIOp::create(
+                                tB, r0, arith::ConstantIndexOp::create(tB, r)));
+                          for (int64_t c = 0; c < nv; ++c)
+                            cols.push_back(arith::AddIOp::create(
+                                tB, p0,
+                                arith::ConstantIndexOp::create(tB, c * kLanes)));
+                          SmallVector<Value> accs;
+                          for (int64_t r = 0; r < mr; ++r)
+                            for (int64_t c = 0; c < nv; ++c)
+                              accs.push_back(vector::TransferReadOp::create(
+                                  tB, vecType, acc, ValueRange{rows[r], cols[c]},
+                                  padF, ArrayRef<bool>(inBounds)));
+                          auto jLoop = scf::ForOp::create(
+                              tB, jb, jEnd, arith::ConstantIndexOp::create(tB, 1),
+                              accs,
+                              [&](OpBuilder &nb5, Location loc5, Value j,
+                                  ValueRange jArgs) {
+                                ImplicitLocOpBuilder jB(loc5, nb5);
+                                SmallVector<Value> next(jArgs.begin(),
+                                                        jArgs.end());
+                                for (int64_t r = 0; r < mr; ++r) {
+                                  Value k = arith::IndexCastOp::create(
+                                      jB, jB.getIndexType(),
+                                      tensor::ExtractOp::create(
+                                          jB, idx, ValueRange{rows[r], j}));
+                                  Value v = tensor::ExtractOp::create(
+                                      jB, vals, ValueRange{rows[r], j});
+                                  Value vb = vector::BroadcastOp::create(
+                                      jB, vecType, v);
+                                  for (int64_t c = 0; c < nv; ++c) {
+                                    Value d = vector::TransferReadOp::create(
+                                        jB, vecType, dense,
+                                        ValueRange{k, cols[c]}, padF,
+                                        ArrayRef<bool>(inBounds));
+                                    next[r * nv + c] = vector::FMAOp::create(
+                                        jB, vb, d, next[r * nv + c]);
+                                  }
+                                }
+                                scf::YieldOp::create(jB, next);
+                              });
+                          for (int64_t r = 0; r < mr; ++r)
+                            for (int64_t c = 0; c < nv; ++c)
+                              acc = vector::TransferWriteOp::create(
+                                        tB, jLoop.getResult(r * nv + c), acc,
+                                        ValueRange{rows[r], cols[c]},
+                                        ArrayRef<bool>(inBounds))
+                                        .getResult();
+                          scf::YieldOp::create(tB, acc);
+                        });
+                    scf::YieldOp::create(pB, tLoop.getResults());
+                  });
+              scf::YieldOp::create(rB, pLoop.getResults());
+            });
+        scf::YieldOp::create(kB, rLoop.getResults());
+      });
+  return kLoop.getResult(0);
+}
+
+Value SpmmLowering::epilogue(Value prod, bool prodTransposed) {
+  auto resultType = op.getResult().getType();
+  Type outElem = resultType.getElementType();
+  Type f32 = b.getF32Type();
+  bool lhs = op.getSparse() == SparseOperand::lhs;
+  // Result sizes: M x N.
+  SmallVector<Value> sizes;
+  for (int64_t i = 0; i < 2; ++i)
+    sizes.push_back(dimOf(prod, prodTransposed ? 1 - i : i));
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < 2; ++i)
+    if (resultType.isDynamicDim(i))
+      dyn.push_back(sizes[i]);
+  Value init =
+      tensor::EmptyOp::create(b, resultType.getShape(), outElem, dyn);
+
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<Value> inputs = {prod};
+  SmallVector<AffineMap> maps = {
+      prodTransposed
+          ? AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx)
+          : id};
+  Value bias = op.getBias(), acc = op.getAcc();
+  if (bias) {
+    inputs.push_back(bias);
+    maps.push_back(AffineMap::get(2, 0, getAffineDimExpr(lhs ? 0 : 1, ctx)));
+  }
+  if (acc) {
+    inputs.push_back(acc);
+    maps.push_back(id);
+  }
+  maps.push_back(id);
+  double alpha = op.getAlpha().convertToDouble();
+  double beta = op.getBeta().convertToDouble();
+  Activation act = op.getActivation();
+  SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, resultType, inputs, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location loc, ValueRange args) {
+        ImplicitLocOpBuilder eb(loc, nb);
+        auto cF = [&](double v) {
+          return arith::ConstantOp::create(eb, eb.getF32FloatAttr(v));
+        };
+        auto toF32 = [&](Value v) -> Value {
+          return v.getType() == f32 ? v : arith::ExtFOp::create(eb, f32, v);
+        };
+        Value x = args[0];
+        if (alpha != 1.0)
+          x = arith::MulFOp::create(eb, x, cF(alpha));
+        unsigned next = 1;
+        if (bias)
+          x = arith::AddFOp::create(eb, x, toF32(args[next++]));
+        if (acc) {
+          Value a = toF32(args[next++]);
+          if (beta != 1.0)
+            a = arith::MulFOp::create(eb, a, cF(beta));
+          x = arith::AddFOp::create(eb, x, a);
+        }
+        switch (act) {
+        case Activation::none:
+          break;
+        case Activation::relu:
+          x = arith::MaximumFOp::create(eb, x, cF(0.0));
+          break;
+        case Activation::gelu_tanh: {
+          // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+          Value x3 = arith::MulFOp::create(
+              eb, x, arith::MulFOp::create(eb, x, x));
+          Value inner = arith::MulFOp::create(
+              eb, cF(0.7978845608028654),
+              arith::AddFOp::create(
+                  eb, x, arith::MulFOp::create(eb, cF(0.044715), x3)));
+          Value t = math::TanhOp::create(eb, inner);
+          x = arith::MulFOp::create(
+              eb, arith::MulFOp::create(eb, cF(0.5), x),
+              arith::AddFOp::create(eb, cF(1.0), t));
+          break;
+        }
+        case Activation::gelu_erf: {
+          // 0.5 x (1 + erf(x / sqrt(2)))
+          Value e = math::ErfOp::create(
+              eb, arith::MulFOp::create(eb, x, cF(0.7071067811865476)));
+          x = arith::MulFOp::create(
+              eb, arith::MulFOp::create(eb, cF(0.5), x),
+              arith::AddFOp::create(eb, cF(1.0), e));
+          break;
+        }
+        }
+        if (outElem != f32)
+          x = arith::TruncFOp::create(eb, outElem, x);
+        linalg::YieldOp::create(eb, x);
+      });
+  return generic.getResult(0);
+}
+
+Value SpmmLowering::lowerToKernel() {
+  Type f32 = b.getF32Type();
+  int64_t n = op.getPattern().getN(), m = op.getPattern().getM();
+  Value values = op.getValues(), dense = op.getDense();
+  int64_t kDim = op.getDenseReductionDim();
+
+  Value rows = dimOf(values, 0);
+  Value valuesPerRow = dimOf(values, 1);
+  // Kp = valuesPerRow * m / n: every stored value stands for m/n columns.
+  Value kPadded = arith::DivUIOp::create(
+      b, arith::MulIOp::create(b, valuesPerRow, constIndex(m)), constIndex(n));
+  Value cols = dimOf(dense, 1 - kDim);
+  Value rowsPadded = roundUp(rows, tiling.mr);
+  Value colsPadded = roundUp(cols, tiling.nv * kLanes);
+
+  // S: f32 values and i32 column indices, rows padded to the register tile
+  // (padded rows have value 0 at column 0: they read a valid row of D).
+  Value idx = decodeIndices();
+  Value vals = packInto(values, /*transpose=*/false, {rowsPadded, valuesPerRow},
+                        f32);
+  idx = packInto(idx, false, {rowsPadded, valuesPerRow}, b.getI32Type());
+  // D: Kp x P, f32, rows past K and columns past P are zero, so that
+  // padded groups and tile overhang read defined zeros.
+  Value d = packInto(dense, /*transpose=*/kDim == 1, {kPadded, colsPadded},
+                     f32);
+  Value out =
+      microkernel(vals, idx, d, rowsPadded, colsPadded, kPadded, valuesPerRow);
+  SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = {getAsOpFoldResult(rows),
+                                     getAsOpFoldResult(cols)};
+  Value prod = tensor::ExtractSliceOp::create(b, out, offsets, sizes, strides);
+  // Out is R x P: M x N for a sparse lhs, N x M for a sparse rhs.
+  return epilogue(prod, op.getSparse() == SparseOperand::rhs);
+}
+
+Value SpmmLowering::lowerToReference() {
+  Type f32 = b.getF32Type();
+  bool lhs = op.getSparse() == SparseOperand::lhs;
+  TypedValue<RankedTensorType> dense = op.getDense();
+  int64_t kDim = op.getDenseReductionDim();
+  auto denseType = dense.getType();
+  auto valuesType = op.getValues().getType();
+  // The sparse operand in its logical orientation: M x K (lhs, pattern
+  // along 1) or K x N (rhs, pattern along 0).
+  int64_t k = denseType.getDimSize(kDim);
+  int64_t rows = valuesType.getDimSize(0);
+  SmallVector<int64_t> shape = lhs ? SmallVector<int64_t>{rows, k}
+                                   : SmallVector<int64_t>{k, rows};
+  auto sparseType = RankedTensorType::get(shape, valuesType.getElementType());
+  if (!sparseType.hasStaticShape()) {
+    op.emitOpError("reference lowering needs static shapes");
+    return nullptr;
+  }
+  Value sparse = DecompressOp::create(b, sparseType, op.getValues(),
+                                      op.getMeta(), op.getPattern(),
+                                      b.getI64IntegerAttr(lhs ? 1 : 0));
+  // prod[m, n] = sum_k A[m, k] * B[k, n] with A, B as given.
+  Value a = lhs ? sparse : dense;
+  Value bm = lhs ? dense : sparse;
+  bool aT = !lhs && kDim == 0;  // dense M x K given as K x M
+  bool bT = lhs && kDim == 1;   // dense K x N given as N x K
+  Value prodInit = zeroTensor({dimOf(a, aT ? 1 : 0), dimOf(bm, bT ? 0 : 1)},
+                              f32);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr dm = getAffineDimExpr(0, ctx), dn = getAffineDimExpr(1, ctx),
+             dk = getAffineDimExpr(2, ctx);
+  auto map = [&](AffineExpr x, AffineExpr y) {
+    return AffineMap::get(3, 0, {x, y}, ctx);
+  };
+  SmallVector<AffineMap> maps = {aT ? map(dk, dm) : map(dm, dk),
+                                 bT ? map(dn, dk) : map(dk, dn), map(dm, dn)};
+  SmallVector<utils::IteratorType> iters = {utils::IteratorType::parallel,
+                                            utils::IteratorType::parallel,
+                                            utils::IteratorType::reduction};
+  auto contraction = linalg::GenericOp::create(
+      b, prodInit.getType(), ValueRange{a, bm}, ValueRange{prodInit}, maps,
+      iters, [&](OpBuilder &nb, Location loc, ValueRange args) {
+        auto toF32 = [&](Value v) -> Value {
+          return v.getType() == f32 ? v
+                                    : arith::ExtFOp::create(nb, loc, f32, v);
+        };
+        Value p = arith::MulFOp::create(nb, loc, toF32(args[0]), toF32(args[1]));
+        linalg::YieldOp::create(nb, loc,
+                                ValueRange{arith::AddFOp::create(nb, loc, args[2], p)});
+      });
+  return epilogue(contraction.getResult(0), /*prodTransposed=*/false);
+}
+
+struct StcLowerSpmmToCpuPass
+    : public stc::impl::StcLowerSpmmToCpuBase<StcLowerSpmmToCpuPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    KernelTiling tiling{rowsPerTile, vectorsPerTile, reductionBlock, rowBlock};
+    if (tiling.mr < 1 || tiling.nv < 1 || tiling.mr * tiling.nv > 32) {
+      getOperation().emitError()
+          << "stc-lower-spmm-to-cpu: mr * nv must be in [1, 32] (vector "
+             "registers), got mr="
+          << tiling.mr << " nv=" << tiling.nv;
+      return signalPassFailure();
+    }
+    if (tiling.kc < 16 || tiling.kc % 16 != 0 || tiling.mc < tiling.mr) {
+      getOperation().emitError()
+          << "stc-lower-spmm-to-cpu: kc must be a positive multiple of 16 "
+             "and mc >= mr, got kc="
+          << tiling.kc << " mc=" << tiling.mc;
+      return signalPassFailure();
+    }
+    // Row blocks hold whole register tiles.
+    tiling.mc = (tiling.mc + tiling.mr - 1) / tiling.mr * tiling.mr;
+    SmallVector<SpmmOp> ops;
+    getOperation().walk([&](SpmmOp op) { ops.push_back(op); });
+    for (SpmmOp op : ops) {
+      SpmmLowering lowering(op, tiling);
+      Value replacement =
+          reference ? lowering.lowerToReference() : lowering.lowerToKernel();
+      if (!replacement)
+        return signalPassFailure();
+      op.getResult().replaceAllUsesWith(replacement);
+      op.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,274 @@
+//===- LowerToRuntime.cpp - run-time stc ops to stc_runtime --*- C++ -*-===//
+//
+// stc.prune / stc.compress / stc.decompress / stc.check whose operands are
+// only known at run time (function arguments) become calls into
+// stc_runtime, the same format library the compiler folds constants with.
+// Operands travel as memref descriptors (llvm.emit_c_interface), and the
+// op's location as a string, so a run-time error names the source line.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "dialects/Stc/StcConstants.h"
+#include "dialects/Stc/StcOps.h"
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::stc {
+#define GEN_PASS_DEF_STCLOWERTORUNTIME
+#include "passes/Passes.h.inc"
+} // namespace mlir::stc
+
+using namespace mlir;
+using namespace mlir::stc;
+
+namespace {
+
+/// memref<?x?xT, strided<[?, ?], offset: ?>>: accepts any 2-D buffer.
+static MemRefType anyLayout2D(Type elementType) {
+  MLIRContext *ctx = elementType.getContext();
+  int64_t d = ShapedType::kDynamic;
+  return MemRefType::get({d, d}, elementType,
+                         StridedLayoutAttr::get(ctx, d, {d, d}));
+}
+
+static std::string typeSuffix(Type t) {
+  if (t.isF32())
+    return "f32";
+  if (t.isF16())
+    return "f16";
+  return "bf16";
+}
+
+class RuntimeLowering {
+public:
+  explicit RuntimeLowering(ModuleOp module) : module(module) {}
+
+  LogicalResult lower(Operation *op);
+
+private:
+  /// Declares (once) `func.func private @name(...)` with the C interface.
+  func::FuncOp declare(StringRef name, TypeRange args, TypeRange results);
+  /// A memref<?xi8> holding "file:line:col" of `loc`.
+  Value locationString(ImplicitLocOpBuilder &b, Location loc);
+  /// The buffer of tensor `t`, read-only, with a fully dynamic layout.
+  Value readBuffer(ImplicitLocOpBuilder &b, Value t);
+  /// A fresh buffer of `type` (dynamic sizes from `dynSizes`).
+  Value allocate(ImplicitLocOpBuilder &b, RankedTensorType type,
+                 ArrayRef<Value> sizes);
+  Value asTensor(ImplicitLocOpBuilder &b, Value buffer, Type tensorType) {
+    return bufferization::ToTensorOp::create(b, tensorType, buffer,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
+  }
+  Value castAny(ImplicitLocOpBuilder &b, Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    return memref::CastOp::create(b, anyLayout2D(type.getElementType()),
+                                  buffer);
+  }
+  Value i64(ImplicitLocOpBuilder &b, int64_t v) {
+    return arith::ConstantIntOp::create(b, v, 64);
+  }
+  Value dimOf(ImplicitLocOpBuilder &b, Value t, int64_t i) {
+    auto type = cast<RankedTensorType>(t.getType());
+    if (!type.isDynamicDim(i))
+      return arith::ConstantIndexOp::create(b, type.getDimSize(i));
+    return tensor::DimOp::create(b, t, i);
+  }
+
+  ModuleOp module;
+  unsigned numLocations = 0;
+  llvm::StringMap<std::string> locationSymbols;
+};
+
+func::FuncOp RuntimeLowering::declare(StringRef name, TypeRange args,
+                                      TypeRange results) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto func = func::FuncOp::create(b, module.getLoc(), name,
+                                   b.getFunctionType(args, results));
+  func.setPrivate();
+  func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  return func;
+}
+
+Value RuntimeLowering::locationString(ImplicitLocOpBuilder &b, Location loc) {
+  std::string text = "<unknown location>";
+  if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
+    text = fileLoc.getFilename().str() + ":" +
+           std::to_string(fileLoc.getLine()) + ":" +
+           std::to_string(fileLoc.getColumn());
+  std::string &symbol = locationSymbols[text];
+  auto i8 = b.getI8Type();
+  int64_t len = text.size();
+  auto type = MemRefType::get({len}, i8);
+  if (symbol.empty()) {
+    symbol = "__stc_location_" + std::to_string(numLocations++);
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    SmallVector<int8_t> bytes(text.begin(), text.end());
+    auto init = DenseElementsAttr::get(
+        RankedTensorType::get({len}, i8), ArrayRef<int8_t>(bytes));
+    memref::GlobalOp::create(mb, module.getLoc(), symbol,
+                             mb.getStringAttr("private"), type, init,
+                             /*constant=*/true, /*alignment=*/nullptr);
+  }
+  Value global = memref::GetGlobalOp::create(b, type, symbol);
+  return memref::CastOp::create(b, MemRefType::get({ShapedType::kDynamic}, i8),
+                                global);
+}
+
+Value RuntimeLowering::readBuffer(ImplicitLocOpBuilder &b, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  return bufferization::ToBufferOp::create(
+      b, anyLayout2D(type.getElementType()), t, /*read_only=*/true);
+}
+
+Value RuntimeLowering::allocate(ImplicitLocOpBuilder &b, RankedTensorType type,
+                                ArrayRef<Value> sizes) {
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dyn.push_back(sizes[i]);
+  auto memType = MemRefType::get(type.getShape(), type.getElementType());
+  return memref::AllocOp::create(b, memType, dyn);
+}
+
+LogicalResult RuntimeLowering::lower(Operation *op) {
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  Type i64Type = b.getI64Type();
+
+  if (auto prune = dyn_cast<PruneOp>(op)) {
+    auto type = prune.getType();
+    Value in = readBuffer(b, prune.getInput());
+    Value out = allocate(b, type, {dimOf(b, prune.getInput(), 0),
+                                   dimOf(b, prune.getInput(), 1)});
+    std::string name = "stc_rt_prune_" + typeSuffix(type.getElementType());
+    MemRefType any = anyLayout2D(type.getElementType());
+    declare(name, {any, any, i64Type, i64Type, i64Type}, {});
+    func::CallOp::create(
+        b, name, TypeRange{},
+        ValueRange{in, castAny(b, out), i64(b, prune.getReductionDim()),
+                   i64(b, prune.getPattern().getN()),
+                   i64(b, prune.getPattern().getM())});
+    prune.getResult().replaceAllUsesWith(asTensor(b, out, type));
+    prune.erase();
+    return success();
+  }
+
+  if (auto compress = dyn_cast<CompressOp>(op)) {
+    NMPatternAttr pattern = compress.getPattern();
+    int64_t dim = compress.getReductionDim();
+    TypedValue<RankedTensorType> input = compress.getInput();
+    auto inType = input.getType();
+    Attribute attr;
+    if (matchPattern(input, m_Constant(&attr))) {
+      // The folder declined: report why at compile time.
+      if (auto data = readFloatConstant(attr, inType)) {
+        std::string why = describePatternViolation(
+            *data, inType.getDimSize(0), inType.getDimSize(1), dim, pattern);
+        if (!why.empty())
+          return compress.emitError("stc.compress: constant operand ") << why;
+      }
+    }
+    Value in = readBuffer(b, input);
+    Value rows = dimOf(b, input, 1 - dim);
+    Value k = dimOf(b, input, dim);
+    int64_t colsPerWord = pattern.getColumnsPerMetaWord();
+    Value words = arith::CeilDivUIOp::create(
+        b, k, arith::ConstantIndexOp::create(b, colsPerWord));
+    Value perRow = arith::MulIOp::create(
+        b, words, arith::ConstantIndexOp::create(b, 4 * pattern.getN()));
+    Value values = allocate(b, compress.getValues().getType(), {rows, perRow});
+    Value meta = allocate(b, compress.getMeta().getType(), {rows, words});
+    Type elem = inType.getElementType();
+    std::string name = "stc_rt_compress_" + typeSuffix(elem);
+    MemRefType any = anyLayout2D(elem);
+    Value where = locationString(b, compress.getLoc());
+    declare(name,
+            {any, any, anyLayout2D(b.getI16Type()), i64Type, i64Type, i64Type,
+             where.getType()},
+            {});
+    func::CallOp::create(b, name, TypeRange{},
+                         ValueRange{in, castAny(b, values), castAny(b, meta),
+                                    i64(b, dim), i64(b, pattern.getN()),
+                                    i64(b, pattern.getM()), where});
+    compress.getValues().replaceAllUsesWith(
+        asTensor(b, values, compress.getValues().getType()));
+    compress.getMeta().replaceAllUsesWith(
+        asTensor(b, meta, compress.getMeta().getType()));
+    compress.erase();
+    return success();
+  }
+
+  if (auto decompress = dyn_cast<DecompressOp>(op)) {
+    auto type = decompress.getType();
+    int64_t dim = decompress.getReductionDim();
+    if (type.isDynamicDim(dim))
+      return decompress.emitError(
+          "stc.decompress: the reduction size of the result must be static");
+    Value rows = dimOf(b, decompress.getValues(), 0);
+    Value k = arith::ConstantIndexOp::create(b, type.getDimSize(dim));
+    Value out = allocate(b, type, dim == 1 ? SmallVector<Value>{rows, k}
+                                           : SmallVector<Value>{k, rows});
+    Type elem = type.getElementType();
+    std::string name = "stc_rt_decompress_" + typeSuffix(elem);
+    MemRefType any = anyLayout2D(elem);
+    Value where = locationString(b, decompress.getLoc());
+    declare(name,
+            {any, anyLayout2D(b.getI16Type()), any, i64Type, i64Type, i64Type,
+             where.getType()},
+            {});
+    func::CallOp::create(
+        b, name, TypeRange{},
+        ValueRange{readBuffer(b, decompress.getValues()),
+                   readBuffer(b, decompress.getMeta()), castAny(b, out),
+                   i64(b, dim), i64(b, decompress.getPattern().getN()),
+                   i64(b, decompress.getPattern().getM()), where});
+    decompress.getResult().replaceAllUsesWith(asTensor(b, out, type));
+    decompress.erase();
+    return success();
+  }
+
+  if (auto check = dyn_cast<CheckOp>(op)) {
+    Type elem = check.getInput().getType().getElementType();
+    std::string name = "stc_rt_check_" + typeSuffix(elem);
+    declare(name, {anyLayout2D(elem), i64Type, i64Type, i64Type},
+            {b.getI8Type()});
+    auto call = func::CallOp::create(
+        b, name, TypeRange{b.getI8Type()},
+        ValueRange{readBuffer(b, check.getInput()),
+                   i64(b, check.getReductionDim()),
+                   i64(b, check.getPattern().getN()),
+                   i64(b, check.getPattern().getM())});
+    Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                     call.getResult(0),
+                                     arith::ConstantIntOp::create(b, 0, 8));
+    check.getResult().replaceAllUsesWith(ok);
+    check.erase();
+    return success();
+  }
+  return success();
+}
+
+struct StcLowerToRuntimePass
+    : public stc::impl::StcLowerToRuntimeBase<StcLowerToRuntimePass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<PruneOp, CompressOp, DecompressOp, CheckOp>(op))
+        ops.push_back(op);
+    });
+    RuntimeLowering lowering(getOperation());
+    bool failedAny = false;
+    for (Operation *op : ops)
+      if (failed(lowering.lower(op)))
+        failedAny = true;
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,112 @@
+//===- Passes.td - stc passes ----------------------------*- tablegen -*-===//
+//
+// Every stc pass. Each is implemented in passes/<Name>.cpp and tested in
+// test/Passes/<pass-argument>.mlir.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_PASSES_PASSES_TD
+#define STC_PASSES_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def StcSparsifyContractions : Pass<"stc-sparsify-contractions", "ModuleOp"> {
+  let summary = "Rewrite matmul-like linalg ops with a sparse operand to stc.spmm";
+  let description = [{
+    Recognises contractions (`linalg.matmul` in all its transposed forms,
+    `linalg.batch_matmul`, and a `linalg.generic` with a matmul body, e.g. the
+    one torch-mlir emits for `nn.Linear`) and, when one operand is sparse,
+    rewrites them to `stc.compress` + `stc.spmm`. An operand is sparse when
+    it is produced by `stc.prune` along its reduction dimension, when its type
+    carries the upstream `#sparse_tensor.encoding` with `structured[2, 4]`
+    along the reduction dimension (the encoding is stripped), or when the
+    `sparsity` option says so:
+
+    - `explicit` (default): only the two cases above;
+    - `enable`: also constant weights that already satisfy 2:4;
+    - `force`: prune every eligible weight by magnitude (the constant operand
+      when exactly one is constant, otherwise the right-hand operand).
+
+    Transposes in front of the sparse operand (`linalg.transpose` or a
+    transposing `linalg.generic`) are looked through, so the weight is
+    compressed in its stored orientation. Each rewrite emits a remark.
+  }];
+  let options = [
+    Option<"sparsity", "sparsity", "std::string", "\"explicit\"",
+           "Which operands are sparse: explicit, enable or force">,
+    Option<"pattern", "pattern", "std::string", "\"2:4\"",
+           "N:M pattern for pruned operands (2:4, or 1:2 for f32)">,
+  ];
+  let dependentDialects = [
+    "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::scf::SCFDialect",
+    "::mlir::linalg::LinalgDialect"
+  ];
+}
+
+def StcFuseEpilogue : Pass<"stc-fuse-epilogue", "func::FuncOp"> {
+  let summary = "Fold element-wise consumers of stc.spmm into its epilogue";
+  let description = [{
+    Folds the element-wise tail that follows a contraction into the fused
+    epilogue of `stc.spmm`: a broadcast bias add (`linalg.generic` with
+    `arith.addf` of a rank-1 tensor indexed by the sparse operand's rows),
+    ReLU (`arith.maximumf` with zero, or `cmpf`+`select`), and a scaling by a
+    constant. Only single-use results are folded, in epilogue order (scale,
+    bias, activation).
+  }];
+  let dependentDialects = ["::mlir::stc::StcDialect"];
+}
+
+def StcLowerSpmmToCpu : Pass<"stc-lower-spmm-to-cpu", "func::FuncOp"> {
+  let summary = "Lower stc.spmm to a vectorized CPU microkernel";
+  let description = [{
+    Lowers `stc.spmm` to a cache-blocked loop nest on tensors whose inner
+    kernel holds an `mr x (nv*16)` block of f32 accumulators in vector
+    registers and, for each stored value, broadcasts it and multiplies a
+    contiguous row of the dense operand selected by the value's decoded
+    column index (`vector.fma`). The dense operand is packed once (converted
+    to f32, transposed where needed, zero-padded to the tile), metadata is
+    decoded to absolute column indices (at compile time for constants), and
+    the epilogue (alpha, beta, bias, activation, output type) runs as one
+    element-wise `linalg.generic`.
+
+    With `reference=true` it emits the dense reference instead
+    (`stc.decompress` + a plain contraction), used by `stc-run --check`.
+  }];
+  let options = [
+    Option<"rowsPerTile", "mr", "int64_t", "4",
+           "Sparse rows per register tile">,
+    Option<"vectorsPerTile", "nv", "int64_t", "4",
+           "16-wide f32 vectors per register tile row">,
+    Option<"reductionBlock", "kc", "int64_t", "256",
+           "Dense reduction columns per cache block">,
+    Option<"rowBlock", "mc", "int64_t", "64",
+           "Sparse rows per cache block">,
+    Option<"reference", "reference", "bool", "false",
+           "Emit the dense reference lowering instead of the kernel">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect",
+    "::mlir::stc::StcDialect"
+  ];
+}
+
+def StcLowerToRuntime : Pass<"stc-lower-to-runtime", "ModuleOp"> {
+  let summary = "Lower run-time stc.prune/compress/decompress/check to runtime calls";
+  let description = [{
+    What the canonicalizer could not fold at compile time (operands that are
+    function arguments) becomes calls into `stc_runtime`
+    (`runtime/stc_runtime.h`), passing memref descriptors through
+    `bufferization.to_buffer`/`to_tensor` and the op's source location for
+    error messages. A constant operand of `stc.compress` that violates the
+    pattern is a compile-time error here.
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
+#endif // STC_PASSES_PASSES_TD

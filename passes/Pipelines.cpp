@@ -1,0 +1,123 @@
+//===- Pipelines.cpp - the stc compilation pipeline ---------*- C++ -*-===//
+//
+// Builds the pass pipeline shared by every tool. Post-conditions of each
+// stage are stated where the stage ends.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Pipelines.h"
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::stc;
+
+void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
+                                          const StcPipelineOptions &options) {
+  StcSparsifyContractionsOptions sparsify;
+  sparsify.sparsity = options.sparsity;
+  sparsify.pattern = options.pattern;
+  pm.addPass(createStcSparsifyContractions(sparsify));
+  pm.addNestedPass<func::FuncOp>(createStcFuseEpilogue());
+  // Folds stc.prune / stc.compress / stc.check of constants.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Post-condition: contractions with a sparse operand are stc.spmm; what is
+  // left of stc.prune/compress works on run-time values.
+}
+
+void mlir::stc::buildStcCpuLoweringPipeline(OpPassManager &pm,
+                                            const StcPipelineOptions &options) {
+  StcLowerSpmmToCpuOptions spmm;
+  spmm.rowsPerTile = options.rowsPerTile;
+  spmm.vectorsPerTile = options.vectorsPerTile;
+  spmm.reductionBlock = options.reductionBlock;
+  spmm.rowBlock = options.rowBlock;
+  spmm.reference = options.reference;
+  pm.addNestedPass<func::FuncOp>(createStcLowerSpmmToCpu(spmm));
+  // The reference lowering creates stc.decompress of constants: fold them.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createStcLowerToRuntime());
+  pm.addPass(createCanonicalizerPass());
+  // Post-condition: no stc op is left; tensors, linalg, scf, vector only.
+
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  // Post-condition: memrefs only; every temporary is freed.
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  // Post-condition: the module is in the LLVM dialect.
+}
+
+LogicalResult mlir::stc::buildStcPipeline(OpPassManager &pm,
+                                          const StcPipelineOptions &options) {
+  buildStcHighLevelPipeline(pm, options);
+  if (options.stopAfterStc)
+    return success();
+  if (options.target == "cpu") {
+    buildStcCpuLoweringPipeline(pm, options);
+    return success();
+  }
+  return failure();
+}
+
+namespace {
+/// Command-line form of StcPipelineOptions for `stc-opt --stc-pipeline`.
+struct StcPipelineCLOptions
+    : public PassPipelineOptions<StcPipelineCLOptions> {
+  PassOptions::Option<std::string> target{*this, "target",
+                                          llvm::cl::init("cpu")};
+  PassOptions::Option<std::string> sparsity{*this, "sparsity",
+                                            llvm::cl::init("explicit")};
+  PassOptions::Option<std::string> pattern{*this, "pattern",
+                                           llvm::cl::init("2:4")};
+  PassOptions::Option<bool> reference{*this, "reference",
+                                      llvm::cl::init(false)};
+  PassOptions::Option<bool> stopAfterStc{*this, "stop-after-stc",
+                                         llvm::cl::init(false)};
+};
+} // namespace
+
+void mlir::stc::registerStcPipelines() {
+  PassPipelineRegistration<StcPipelineCLOptions>(
+      "stc-pipeline", "The whole stc compilation (see passes/Pipelines.h)",
+      [](OpPassManager &pm, const StcPipelineCLOptions &cl) {
+        StcPipelineOptions options;
+        options.target = cl.target;
+        options.sparsity = cl.sparsity;
+        options.pattern = cl.pattern;
+        options.reference = cl.reference;
+        options.stopAfterStc = cl.stopAfterStc;
+        if (failed(buildStcPipeline(pm, options)))
+          llvm::errs() << "error: stc-pipeline: unsupported target '"
+                       << options.target << "'\n";
+      });
+}

@@ -1,0 +1,444 @@
+//===- SparsifyContractions.cpp - contractions to stc.spmm ---*- C++ -*-===//
+//
+// Finds matmul-like linalg ops whose operand is sparse (stc.prune, the
+// upstream structured[2, 4] encoding, or the sparsity option) and rewrites
+// them to stc.compress + stc.spmm.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "dialects/Stc/StcConstants.h"
+#include "dialects/Stc/StcOps.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::stc {
+#define GEN_PASS_DEF_STCSPARSIFYCONTRACTIONS
+#include "passes/Passes.h.inc"
+} // namespace mlir::stc
+
+using namespace mlir;
+using namespace mlir::stc;
+
+namespace {
+
+enum class SparsityMode { Explicit, Enable, Force };
+
+/// What we learned about one contraction operand by walking back through
+/// transposes, an stc.prune and a sparse_tensor.convert.
+struct OperandTrace {
+  /// The value at the end of the chain: the one to compress (after pruning,
+  /// when `pruned`).
+  Value source;
+  /// The reduction dimension in `source`'s coordinates.
+  int64_t reductionDim = 1;
+  /// The chain contained a stc.prune along the reduction dimension.
+  bool pruned = false;
+  /// The pattern that makes the operand sparse (from stc.prune or the
+  /// encoding); null when the operand is not explicitly sparse.
+  NMPatternAttr pattern;
+  /// The operand's type carried #sparse_tensor.encoding structured[2, 4].
+  bool encoded = false;
+  /// The encoding runs along a dimension other than the reduction one.
+  bool encodedWrongDim = false;
+
+  bool isExplicitlySparse() const { return pruned || encoded; }
+  bool isConstant() const {
+    return source && matchPattern(source, m_Constant());
+  }
+};
+
+/// Returns the input of a 2-D transpose (`linalg.transpose` with permutation
+/// [1, 0], or a `linalg.generic` that only transposes), or null.
+static Value getTransposeInput(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(def)) {
+    if (transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
+      return transpose.getInput();
+    return nullptr;
+  }
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(def);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 2 ||
+      generic.getNumReductionLoops() != 0)
+    return nullptr;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  MLIRContext *ctx = v.getContext();
+  AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
+  bool transposing = (maps[0] == swap && maps[1].isIdentity()) ||
+                     (maps[0].isIdentity() && maps[1] == swap);
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (!transposing || body.getOperations().size() != 1 ||
+      yield.getValues().size() != 1 ||
+      yield.getValues()[0] != body.getArgument(0))
+    return nullptr;
+  return generic.getDpsInputs()[0];
+}
+
+/// Position of the dimension a structured[2, 4] level of `type`'s encoding
+/// runs along, or -1 when the type has no such level.
+static int64_t getStructuredDim(Type type, bool &hasEncoding) {
+  auto enc = sparse_tensor::getSparseTensorEncoding(type);
+  hasEncoding = enc != nullptr;
+  if (!enc)
+    return -1;
+  ArrayRef<sparse_tensor::LevelType> levels = enc.getLvlTypes();
+  if (levels.empty() || !sparse_tensor::isNOutOfMLT(levels.back()) ||
+      sparse_tensor::getN(levels.back()) != 2 ||
+      sparse_tensor::getM(levels.back()) != 4)
+    return -1;
+  AffineMap dimToLvl = enc.getDimToLvl();
+  if (!dimToLvl)
+    return cast<RankedTensorType>(type).getRank() - 1;
+  int64_t dim = -1;
+  dimToLvl.getResults().back().walk([&](AffineExpr e) {
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      dim = d.getPosition();
+  });
+  return dim;
+}
+
+static OperandTrace traceOperand(Value v, int64_t reductionDim) {
+  OperandTrace trace;
+  MLIRContext *ctx = v.getContext();
+  bool hasEncoding = false;
+  int64_t structured = getStructuredDim(v.getType(), hasEncoding);
+  if (hasEncoding) {
+    trace.encoded = structured == reductionDim;
+    trace.encodedWrongDim = structured != reductionDim;
+    if (trace.encoded)
+      trace.pattern = NMPatternAttr::get(ctx, 2, 4);
+    if (auto convert = v.getDefiningOp<sparse_tensor::ConvertOp>())
+      v = convert.getSource();
+  }
+  while (true) {
+    if (Value in = getTransposeInput(v)) {
+      v = in;
+      reductionDim = 1 - reductionDim;
+      continue;
+    }
+    auto prune = v.getDefiningOp<PruneOp>();
+    if (prune && !trace.pruned &&
+        prune.getReductionDim() == static_cast<uint64_t>(reductionDim)) {
+      trace.pruned = true;
+      trace.pattern = prune.getPattern();
+      v = prune.getInput();
+      continue;
+    }
+    break;
+  }
+  trace.source = v;
+  trace.reductionDim = reductionDim;
+  return trace;
+}
+
+/// Whether `trace` names a constant that already satisfies `pattern`.
+static bool isConstantWithPattern(const OperandTrace &trace,
+                                  NMPatternAttr pattern) {
+  Attribute attr;
+  if (!matchPattern(trace.source, m_Constant(&attr)))
+    return false;
+  auto type = cast<RankedTensorType>(trace.source.getType());
+  std::optional<std::vector<float>> data = readFloatConstant(attr, type);
+  if (!data)
+    return false;
+  return constantSatisfiesPattern(*data, type.getDimSize(0),
+                                  type.getDimSize(1), trace.reductionDim,
+                                  pattern);
+}
+
+/// The information about one 2-D contraction needed to build stc.spmm.
+struct Contraction {
+  linalg::LinalgOp op;
+  Value lhs, rhs, init;
+  /// Reduction dimension of lhs / rhs in their own coordinates.
+  int64_t lhsK = 1, rhsK = 0;
+};
+
+/// Matches a 2-D (m, n, k) float contraction whose output is indexed (m, n).
+static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || !dims->batch.empty() || dims->m.size() != 1 ||
+      dims->n.size() != 1 || dims->k.size() != 1)
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr m = getAffineDimExpr(dims->m[0], ctx);
+  AffineExpr n = getAffineDimExpr(dims->n[0], ctx);
+  AffineExpr k = getAffineDimExpr(dims->k[0], ctx);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto positions = [](AffineMap map, AffineExpr a,
+                      AffineExpr b) -> std::optional<int64_t> {
+    // Returns the position of `b` when the map is exactly (a, b) or (b, a).
+    if (map.getNumResults() != 2)
+      return std::nullopt;
+    if (map.getResult(0) == a && map.getResult(1) == b)
+      return 1;
+    if (map.getResult(0) == b && map.getResult(1) == a)
+      return 0;
+    return std::nullopt;
+  };
+  std::optional<int64_t> lhsK = positions(maps[0], m, k);
+  std::optional<int64_t> rhsK = positions(maps[1], n, k);
+  if (!lhsK || !rhsK || maps[2].getNumResults() != 2 ||
+      maps[2].getResult(0) != m || maps[2].getResult(1) != n)
+    return std::nullopt;
+  Contraction c;
+  c.op = op;
+  c.lhs = op.getDpsInputs()[0];
+  c.rhs = op.getDpsInputs()[1];
+  c.init = op.getDpsInits()[0];
+  c.lhsK = *lhsK;
+  c.rhsK = *rhsK;
+  auto isFloat = [](Value v) {
+    Type t = getElementTypeOrSelf(v.getType());
+    return t.isF32() || t.isF16() || t.isBF16();
+  };
+  if (!isFloat(c.lhs) || !isFloat(c.rhs) || !isFloat(c.init) ||
+      getElementTypeOrSelf(c.lhs.getType()) !=
+          getElementTypeOrSelf(c.rhs.getType()))
+    return std::nullopt;
+  return c;
+}
+
+/// True when `init` is a linalg.fill of zero, so the contraction does not
+/// accumulate into existing values.
+static bool isZeroFilled(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  Attribute value;
+  if (!matchPattern(fill.getInputs()[0], m_Constant(&value)))
+    return false;
+  auto f = dyn_cast<FloatAttr>(value);
+  return f && f.getValue().isZero();
+}
+
+struct StcSparsifyContractionsPass
+    : public stc::impl::StcSparsifyContractionsBase<
+          StcSparsifyContractionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// Chooses the sparse operand of `c` (0 = lhs, 1 = rhs) or -1.
+  int chooseSparseOperand(const Contraction &c, const OperandTrace &lhs,
+                          const OperandTrace &rhs, NMPatternAttr pruneAs);
+  LogicalResult rewrite(const Contraction &c, int sparse,
+                        const OperandTrace &trace, NMPatternAttr pattern);
+  SparsityMode mode = SparsityMode::Explicit;
+};
+
+/// DESIGN §5: the constant operand when exactly one is constant, otherwise
+/// the right-hand one (the weight of X.W).
+static int preferredOperand(const OperandTrace &lhs, const OperandTrace &rhs) {
+  if (lhs.isConstant() && !rhs.isConstant())
+    return 0;
+  return 1;
+}
+
+int StcSparsifyContractionsPass::chooseSparseOperand(const Contraction &c,
+                                                     const OperandTrace &lhs,
+                                                     const OperandTrace &rhs,
+                                                     NMPatternAttr pruneAs) {
+  if (lhs.isExplicitlySparse() && rhs.isExplicitlySparse())
+    return preferredOperand(lhs, rhs);
+  if (lhs.isExplicitlySparse())
+    return 0;
+  if (rhs.isExplicitlySparse())
+    return 1;
+  auto eligible = [&](const OperandTrace &t) {
+    // 1:2 is defined for f32 only.
+    Type elem = getElementTypeOrSelf(t.source.getType());
+    return pruneAs.getN() == 2 || elem.isF32();
+  };
+  if (mode == SparsityMode::Enable) {
+    bool lhsOk = isConstantWithPattern(lhs, pruneAs);
+    bool rhsOk = isConstantWithPattern(rhs, pruneAs);
+    if (lhsOk && rhsOk)
+      return preferredOperand(lhs, rhs);
+    return lhsOk ? 0 : rhsOk ? 1 : -1;
+  }
+  if (mode == SparsityMode::Force) {
+    int choice = preferredOperand(lhs, rhs);
+    return eligible(choice == 0 ? lhs : rhs) ? choice : -1;
+  }
+  return -1;
+}
+
+LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
+                                                   int sparse,
+                                                   const OperandTrace &trace,
+                                                   NMPatternAttr pattern) {
+  Operation *op = c.op;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value toCompress = trace.source;
+  // Prune in the stored orientation: pruning commutes with transposes as
+  // long as it runs along the reduction dimension.
+  bool prune = trace.pruned ||
+               (mode == SparsityMode::Force && !trace.isExplicitlySparse());
+  if (prune)
+    toCompress = PruneOp::create(b, loc, toCompress, pattern,
+                                 b.getI64IntegerAttr(trace.reductionDim));
+  auto srcType = cast<RankedTensorType>(toCompress.getType());
+  int64_t rows = srcType.getDimSize(1 - trace.reductionDim);
+  int64_t k = srcType.getDimSize(trace.reductionDim);
+  int64_t valuesPerRow = ShapedType::isDynamic(k)
+                             ? ShapedType::kDynamic
+                             : pattern.getValuesPerRow(k);
+  int64_t wordsPerRow = ShapedType::isDynamic(k)
+                            ? ShapedType::kDynamic
+                            : pattern.getMetaWordsPerRow(k);
+  auto valuesType = RankedTensorType::get({rows, valuesPerRow},
+                                          srcType.getElementType());
+  auto metaType = RankedTensorType::get({rows, wordsPerRow}, b.getI16Type());
+  auto compress =
+      CompressOp::create(b, loc, valuesType, metaType, toCompress, pattern,
+                         b.getI64IntegerAttr(trace.reductionDim));
+
+  bool lhsSparse = sparse == 0;
+  Value dense = lhsSparse ? c.rhs : c.lhs;
+  // lhs sparse: dense is K x N, transposed when its K is dimension 1.
+  // rhs sparse: dense is M x K, transposed when its K is dimension 0.
+  bool denseTransposed = lhsSparse ? c.rhsK == 1 : c.lhsK == 0;
+  Value acc = isZeroFilled(c.init) ? Value() : c.init;
+  auto spmm = SpmmOp::create(
+      b, loc, op->getResult(0).getType(), compress.getValues(),
+      compress.getMeta(), dense, /*bias=*/Value(), acc, pattern,
+      SparseOperandAttr::get(b.getContext(), lhsSparse ? SparseOperand::lhs
+                                                       : SparseOperand::rhs),
+      b.getBoolAttr(denseTransposed), b.getF64FloatAttr(1.0),
+      b.getF64FloatAttr(acc ? 1.0 : 0.0),
+      ActivationAttr::get(b.getContext(), Activation::none));
+  op->emitRemark() << "stc: " << (lhsSparse ? "lhs" : "rhs") << " operand is "
+                   << pattern.getN() << ":" << pattern.getM() << " sparse ("
+                   << (trace.encoded  ? "sparse_tensor encoding"
+                       : trace.pruned ? "stc.prune"
+                       : mode == SparsityMode::Force ? "sparsity=force"
+                                                     : "sparsity=enable")
+                   << "), rewritten to stc.spmm";
+  op->getResult(0).replaceAllUsesWith(spmm.getResult());
+  op->erase();
+  return success();
+}
+
+void StcSparsifyContractionsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (sparsity == "explicit")
+    mode = SparsityMode::Explicit;
+  else if (sparsity == "enable")
+    mode = SparsityMode::Enable;
+  else if (sparsity == "force")
+    mode = SparsityMode::Force;
+  else {
+    module.emitError() << "unknown sparsity mode '" << sparsity
+                       << "' (expected explicit, enable or force)";
+    return signalPassFailure();
+  }
+  NMPatternAttr pruneAs;
+  if (pattern == "2:4")
+    pruneAs = NMPatternAttr::get(&getContext(), 2, 4);
+  else if (pattern == "1:2")
+    pruneAs = NMPatternAttr::get(&getContext(), 1, 2);
+  else {
+    module.emitError() << "unsupported pattern '" << pattern
+                       << "' (expected 2:4 or 1:2)";
+    return signalPassFailure();
+  }
+
+  SmallVector<linalg::LinalgOp> candidates;
+  module.walk([&](linalg::LinalgOp op) {
+    if (linalg::isaContractionOpInterface(op))
+      candidates.push_back(op);
+  });
+  bool failedAny = false;
+  for (linalg::LinalgOp op : candidates) {
+    std::optional<Contraction> c = matchContraction(op);
+    if (!c) {
+      // Still fail loudly when a sparse encoding would be left behind.
+      for (Value in : op.getDpsInputs()) {
+        bool hasEncoding = false;
+        getStructuredDim(in.getType(), hasEncoding);
+        if (hasEncoding) {
+          op.emitError("stc: cannot use the sparse encoding of this "
+                       "operand: only 2-D contractions (m, n, k) with "
+                       "f32/f16/bf16 operands are supported");
+          failedAny = true;
+        }
+      }
+      continue;
+    }
+    OperandTrace lhs = traceOperand(c->lhs, c->lhsK);
+    OperandTrace rhs = traceOperand(c->rhs, c->rhsK);
+    for (const OperandTrace *t : {&lhs, &rhs}) {
+      if (t->encodedWrongDim) {
+        op.emitError("stc: structured[2, 4] encoding runs along a "
+                     "dimension that is not the reduction dimension of this "
+                     "contraction");
+        failedAny = true;
+      }
+    }
+    if (failedAny)
+      continue;
+    int sparse = chooseSparseOperand(*c, lhs, rhs, pruneAs);
+    if (sparse < 0)
+      continue;
+    const OperandTrace &trace = sparse == 0 ? lhs : rhs;
+    NMPatternAttr pattern = trace.pattern ? trace.pattern : pruneAs;
+    if (failed(rewrite(*c, sparse, trace, pattern)))
+      failedAny = true;
+  }
+  if (failedAny)
+    return signalPassFailure();
+
+  // Strip the upstream encoding: the program now compresses these values
+  // itself. Function arguments and sparse_tensor.convert results lose it.
+  module.walk([&](sparse_tensor::ConvertOp convert) {
+    if (!sparse_tensor::getSparseTensorEncoding(convert.getType()))
+      return;
+    if (convert->use_empty()) {
+      convert.erase();
+      return;
+    }
+    convert.emitError("stc: value with a structured[2, 4] encoding is used "
+                      "by an op STC cannot lower");
+    failedAny = true;
+  });
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    SmallVector<Type> inputs;
+    for (BlockArgument arg : func.getArguments()) {
+      Type type = arg.getType();
+      if (sparse_tensor::getSparseTensorEncoding(type)) {
+        auto ranked = cast<RankedTensorType>(type);
+        type = RankedTensorType::get(ranked.getShape(),
+                                     ranked.getElementType());
+        for (Operation *user : arg.getUsers()) {
+          if (!isa<CompressOp, PruneOp>(user)) {
+            user->emitError("stc: value with a structured[2, 4] encoding is "
+                            "used by an op STC cannot lower");
+            failedAny = true;
+          }
+        }
+        arg.setType(type);
+      }
+      inputs.push_back(type);
+    }
+    func.setFunctionType(FunctionType::get(
+        &getContext(), inputs, func.getFunctionType().getResults()));
+  });
+  if (failedAny)
+    signalPassFailure();
+}
+
+} // namespace

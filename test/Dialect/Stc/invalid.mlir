@@ -1,0 +1,194 @@
+// Every verifier diagnostic of the stc dialect, one case per rule.
+// RUN: stc-opt %s -split-input-file -verify-diagnostics
+
+func.func @unsupported_pattern(%w: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{unsupported N:M pattern 4:8 (supported: 2:4, 1:2)}}
+  %p = stc.prune %w by #stc.nm<4:8> along 1 : tensor<8x16xf32>
+  return %p : tensor<8x16xf32>
+}
+
+// -----
+
+func.func @one_two_needs_f32(%w: tensor<8x16xf16>) -> tensor<8x16xf16> {
+  // expected-error @+1 {{'stc.prune' op pattern 1:2 requires f32 elements, got 'f16'}}
+  %p = stc.prune %w by #stc.nm<1:2> along 1 : tensor<8x16xf16>
+  return %p : tensor<8x16xf16>
+}
+
+// -----
+
+func.func @prune_rank(%w: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{'stc.prune' op expects a rank-2 tensor, got rank 3}}
+  %p = stc.prune %w by #stc.nm<2:4> along 1 : tensor<2x8x16xf32>
+  return %p : tensor<2x8x16xf32>
+}
+
+// -----
+
+func.func @reduction_dim_out_of_range(%w: tensor<8x16xf32>) -> i1 {
+  // expected-error @+1 {{'stc.check' op reduction_dim must be 0 or 1, got 2}}
+  %ok = stc.check %w by #stc.nm<2:4> along 2 : tensor<8x16xf32>
+  return %ok : i1
+}
+
+// -----
+
+func.func @compress_values_per_row(%w: tensor<8x20xf32>) -> (tensor<8x10xf32>, tensor<8x1xi16>) {
+  // expected-error @+1 {{'stc.compress' op values have 10 columns but metadata has 1 words per row (expected 8 values)}}
+  %v, %m = stc.compress %w by #stc.nm<2:4> along 1 : tensor<8x20xf32> -> tensor<8x10xf32>, tensor<8x1xi16>
+  return %v, %m : tensor<8x10xf32>, tensor<8x1xi16>
+}
+
+// -----
+
+func.func @compress_padded_reduction(%w: tensor<8x20xf32>) -> (tensor<8x8xf32>, tensor<8x1xi16>) {
+  // expected-error @+1 {{'stc.compress' op reduction size 20 needs 16 values per row under 2:4, got 8}}
+  %v, %m = stc.compress %w by #stc.nm<2:4> along 1 : tensor<8x20xf32> -> tensor<8x8xf32>, tensor<8x1xi16>
+  return %v, %m : tensor<8x8xf32>, tensor<8x1xi16>
+}
+
+// -----
+
+func.func @compress_rows(%w: tensor<8x16xf32>) -> (tensor<16x8xf32>, tensor<16x1xi16>) {
+  // expected-error @+1 {{'stc.compress' op compressed operand has 16 rows, expected 8}}
+  %v, %m = stc.compress %w by #stc.nm<2:4> along 1 : tensor<8x16xf32> -> tensor<16x8xf32>, tensor<16x1xi16>
+  return %v, %m : tensor<16x8xf32>, tensor<16x1xi16>
+}
+
+// -----
+
+func.func @compress_meta_rows(%w: tensor<8x16xf32>) -> (tensor<8x8xf32>, tensor<4x1xi16>) {
+  // expected-error @+1 {{'stc.compress' op values have 8 rows but metadata has 4}}
+  %v, %m = stc.compress %w by #stc.nm<2:4> along 1 : tensor<8x16xf32> -> tensor<8x8xf32>, tensor<4x1xi16>
+  return %v, %m : tensor<8x8xf32>, tensor<4x1xi16>
+}
+
+// -----
+
+func.func @compress_element_type(%w: tensor<8x16xf32>) -> (tensor<8x8xf16>, tensor<8x1xi16>) {
+  // expected-error @+1 {{'stc.compress' op values element type 'f16' differs from the input's 'f32'}}
+  %v, %m = stc.compress %w by #stc.nm<2:4> along 1 : tensor<8x16xf32> -> tensor<8x8xf16>, tensor<8x1xi16>
+  return %v, %m : tensor<8x8xf16>, tensor<8x1xi16>
+}
+
+// -----
+
+func.func @compress_meta_type(%w: tensor<8x16xf32>) -> (tensor<8x8xf32>, tensor<8x1xi32>) {
+  // expected-error @+1 {{'stc.compress' op result #1 must be ranked tensor of 16-bit signless integer values}}
+  %v, %m = stc.compress %w by #stc.nm<2:4> along 1 : tensor<8x16xf32> -> tensor<8x8xf32>, tensor<8x1xi32>
+  return %v, %m : tensor<8x8xf32>, tensor<8x1xi32>
+}
+
+// -----
+
+func.func @compress_rank(%v: tensor<8x8xf32>, %m: tensor<8xi16>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{'stc.decompress' op expects rank-2 values and metadata}}
+  %d = stc.decompress %v, %m by #stc.nm<2:4> along 1 : tensor<8x8xf32>, tensor<8xi16> -> tensor<8x16xf32>
+  return %d : tensor<8x16xf32>
+}
+
+// -----
+
+func.func @decompress_element_type(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>) -> tensor<8x16xbf16> {
+  // expected-error @+1 {{'stc.decompress' op result element type 'bf16' differs from the values' 'f32'}}
+  %d = stc.decompress %v, %m by #stc.nm<2:4> along 1 : tensor<8x8xf32>, tensor<8x1xi16> -> tensor<8x16xbf16>
+  return %d : tensor<8x16xbf16>
+}
+
+// -----
+
+func.func @decompress_bad_element(%v: tensor<8x8xi32>, %m: tensor<8x1xi16>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{'stc.decompress' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %d = stc.decompress %v, %m by #stc.nm<2:4> along 1 : tensor<8x8xi32>, tensor<8x1xi16> -> tensor<8x16xf32>
+  return %d : tensor<8x16xf32>
+}
+
+// -----
+
+func.func @spmm_dense_rank(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<2x4x16xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'stc.spmm' op expects a rank-2 dense operand, got rank 3}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<2x4x16xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @spmm_result_rank(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<4x16xf32>) -> tensor<32xf32> {
+  // expected-error @+1 {{'stc.spmm' op expects a rank-2 result, got rank 1}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x16xf32> -> tensor<32xf32>
+  return %y : tensor<32xf32>
+}
+
+// -----
+
+func.func @spmm_element_types(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<4x16xf16>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'stc.spmm' op dense operand element type 'f16' differs from the sparse operand's 'f32'}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x16xf16> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @spmm_result_shape(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<4x16xf32>) -> tensor<5x8xf32> {
+  // expected-error @+1 {{'stc.spmm' op dense operand shape (4x16) does not match result shape (5x8)}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x16xf32> -> tensor<5x8xf32>
+  return %y : tensor<5x8xf32>
+}
+
+// -----
+
+func.func @spmm_reduction(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<4x32xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'stc.spmm' op reduction size 32 needs 16 values per row under 2:4, got 8}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x32xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @spmm_sparse_rows(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<16x4xf32>) -> tensor<6x4xf32> {
+  // expected-error @+1 {{'stc.spmm' op compressed operand has 8 rows, expected 6}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<16x4xf32> -> tensor<6x4xf32>
+  return %y : tensor<6x4xf32>
+}
+
+// -----
+
+func.func @spmm_bias_rank(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<4x16xf32>, %b: tensor<1x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'stc.spmm' op bias must be rank 1, got rank 2}}
+  %y = stc.spmm %v, %m, %x bias(%b : tensor<1x8xf32>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x16xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @spmm_bias_size(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<4x16xf32>, %b: tensor<4xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'stc.spmm' op bias has 4 elements, expected 8 (one per column of the result)}}
+  %y = stc.spmm %v, %m, %x bias(%b : tensor<4xf32>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x16xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @spmm_acc_shape(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<4x16xf32>, %c: tensor<8x4xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'stc.spmm' op acc must have the result's shape}}
+  %y = stc.spmm %v, %m, %x acc(%c : tensor<8x4xf32>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, beta = 1.0 : f64}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x16xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @spmm_beta_without_acc(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'stc.spmm' op beta is 1.000000e+00 but no acc operand is given}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, beta = 1.0 : f64}
+      : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x16xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
