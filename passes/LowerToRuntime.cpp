@@ -122,8 +122,13 @@ Value RuntimeLowering::locationString(ImplicitLocOpBuilder &b, Location loc) {
 
 Value RuntimeLowering::readBuffer(ImplicitLocOpBuilder &b, Value t) {
   auto type = cast<RankedTensorType>(t.getType());
-  return bufferization::ToBufferOp::create(
-      b, anyLayout2D(type.getElementType()), t, /*read_only=*/true);
+  int64_t d = ShapedType::kDynamic;
+  auto bufferType = MemRefType::get(
+      type.getShape(), type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), d, {d, d}));
+  Value buffer =
+      bufferization::ToBufferOp::create(b, bufferType, t, /*read_only=*/true);
+  return memref::CastOp::create(b, anyLayout2D(type.getElementType()), buffer);
 }
 
 Value RuntimeLowering::allocate(ImplicitLocOpBuilder &b, RankedTensorType type,

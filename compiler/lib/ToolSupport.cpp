@@ -1,0 +1,120 @@
+//===- ToolSupport.cpp - shared code of stc-compile and stc-run -*- C++ -*-===//
+//
+// See ToolSupport.h.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lib/ToolSupport.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::stc;
+
+namespace {
+namespace cl = llvm::cl;
+
+struct SharedOptions {
+  cl::opt<std::string> target{
+      "target", cl::desc("Code generation target: cpu (sm_80, sm_86, sm_89, "
+                         "sm_90, sm_90a are reserved for the GPU path)"),
+      cl::init("cpu")};
+  cl::opt<std::string> sparsity{
+      "sparsity",
+      cl::desc("Which operands are sparse: explicit (default), enable, force"),
+      cl::init("explicit")};
+  cl::opt<std::string> pattern{
+      "pattern", cl::desc("N:M pattern of pruned weights: 2:4 or 1:2 (f32)"),
+      cl::init("2:4")};
+  cl::opt<int64_t> mr{"mr", cl::desc("CPU kernel: sparse rows per tile"),
+                      cl::init(4)};
+  cl::opt<int64_t> nv{"nv",
+                      cl::desc("CPU kernel: 16-wide vectors per tile row"),
+                      cl::init(4)};
+  cl::opt<int64_t> kc{"kc", cl::desc("CPU kernel: reduction block"),
+                      cl::init(256)};
+  cl::opt<int64_t> mc{"mc", cl::desc("CPU kernel: row block"), cl::init(64)};
+  cl::opt<bool> remarks{"remarks",
+                        cl::desc("Print the compiler's remarks (which "
+                                 "contractions became sparse, and why)"),
+                        cl::init(false)};
+};
+
+SharedOptions *shared = nullptr;
+} // namespace
+
+void mlir::stc::registerSharedToolOptions() {
+  static SharedOptions options;
+  shared = &options;
+}
+
+bool mlir::stc::remarksRequested() { return shared && shared->remarks; }
+
+void mlir::stc::reportError(llvm::StringRef tool, const llvm::Twine &message) {
+  llvm::errs() << tool << ": error: " << message << "\n";
+}
+
+LogicalResult mlir::stc::getPipelineOptions(StcPipelineOptions &options) {
+  options.target = shared->target;
+  options.sparsity = shared->sparsity;
+  options.pattern = shared->pattern;
+  options.rowsPerTile = shared->mr;
+  options.vectorsPerTile = shared->nv;
+  options.reductionBlock = shared->kc;
+  options.rowBlock = shared->mc;
+  auto fail = [](const llvm::Twine &msg) {
+    llvm::errs() << "error: " << msg << "\n";
+    return failure();
+  };
+  if (options.sparsity != "explicit" && options.sparsity != "enable" &&
+      options.sparsity != "force")
+    return fail("--sparsity must be explicit, enable or force, got '" +
+                options.sparsity + "'");
+  if (options.pattern != "2:4" && options.pattern != "1:2")
+    return fail("--pattern must be 2:4 or 1:2, got '" + options.pattern + "'");
+  static const char *gpuTargets[] = {"sm_80", "sm_86", "sm_89", "sm_90",
+                                     "sm_90a"};
+  if (options.target != "cpu") {
+    for (const char *gpu : gpuTargets)
+      if (options.target == gpu)
+        return fail("--target=" + options.target +
+                    ": the GPU code generator is not implemented in this "
+                    "version (use --target=cpu)");
+    return fail("unknown --target '" + options.target +
+                "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or sm_90a)");
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> mlir::stc::parseInput(const std::string &path,
+                                            MLIRContext &context,
+                                            llvm::SourceMgr &sourceMgr) {
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "error: " << error << "\n";
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+void mlir::stc::addCInterfaces(ModuleOp module) {
+  module.walk([&](func::FuncOp func) {
+    if (func.isPublic() && !func.isExternal())
+      func->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
+  });
+}
+
+LogicalResult mlir::stc::runStcPipeline(ModuleOp module,
+                                        const StcPipelineOptions &options) {
+  PassManager pm(module.getContext());
+  if (failed(buildStcPipeline(pm, options)))
+    return failure();
+  return pm.run(module);
+}

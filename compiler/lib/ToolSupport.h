@@ -1,0 +1,53 @@
+//===- ToolSupport.h - shared code of stc-compile and stc-run -*- C++ -*-===//
+//
+// The command-line options both drivers share (they map one-to-one onto
+// StcPipelineOptions), input parsing with `file:line:col: error:`
+// diagnostics, and the lowering of a module to LLVM IR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_COMPILER_LIB_TOOLSUPPORT_H
+#define STC_COMPILER_LIB_TOOLSUPPORT_H
+
+#include "passes/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::stc {
+
+/// Registers the options shared by both drivers (`--target`, `--sparsity`,
+/// `--pattern`, tiling) with llvm::cl. Call before ParseCommandLineOptions.
+void registerSharedToolOptions();
+
+/// The pipeline options from the command line; fails (with a message on
+/// stderr) for values outside the contract.
+LogicalResult getPipelineOptions(StcPipelineOptions &options);
+
+/// Whether remarks were asked for (`--remarks`).
+bool remarksRequested();
+
+/// Parses `path` into `context`. Errors are printed as
+/// `file:line:col: error: ...`; returns null on failure.
+OwningOpRef<ModuleOp> parseInput(const std::string &path, MLIRContext &context,
+                                 llvm::SourceMgr &sourceMgr);
+
+/// Marks every public function with `llvm.emit_c_interface` so that C
+/// callers (and the JIT) get the `_mlir_ciface_<name>` entry points.
+void addCInterfaces(ModuleOp module);
+
+/// Runs the stc pipeline on `module`; diagnostics go to stderr. Remarks are
+/// dropped unless `--remarks` was given.
+LogicalResult runStcPipeline(ModuleOp module,
+                             const StcPipelineOptions &options);
+
+/// Prints "<tool>: error: <message>" to stderr.
+void reportError(llvm::StringRef tool, const llvm::Twine &message);
+
+} // namespace mlir::stc
+
+#endif // STC_COMPILER_LIB_TOOLSUPPORT_H

@@ -1,0 +1,595 @@
+//===- stc-run.cpp - compile and run an stc program ---------*- C++ -*-===//
+//
+// `stc-run PROG.mlir --input=a.npy ... --output=y.npy`: compiles the
+// program with the stc pipeline, JIT-compiles it with MLIR's execution
+// engine, feeds the entry function's arguments from .npy files (or seeded
+// random data), and writes its results. `--check` also runs the dense
+// reference lowering of the same program and compares. Every failure is one
+// error line and a non-zero exit; outputs are written only after
+// everything succeeded, each atomically.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/InitAll.h"
+#include "compiler/lib/ToolSupport.h"
+#include "runtime/npy/Npy.h"
+#include "runtime/stc_runtime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::stc;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> device("device",
+                                   cl::desc("auto (default), cpu or cuda"),
+                                   cl::init("auto"));
+static cl::opt<std::string> entry("entry", cl::desc("Entry function"),
+                                  cl::init("main"));
+static cl::list<std::string> inputs("input",
+                                    cl::desc("A .npy file per argument"));
+static cl::list<std::string> outputs("output",
+                                     cl::desc("A .npy file per result"));
+static cl::opt<unsigned> repeat("repeat", cl::desc("Runs to time"),
+                                cl::init(1));
+static cl::opt<bool> check("check",
+                           cl::desc("Compare with the dense reference"));
+static cl::opt<bool> randomInputs("random-inputs",
+                                  cl::desc("Draw missing inputs from a seeded "
+                                           "normal distribution"));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random-inputs"),
+                              cl::init(1));
+
+static constexpr const char *kTool = "stc-run";
+
+namespace {
+
+/// One ranked memref descriptor as the C interface lays it out:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}, all 8 bytes.
+struct Descriptor {
+  std::vector<int64_t> words;
+  int64_t rank = 0;
+  void *allocated() const { return reinterpret_cast<void *>(words[0]); }
+  char *aligned() const { return reinterpret_cast<char *>(words[1]); }
+  int64_t offset() const { return words[2]; }
+  int64_t size(int64_t i) const { return words[3 + i]; }
+  int64_t stride(int64_t i) const { return words[3 + rank + i]; }
+};
+
+/// An argument or result: element type, shape and the bytes in C order.
+struct HostTensor {
+  Type elementType;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+
+size_t elementBytes(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
+
+std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// The .npy dtype that carries element type `t` (bf16 travels as f4).
+std::optional<std::string> npyDtypeFor(Type t) {
+  if (t.isF32() || t.isBF16())
+    return std::string("f4");
+  if (t.isF16())
+    return std::string("f2");
+  if (t.isF64())
+    return std::string("f8");
+  if (t.isInteger(8))
+    return std::string("i1");
+  if (t.isInteger(16))
+    return std::string("i2");
+  if (t.isInteger(32))
+    return std::string("i4");
+  if (t.isInteger(64))
+    return std::string("i8");
+  return std::nullopt;
+}
+
+/// Loads .npy `path` as argument `index` of type `type`.
+LogicalResult loadInput(const std::string &path, unsigned index,
+                        RankedTensorType type, HostTensor &out) {
+  ::stc::npy::Array array;
+  std::string error;
+  if (!::stc::npy::readNpy(path, array, error)) {
+    reportError(kTool, error);
+    return failure();
+  }
+  std::optional<std::string> want = npyDtypeFor(type.getElementType());
+  std::string argName = "argument #" + std::to_string(index) + " of @" +
+                        entry + " (" + typeString(type) + ")";
+  if (!want) {
+    reportError(kTool, argName + " has an element type stc-run cannot feed");
+    return failure();
+  }
+  if (array.dtype != *want) {
+    reportError(kTool, path + ": dtype " + array.dtype + " does not match " +
+                           argName + ", which needs " + *want);
+    return failure();
+  }
+  bool shapeOk = static_cast<int64_t>(array.shape.size()) == type.getRank();
+  for (int64_t i = 0; shapeOk && i < type.getRank(); ++i)
+    shapeOk = type.isDynamicDim(i) || type.getDimSize(i) == array.shape[i];
+  if (!shapeOk) {
+    reportError(kTool, path + ": shape " + shapeString(array.shape) +
+                           " does not match " + argName);
+    return failure();
+  }
+  out.elementType = type.getElementType();
+  out.shape = array.shape;
+  if (type.getElementType().isBF16()) {
+    std::vector<float> f(array.numElements());
+    std::memcpy(f.data(), array.data.data(), f.size() * 4);
+    out.bytes.resize(f.size() * 2);
+    for (size_t i = 0; i < f.size(); ++i) {
+      uint16_t b = ::stc::npy::floatToBFloat16(f[i]);
+      std::memcpy(&out.bytes[i * 2], &b, 2);
+    }
+  } else {
+    out.bytes = std::move(array.data);
+  }
+  return success();
+}
+
+/// Seeded N(0, 1) data for argument `index` (static shapes only).
+LogicalResult randomInput(unsigned index, RankedTensorType type,
+                          std::mt19937_64 &rng, HostTensor &out) {
+  if (!type.hasStaticShape()) {
+    reportError(kTool, "argument #" + std::to_string(index) + " of @" + entry +
+                           " has a dynamic shape (" + typeString(type) +
+                           "): give it with --input");
+    return failure();
+  }
+  Type t = type.getElementType();
+  if (!(t.isF32() || t.isF16() || t.isBF16())) {
+    reportError(kTool, "--random-inputs supports f32, f16 and bf16 arguments, "
+                       "argument #" +
+                           std::to_string(index) + " is " + typeString(t));
+    return failure();
+  }
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  out.elementType = t;
+  out.shape.assign(type.getShape().begin(), type.getShape().end());
+  int64_t n = type.getNumElements();
+  out.bytes.resize(n * elementBytes(t));
+  for (int64_t i = 0; i < n; ++i) {
+    float v = normal(rng);
+    if (t.isF32()) {
+      std::memcpy(&out.bytes[i * 4], &v, 4);
+    } else {
+      uint16_t b = t.isF16() ? ::stc::npy::floatToHalf(v)
+                             : ::stc::npy::floatToBFloat16(v);
+      std::memcpy(&out.bytes[i * 2], &b, 2);
+    }
+  }
+  return success();
+}
+
+/// A descriptor pointing at `t`'s bytes (identity layout).
+Descriptor describe(HostTensor &t) {
+  Descriptor d;
+  d.rank = t.shape.size();
+  d.words.resize(3 + 2 * d.rank);
+  d.words[0] = d.words[1] = reinterpret_cast<int64_t>(t.bytes.data());
+  d.words[2] = 0;
+  int64_t stride = 1;
+  for (int64_t i = d.rank - 1; i >= 0; --i) {
+    d.words[3 + i] = t.shape[i];
+    d.words[3 + d.rank + i] = stride;
+    stride *= t.shape[i];
+  }
+  return d;
+}
+
+/// Copies a result buffer (any strides) into a C-order host tensor.
+HostTensor readResult(const Descriptor &d, Type elementType) {
+  HostTensor t;
+  t.elementType = elementType;
+  size_t width = elementBytes(elementType);
+  int64_t n = 1;
+  for (int64_t i = 0; i < d.rank; ++i) {
+    t.shape.push_back(d.size(i));
+    n *= d.size(i);
+  }
+  t.bytes.resize(n * width);
+  std::vector<int64_t> index(d.rank, 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t offset = d.offset();
+    for (int64_t i = 0; i < d.rank; ++i)
+      offset += index[i] * d.stride(i);
+    std::memcpy(&t.bytes[e * width], d.aligned() + offset * width, width);
+    for (int64_t i = d.rank - 1; i >= 0; --i) {
+      if (++index[i] < d.size(i))
+        break;
+      index[i] = 0;
+    }
+  }
+  return t;
+}
+
+/// Elements as doubles (for --check).
+std::vector<double> asDoubles(const HostTensor &t) {
+  size_t width = elementBytes(t.elementType);
+  size_t n = t.bytes.size() / width;
+  std::vector<double> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t *p = &t.bytes[i * width];
+    if (t.elementType.isF32()) {
+      float f;
+      std::memcpy(&f, p, 4);
+      out[i] = f;
+    } else if (t.elementType.isF64()) {
+      std::memcpy(&out[i], p, 8);
+    } else if (t.elementType.isF16() || t.elementType.isBF16()) {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      out[i] = t.elementType.isF16() ? ::stc::npy::halfToFloat(b)
+                                     : ::stc::npy::bfloat16ToFloat(b);
+    } else {
+      int64_t v = 0;
+      std::memcpy(&v, p, width);
+      out[i] = static_cast<double>(v);
+    }
+  }
+  return out;
+}
+
+LogicalResult writeOutput(const std::string &path, const HostTensor &t) {
+  std::optional<std::string> dtype = npyDtypeFor(t.elementType);
+  ::stc::npy::Array array;
+  std::string error;
+  if (t.elementType.isBF16()) {
+    std::vector<double> d = asDoubles(t);
+    std::vector<float> f(d.begin(), d.end());
+    if (!::stc::npy::fromFloat32(f, "f4", t.shape, array, error)) {
+      reportError(kTool, path + ": " + error);
+      return failure();
+    }
+  } else {
+    array.dtype = *dtype;
+    array.shape = t.shape;
+    array.data = t.bytes;
+  }
+  if (!::stc::npy::writeNpy(path, array, error)) {
+    reportError(kTool, error);
+    return failure();
+  }
+  return success();
+}
+
+/// The runtime's entry points, handed to the JIT by name.
+llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](const char *name, void *address) {
+    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                           llvm::JITSymbolFlags::Exported};
+  };
+#define STC_RT(name) add("_mlir_ciface_" #name, (void *)&_mlir_ciface_##name)
+  STC_RT(stc_rt_prune_f32);
+  STC_RT(stc_rt_prune_f16);
+  STC_RT(stc_rt_prune_bf16);
+  STC_RT(stc_rt_compress_f32);
+  STC_RT(stc_rt_compress_f16);
+  STC_RT(stc_rt_compress_bf16);
+  STC_RT(stc_rt_decompress_f32);
+  STC_RT(stc_rt_decompress_f16);
+  STC_RT(stc_rt_decompress_bf16);
+  STC_RT(stc_rt_check_f32);
+  STC_RT(stc_rt_check_f16);
+  STC_RT(stc_rt_check_bf16);
+  STC_RT(stc_rt_decode_indices);
+#undef STC_RT
+  // Strided copies that bufferization emits (upstream's C runner utils).
+  add("memrefCopy", (void *)&memrefCopy);
+  return map;
+}
+
+/// A compiled program, ready to call.
+struct CompiledProgram {
+  std::unique_ptr<ExecutionEngine> engine;
+  SmallVector<Type> resultElementTypes;
+  SmallVector<int64_t> resultRanks;
+};
+
+FailureOr<CompiledProgram> compile(ModuleOp module,
+                                   const StcPipelineOptions &options) {
+  addCInterfaces(module);
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  CompiledProgram program;
+  for (Type t : func.getFunctionType().getResults()) {
+    auto ranked = cast<RankedTensorType>(t);
+    program.resultElementTypes.push_back(ranked.getElementType());
+    program.resultRanks.push_back(ranked.getRank());
+  }
+  if (failed(runStcPipeline(module, options)))
+    return failure();
+  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmBuilder) {
+    reportError(kTool, "cannot detect the host: " +
+                           llvm::toString(tmBuilder.takeError()));
+    return failure();
+  }
+  auto tm = tmBuilder->createTargetMachine();
+  if (!tm) {
+    reportError(kTool, "cannot create a target machine: " +
+                           llvm::toString(tm.takeError()));
+    return failure();
+  }
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(3, 0, tm->get());
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(module, engineOptions);
+  if (!engine) {
+    reportError(kTool, "JIT compilation failed: " +
+                           llvm::toString(engine.takeError()));
+    return failure();
+  }
+  (*engine)->registerSymbols(runtimeSymbols);
+  program.engine = std::move(*engine);
+  return program;
+}
+
+/// Calls the entry once; returns its results.
+FailureOr<SmallVector<HostTensor>> invoke(CompiledProgram &program,
+                                          SmallVector<HostTensor> &args,
+                                          double *milliseconds) {
+  SmallVector<Descriptor> argDescs;
+  for (HostTensor &t : args)
+    argDescs.push_back(describe(t));
+  // Results: one descriptor, or a struct of them (all fields 8 bytes).
+  size_t resultWords = 0;
+  for (int64_t rank : program.resultRanks)
+    resultWords += 3 + 2 * rank;
+  std::vector<int64_t> resultStorage(std::max<size_t>(resultWords, 1), 0);
+  SmallVector<void *> argPointers;
+  SmallVector<void *> packed;
+  void *resultPointer = resultStorage.data();
+  if (!program.resultRanks.empty())
+    packed.push_back(&resultPointer);
+  for (Descriptor &d : argDescs)
+    argPointers.push_back(d.words.data());
+  for (void *&p : argPointers)
+    packed.push_back(&p);
+  stc_rt_clear_error();
+  auto start = std::chrono::steady_clock::now();
+  llvm::Error error =
+      program.engine->invokePacked("_mlir_ciface_" + entry, packed);
+  auto stop = std::chrono::steady_clock::now();
+  if (milliseconds)
+    *milliseconds =
+        std::chrono::duration<double, std::milli>(stop - start).count();
+  if (error) {
+    reportError(kTool, "cannot call @" + entry + ": " +
+                           llvm::toString(std::move(error)));
+    return failure();
+  }
+  SmallVector<HostTensor> results;
+  size_t word = 0;
+  for (size_t r = 0; r < program.resultRanks.size(); ++r) {
+    Descriptor d;
+    d.rank = program.resultRanks[r];
+    d.words.assign(resultStorage.begin() + word,
+                   resultStorage.begin() + word + 3 + 2 * d.rank);
+    word += 3 + 2 * d.rank;
+    results.push_back(readResult(d, program.resultElementTypes[r]));
+    // The program allocated its results with malloc; arguments are ours.
+    bool aliasesArgument = false;
+    for (HostTensor &a : args)
+      aliasesArgument |= d.allocated() == a.bytes.data();
+    if (!aliasesArgument)
+      std::free(d.allocated());
+  }
+  if (stc_rt_has_error()) {
+    llvm::errs() << stc_rt_error_message() << "\n";
+    return failure();
+  }
+  return results;
+}
+
+/// Checks that @entry exists and has tensor arguments and results only.
+LogicalResult checkEntry(ModuleOp module) {
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  if (!func || func.isExternal()) {
+    reportError(kTool, inputFile + ": no function @" + entry +
+                           " with a body (use --entry)");
+    return failure();
+  }
+  for (Type t : func.getFunctionType().getInputs()) {
+    if (!isa<RankedTensorType>(t) || !npyDtypeFor(getElementTypeOrSelf(t))) {
+      func.emitError() << "stc-run: argument type " << t
+                       << " is not supported (ranked tensors of f32, f16, "
+                          "bf16, f64 or integers)";
+      return failure();
+    }
+  }
+  for (Type t : func.getFunctionType().getResults()) {
+    if (!isa<RankedTensorType>(t) || !npyDtypeFor(getElementTypeOrSelf(t))) {
+      func.emitError() << "stc-run: result type " << t
+                       << " is not supported (ranked tensors only)";
+      return failure();
+    }
+  }
+  return success();
+}
+
+double toleranceFor(Type t) {
+  if (t.isF16() || t.isBF16())
+    return 1e-2;
+  return 1e-5;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerSharedToolOptions();
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "stc-run " << STC_VERSION_STRING << " (LLVM/MLIR "
+       << LLVM_VERSION_STRING << ")\n";
+  });
+  cl::ParseCommandLineOptions(argc, argv,
+                              "stc-run: compile and run an stc program\n");
+
+  StcPipelineOptions options;
+  if (failed(getPipelineOptions(options)))
+    return 1;
+  if (device != "auto" && device != "cpu" && device != "cuda") {
+    reportError(kTool, "--device must be auto, cpu or cuda, got '" + device +
+                           "'");
+    return 1;
+  }
+  if (device == "cuda") {
+    reportError(kTool, "--device=cuda: the GPU code generator is not "
+                       "implemented in this version (use --device=cpu)");
+    return 1;
+  }
+  if (repeat == 0) {
+    reportError(kTool, "--repeat must be at least 1");
+    return 1;
+  }
+
+  DialectRegistry registry;
+  registerAllStcDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  context.getDiagEngine().registerHandler([](Diagnostic &d) {
+    return success(d.getSeverity() == DiagnosticSeverity::Remark &&
+                   !remarksRequested());
+  });
+  OwningOpRef<ModuleOp> module = parseInput(inputFile, context, sourceMgr);
+  if (!module || failed(checkEntry(*module)))
+    return 1;
+  auto func = module->lookupSymbol<func::FuncOp>(entry);
+  FunctionType type = func.getFunctionType();
+
+  // Inputs.
+  if (inputs.size() > type.getNumInputs()) {
+    reportError(kTool, std::to_string(inputs.size()) + " --input files for @" +
+                           entry + ", which takes " +
+                           std::to_string(type.getNumInputs()) + " arguments");
+    return 1;
+  }
+  if (inputs.size() < type.getNumInputs() && !randomInputs) {
+    reportError(kTool, "@" + entry + " takes " +
+                           std::to_string(type.getNumInputs()) +
+                           " arguments but " + std::to_string(inputs.size()) +
+                           " --input files were given (or use "
+                           "--random-inputs)");
+    return 1;
+  }
+  if (outputs.size() > type.getNumResults()) {
+    reportError(kTool, std::to_string(outputs.size()) +
+                           " --output files for @" + entry + ", which has " +
+                           std::to_string(type.getNumResults()) + " results");
+    return 1;
+  }
+  SmallVector<HostTensor> args(type.getNumInputs());
+  std::mt19937_64 rng(seed);
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    auto argType = cast<RankedTensorType>(type.getInput(i));
+    LogicalResult loaded =
+        i < inputs.size() ? loadInput(inputs[i], i, argType, args[i])
+                          : randomInput(i, argType, rng, args[i]);
+    if (failed(loaded))
+      return 1;
+  }
+
+  OwningOpRef<ModuleOp> referenceModule;
+  if (check)
+    referenceModule = module->clone();
+
+  llvm::errs() << "stc-run: device: cpu"
+               << (device == "auto" ? " (auto: this version generates CPU "
+                                      "code only)"
+                                    : "")
+               << "\n";
+  FailureOr<CompiledProgram> program = compile(*module, options);
+  if (failed(program))
+    return 1;
+
+  SmallVector<double> times;
+  FailureOr<SmallVector<HostTensor>> results;
+  for (unsigned r = 0; r < repeat; ++r) {
+    double ms = 0;
+    results = invoke(*program, args, &ms);
+    if (failed(results))
+      return 1;
+    times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  llvm::errs() << llvm::format(
+      "stc-run: timing: @%s median %.3f ms, min %.3f ms over %u runs\n",
+      entry.c_str(), times[times.size() / 2], times.front(), (unsigned)repeat);
+
+  bool checkFailed = false;
+  if (check) {
+    StcPipelineOptions refOptions = options;
+    refOptions.reference = true;
+    FailureOr<CompiledProgram> reference = compile(*referenceModule, refOptions);
+    if (failed(reference))
+      return 1;
+    FailureOr<SmallVector<HostTensor>> expected =
+        invoke(*reference, args, nullptr);
+    if (failed(expected))
+      return 1;
+    for (size_t i = 0; i < results->size(); ++i) {
+      std::vector<double> got = asDoubles((*results)[i]);
+      std::vector<double> want = asDoubles((*expected)[i]);
+      double num = 0, den = 0;
+      for (size_t e = 0; e < got.size(); ++e) {
+        num += (got[e] - want[e]) * (got[e] - want[e]);
+        den += want[e] * want[e];
+      }
+      double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+      if (std::isnan(rel))
+        rel = INFINITY;
+      double tol = toleranceFor((*results)[i].elementType);
+      bool ok = rel <= tol;
+      checkFailed |= !ok;
+      llvm::errs() << llvm::format(
+          "stc-run: check: result #%zu relative error %.3e vs the dense "
+          "reference (tolerance %.0e): %s\n",
+          i, rel, tol, ok ? "PASS" : "FAIL");
+    }
+  }
+  if (checkFailed)
+    return 1;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (failed(writeOutput(outputs[i], (*results)[i])))
+      return 1;
+  return 0;
+}
