@@ -38,7 +38,7 @@ constexpr int64_t kLanes = 16;
 
 /// Tiling of the microkernel, validated by the pass.
 struct KernelTiling {
-  int64_t mr, nv, kc, mc;
+  int64_t mr, nv, kc, mc, nc;
 };
 
 class SpmmLowering {
@@ -71,6 +71,8 @@ private:
   Value packInto(Value src, bool transpose, ArrayRef<Value> sizes,
                  Type elementType);
   Value decodeIndices();
+  /// Kp x Pp -> (Pp / nr) x Kp x nr.
+  Value panelize(Value d, Value kPadded, Value colsPadded);
   Value microkernel(Value vals, Value idx, Value dense, Value rowsPadded,
                     Value colsPadded, Value kPadded, Value valuesPerRow);
   /// act(alpha * prod + beta * acc + bias) in the result type. `prod` is
@@ -119,6 +121,32 @@ Value SpmmLowering::packInto(Value src, bool transpose, ArrayRef<Value> sizes,
       });
   return tensor::InsertSliceOp::create(b, copy.getResult(0), dst, offsets,
                                        inner, strides);
+}
+
+Value SpmmLowering::panelize(Value d, Value kPadded, Value colsPadded) {
+  int64_t nr = tiling.nv * kLanes;
+  Value panels = arith::DivUIOp::create(b, colsPadded, constIndex(nr));
+  SmallVector<OpFoldResult> expandedSizes = {getAsOpFoldResult(kPadded),
+                                             getAsOpFoldResult(panels),
+                                             b.getIndexAttr(nr)};
+  auto staticOrDynamic = [](OpFoldResult ofr) {
+    std::optional<int64_t> c = getConstantIntValue(ofr);
+    return c ? *c : ShapedType::kDynamic;
+  };
+  auto expandedType = RankedTensorType::get(
+      {staticOrDynamic(expandedSizes[0]), staticOrDynamic(expandedSizes[1]),
+       nr},
+      b.getF32Type());
+  SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}};
+  Value expanded = tensor::ExpandShapeOp::create(b, expandedType, d,
+                                                 reassociation, expandedSizes);
+  Value init = tensor::EmptyOp::create(
+      b, ArrayRef<OpFoldResult>{expandedSizes[1], expandedSizes[0],
+                                expandedSizes[2]},
+      b.getF32Type());
+  return linalg::TransposeOp::create(b, expanded, init,
+                                     ArrayRef<int64_t>{1, 0, 2})
+      .getResult()[0];
 }
 
 /// Absolute column index of every stored value (the CPU kernel-ready
@@ -203,11 +231,12 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
   Value kc = constIndex(tiling.kc);
   Value jc = constIndex(tiling.kc / m * n);
   Value mc = constIndex(tiling.mc);
+  Value nc = constIndex(tiling.nc);
   Value padF = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
   SmallVector<bool> inBounds = {true};
 
-  // for kb (reduction block) / rb (row block) / p0 (column panel) /
-  //   r0 (register tile rows) / j (stored values of the block).
+  // for kb (reduction block) / pb (column block) / rb (row block) /
+  //   p0 (column panel) / r0 (register tile rows) / j (stored values).
   auto kLoop = scf::ForOp::create(
       b, c0, kPadded, kc, ValueRange{out},
       [&](OpBuilder &nb, Location loc, Value kb, ValueRange kArgs) {
@@ -216,14 +245,22 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
             kB, arith::DivUIOp::create(kB, kb, constIndex(m)), constIndex(n));
         Value jEnd = arith::MinUIOp::create(
             kB, arith::AddIOp::create(kB, jb, jc), valuesPerRow);
+        // Column blocks of nc: the D block (kc x nc) a row block sweeps
+        // stays in L2 instead of streaming all of D once per row block.
+        auto cLoop = scf::ForOp::create(
+            kB, c0, colsPadded, nc, kArgs,
+            [&](OpBuilder &nbc, Location locc, Value pb, ValueRange cArgs) {
+        ImplicitLocOpBuilder cB(locc, nbc);
+        Value pEnd = arith::MinUIOp::create(
+            cB, arith::AddIOp::create(cB, pb, nc), colsPadded);
         auto rLoop = scf::ForOp::create(
-            kB, c0, rowsPadded, mc, kArgs,
+            cB, c0, rowsPadded, mc, cArgs,
             [&](OpBuilder &nb2, Location loc2, Value rb, ValueRange rArgs) {
               ImplicitLocOpBuilder rB(loc2, nb2);
               Value rEnd = arith::MinUIOp::create(
                   rB, arith::AddIOp::create(rB, rb, mc), rowsPadded);
               auto pLoop = scf::ForOp::create(
-                  rB, c0, colsPadded, constIndex(nr), rArgs,
+                  rB, pb, pEnd, constIndex(nr), rArgs,
                   [&](OpBuilder &nb3, Location loc3, Value p0,
                       ValueRange pArgs) {
                     ImplicitLocOpBuilder pB(loc3, nb3);
@@ -233,14 +270,18 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
                             ValueRange tArgs) {
                           ImplicitLocOpBuilder tB(loc4, nb4);
                           Value acc = tArgs[0];
-                          SmallVector<Value> rows, cols;
+                          SmallVector<Value> rows, cols, inPanel;
+                          Value panel = arith::DivUIOp::create(
+                              tB, p0, arith::ConstantIndexOp::create(tB, nr));
                           for (int64_t r = 0; r < mr; ++r)
                             rows.push_back(arith::AddIOp::create(
                                 tB, r0, arith::ConstantIndexOp::create(tB, r)));
-                          for (int64_t c = 0; c < nv; ++c)
-                            cols.push_back(arith::AddIOp::create(
-                                tB, p0,
-                                arith::ConstantIndexOp::create(tB, c * kLanes)));
+                          for (int64_t c = 0; c < nv; ++c) {
+                            inPanel.push_back(
+                                arith::ConstantIndexOp::create(tB, c * kLanes));
+                            cols.push_back(
+                                arith::AddIOp::create(tB, p0, inPanel[c]));
+                          }
                           SmallVector<Value> accs;
                           for (int64_t r = 0; r < mr; ++r)
                             for (int64_t c = 0; c < nv; ++c)
@@ -267,7 +308,7 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
                                   for (int64_t c = 0; c < nv; ++c) {
                                     Value d = vector::TransferReadOp::create(
                                         jB, vecType, dense,
-                                        ValueRange{k, cols[c]}, padF,
+                                        ValueRange{panel, k, inPanel[c]}, padF,
                                         ArrayRef<bool>(inBounds));
                                     next[r * nv + c] = vector::FMAOp::create(
                                         jB, vb, d, next[r * nv + c]);
@@ -288,7 +329,9 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
                   });
               scf::YieldOp::create(rB, pLoop.getResults());
             });
-        scf::YieldOp::create(kB, rLoop.getResults());
+        scf::YieldOp::create(cB, rLoop.getResults());
+            });
+        scf::YieldOp::create(kB, cLoop.getResults());
       });
   return kLoop.getResult(0);
 }
@@ -414,6 +457,11 @@ Value SpmmLowering::lowerToKernel() {
   // padded groups and tile overhang read defined zeros.
   Value d = packInto(dense, /*transpose=*/kDim == 1, {kPadded, colsPadded},
                      f32);
+  // Column panels of nr = nv * 16 floats, each contiguous (Kp x nr): the
+  // kernel walks rows of one panel at data-dependent k, and a plain
+  // row-major D would put those rows a power-of-two stride apart, all in
+  // the same L1 sets.
+  d = panelize(d, kPadded, colsPadded);
   Value out =
       microkernel(vals, idx, d, rowsPadded, colsPadded, kPadded, valuesPerRow);
   SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
@@ -483,7 +531,8 @@ struct StcLowerSpmmToCpuPass
   using Base::Base;
 
   void runOnOperation() override {
-    KernelTiling tiling{rowsPerTile, vectorsPerTile, reductionBlock, rowBlock};
+    KernelTiling tiling{rowsPerTile, vectorsPerTile, reductionBlock, rowBlock,
+                        colBlock};
     if (tiling.mr < 1 || tiling.nv < 1 || tiling.mr * tiling.nv > 32) {
       getOperation().emitError()
           << "stc-lower-spmm-to-cpu: mr * nv must be in [1, 32] (vector "
@@ -498,8 +547,10 @@ struct StcLowerSpmmToCpuPass
           << tiling.kc << " mc=" << tiling.mc;
       return signalPassFailure();
     }
-    // Row blocks hold whole register tiles.
+    // Row blocks hold whole register tiles, column blocks whole panels.
     tiling.mc = (tiling.mc + tiling.mr - 1) / tiling.mr * tiling.mr;
+    int64_t nr = tiling.nv * kLanes;
+    tiling.nc = std::max<int64_t>(nr, (tiling.nc + nr - 1) / nr * nr);
     SmallVector<SpmmOp> ops;
     getOperation().walk([&](SpmmOp op) { ops.push_back(op); });
     for (SpmmOp op : ops) {

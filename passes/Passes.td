@@ -73,14 +73,16 @@ def StcLowerSpmmToCpu : Pass<"stc-lower-spmm-to-cpu", "func::FuncOp"> {
     (`stc.decompress` + a plain contraction), used by `stc-run --check`.
   }];
   let options = [
-    Option<"rowsPerTile", "mr", "int64_t", "4",
+    Option<"rowsPerTile", "mr", "int64_t", "8",
            "Sparse rows per register tile">,
-    Option<"vectorsPerTile", "nv", "int64_t", "4",
+    Option<"vectorsPerTile", "nv", "int64_t", "2",
            "16-wide f32 vectors per register tile row">,
     Option<"reductionBlock", "kc", "int64_t", "256",
            "Dense reduction columns per cache block">,
-    Option<"rowBlock", "mc", "int64_t", "64",
+    Option<"rowBlock", "mc", "int64_t", "128",
            "Sparse rows per cache block">,
+    Option<"colBlock", "nc", "int64_t", "256",
+           "Dense columns per cache block (rounded up to whole panels)">,
     Option<"reference", "reference", "bool", "false",
            "Emit the dense reference lowering instead of the kernel">,
   ];

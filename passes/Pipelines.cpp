@@ -40,6 +40,7 @@ void mlir::stc::buildStcCpuLoweringPipeline(OpPassManager &pm,
   spmm.vectorsPerTile = options.vectorsPerTile;
   spmm.reductionBlock = options.reductionBlock;
   spmm.rowBlock = options.rowBlock;
+  spmm.colBlock = options.colBlock;
   spmm.reference = options.reference;
   pm.addNestedPass<func::FuncOp>(createStcLowerSpmmToCpu(spmm));
   // The reference lowering creates stc.decompress of constants: fold them.

@@ -28,10 +28,11 @@ struct StcPipelineOptions {
   /// Stop after the target-independent stc stage (no lowering to LLVM).
   bool stopAfterStc = false;
   /// CPU microkernel tiling (see stc-lower-spmm-to-cpu).
-  int64_t rowsPerTile = 4;
-  int64_t vectorsPerTile = 4;
+  int64_t rowsPerTile = 8;
+  int64_t vectorsPerTile = 2;
   int64_t reductionBlock = 256;
-  int64_t rowBlock = 64;
+  int64_t rowBlock = 128;
+  int64_t colBlock = 256;
 };
 
 /// Target-independent part: recognise sparse contractions, fuse epilogues,

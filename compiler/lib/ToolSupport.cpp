@@ -32,13 +32,15 @@ struct SharedOptions {
       "pattern", cl::desc("N:M pattern of pruned weights: 2:4 or 1:2 (f32)"),
       cl::init("2:4")};
   cl::opt<int64_t> mr{"mr", cl::desc("CPU kernel: sparse rows per tile"),
-                      cl::init(4)};
+                      cl::init(8)};
   cl::opt<int64_t> nv{"nv",
                       cl::desc("CPU kernel: 16-wide vectors per tile row"),
-                      cl::init(4)};
+                      cl::init(2)};
   cl::opt<int64_t> kc{"kc", cl::desc("CPU kernel: reduction block"),
                       cl::init(256)};
-  cl::opt<int64_t> mc{"mc", cl::desc("CPU kernel: row block"), cl::init(64)};
+  cl::opt<int64_t> mc{"mc", cl::desc("CPU kernel: row block"), cl::init(128)};
+  cl::opt<int64_t> nc{"nc", cl::desc("CPU kernel: column block"),
+                      cl::init(256)};
   cl::opt<bool> remarks{"remarks",
                         cl::desc("Print the compiler's remarks (which "
                                  "contractions became sparse, and why)"),
@@ -67,6 +69,7 @@ LogicalResult mlir::stc::getPipelineOptions(StcPipelineOptions &options) {
   options.vectorsPerTile = shared->nv;
   options.reductionBlock = shared->kc;
   options.rowBlock = shared->mc;
+  options.colBlock = shared->nc;
   auto fail = [](const llvm::Twine &msg) {
     llvm::errs() << "error: " << msg << "\n";
     return failure();

@@ -26,6 +26,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
+#include <malloc.h>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -452,6 +453,11 @@ double toleranceFor(Type t) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Keep freed buffers of up to 32 MiB in the heap instead of returning
+  // them to the OS: a program run repeatedly (--repeat) would otherwise
+  // page-fault through every temporary on every call.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerSharedToolOptions();

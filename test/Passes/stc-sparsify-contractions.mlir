@@ -1,11 +1,12 @@
 // stc-sparsify-contractions: which contractions become stc.compress +
 // stc.spmm, which operand is compressed (in its stored orientation, along
 // the right dimension), how the dense operand and the init are passed, and
-// what each sparsity mode (explicit / enable / force) selects.
-// RUN: stc-opt %s -verify-diagnostics --pass-pipeline='builtin.module(stc-sparsify-contractions)' | FileCheck %s
-// RUN: stc-opt %s --pass-pipeline='builtin.module(stc-sparsify-contractions{sparsity=enable})' 2>/dev/null | FileCheck %s --check-prefix=ENABLE
-// RUN: stc-opt %s --pass-pipeline='builtin.module(stc-sparsify-contractions{sparsity=force})' 2>/dev/null | FileCheck %s --check-prefix=FORCE
-// RUN: stc-opt %s --pass-pipeline='builtin.module(stc-sparsify-contractions{sparsity=force pattern=1:2})' 2>/dev/null | FileCheck %s --check-prefix=ONETWO
+// what each sparsity mode (explicit / enable / force) selects. cse merges the
+// pass's re-created stc.prune with the original and drops dead fills.
+// RUN: stc-opt %s -verify-diagnostics --pass-pipeline='builtin.module(stc-sparsify-contractions,cse)' | FileCheck %s
+// RUN: stc-opt %s --pass-pipeline='builtin.module(stc-sparsify-contractions{sparsity=enable},cse)' 2>/dev/null | FileCheck %s --check-prefix=ENABLE
+// RUN: stc-opt %s --pass-pipeline='builtin.module(stc-sparsify-contractions{sparsity=force},cse)' 2>/dev/null | FileCheck %s --check-prefix=FORCE
+// RUN: stc-opt %s --pass-pipeline='builtin.module(stc-sparsify-contractions{sparsity=force pattern=1:2},cse)' 2>/dev/null | FileCheck %s --check-prefix=ONETWO
 
 //===----------------------------------------------------------------------===//
 // Explicit sparsity: stc.prune on an operand
