@@ -133,17 +133,18 @@ Value SpmmLowering::panelize(Value d, Value kPadded, Value colsPadded) {
     std::optional<int64_t> c = getConstantIntValue(ofr);
     return c ? *c : ShapedType::kDynamic;
   };
-  auto expandedType = RankedTensorType::get(
-      {staticOrDynamic(expandedSizes[0]), staticOrDynamic(expandedSizes[1]),
-       nr},
-      b.getF32Type());
+  auto expandedType =
+      RankedTensorType::get({staticOrDynamic(expandedSizes[0]),
+                             staticOrDynamic(expandedSizes[1]), nr},
+                            b.getF32Type());
   SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}};
   Value expanded = tensor::ExpandShapeOp::create(b, expandedType, d,
                                                  reassociation, expandedSizes);
-  Value init = tensor::EmptyOp::create(
-      b, ArrayRef<OpFoldResult>{expandedSizes[1], expandedSizes[0],
-                                expandedSizes[2]},
-      b.getF32Type());
+  Value init = tensor::EmptyOp::create(b,
+                                       ArrayRef<OpFoldResult>{expandedSizes[1],
+                                                              expandedSizes[0],
+                                                              expandedSizes[2]},
+                                       b.getF32Type());
   return linalg::TransposeOp::create(b, expanded, init,
                                      ArrayRef<int64_t>{1, 0, 2})
       .getResult()[0];
@@ -162,9 +163,8 @@ Value SpmmLowering::decodeIndices() {
       std::vector<uint16_t> meta;
       for (const APInt &w : dense.getValues<APInt>())
         meta.push_back(static_cast<uint16_t>(w.getZExtValue()));
-      std::vector<int32_t> idx =
-          decodeConstantIndices(meta, valuesType.getDimSize(0),
-                                valuesType.getDimSize(1), pattern);
+      std::vector<int32_t> idx = decodeConstantIndices(
+          meta, valuesType.getDimSize(0), valuesType.getDimSize(1), pattern);
       return arith::ConstantOp::create(
           b, DenseIntElementsAttr::get(idxType, ArrayRef<int32_t>(idx)));
     }
@@ -190,7 +190,9 @@ Value SpmmLowering::decodeIndices() {
         ImplicitLocOpBuilder ib(loc, nb);
         Value r = linalg::IndexOp::create(ib, 0);
         Value j = linalg::IndexOp::create(ib, 1);
-        auto cI = [&](int64_t v) { return arith::ConstantIndexOp::create(ib, v); };
+        auto cI = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(ib, v);
+        };
         Value g = arith::DivUIOp::create(ib, j, cI(n));
         Value within = arith::RemUIOp::create(ib, j, cI(n));
         Value word = arith::DivUIOp::create(ib, g, cI(4));
@@ -214,7 +216,8 @@ Value SpmmLowering::decodeIndices() {
           field = arith::ShRUIOp::create(ib, field, cI32(1));
         Value base = arith::MulIOp::create(
             ib, arith::IndexCastOp::create(ib, ib.getI32Type(), g), cI32(m));
-        linalg::YieldOp::create(ib, ValueRange{arith::AddIOp::create(ib, base, field)});
+        linalg::YieldOp::create(
+            ib, ValueRange{arith::AddIOp::create(ib, base, field)});
       });
   return generic.getResult(0);
 }
@@ -250,86 +253,97 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
         auto cLoop = scf::ForOp::create(
             kB, c0, colsPadded, nc, kArgs,
             [&](OpBuilder &nbc, Location locc, Value pb, ValueRange cArgs) {
-        ImplicitLocOpBuilder cB(locc, nbc);
-        Value pEnd = arith::MinUIOp::create(
-            cB, arith::AddIOp::create(cB, pb, nc), colsPadded);
-        auto rLoop = scf::ForOp::create(
-            cB, c0, rowsPadded, mc, cArgs,
-            [&](OpBuilder &nb2, Location loc2, Value rb, ValueRange rArgs) {
-              ImplicitLocOpBuilder rB(loc2, nb2);
-              Value rEnd = arith::MinUIOp::create(
-                  rB, arith::AddIOp::create(rB, rb, mc), rowsPadded);
-              auto pLoop = scf::ForOp::create(
-                  rB, pb, pEnd, constIndex(nr), rArgs,
-                  [&](OpBuilder &nb3, Location loc3, Value p0,
-                      ValueRange pArgs) {
-                    ImplicitLocOpBuilder pB(loc3, nb3);
-                    auto tLoop = scf::ForOp::create(
-                        pB, rb, rEnd, constIndex(mr), pArgs,
-                        [&](OpBuilder &nb4, Location loc4, Value r0,
-                            ValueRange tArgs) {
-                          ImplicitLocOpBuilder tB(loc4, nb4);
-                          Value acc = tArgs[0];
-                          SmallVector<Value> rows, cols, inPanel;
-                          Value panel = arith::DivUIOp::create(
-                              tB, p0, arith::ConstantIndexOp::create(tB, nr));
-                          for (int64_t r = 0; r < mr; ++r)
-                            rows.push_back(arith::AddIOp::create(
-                                tB, r0, arith::ConstantIndexOp::create(tB, r)));
-                          for (int64_t c = 0; c < nv; ++c) {
-                            inPanel.push_back(
-                                arith::ConstantIndexOp::create(tB, c * kLanes));
-                            cols.push_back(
-                                arith::AddIOp::create(tB, p0, inPanel[c]));
-                          }
-                          SmallVector<Value> accs;
-                          for (int64_t r = 0; r < mr; ++r)
-                            for (int64_t c = 0; c < nv; ++c)
-                              accs.push_back(vector::TransferReadOp::create(
-                                  tB, vecType, acc, ValueRange{rows[r], cols[c]},
-                                  padF, ArrayRef<bool>(inBounds)));
-                          auto jLoop = scf::ForOp::create(
-                              tB, jb, jEnd, arith::ConstantIndexOp::create(tB, 1),
-                              accs,
-                              [&](OpBuilder &nb5, Location loc5, Value j,
-                                  ValueRange jArgs) {
-                                ImplicitLocOpBuilder jB(loc5, nb5);
-                                SmallVector<Value> next(jArgs.begin(),
-                                                        jArgs.end());
-                                for (int64_t r = 0; r < mr; ++r) {
-                                  Value k = arith::IndexCastOp::create(
-                                      jB, jB.getIndexType(),
-                                      tensor::ExtractOp::create(
-                                          jB, idx, ValueRange{rows[r], j}));
-                                  Value v = tensor::ExtractOp::create(
-                                      jB, vals, ValueRange{rows[r], j});
-                                  Value vb = vector::BroadcastOp::create(
-                                      jB, vecType, v);
-                                  for (int64_t c = 0; c < nv; ++c) {
-                                    Value d = vector::TransferReadOp::create(
-                                        jB, vecType, dense,
-                                        ValueRange{panel, k, inPanel[c]}, padF,
-                                        ArrayRef<bool>(inBounds));
-                                    next[r * nv + c] = vector::FMAOp::create(
-                                        jB, vb, d, next[r * nv + c]);
-                                  }
+              ImplicitLocOpBuilder cB(locc, nbc);
+              Value pEnd = arith::MinUIOp::create(
+                  cB, arith::AddIOp::create(cB, pb, nc), colsPadded);
+              auto rLoop = scf::ForOp::create(
+                  cB, c0, rowsPadded, mc, cArgs,
+                  [&](OpBuilder &nb2, Location loc2, Value rb,
+                      ValueRange rArgs) {
+                    ImplicitLocOpBuilder rB(loc2, nb2);
+                    Value rEnd = arith::MinUIOp::create(
+                        rB, arith::AddIOp::create(rB, rb, mc), rowsPadded);
+                    auto pLoop = scf::ForOp::create(
+                        rB, pb, pEnd, constIndex(nr), rArgs,
+                        [&](OpBuilder &nb3, Location loc3, Value p0,
+                            ValueRange pArgs) {
+                          ImplicitLocOpBuilder pB(loc3, nb3);
+                          auto tLoop = scf::ForOp::create(
+                              pB, rb, rEnd, constIndex(mr), pArgs,
+                              [&](OpBuilder &nb4, Location loc4, Value r0,
+                                  ValueRange tArgs) {
+                                ImplicitLocOpBuilder tB(loc4, nb4);
+                                Value acc = tArgs[0];
+                                SmallVector<Value> rows, cols, inPanel;
+                                Value panel = arith::DivUIOp::create(
+                                    tB, p0,
+                                    arith::ConstantIndexOp::create(tB, nr));
+                                for (int64_t r = 0; r < mr; ++r)
+                                  rows.push_back(arith::AddIOp::create(
+                                      tB, r0,
+                                      arith::ConstantIndexOp::create(tB, r)));
+                                for (int64_t c = 0; c < nv; ++c) {
+                                  inPanel.push_back(
+                                      arith::ConstantIndexOp::create(
+                                          tB, c * kLanes));
+                                  cols.push_back(arith::AddIOp::create(
+                                      tB, p0, inPanel[c]));
                                 }
-                                scf::YieldOp::create(jB, next);
+                                SmallVector<Value> accs;
+                                for (int64_t r = 0; r < mr; ++r)
+                                  for (int64_t c = 0; c < nv; ++c)
+                                    accs.push_back(
+                                        vector::TransferReadOp::create(
+                                            tB, vecType, acc,
+                                            ValueRange{rows[r], cols[c]}, padF,
+                                            ArrayRef<bool>(inBounds)));
+                                auto jLoop = scf::ForOp::create(
+                                    tB, jb, jEnd,
+                                    arith::ConstantIndexOp::create(tB, 1), accs,
+                                    [&](OpBuilder &nb5, Location loc5, Value j,
+                                        ValueRange jArgs) {
+                                      ImplicitLocOpBuilder jB(loc5, nb5);
+                                      SmallVector<Value> next(jArgs.begin(),
+                                                              jArgs.end());
+                                      for (int64_t r = 0; r < mr; ++r) {
+                                        Value k = arith::IndexCastOp::create(
+                                            jB, jB.getIndexType(),
+                                            tensor::ExtractOp::create(
+                                                jB, idx,
+                                                ValueRange{rows[r], j}));
+                                        Value v = tensor::ExtractOp::create(
+                                            jB, vals, ValueRange{rows[r], j});
+                                        Value vb = vector::BroadcastOp::create(
+                                            jB, vecType, v);
+                                        for (int64_t c = 0; c < nv; ++c) {
+                                          Value d =
+                                              vector::TransferReadOp::create(
+                                                  jB, vecType, dense,
+                                                  ValueRange{panel, k,
+                                                             inPanel[c]},
+                                                  padF,
+                                                  ArrayRef<bool>(inBounds));
+                                          next[r * nv + c] =
+                                              vector::FMAOp::create(
+                                                  jB, vb, d, next[r * nv + c]);
+                                        }
+                                      }
+                                      scf::YieldOp::create(jB, next);
+                                    });
+                                for (int64_t r = 0; r < mr; ++r)
+                                  for (int64_t c = 0; c < nv; ++c)
+                                    acc = vector::TransferWriteOp::create(
+                                              tB, jLoop.getResult(r * nv + c),
+                                              acc, ValueRange{rows[r], cols[c]},
+                                              ArrayRef<bool>(inBounds))
+                                              .getResult();
+                                scf::YieldOp::create(tB, acc);
                               });
-                          for (int64_t r = 0; r < mr; ++r)
-                            for (int64_t c = 0; c < nv; ++c)
-                              acc = vector::TransferWriteOp::create(
-                                        tB, jLoop.getResult(r * nv + c), acc,
-                                        ValueRange{rows[r], cols[c]},
-                                        ArrayRef<bool>(inBounds))
-                                        .getResult();
-                          scf::YieldOp::create(tB, acc);
+                          scf::YieldOp::create(pB, tLoop.getResults());
                         });
-                    scf::YieldOp::create(pB, tLoop.getResults());
+                    scf::YieldOp::create(rB, pLoop.getResults());
                   });
-              scf::YieldOp::create(rB, pLoop.getResults());
-            });
-        scf::YieldOp::create(cB, rLoop.getResults());
+              scf::YieldOp::create(cB, rLoop.getResults());
             });
         scf::YieldOp::create(kB, cLoop.getResults());
       });
@@ -349,8 +363,7 @@ Value SpmmLowering::epilogue(Value prod, bool prodTransposed) {
   for (int64_t i = 0; i < 2; ++i)
     if (resultType.isDynamicDim(i))
       dyn.push_back(sizes[i]);
-  Value init =
-      tensor::EmptyOp::create(b, resultType.getShape(), outElem, dyn);
+  Value init = tensor::EmptyOp::create(b, resultType.getShape(), outElem, dyn);
 
   MLIRContext *ctx = b.getContext();
   AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
@@ -403,25 +416,23 @@ Value SpmmLowering::epilogue(Value prod, bool prodTransposed) {
           break;
         case Activation::gelu_tanh: {
           // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-          Value x3 = arith::MulFOp::create(
-              eb, x, arith::MulFOp::create(eb, x, x));
+          Value x3 =
+              arith::MulFOp::create(eb, x, arith::MulFOp::create(eb, x, x));
           Value inner = arith::MulFOp::create(
               eb, cF(0.7978845608028654),
               arith::AddFOp::create(
                   eb, x, arith::MulFOp::create(eb, cF(0.044715), x3)));
           Value t = math::TanhOp::create(eb, inner);
-          x = arith::MulFOp::create(
-              eb, arith::MulFOp::create(eb, cF(0.5), x),
-              arith::AddFOp::create(eb, cF(1.0), t));
+          x = arith::MulFOp::create(eb, arith::MulFOp::create(eb, cF(0.5), x),
+                                    arith::AddFOp::create(eb, cF(1.0), t));
           break;
         }
         case Activation::gelu_erf: {
           // 0.5 x (1 + erf(x / sqrt(2)))
           Value e = math::ErfOp::create(
               eb, arith::MulFOp::create(eb, x, cF(0.7071067811865476)));
-          x = arith::MulFOp::create(
-              eb, arith::MulFOp::create(eb, cF(0.5), x),
-              arith::AddFOp::create(eb, cF(1.0), e));
+          x = arith::MulFOp::create(eb, arith::MulFOp::create(eb, cF(0.5), x),
+                                    arith::AddFOp::create(eb, cF(1.0), e));
           break;
         }
         }
@@ -450,13 +461,13 @@ Value SpmmLowering::lowerToKernel() {
   // S: f32 values and i32 column indices, rows padded to the register tile
   // (padded rows have value 0 at column 0: they read a valid row of D).
   Value idx = decodeIndices();
-  Value vals = packInto(values, /*transpose=*/false, {rowsPadded, valuesPerRow},
-                        f32);
+  Value vals =
+      packInto(values, /*transpose=*/false, {rowsPadded, valuesPerRow}, f32);
   idx = packInto(idx, false, {rowsPadded, valuesPerRow}, b.getI32Type());
   // D: Kp x P, f32, rows past K and columns past P are zero, so that
   // padded groups and tile overhang read defined zeros.
-  Value d = packInto(dense, /*transpose=*/kDim == 1, {kPadded, colsPadded},
-                     f32);
+  Value d =
+      packInto(dense, /*transpose=*/kDim == 1, {kPadded, colsPadded}, f32);
   // Column panels of nr = nv * 16 floats, each contiguous (Kp x nr): the
   // kernel walks rows of one panel at data-dependent k, and a plain
   // row-major D would put those rows a power-of-two stride apart, all in
@@ -484,23 +495,23 @@ Value SpmmLowering::lowerToReference() {
   // along 1) or K x N (rhs, pattern along 0).
   int64_t k = denseType.getDimSize(kDim);
   int64_t rows = valuesType.getDimSize(0);
-  SmallVector<int64_t> shape = lhs ? SmallVector<int64_t>{rows, k}
-                                   : SmallVector<int64_t>{k, rows};
+  SmallVector<int64_t> shape =
+      lhs ? SmallVector<int64_t>{rows, k} : SmallVector<int64_t>{k, rows};
   auto sparseType = RankedTensorType::get(shape, valuesType.getElementType());
   if (!sparseType.hasStaticShape()) {
     op.emitOpError("reference lowering needs static shapes");
     return nullptr;
   }
-  Value sparse = DecompressOp::create(b, sparseType, op.getValues(),
-                                      op.getMeta(), op.getPattern(),
-                                      b.getI64IntegerAttr(lhs ? 1 : 0));
+  Value sparse =
+      DecompressOp::create(b, sparseType, op.getValues(), op.getMeta(),
+                           op.getPattern(), b.getI64IntegerAttr(lhs ? 1 : 0));
   // prod[m, n] = sum_k A[m, k] * B[k, n] with A, B as given.
   Value a = lhs ? sparse : dense;
   Value bm = lhs ? dense : sparse;
-  bool aT = !lhs && kDim == 0;  // dense M x K given as K x M
-  bool bT = lhs && kDim == 1;   // dense K x N given as N x K
-  Value prodInit = zeroTensor({dimOf(a, aT ? 1 : 0), dimOf(bm, bT ? 0 : 1)},
-                              f32);
+  bool aT = !lhs && kDim == 0; // dense M x K given as K x M
+  bool bT = lhs && kDim == 1;  // dense K x N given as N x K
+  Value prodInit =
+      zeroTensor({dimOf(a, aT ? 1 : 0), dimOf(bm, bT ? 0 : 1)}, f32);
   MLIRContext *ctx = b.getContext();
   AffineExpr dm = getAffineDimExpr(0, ctx), dn = getAffineDimExpr(1, ctx),
              dk = getAffineDimExpr(2, ctx);
@@ -519,9 +530,10 @@ Value SpmmLowering::lowerToReference() {
           return v.getType() == f32 ? v
                                     : arith::ExtFOp::create(nb, loc, f32, v);
         };
-        Value p = arith::MulFOp::create(nb, loc, toF32(args[0]), toF32(args[1]));
-        linalg::YieldOp::create(nb, loc,
-                                ValueRange{arith::AddFOp::create(nb, loc, args[2], p)});
+        Value p =
+            arith::MulFOp::create(nb, loc, toF32(args[0]), toF32(args[1]));
+        linalg::YieldOp::create(
+            nb, loc, ValueRange{arith::AddFOp::create(nb, loc, args[2], p)});
       });
   return epilogue(contraction.getResult(0), /*prodTransposed=*/false);
 }

@@ -109,8 +109,8 @@ Value RuntimeLowering::locationString(ImplicitLocOpBuilder &b, Location loc) {
     symbol = "__stc_location_" + std::to_string(numLocations++);
     OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
     SmallVector<int8_t> bytes(text.begin(), text.end());
-    auto init = DenseElementsAttr::get(
-        RankedTensorType::get({len}, i8), ArrayRef<int8_t>(bytes));
+    auto init = DenseElementsAttr::get(RankedTensorType::get({len}, i8),
+                                       ArrayRef<int8_t>(bytes));
     memref::GlobalOp::create(mb, module.getLoc(), symbol,
                              mb.getStringAttr("private"), type, init,
                              /*constant=*/true, /*alignment=*/nullptr);
@@ -123,9 +123,9 @@ Value RuntimeLowering::locationString(ImplicitLocOpBuilder &b, Location loc) {
 Value RuntimeLowering::readBuffer(ImplicitLocOpBuilder &b, Value t) {
   auto type = cast<RankedTensorType>(t.getType());
   int64_t d = ShapedType::kDynamic;
-  auto bufferType = MemRefType::get(
-      type.getShape(), type.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), d, {d, d}));
+  auto bufferType =
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      StridedLayoutAttr::get(b.getContext(), d, {d, d}));
   Value buffer =
       bufferization::ToBufferOp::create(b, bufferType, t, /*read_only=*/true);
   return memref::CastOp::create(b, anyLayout2D(type.getElementType()), buffer);
@@ -148,16 +148,17 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
   if (auto prune = dyn_cast<PruneOp>(op)) {
     auto type = prune.getType();
     Value in = readBuffer(b, prune.getInput());
-    Value out = allocate(b, type, {dimOf(b, prune.getInput(), 0),
-                                   dimOf(b, prune.getInput(), 1)});
+    Value out = allocate(
+        b, type,
+        {dimOf(b, prune.getInput(), 0), dimOf(b, prune.getInput(), 1)});
     std::string name = "stc_rt_prune_" + typeSuffix(type.getElementType());
     MemRefType any = anyLayout2D(type.getElementType());
     declare(name, {any, any, i64Type, i64Type, i64Type}, {});
-    func::CallOp::create(
-        b, name, TypeRange{},
-        ValueRange{in, castAny(b, out), i64(b, prune.getReductionDim()),
-                   i64(b, prune.getPattern().getN()),
-                   i64(b, prune.getPattern().getM())});
+    func::CallOp::create(b, name, TypeRange{},
+                         ValueRange{in, castAny(b, out),
+                                    i64(b, prune.getReductionDim()),
+                                    i64(b, prune.getPattern().getN()),
+                                    i64(b, prune.getPattern().getM())});
     prune.getResult().replaceAllUsesWith(asTensor(b, out, type));
     prune.erase();
     return success();
@@ -216,8 +217,9 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
           "stc.decompress: the reduction size of the result must be static");
     Value rows = dimOf(b, decompress.getValues(), 0);
     Value k = arith::ConstantIndexOp::create(b, type.getDimSize(dim));
-    Value out = allocate(b, type, dim == 1 ? SmallVector<Value>{rows, k}
-                                           : SmallVector<Value>{k, rows});
+    Value out = allocate(b, type,
+                         dim == 1 ? SmallVector<Value>{rows, k}
+                                  : SmallVector<Value>{k, rows});
     Type elem = type.getElementType();
     std::string name = "stc_rt_decompress_" + typeSuffix(elem);
     MemRefType any = anyLayout2D(elem);
@@ -242,15 +244,15 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
     std::string name = "stc_rt_check_" + typeSuffix(elem);
     declare(name, {anyLayout2D(elem), i64Type, i64Type, i64Type},
             {b.getI8Type()});
-    auto call = func::CallOp::create(
-        b, name, TypeRange{b.getI8Type()},
-        ValueRange{readBuffer(b, check.getInput()),
-                   i64(b, check.getReductionDim()),
-                   i64(b, check.getPattern().getN()),
-                   i64(b, check.getPattern().getM())});
-    Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
-                                     call.getResult(0),
-                                     arith::ConstantIntOp::create(b, 0, 8));
+    auto call =
+        func::CallOp::create(b, name, TypeRange{b.getI8Type()},
+                             ValueRange{readBuffer(b, check.getInput()),
+                                        i64(b, check.getReductionDim()),
+                                        i64(b, check.getPattern().getN()),
+                                        i64(b, check.getPattern().getM())});
+    Value ok =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, call.getResult(0),
+                              arith::ConstantIntOp::create(b, 0, 8));
     check.getResult().replaceAllUsesWith(ok);
     check.erase();
     return success();

@@ -92,8 +92,7 @@ LogicalResult mlir::stc::buildStcPipeline(OpPassManager &pm,
 
 namespace {
 /// Command-line form of StcPipelineOptions for `stc-opt --stc-pipeline`.
-struct StcPipelineCLOptions
-    : public PassPipelineOptions<StcPipelineCLOptions> {
+struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
   PassOptions::Option<std::string> target{*this, "target",
                                           llvm::cl::init("cpu")};
   PassOptions::Option<std::string> sparsity{*this, "sparsity",

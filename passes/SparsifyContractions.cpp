@@ -146,9 +146,8 @@ static bool isConstantWithPattern(const OperandTrace &trace,
   std::optional<std::vector<float>> data = readFloatConstant(attr, type);
   if (!data)
     return false;
-  return constantSatisfiesPattern(*data, type.getDimSize(0),
-                                  type.getDimSize(1), trace.reductionDim,
-                                  pattern);
+  return constantSatisfiesPattern(*data, type.getDimSize(0), type.getDimSize(1),
+                                  trace.reductionDim, pattern);
 }
 
 /// The information about one 2-D contraction needed to build stc.spmm.
@@ -237,6 +236,106 @@ private:
   SparsityMode mode = SparsityMode::Explicit;
 };
 
+/// Largest batch that is unrolled into 2-D products.
+constexpr int64_t kMaxUnrolledBatch = 64;
+
+/// Batch element `b` of a rank-3 value: a new constant when `v` is a dense<>
+/// constant (so that its pruning still folds), else a rank-reducing slice.
+static Value sliceBatch(OpBuilder &b, Location loc, Value v, int64_t index) {
+  auto type = cast<RankedTensorType>(v.getType());
+  auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
+                                         type.getElementType());
+  Attribute attr;
+  if (matchPattern(v, m_Constant(&attr))) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+      if (dense.isSplat())
+        return arith::ConstantOp::create(b, loc,
+                                         dense.resizeSplat(sliceType));
+      size_t bytes = sliceType.getNumElements() *
+                     (type.getElementTypeBitWidth() / 8);
+      ArrayRef<char> raw = dense.getRawData();
+      return arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::getFromRawBuffer(
+              sliceType, raw.slice(index * bytes, bytes)));
+    }
+  }
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(index),
+                                       b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                     b.getIndexAttr(type.getDimSize(1)),
+                                     b.getIndexAttr(type.getDimSize(2))};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, v, offsets, sizes,
+                                        strides);
+}
+
+/// Rewrites a static batch_matmul into per-batch linalg.matmul ops whose
+/// results are inserted into the accumulator; returns false when it does
+/// not apply (dynamic shapes, large batch, transposed variants).
+static bool splitBatchMatmul(linalg::BatchMatmulOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2)
+    return false;
+  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
+      !initType.hasStaticShape())
+    return false;
+  // Only the default (b, m, k) x (b, k, n) -> (b, m, n) form.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  MLIRContext *ctx = op.getContext();
+  AffineExpr bb = getAffineDimExpr(0, ctx), m = getAffineDimExpr(1, ctx),
+             n = getAffineDimExpr(2, ctx), k = getAffineDimExpr(3, ctx);
+  if (maps.size() != 3 || maps[0] != AffineMap::get(4, 0, {bb, m, k}, ctx) ||
+      maps[1] != AffineMap::get(4, 0, {bb, k, n}, ctx) ||
+      maps[2] != AffineMap::get(4, 0, {bb, m, n}, ctx))
+    return false;
+  int64_t batch = lhsType.getDimSize(0);
+  if (batch > kMaxUnrolledBatch) {
+    op.emitRemark() << "stc: batch of " << batch
+                    << " is not unrolled (more than " << kMaxUnrolledBatch
+                    << "); left dense";
+    return false;
+  }
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value result = init;
+  for (int64_t i = 0; i < batch; ++i) {
+    Value a = sliceBatch(b, loc, lhs, i);
+    Value w = sliceBatch(b, loc, rhs, i);
+    // A filled accumulator stays a fill, so that a zero one is recognised.
+    Value c;
+    if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+      auto sliceType = RankedTensorType::get(initType.getShape().drop_front(),
+                                             initType.getElementType());
+      Value empty = tensor::EmptyOp::create(b, loc, sliceType.getShape(),
+                                            sliceType.getElementType());
+      c = linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
+              .getResult(0);
+    } else {
+      c = sliceBatch(b, loc, init, i);
+    }
+    Value product =
+        linalg::MatmulOp::create(b, loc, TypeRange{c.getType()},
+                                 ValueRange{a, w}, ValueRange{c})
+            .getResult(0);
+    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(i), b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                       b.getIndexAttr(initType.getDimSize(1)),
+                                       b.getIndexAttr(initType.getDimSize(2))};
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    result = tensor::InsertSliceOp::create(b, loc, product, result, offsets,
+                                           sizes, strides);
+  }
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+  return true;
+}
+
 /// DESIGN §5: the constant operand when exactly one is constant, otherwise
 /// the right-hand one (the weight of X.W).
 static int preferredOperand(const OperandTrace &lhs, const OperandTrace &rhs) {
@@ -292,14 +391,13 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
   auto srcType = cast<RankedTensorType>(toCompress.getType());
   int64_t rows = srcType.getDimSize(1 - trace.reductionDim);
   int64_t k = srcType.getDimSize(trace.reductionDim);
-  int64_t valuesPerRow = ShapedType::isDynamic(k)
-                             ? ShapedType::kDynamic
-                             : pattern.getValuesPerRow(k);
+  int64_t valuesPerRow = ShapedType::isDynamic(k) ? ShapedType::kDynamic
+                                                  : pattern.getValuesPerRow(k);
   int64_t wordsPerRow = ShapedType::isDynamic(k)
                             ? ShapedType::kDynamic
                             : pattern.getMetaWordsPerRow(k);
-  auto valuesType = RankedTensorType::get({rows, valuesPerRow},
-                                          srcType.getElementType());
+  auto valuesType =
+      RankedTensorType::get({rows, valuesPerRow}, srcType.getElementType());
   auto metaType = RankedTensorType::get({rows, wordsPerRow}, b.getI16Type());
   auto compress =
       CompressOp::create(b, loc, valuesType, metaType, toCompress, pattern,
@@ -321,8 +419,8 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
       ActivationAttr::get(b.getContext(), Activation::none));
   op->emitRemark() << "stc: " << (lhsSparse ? "lhs" : "rhs") << " operand is "
                    << pattern.getN() << ":" << pattern.getM() << " sparse ("
-                   << (trace.encoded  ? "sparse_tensor encoding"
-                       : trace.pruned ? "stc.prune"
+                   << (trace.encoded                 ? "sparse_tensor encoding"
+                       : trace.pruned                ? "stc.prune"
                        : mode == SparsityMode::Force ? "sparsity=force"
                                                      : "sparsity=enable")
                    << "), rewritten to stc.spmm";
@@ -353,6 +451,16 @@ void StcSparsifyContractionsPass::runOnOperation() {
     module.emitError() << "unsupported pattern '" << pattern
                        << "' (expected 2:4 or 1:2)";
     return signalPassFailure();
+  }
+
+  // The hardware (and our kernels) multiply one sparse matrix at a time: a
+  // batched product whose operands the sparsity option makes sparse is
+  // split into one 2-D product per batch element first.
+  if (mode != SparsityMode::Explicit) {
+    SmallVector<linalg::BatchMatmulOp> batched;
+    module.walk([&](linalg::BatchMatmulOp op) { batched.push_back(op); });
+    for (linalg::BatchMatmulOp op : batched)
+      splitBatchMatmul(op);
   }
 
   SmallVector<linalg::LinalgOp> candidates;
@@ -421,8 +529,8 @@ void StcSparsifyContractionsPass::runOnOperation() {
       Type type = arg.getType();
       if (sparse_tensor::getSparseTensorEncoding(type)) {
         auto ranked = cast<RankedTensorType>(type);
-        type = RankedTensorType::get(ranked.getShape(),
-                                     ranked.getElementType());
+        type =
+            RankedTensorType::get(ranked.getShape(), ranked.getElementType());
         for (Operation *user : arg.getUsers()) {
           if (!isa<CompressOp, PruneOp>(user)) {
             user->emitError("stc: value with a structured[2, 4] encoding is "

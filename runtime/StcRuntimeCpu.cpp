@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/stc_runtime.h"
 #include "runtime/format/StcFormat.h"
+#include "runtime/stc_runtime.h"
 
 #include <initializer_list>
 #include <mutex>
@@ -55,7 +55,8 @@ std::string locationOf(const StcMemRef1D *where) {
 /// Records "<where>: error: <body>" unless an error is already recorded.
 void recordError(const StcMemRef1D *where, const std::string &body) {
   std::string loc = locationOf(where);
-  std::string msg = (loc.empty() ? std::string() : loc + ": ") + "error: " + body;
+  std::string msg =
+      (loc.empty() ? std::string() : loc + ": ") + "error: " + body;
   std::lock_guard<std::mutex> lock(errorMutex());
   if (hasError)
     return;
@@ -195,9 +196,9 @@ void compressImpl(StcMemRef2D *in, StcMemRef2D *values, StcMemRef2D *meta,
     return;
   }
   // On failure the library zero-fills values and meta itself.
-  Status s = compress<T>(reductionView<const T>(in, reductionDim),
-                         plainView<T>(values), plainView<uint16_t>(meta), p,
-                         mag);
+  Status s =
+      compress<T>(reductionView<const T>(in, reductionDim),
+                  plainView<T>(values), plainView<uint16_t>(meta), p, mag);
   if (!s.ok())
     reportStatus(op, s, reductionDim, p, where);
 }
@@ -213,9 +214,9 @@ void decompressImpl(StcMemRef2D *values, StcMemRef2D *meta, StcMemRef2D *out,
     zeroFill<T>(out);
     return;
   }
-  Status s = decompress<T>(plainView<const T>(values),
-                           plainView<const uint16_t>(meta),
-                           reductionView<T>(out, reductionDim), p);
+  Status s =
+      decompress<T>(plainView<const T>(values), plainView<const uint16_t>(meta),
+                    reductionView<T>(out, reductionDim), p);
   if (!s.ok())
     reportStatus(op, s, reductionDim, p, where);
 }
@@ -228,9 +229,8 @@ int8_t checkImpl(StcMemRef2D *in, int64_t reductionDim, int64_t n, int64_t m,
   if (!checkArgs(op, reductionDim, n, m, nullptr, p) ||
       !checkDescriptors(op, nullptr, {in}))
     return 0;
-  return checkPattern<T>(reductionView<const T>(in, reductionDim), p, mag)
-             ? 0
-             : 1;
+  return checkPattern<T>(reductionView<const T>(in, reductionDim), p, mag) ? 0
+                                                                           : 1;
 }
 
 } // namespace
@@ -272,9 +272,9 @@ void _mlir_ciface_stc_rt_compress_f16(StcMemRef2D *in, StcMemRef2D *values,
                          magnitudeF16);
 }
 void _mlir_ciface_stc_rt_compress_bf16(StcMemRef2D *in, StcMemRef2D *values,
-                                       StcMemRef2D *meta,
-                                       int64_t reduction_dim, int64_t n,
-                                       int64_t m, StcMemRef1D *where) {
+                                       StcMemRef2D *meta, int64_t reduction_dim,
+                                       int64_t n, int64_t m,
+                                       StcMemRef1D *where) {
   compressImpl<uint16_t>(in, values, meta, reduction_dim, n, m, where,
                          magnitudeBF16);
 }
@@ -291,8 +291,8 @@ void _mlir_ciface_stc_rt_decompress_f16(StcMemRef2D *values, StcMemRef2D *meta,
                                         StcMemRef1D *where) {
   decompressImpl<uint16_t>(values, meta, out, reduction_dim, n, m, where);
 }
-void _mlir_ciface_stc_rt_decompress_bf16(StcMemRef2D *values,
-                                         StcMemRef2D *meta, StcMemRef2D *out,
+void _mlir_ciface_stc_rt_decompress_bf16(StcMemRef2D *values, StcMemRef2D *meta,
+                                         StcMemRef2D *out,
                                          int64_t reduction_dim, int64_t n,
                                          int64_t m, StcMemRef1D *where) {
   decompressImpl<uint16_t>(values, meta, out, reduction_dim, n, m, where);

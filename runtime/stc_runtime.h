@@ -67,9 +67,9 @@ void _mlir_ciface_stc_rt_compress_f16(StcMemRef2D *in, StcMemRef2D *values,
                                       StcMemRef2D *meta, int64_t reduction_dim,
                                       int64_t n, int64_t m, StcMemRef1D *where);
 void _mlir_ciface_stc_rt_compress_bf16(StcMemRef2D *in, StcMemRef2D *values,
-                                       StcMemRef2D *meta,
-                                       int64_t reduction_dim, int64_t n,
-                                       int64_t m, StcMemRef1D *where);
+                                       StcMemRef2D *meta, int64_t reduction_dim,
+                                       int64_t n, int64_t m,
+                                       StcMemRef1D *where);
 
 /* out = decompress(values, meta); out is the dense tensor (rows x K when
  * reduction_dim == 1, K x rows when 0).  Illegal nibbles are an error. */
@@ -81,8 +81,8 @@ void _mlir_ciface_stc_rt_decompress_f16(StcMemRef2D *values, StcMemRef2D *meta,
                                         StcMemRef2D *out, int64_t reduction_dim,
                                         int64_t n, int64_t m,
                                         StcMemRef1D *where);
-void _mlir_ciface_stc_rt_decompress_bf16(StcMemRef2D *values,
-                                         StcMemRef2D *meta, StcMemRef2D *out,
+void _mlir_ciface_stc_rt_decompress_bf16(StcMemRef2D *values, StcMemRef2D *meta,
+                                         StcMemRef2D *out,
                                          int64_t reduction_dim, int64_t n,
                                          int64_t m, StcMemRef1D *where);
 

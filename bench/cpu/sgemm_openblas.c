@@ -58,9 +58,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "out of memory\n");
     return 1;
   }
-  for (long i = 0; i < m * k; ++i) a[i] = rand_uniform();
-  for (long i = 0; i < k * n; ++i) b[i] = rand_uniform();
-  for (long i = 0; i < m * n; ++i) c[i] = 0.0f;
+  for (long i = 0; i < m * k; ++i)
+    a[i] = rand_uniform();
+  for (long i = 0; i < k * n; ++i)
+    b[i] = rand_uniform();
+  for (long i = 0; i < m * n; ++i)
+    c[i] = 0.0f;
 
   printf("corename %s\n", openblas_get_corename());
   printf("config %s\n", openblas_get_config());
@@ -77,7 +80,8 @@ int main(int argc, char **argv) {
     printf("time_ms %.6f\n", t1 - t0);
   }
   double sum = 0.0;
-  for (long i = 0; i < m * n; ++i) sum += c[i];
+  for (long i = 0; i < m * n; ++i)
+    sum += c[i];
   printf("checksum %.6e\n", sum);
   free(a);
   free(b);

@@ -21,8 +21,9 @@ namespace cl = llvm::cl;
 
 struct SharedOptions {
   cl::opt<std::string> target{
-      "target", cl::desc("Code generation target: cpu (sm_80, sm_86, sm_89, "
-                         "sm_90, sm_90a are reserved for the GPU path)"),
+      "target",
+      cl::desc("Code generation target: cpu (sm_80, sm_86, sm_89, "
+               "sm_90, sm_90a are reserved for the GPU path)"),
       cl::init("cpu")};
   cl::opt<std::string> sparsity{
       "sparsity",
@@ -33,9 +34,8 @@ struct SharedOptions {
       cl::init("2:4")};
   cl::opt<int64_t> mr{"mr", cl::desc("CPU kernel: sparse rows per tile"),
                       cl::init(8)};
-  cl::opt<int64_t> nv{"nv",
-                      cl::desc("CPU kernel: 16-wide vectors per tile row"),
-                      cl::init(2)};
+  cl::opt<int64_t> nv{
+      "nv", cl::desc("CPU kernel: 16-wide vectors per tile row"), cl::init(2)};
   cl::opt<int64_t> kc{"kc", cl::desc("CPU kernel: reduction block"),
                       cl::init(256)};
   cl::opt<int64_t> mc{"mc", cl::desc("CPU kernel: row block"), cl::init(128)};
@@ -110,7 +110,8 @@ OwningOpRef<ModuleOp> mlir::stc::parseInput(const std::string &path,
 void mlir::stc::addCInterfaces(ModuleOp module) {
   module.walk([&](func::FuncOp func) {
     if (func.isPublic() && !func.isExternal())
-      func->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
+      func->setAttr("llvm.emit_c_interface",
+                    UnitAttr::get(module.getContext()));
   });
 }
 

@@ -10,20 +10,20 @@
 #include "compiler/InitAll.h"
 #include "compiler/lib/ToolSupport.h"
 
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 using namespace mlir;
 using namespace mlir::stc;
@@ -132,8 +132,8 @@ int main(int argc, char **argv) {
       llvmModule->setDataLayout(tm->createDataLayout());
       llvmModule->setTargetTriple(tm->getTargetTriple());
     }
-    if (llvm::Error err = makeOptimizingTransformer(3, 0, tm.get())(
-            llvmModule.get())) {
+    if (llvm::Error err =
+            makeOptimizingTransformer(3, 0, tm.get())(llvmModule.get())) {
       reportError(kTool, "LLVM optimization failed: " +
                              llvm::toString(std::move(err)));
       return 1;
@@ -158,7 +158,8 @@ int main(int argc, char **argv) {
 
   // Everything succeeded: write the output in one go.
   std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(outputFile, &error);
+  std::unique_ptr<llvm::ToolOutputFile> out =
+      openOutputFile(outputFile, &error);
   if (!out) {
     reportError(kTool, error);
     return 1;

@@ -63,8 +63,8 @@ Attribute NMPatternAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess() || parser.parseInteger(n) || parser.parseColon() ||
       parser.parseInteger(m) || parser.parseGreater())
     return {};
-  return NMPatternAttr::getChecked(
-      [&] { return parser.emitError(loc); }, parser.getContext(), n, m);
+  return NMPatternAttr::getChecked([&] { return parser.emitError(loc); },
+                                   parser.getContext(), n, m);
 }
 
 void NMPatternAttr::print(AsmPrinter &printer) const {

@@ -39,8 +39,8 @@ decodeRaw(ArrayRef<char> raw, Type elementType, int64_t count, bool splat) {
     } else {
       uint16_t bits;
       std::memcpy(&bits, p, 2);
-      out[i] = elementType.isF16() ? fmt::f16ToFloat(bits)
-                                   : fmt::bf16ToFloat(bits);
+      out[i] =
+          elementType.isF16() ? fmt::f16ToFloat(bits) : fmt::bf16ToFloat(bits);
     }
   }
   return out;
@@ -63,15 +63,16 @@ mlir::stc::readFloatConstant(Attribute attr, RankedTensorType type) {
   return std::nullopt;
 }
 
-DenseElementsAttr mlir::stc::makeFloatConstant(RankedTensorType type,
-                                               const std::vector<float> &values) {
+DenseElementsAttr
+mlir::stc::makeFloatConstant(RankedTensorType type,
+                             const std::vector<float> &values) {
   Type elem = type.getElementType();
   if (elem.isF32())
     return DenseElementsAttr::get(type, ArrayRef<float>(values));
   std::vector<uint16_t> bits(values.size());
   for (size_t i = 0; i < values.size(); ++i)
-    bits[i] = elem.isF16() ? fmt::floatToF16(values[i])
-                           : fmt::floatToBF16(values[i]);
+    bits[i] =
+        elem.isF16() ? fmt::floatToF16(values[i]) : fmt::floatToBF16(values[i]);
   return DenseElementsAttr::getFromRawBuffer(
       type, ArrayRef<char>(reinterpret_cast<const char *>(bits.data()),
                            bits.size() * 2));
@@ -109,11 +110,10 @@ mlir::stc::decodeConstantIndices(const std::vector<uint16_t> &meta,
                                  NMPatternAttr pattern) {
   int64_t words = valuesPerRow / (4 * pattern.getN());
   std::vector<int32_t> idx(rows * valuesPerRow, 0);
-  fmt::decodeIndices(fmt::View2D<const uint16_t>::rowMajor(meta.data(), rows,
-                                                          words),
-                     fmt::View2D<int32_t>::rowMajor(idx.data(), rows,
-                                                    valuesPerRow),
-                     toFormat(pattern));
+  fmt::decodeIndices(
+      fmt::View2D<const uint16_t>::rowMajor(meta.data(), rows, words),
+      fmt::View2D<int32_t>::rowMajor(idx.data(), rows, valuesPerRow),
+      toFormat(pattern));
   return idx;
 }
 
@@ -148,14 +148,14 @@ LogicalResult CompressOp::fold(FoldAdaptor adaptor,
   if (!data)
     return failure();
   fmt::Compressed compressed;
-  fmt::Status status =
-      fmt::compress(*data, type.getDimSize(0), type.getDimSize(1),
-                    static_cast<int>(getReductionDim()),
-                    toFormat(getPattern()), compressed);
+  fmt::Status status = fmt::compress(
+      *data, type.getDimSize(0), type.getDimSize(1),
+      static_cast<int>(getReductionDim()), toFormat(getPattern()), compressed);
   // A violation is reported with its location by stc-lower-to-runtime.
   if (!status.ok())
     return failure();
-  results.push_back(makeFloatConstant(getValues().getType(), compressed.values));
+  results.push_back(
+      makeFloatConstant(getValues().getType(), compressed.values));
   results.push_back(DenseElementsAttr::getFromRawBuffer(
       getMeta().getType(),
       ArrayRef<char>(reinterpret_cast<const char *>(compressed.meta.data()),
@@ -195,8 +195,8 @@ OpFoldResult CheckOp::fold(FoldAdaptor adaptor) {
       readFloatConstant(adaptor.getInput(), type);
   if (!data)
     return {};
-  bool ok = constantSatisfiesPattern(*data, type.getDimSize(0),
-                                     type.getDimSize(1), getReductionDim(),
-                                     getPattern());
+  bool ok =
+      constantSatisfiesPattern(*data, type.getDimSize(0), type.getDimSize(1),
+                               getReductionDim(), getPattern());
   return BoolAttr::get(getContext(), ok);
 }

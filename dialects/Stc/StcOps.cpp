@@ -45,7 +45,8 @@ static LogicalResult verifyPatternOperand(Operation *op, RankedTensorType type,
 
 /// Checks that (values, meta) are a compressed form of a dense `rows x k`
 /// matrix under `pattern` (any size may be dynamic).
-static LogicalResult verifyCompressedPair(Operation *op, RankedTensorType values,
+static LogicalResult verifyCompressedPair(Operation *op,
+                                          RankedTensorType values,
                                           RankedTensorType meta,
                                           NMPatternAttr pattern, int64_t rows,
                                           int64_t k) {
@@ -95,32 +96,31 @@ LogicalResult CheckOp::verify() {
 
 LogicalResult CompressOp::verify() {
   RankedTensorType input = getInput().getType();
-  if (failed(verifyPatternOperand(*this, input, getPattern(),
-                                  getReductionDim())))
+  if (failed(
+          verifyPatternOperand(*this, input, getPattern(), getReductionDim())))
     return failure();
   if (getValues().getType().getElementType() != input.getElementType())
     return emitOpError("values element type ")
            << getValues().getType().getElementType()
            << " differs from the input's " << input.getElementType();
   int64_t dim = getReductionDim();
-  return verifyCompressedPair(*this, getValues().getType(),
-                              getMeta().getType(), getPattern(),
-                              input.getDimSize(1 - dim), input.getDimSize(dim));
+  return verifyCompressedPair(*this, getValues().getType(), getMeta().getType(),
+                              getPattern(), input.getDimSize(1 - dim),
+                              input.getDimSize(dim));
 }
 
 LogicalResult DecompressOp::verify() {
   RankedTensorType result = getResult().getType();
-  if (failed(verifyPatternOperand(*this, result, getPattern(),
-                                  getReductionDim())))
+  if (failed(
+          verifyPatternOperand(*this, result, getPattern(), getReductionDim())))
     return failure();
   if (getValues().getType().getElementType() != result.getElementType())
     return emitOpError("result element type ")
            << result.getElementType() << " differs from the values' "
            << getValues().getType().getElementType();
   int64_t dim = getReductionDim();
-  return verifyCompressedPair(*this, getValues().getType(),
-                              getMeta().getType(), getPattern(),
-                              result.getDimSize(1 - dim),
+  return verifyCompressedPair(*this, getValues().getType(), getMeta().getType(),
+                              getPattern(), result.getDimSize(1 - dim),
                               result.getDimSize(dim));
 }
 

@@ -168,12 +168,8 @@ uint16_t floatToBF16(float value) {
 }
 
 float magnitudeF32(float value) { return std::fabs(value); }
-float magnitudeF16(uint16_t bits) {
-  return std::fabs(f16ToFloat(bits));
-}
-float magnitudeBF16(uint16_t bits) {
-  return std::fabs(bf16ToFloat(bits));
-}
+float magnitudeF16(uint16_t bits) { return std::fabs(f16ToFloat(bits)); }
+float magnitudeBF16(uint16_t bits) { return std::fabs(bf16ToFloat(bits)); }
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -234,14 +230,13 @@ bool checkShape(const char *what, const View2D<A> &v, int64_t rows,
   if (v.rows == rows && v.cols == cols && (v.data || rows == 0 || cols == 0))
     return true;
   s.code = ErrorCode::ShapeMismatch;
-  s.message = std::string(what) + " has shape " + std::to_string(v.rows) +
-              "x" + std::to_string(v.cols) + ", expected " +
-              std::to_string(rows) + "x" + std::to_string(cols);
+  s.message = std::string(what) + " has shape " + std::to_string(v.rows) + "x" +
+              std::to_string(v.cols) + ", expected " + std::to_string(rows) +
+              "x" + std::to_string(cols);
   return false;
 }
 
-Status illegalNibble(NMPattern p, int64_t row, int64_t group,
-                     unsigned nibble) {
+Status illegalNibble(NMPattern p, int64_t row, int64_t group, unsigned nibble) {
   Status s;
   s.code = ErrorCode::IllegalNibble;
   s.row = row;
@@ -249,9 +244,9 @@ Status illegalNibble(NMPattern p, int64_t row, int64_t group,
   s.nibble = nibble;
   char hex[8];
   std::snprintf(hex, sizeof(hex), "0x%X", nibble);
-  s.message = std::string("illegal ") + patternName(p) +
-              " metadata nibble " + hex + " at row " + std::to_string(row) +
-              ", group " + std::to_string(group);
+  s.message = std::string("illegal ") + patternName(p) + " metadata nibble " +
+              hex + " at row " + std::to_string(row) + ", group " +
+              std::to_string(group);
   return s;
 }
 
@@ -350,8 +345,7 @@ Status compress(InView<T> in, View2D<T> values, View2D<uint16_t> meta,
   }
   const int64_t k = in.cols;
   if (!checkShape("values", values, in.rows, valuesPerRow(k, p), s) ||
-      !checkShape("metadata", meta, in.rows,
-                               metaWordsPerRow(k, p), s))
+      !checkShape("metadata", meta, in.rows, metaWordsPerRow(k, p), s))
     return fail(s);
   if (auto v = checkPattern<T>(in, p, mag)) {
     s.code = ErrorCode::NotNM;
@@ -359,9 +353,8 @@ Status compress(InView<T> in, View2D<T> values, View2D<uint16_t> meta,
     s.group = v->group;
     s.count = v->count;
     s.message = "operand is not " + patternName(p) + ": row " +
-                std::to_string(v->row) + ", group " +
-                std::to_string(v->group) + " has " +
-                std::to_string(v->count) + " non-zeros";
+                std::to_string(v->row) + ", group " + std::to_string(v->group) +
+                " has " + std::to_string(v->count) + " non-zeros";
     return fail(s);
   }
   const int64_t groups = groupsPerRow(k, p);
@@ -418,10 +411,8 @@ Status decompress(InView<T> values, View2D<const uint16_t> meta, View2D<T> out,
     return fail(s);
   }
   const int64_t k = out.cols;
-  if (!checkShape("values", values, out.rows, valuesPerRow(k, p),
-                              s) ||
-      !checkShape("metadata", meta, out.rows,
-                                     metaWordsPerRow(k, p), s))
+  if (!checkShape("values", values, out.rows, valuesPerRow(k, p), s) ||
+      !checkShape("metadata", meta, out.rows, metaWordsPerRow(k, p), s))
     return fail(s);
   s = validateMeta(meta, p);
   if (!s.ok())
@@ -451,13 +442,13 @@ Status decodeIndices(View2D<const uint16_t> meta, View2D<int32_t> indices,
   if (!p.isSupported())
     return fail(unsupported(p));
   Status s;
-  if (meta.rows < 0 || meta.cols < 0 || (!meta.data && meta.rows && meta.cols)) {
+  if (meta.rows < 0 || meta.cols < 0 ||
+      (!meta.data && meta.rows && meta.cols)) {
     s.code = ErrorCode::ShapeMismatch;
     s.message = "invalid metadata view";
     return fail(s);
   }
-  if (!checkShape("indices", indices, meta.rows,
-                                    meta.cols * 4 * p.n, s))
+  if (!checkShape("indices", indices, meta.rows, meta.cols * 4 * p.n, s))
     return fail(s);
   s = validateMeta(meta, p);
   if (!s.ok())
@@ -482,7 +473,7 @@ template bool prune<uint16_t>(InView<uint16_t>, View2D<uint16_t>, NMPattern,
 template std::optional<Violation> checkPattern<float>(InView<float>, NMPattern,
                                                       MagnitudeFn<float>);
 template std::optional<Violation>
-checkPattern<uint16_t>(InView<uint16_t>, NMPattern, MagnitudeFn<uint16_t>);
+    checkPattern<uint16_t>(InView<uint16_t>, NMPattern, MagnitudeFn<uint16_t>);
 template Status compress<float>(InView<float>, View2D<float>, View2D<uint16_t>,
                                 NMPattern, MagnitudeFn<float>);
 template Status compress<uint16_t>(InView<uint16_t>, View2D<uint16_t>,
@@ -514,8 +505,7 @@ std::vector<float> prune(const std::vector<float> &dense, int64_t dim0,
   if (!in || !p.isSupported())
     return {};
   std::vector<float> out(dense.size(), 0.0f);
-  View2D<float> o(out.data(), in->rows, in->cols, in->rowStride,
-                  in->colStride);
+  View2D<float> o(out.data(), in->rows, in->cols, in->rowStride, in->colStride);
   prune<float>(*in, o, p, magnitudeF32);
   return out;
 }

@@ -133,8 +133,9 @@ struct View2D {
     return View2D(data, rows, cols, cols, 1);
   }
   /// View<U> converts to View<const U>.
-  template <typename U, typename = std::enable_if_t<
-                            std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
+  template <typename U,
+            typename = std::enable_if_t<std::is_same_v<const U, T> &&
+                                        !std::is_same_v<U, T>>>
   View2D(const View2D<U> &o)
       : data(o.data), rows(o.rows), cols(o.cols), rowStride(o.rowStride),
         colStride(o.colStride) {}

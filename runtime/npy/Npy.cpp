@@ -304,13 +304,15 @@ std::string directoryOf(const std::string &path) {
 
 std::string errnoMessage(int err) { return std::strerror(err); }
 
-template <typename T> float loadAs(const uint8_t *p) {
+template <typename T>
+float loadAs(const uint8_t *p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
   return static_cast<float>(v);
 }
 
-template <typename T> void storeInt(float f, uint8_t *p) {
+template <typename T>
+void storeInt(float f, uint8_t *p) {
   T v;
   if (std::isnan(f)) {
     v = 0;

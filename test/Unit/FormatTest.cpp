@@ -43,8 +43,8 @@ std::vector<float> pruneRow(const std::vector<float> &row, NMPattern p) {
 void expectBitsEq(const std::vector<float> &a, const std::vector<float> &b) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i)
-    EXPECT_EQ(bitsOf(a[i]), bitsOf(b[i])) << "at " << i << ": " << a[i]
-                                          << " vs " << b[i];
+    EXPECT_EQ(bitsOf(a[i]), bitsOf(b[i]))
+        << "at " << i << ": " << a[i] << " vs " << b[i];
 }
 
 /// Random floats, never all zero, with a fraction of exact zeros.
@@ -240,9 +240,9 @@ TEST(FormatPrune, RandomMatchesStableSortReference) {
                 << "k=" << k << " row " << r << " group " << g << " col " << j;
           }
         }
-      EXPECT_FALSE(checkPattern<float>(View2D<const float>::rowMajor(
-                                           pruned.data(), rows, k),
-                                       p, magnitudeF32));
+      EXPECT_FALSE(checkPattern<float>(
+          View2D<const float>::rowMajor(pruned.data(), rows, k), p,
+          magnitudeF32));
     }
   }
 }
@@ -282,7 +282,7 @@ TEST(FormatCompress, HandCheckedWords24) {
   // Row 0 groups keep (0,1) (0,2) (0,3) (1,2) -> nibbles 4 8 C 9 -> 0x9C84.
   // Row 1 groups keep (1,3) (2,3) none (3 only) -> nibbles D E 4 C -> 0xC4ED.
   std::vector<float> dense = {
-      1, 2, 0, 0, /**/ 3, 0, 4, 0, /**/ 5, 0, 0, 6, /**/ 0, 7, 8, 0, //
+      1, 2, 0, 0,  /**/ 3, 0, 4,  0,  /**/ 5, 0, 0, 6, /**/ 0, 7, 8, 0, //
       0, 9, 0, 10, /**/ 0, 0, 11, 12, /**/ 0, 0, 0, 0, /**/ 0, 0, 0, 13};
   Compressed c;
   Status s = compress(dense, 2, 16, 1, kPattern24, c);
@@ -333,7 +333,7 @@ TEST(FormatCompress, HandCheckedWords12) {
   // Pairs [0,5] [6,0] [0,0] [-1,0] -> nibbles E 4 4 4 -> 0x444E.
   // Second row: [0,1] [0,2] [3,0] [0,0] -> E E 4 4 -> 0x44EE.
   std::vector<float> dense = {0, 5, 6, 0, 0, 0, -1, 0, //
-                              0, 1, 0, 2, 3, 0, 0, 0};
+                              0, 1, 0, 2, 3, 0, 0,  0};
   Compressed c;
   ASSERT_TRUE(compress(dense, 2, 8, 1, kPattern12, c).ok());
   EXPECT_EQ(c.meta, (std::vector<uint16_t>{0x444E, 0x44EE}));
@@ -441,7 +441,8 @@ TEST(FormatRoundTrip, StridedViews) {
       ASSERT_TRUE(compress(rowMajor, rows, k, 1, p, ref).ok());
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t v = 0; v < vpr; ++v)
-          EXPECT_EQ(bitsOf(vv.at(r, v)), bitsOf(ref.values[size_t(r * vpr + v)]));
+          EXPECT_EQ(bitsOf(vv.at(r, v)),
+                    bitsOf(ref.values[size_t(r * vpr + v)]));
         for (int64_t i = 0; i < w; ++i)
           EXPECT_EQ(mv.at(r, i), ref.meta[size_t(r * w + i)]);
         EXPECT_EQ(meta[size_t(r * (w + 1) + w)], 0xABCD); // Gap untouched.
@@ -476,10 +477,10 @@ TEST(FormatRoundTrip, BitExactHalfValues) {
     EXPECT_EQ(values, (std::vector<uint16_t>{0x7E01, 0x0001, 0xFC00, 0x03FF,
                                              0x7BFF, 0x8001, 0, 0}));
     EXPECT_EQ(meta[0], 0x4CE8);
-    s = decompress<uint16_t>(View2D<const uint16_t>::rowMajor(values.data(), 1, 8),
-                             View2D<const uint16_t>::rowMajor(meta.data(), 1, 1),
-                             View2D<uint16_t>::rowMajor(back.data(), 1, 16),
-                             kPattern24);
+    s = decompress<uint16_t>(
+        View2D<const uint16_t>::rowMajor(values.data(), 1, 8),
+        View2D<const uint16_t>::rowMajor(meta.data(), 1, 1),
+        View2D<uint16_t>::rowMajor(back.data(), 1, 16), kPattern24);
     ASSERT_TRUE(s.ok()) << s.message;
     std::vector<uint16_t> expect = in;
     expect[5] = 0; // -0.0 was not stored (it is a zero in a full group).
@@ -502,21 +503,23 @@ TEST(FormatErrors, CompressRejectsTooManyNonZeros) {
   dense[size_t(2 * k + 18)] = 3;
   auto check = [&](const std::vector<float> &d, int64_t row, int64_t group,
                    int64_t count) {
-    std::optional<Violation> v = checkPattern<float>(
-        View2D<const float>::rowMajor(d.data(), rows, k), kPattern24,
-        magnitudeF32);
+    std::optional<Violation> v =
+        checkPattern<float>(View2D<const float>::rowMajor(d.data(), rows, k),
+                            kPattern24, magnitudeF32);
     ASSERT_TRUE(v.has_value());
     EXPECT_EQ(v->row, row);
     EXPECT_EQ(v->group, group);
     EXPECT_EQ(v->count, count);
 
-    int64_t vpr = valuesPerRow(k, kPattern24), w = metaWordsPerRow(k, kPattern24);
+    int64_t vpr = valuesPerRow(k, kPattern24),
+            w = metaWordsPerRow(k, kPattern24);
     std::vector<float> values(size_t(rows * vpr), 5.0f);
     std::vector<uint16_t> meta(size_t(rows * w), 0x4444);
-    Status s = compress<float>(View2D<const float>::rowMajor(d.data(), rows, k),
-                               View2D<float>::rowMajor(values.data(), rows, vpr),
-                               View2D<uint16_t>::rowMajor(meta.data(), rows, w),
-                               kPattern24, magnitudeF32);
+    Status s =
+        compress<float>(View2D<const float>::rowMajor(d.data(), rows, k),
+                        View2D<float>::rowMajor(values.data(), rows, vpr),
+                        View2D<uint16_t>::rowMajor(meta.data(), rows, w),
+                        kPattern24, magnitudeF32);
     EXPECT_EQ(s.code, ErrorCode::NotNM);
     EXPECT_EQ(s.row, row);
     EXPECT_EQ(s.group, group);
@@ -572,8 +575,8 @@ TEST(FormatErrors, CompressShapeAndPattern) {
             std::string::npos)
       << s.message;
   s = compress<float>(in, View2D<float>::rowMajor(values.data(), 1, 8),
-                      View2D<uint16_t>::rowMajor(meta.data(), 2, 1),
-                      kPattern24, magnitudeF32);
+                      View2D<uint16_t>::rowMajor(meta.data(), 2, 1), kPattern24,
+                      magnitudeF32);
   EXPECT_EQ(s.code, ErrorCode::ShapeMismatch);
   s = compress<float>(in, View2D<float>::rowMajor(values.data(), 1, 8),
                       View2D<uint16_t>::rowMajor(meta.data(), 1, 1),
@@ -702,13 +705,17 @@ TEST(FormatConvert, F16KnownValues) {
     uint16_t bits;
     float value;
   } known[] = {
-      {0x3C00, 1.0f},          {0xC100, -2.5f},
-      {0x7BFF, 65504.0f},      {0x0001, std::ldexp(1.0f, -24)},
+      {0x3C00, 1.0f},
+      {0xC100, -2.5f},
+      {0x7BFF, 65504.0f},
+      {0x0001, std::ldexp(1.0f, -24)},
       {0x03FF, 1023 * std::ldexp(1.0f, -24)},
       {0x0400, std::ldexp(1.0f, -14)},
       {0x8001, -std::ldexp(1.0f, -24)},
-      {0x7C00, inf},           {0xFC00, -inf},
-      {0x0000, 0.0f},          {0x3555, 0.333251953125f},
+      {0x7C00, inf},
+      {0xFC00, -inf},
+      {0x0000, 0.0f},
+      {0x3555, 0.333251953125f},
   };
   for (const auto &kv : known) {
     EXPECT_EQ(bitsOf(f16ToFloat(kv.bits)), bitsOf(kv.value)) << kv.bits;
@@ -725,9 +732,9 @@ TEST(FormatConvert, F16KnownValues) {
   EXPECT_EQ(floatToF16(65520.0f), 0x7C00); // Overflow rounds to inf.
   EXPECT_EQ(floatToF16(1e10f), 0x7C00);
   EXPECT_EQ(floatToF16(-1e10f), 0xFC00);
-  EXPECT_EQ(floatToF16(std::ldexp(1.0f, -25)), 0x0000);          // tie, even
-  EXPECT_EQ(floatToF16(1.5f * std::ldexp(1.0f, -25)), 0x0001);   // above tie
-  EXPECT_EQ(floatToF16(3 * std::ldexp(1.0f, -25)), 0x0002);      // tie, up
+  EXPECT_EQ(floatToF16(std::ldexp(1.0f, -25)), 0x0000);        // tie, even
+  EXPECT_EQ(floatToF16(1.5f * std::ldexp(1.0f, -25)), 0x0001); // above tie
+  EXPECT_EQ(floatToF16(3 * std::ldexp(1.0f, -25)), 0x0002);    // tie, up
   EXPECT_EQ(floatToF16(std::ldexp(1.0f, -30)), 0x0000);
   EXPECT_EQ(floatToF16(std::ldexp(1.0f, -14) - std::ldexp(1.0f, -26)),
             0x0400); // Rounds up from subnormal to the smallest normal.

@@ -123,8 +123,8 @@ TEST_F(RuntimeTest, CompressTransposedViewMatchesLibrary) {
       ASSERT_EQ(stc_rt_has_error(), 0) << stc_rt_error_message();
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < k; ++c) {
-          float got = reductionDim == 1 ? at(outBuf, out, r, c)
-                                        : at(outBuf, out, c, r);
+          float got =
+              reductionDim == 1 ? at(outBuf, out, r, c) : at(outBuf, out, c, r);
           EXPECT_EQ(bitsOf(got), bitsOf(pruned[size_t(r * k + c)]));
         }
       EXPECT_EQ(outBuf[0], 42.0f); // Before the offset: untouched.
@@ -252,8 +252,8 @@ TEST_F(RuntimeTest, CompressErrorMessageAndZeroFill) {
 
   // A null where, and a strided, offset where ("a:1:1" at even positions).
   _mlir_ciface_stc_rt_compress_f32(&in, &vd, &md, 1, 2, 4, nullptr);
-  EXPECT_EQ(std::string(stc_rt_error_message()).rfind("error: stc.compress:", 0),
-            0u);
+  EXPECT_EQ(
+      std::string(stc_rt_error_message()).rfind("error: stc.compress:", 0), 0u);
   stc_rt_clear_error();
   std::string spaced = "__a_:_1_:_1_";
   StcMemRef1D sw = whereOf(spaced);
