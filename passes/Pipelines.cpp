@@ -57,7 +57,10 @@ void mlir::stc::buildStcCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
-  // Post-condition: memrefs only; every temporary is freed.
+  // Results the function does not own (constants, arguments) are cloned.
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Post-condition: memrefs only; every temporary is freed and every
+  // returned buffer is a fresh allocation the caller frees.
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertVectorToSCFPass());

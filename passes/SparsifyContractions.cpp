@@ -249,19 +249,18 @@ static Value sliceBatch(OpBuilder &b, Location loc, Value v, int64_t index) {
   if (matchPattern(v, m_Constant(&attr))) {
     if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
       if (dense.isSplat())
-        return arith::ConstantOp::create(b, loc,
-                                         dense.resizeSplat(sliceType));
-      size_t bytes = sliceType.getNumElements() *
-                     (type.getElementTypeBitWidth() / 8);
+        return arith::ConstantOp::create(b, loc, dense.resizeSplat(sliceType));
+      size_t bytes =
+          sliceType.getNumElements() * (type.getElementTypeBitWidth() / 8);
       ArrayRef<char> raw = dense.getRawData();
       return arith::ConstantOp::create(
           b, loc,
-          DenseElementsAttr::getFromRawBuffer(
-              sliceType, raw.slice(index * bytes, bytes)));
+          DenseElementsAttr::getFromRawBuffer(sliceType,
+                                              raw.slice(index * bytes, bytes)));
     }
   }
-  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(index),
-                                       b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(index), b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
                                      b.getIndexAttr(type.getDimSize(1)),
                                      b.getIndexAttr(type.getDimSize(2))};
@@ -318,10 +317,9 @@ static bool splitBatchMatmul(linalg::BatchMatmulOp op) {
     } else {
       c = sliceBatch(b, loc, init, i);
     }
-    Value product =
-        linalg::MatmulOp::create(b, loc, TypeRange{c.getType()},
-                                 ValueRange{a, w}, ValueRange{c})
-            .getResult(0);
+    Value product = linalg::MatmulOp::create(b, loc, TypeRange{c.getType()},
+                                             ValueRange{a, w}, ValueRange{c})
+                        .getResult(0);
     SmallVector<OpFoldResult> offsets = {b.getIndexAttr(i), b.getIndexAttr(0),
                                          b.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
