@@ -85,11 +85,18 @@ private:
 
 func::FuncOp RuntimeLowering::declare(StringRef name, TypeRange args,
                                       TypeRange results) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
+  FunctionType type = FunctionType::get(module.getContext(), args, results);
+  if (Operation *existing = module.lookupSymbol(name)) {
+    auto func = dyn_cast<func::FuncOp>(existing);
+    if (!func || func.getFunctionType() != type) {
+      existing->emitError()
+          << "symbol @" << name << " is reserved for the stc runtime";
+      return nullptr;
+    }
+    return func;
+  }
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto func = func::FuncOp::create(b, module.getLoc(), name,
-                                   b.getFunctionType(args, results));
+  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
   func.setPrivate();
   func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   return func;
@@ -106,7 +113,10 @@ Value RuntimeLowering::locationString(ImplicitLocOpBuilder &b, Location loc) {
   int64_t len = text.size();
   auto type = MemRefType::get({len}, i8);
   if (symbol.empty()) {
-    symbol = "__stc_location_" + std::to_string(numLocations++);
+    // A fresh name: the module may already hold globals of an earlier run.
+    do {
+      symbol = "__stc_location_" + std::to_string(numLocations++);
+    } while (module.lookupSymbol(symbol));
     OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
     SmallVector<int8_t> bytes(text.begin(), text.end());
     auto init = DenseElementsAttr::get(RankedTensorType::get({len}, i8),
@@ -153,7 +163,8 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
         {dimOf(b, prune.getInput(), 0), dimOf(b, prune.getInput(), 1)});
     std::string name = "stc_rt_prune_" + typeSuffix(type.getElementType());
     MemRefType any = anyLayout2D(type.getElementType());
-    declare(name, {any, any, i64Type, i64Type, i64Type}, {});
+    if (!declare(name, {any, any, i64Type, i64Type, i64Type}, {}))
+      return failure();
     func::CallOp::create(b, name, TypeRange{},
                          ValueRange{in, castAny(b, out),
                                     i64(b, prune.getReductionDim()),
@@ -193,10 +204,11 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
     std::string name = "stc_rt_compress_" + typeSuffix(elem);
     MemRefType any = anyLayout2D(elem);
     Value where = locationString(b, compress.getLoc());
-    declare(name,
-            {any, any, anyLayout2D(b.getI16Type()), i64Type, i64Type, i64Type,
-             where.getType()},
-            {});
+    if (!declare(name,
+                 {any, any, anyLayout2D(b.getI16Type()), i64Type, i64Type,
+                  i64Type, where.getType()},
+                 {}))
+      return failure();
     func::CallOp::create(b, name, TypeRange{},
                          ValueRange{in, castAny(b, values), castAny(b, meta),
                                     i64(b, dim), i64(b, pattern.getN()),
@@ -224,10 +236,11 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
     std::string name = "stc_rt_decompress_" + typeSuffix(elem);
     MemRefType any = anyLayout2D(elem);
     Value where = locationString(b, decompress.getLoc());
-    declare(name,
-            {any, anyLayout2D(b.getI16Type()), any, i64Type, i64Type, i64Type,
-             where.getType()},
-            {});
+    if (!declare(name,
+                 {any, anyLayout2D(b.getI16Type()), any, i64Type, i64Type,
+                  i64Type, where.getType()},
+                 {}))
+      return failure();
     func::CallOp::create(
         b, name, TypeRange{},
         ValueRange{readBuffer(b, decompress.getValues()),
@@ -242,8 +255,9 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
   if (auto check = dyn_cast<CheckOp>(op)) {
     Type elem = check.getInput().getType().getElementType();
     std::string name = "stc_rt_check_" + typeSuffix(elem);
-    declare(name, {anyLayout2D(elem), i64Type, i64Type, i64Type},
-            {b.getI8Type()});
+    if (!declare(name, {anyLayout2D(elem), i64Type, i64Type, i64Type},
+                 {b.getI8Type()}))
+      return failure();
     auto call =
         func::CallOp::create(b, name, TypeRange{b.getI8Type()},
                              ValueRange{readBuffer(b, check.getInput()),

@@ -49,9 +49,10 @@ def StcFuseEpilogue : Pass<"stc-fuse-epilogue", "func::FuncOp"> {
     Folds the element-wise tail that follows a contraction into the fused
     epilogue of `stc.spmm`: a broadcast bias add (`linalg.generic` with
     `arith.addf` of a rank-1 tensor indexed by the sparse operand's rows),
-    ReLU (`arith.maximumf` with zero, or `cmpf`+`select`), and a scaling by a
-    constant. Only single-use results are folded, in epilogue order (scale,
-    bias, activation).
+    ReLU (`arith.maximumf` with zero, or `cmpf ugt/ogt`+`select`). Only
+    single-use results are folded, in epilogue order (bias, then activation).
+    Note that the fused ReLU is `maximumf`: a NaN stays NaN where the
+    `select` form would give 0.
   }];
   let dependentDialects = ["::mlir::stc::StcDialect"];
 }

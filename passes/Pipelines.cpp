@@ -110,9 +110,15 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
 } // namespace
 
 void mlir::stc::registerStcPipelines() {
-  PassPipelineRegistration<StcPipelineCLOptions>(
+  // Registered by hand (not PassPipelineRegistration) so that an unsupported
+  // target fails the pipeline instead of silently building half of it.
+  registerPassPipeline(
       "stc-pipeline", "The whole stc compilation (see passes/Pipelines.h)",
-      [](OpPassManager &pm, const StcPipelineCLOptions &cl) {
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        StcPipelineCLOptions cl;
+        if (failed(cl.parseFromString(text)))
+          return failure();
         StcPipelineOptions options;
         options.target = cl.target;
         options.sparsity = cl.sparsity;
@@ -120,7 +126,11 @@ void mlir::stc::registerStcPipelines() {
         options.reference = cl.reference;
         options.stopAfterStc = cl.stopAfterStc;
         if (failed(buildStcPipeline(pm, options)))
-          llvm::errs() << "error: stc-pipeline: unsupported target '"
-                       << options.target << "'\n";
+          return errorHandler("stc-pipeline: unsupported target '" +
+                              options.target + "' (expected cpu)");
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(StcPipelineCLOptions());
       });
 }

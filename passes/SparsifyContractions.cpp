@@ -269,6 +269,39 @@ static Value sliceBatch(OpBuilder &b, Location loc, Value v, int64_t index) {
                                         strides);
 }
 
+/// Whether an operand of a (b, m, k) x (b, k, n) batch_matmul is a constant
+/// that satisfies `pattern` along its reduction dimension in every batch.
+static bool hasConstant2To4Operand(linalg::BatchMatmulOp op,
+                                   NMPatternAttr pattern) {
+  for (int operand = 0; operand < 2; ++operand) {
+    Value v = op.getDpsInputs()[operand];
+    Attribute attr;
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || type.getRank() != 3 || !matchPattern(v, m_Constant(&attr)))
+      continue;
+    std::optional<std::vector<float>> data = readFloatConstant(attr, type);
+    if (!data)
+      continue;
+    // lhs (b, m, k): every batch is m x k along 1, i.e. (b*m) x k along 1.
+    // rhs (b, k, n): each batch is k x n along 0.
+    int64_t batch = type.getDimSize(0), d1 = type.getDimSize(1),
+            d2 = type.getDimSize(2);
+    bool ok = true;
+    if (operand == 0) {
+      ok = constantSatisfiesPattern(*data, batch * d1, d2, 1, pattern);
+    } else {
+      for (int64_t b = 0; ok && b < batch; ++b) {
+        std::vector<float> slice(data->begin() + b * d1 * d2,
+                                 data->begin() + (b + 1) * d1 * d2);
+        ok = constantSatisfiesPattern(slice, d1, d2, 0, pattern);
+      }
+    }
+    if (ok)
+      return true;
+  }
+  return false;
+}
+
 /// Rewrites a static batch_matmul into per-batch linalg.matmul ops whose
 /// results are inserted into the accumulator; returns false when it does
 /// not apply (dynamic shapes, large batch, transposed variants).
@@ -458,7 +491,8 @@ void StcSparsifyContractionsPass::runOnOperation() {
     SmallVector<linalg::BatchMatmulOp> batched;
     module.walk([&](linalg::BatchMatmulOp op) { batched.push_back(op); });
     for (linalg::BatchMatmulOp op : batched)
-      splitBatchMatmul(op);
+      if (mode == SparsityMode::Force || hasConstant2To4Operand(op, pruneAs))
+        splitBatchMatmul(op);
   }
 
   SmallVector<linalg::LinalgOp> candidates;

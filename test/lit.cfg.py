@@ -19,6 +19,8 @@ config.environment["FILECHECK_OPTS"] = (
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# RUN lines that start with `not` find it on PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.stc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(

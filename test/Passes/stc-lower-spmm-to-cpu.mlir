@@ -40,7 +40,7 @@
 // CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK: %[[K:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK: %[[S:.*]] = vector.broadcast %{{.*}} : f32 to vector<16xf32>
-// CHECK: %[[D:.*]] = vector.transfer_read %{{.*}}[%[[K]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<?x?xf32>, vector<16xf32>
+// CHECK: %[[D:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %[[K]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<?x?x32xf32>, vector<16xf32>
 // CHECK: vector.fma %[[S]], %[[D]], %{{.*}} : vector<16xf32>
 // CHECK-COUNT-15: vector.fma {{.*}} : vector<16xf32>
 // CHECK-NOT: vector.fma

@@ -228,17 +228,23 @@ func.func @encoded_lhs_argument(%a: tensor<8x32xf32, #enc>, %b: tensor<32x16xf32
   return %y : tensor<8x16xf32>
 }
 
-// batch_matmul is not a 2-D contraction: left alone in every mode.
-// CHECK-LABEL: func.func @batch_matmul_untouched
+// batch_matmul: left alone unless the sparsity option makes an operand
+// sparse; under force it is split into one 2-D product per batch element,
+// each pruning its slice of the run-time weight.
+// CHECK-LABEL: func.func @batch_matmul_split_under_force
 // CHECK-NOT: stc.
 // CHECK: linalg.batch_matmul
-// ENABLE-LABEL: func.func @batch_matmul_untouched
+// ENABLE-LABEL: func.func @batch_matmul_split_under_force
 // ENABLE-NOT: stc.
 // ENABLE: linalg.batch_matmul
-// FORCE-LABEL: func.func @batch_matmul_untouched
-// FORCE-NOT: stc.
-// FORCE: linalg.batch_matmul
-func.func @batch_matmul_untouched(%x: tensor<2x8x32xf32>, %w: tensor<2x32x16xf32>, %c: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+// FORCE-LABEL: func.func @batch_matmul_split_under_force
+// FORCE-NOT: linalg.batch_matmul
+// FORCE: stc.spmm
+// FORCE: tensor.insert_slice
+// FORCE: stc.spmm
+// FORCE: %[[LAST:.*]] = tensor.insert_slice
+// FORCE: return %[[LAST]]
+func.func @batch_matmul_split_under_force(%x: tensor<2x8x32xf32>, %w: tensor<2x32x16xf32>, %c: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %y = linalg.batch_matmul ins(%x, %w : tensor<2x8x32xf32>, tensor<2x32x16xf32>) outs(%c : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   return %y : tensor<2x8x16xf32>
 }
