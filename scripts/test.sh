@@ -16,10 +16,17 @@ bash "$root/scripts/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
 lit="/usr/lib/llvm-22/bin/lit"
 log="$(mktemp)"
 "$lit" -sv "$build/test" 2>&1 | tee "$log"
-count() { sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -1; }
-passed=$(( $(count Passed || true) + $(count "Expectedly Failed" || true) ))
-failed=$(( $(count Failed || true) + $(count "Unexpectedly Passed" || true) + $(count Unresolved || true) + $(count "Timed Out" || true) ))
-unsupported=$(count Unsupported || true)
+# lit's summary lines look like "  Passed: 12 (92.31%)"; absent ones are 0.
+count() {
+  local n
+  n=$(sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -1)
+  echo "${n:-0}"
+}
+passed=$(( $(count Passed) + $(count "Expectedly Failed") ))
+failed=$(( $(count Failed) + $(count "Unexpectedly Passed") + $(count Unresolved) + $(count "Timed Out") ))
+unsupported=$(count Unsupported)
+# No summary at all means lit itself failed.
+if ! grep -q "Total Discovered Tests" "$log"; then failed=$((failed + 1)); fi
 rm -f "$log"
 
 # Formatting is mechanical: any drift is a failure.
@@ -37,7 +44,8 @@ if command -v clang-format >/dev/null 2>&1; then
   fi
 fi
 
-[ -n "$unsupported" ] && [ "$unsupported" -gt 0 ] && \
+if [ "$unsupported" -gt 0 ]; then
   echo "($unsupported tests unsupported on this machine, e.g. REQUIRES: cuda)"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
