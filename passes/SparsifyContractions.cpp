@@ -564,7 +564,8 @@ void StcSparsifyContractionsPass::runOnOperation() {
         type =
             RankedTensorType::get(ranked.getShape(), ranked.getElementType());
         for (Operation *user : arg.getUsers()) {
-          if (!isa<CompressOp, PruneOp>(user)) {
+          // Shape queries stay valid on the dense type.
+          if (!isa<CompressOp, PruneOp, tensor::DimOp>(user)) {
             user->emitError("stc: value with a structured[2, 4] encoding is "
                             "used by an op STC cannot lower");
             failedAny = true;

@@ -19,7 +19,7 @@ log="$(mktemp)"
 # lit's summary lines look like "  Passed: 12 (92.31%)"; absent ones are 0.
 count() {
   local n
-  n=$(sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -1)
+  n=$(sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$log" | tail -1)
   echo "${n:-0}"
 }
 passed=$(( $(count Passed) + $(count "Expectedly Failed") ))

@@ -1,10 +1,7 @@
-// KNOWN BUG: tensor.dim of an argument that carries the structured[2, 4]
-// sparse_tensor encoding is rejected ("stc: value with a structured[2, 4]
-// encoding is used by an op STC cannot lower"), so a dynamic-shape program
-// cannot size its result from the encoded operand. Expected: the encoded
-// operand is compressed and the matmul becomes a 2:4 stc.spmm, as it does
-// when the init comes from an argument (encoding-lhs-arg.mlir @main).
-// XFAIL: *
+// A dynamic-shape program sizes its result with tensor.dim of the operand
+// that carries the structured[2, 4] encoding: the encoding is stripped, the
+// operand compressed (checked 2:4 at run time) and the product is a 2:4
+// stc.spmm, against the NumPy reference.
 // REQUIRES: numpy
 // RUN: %e2e --mlir %s --case enc_lhs_f32_3_17_33
 #enc = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j floordiv 4 : dense, j mod 4 : structured[2, 4]) }>
