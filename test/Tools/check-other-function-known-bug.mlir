@@ -16,8 +16,8 @@ func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x6xf32>) -> tensor<4x6xf32> {
   return %r : tensor<4x6xf32>
 }
 
-func.func @other(%x: tensor<?x8xf32>, %w: tensor<8x6xf32>, %c: tensor<?x6xf32>) -> tensor<?x6xf32> {
-  %r = linalg.matmul ins(%x, %w : tensor<?x8xf32>, tensor<8x6xf32>)
-                     outs(%c : tensor<?x6xf32>) -> tensor<?x6xf32>
-  return %r : tensor<?x6xf32>
+func.func @other(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.matmul ins(%x, %w : tensor<?x?xf32>, tensor<?x?xf32>)
+                     outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
 }

@@ -21,9 +21,10 @@
 // RUN: test -s out.npy
 // RUN: rm out.npy
 
-// Without --check the NaN run succeeds (and propagates the NaN).
+// Without --check the NaN run succeeds; the NaN reaches row 1 of the result
+// only (columns whose pruned weight dropped it stay finite).
 // RUN: stc-run %s --sparsity=force --input=xnan.npy --input=w.npy --output=out.npy
-// RUN: %python -c "import numpy as np; o = np.load('out.npy'); assert np.isnan(o[1]).all() and np.isfinite(np.delete(o, 1, 0)).all(), o"
+// RUN: %python -c "import numpy as np; o = np.load('out.npy'); assert np.isnan(o[1]).any() and np.isfinite(np.delete(o, 1, 0)).all(), o"
 
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x6xf32>) -> tensor<4x6xf32> {
   %zero = arith.constant 0.0 : f32

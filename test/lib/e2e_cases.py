@@ -70,7 +70,10 @@ class Arg:
     shape:    tuple of ints ( () for a 0-d tensor ).
     dtype:    a key of DTYPES.
     scale:    standard deviation of the random normal values (floats) or the
-              half-range of the random integers (ints).
+              half-range of the random integers (ints).  For floats it may
+              also be an array of the argument's shape, applied element-wise:
+              a 0/1 mask draws data that is already N:M sparse (see
+              two_four_mask and the enc_lhs family).
     tie_free: None, or (axis, m): redraw values until no two elements of a
               group of m consecutive elements along `axis` have the same
               magnitude after rounding, so that magnitude pruning has a
