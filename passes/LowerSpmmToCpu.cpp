@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/RuntimeCalls.h"
 
 #include "dialects/Stc/StcConstants.h"
 #include "dialects/Stc/StcOps.h"
@@ -43,8 +44,8 @@ struct KernelTiling {
 
 class SpmmLowering {
 public:
-  SpmmLowering(SpmmOp op, const KernelTiling &tiling)
-      : op(op), b(op.getLoc(), op), tiling(tiling) {}
+  SpmmLowering(SpmmOp op, const KernelTiling &tiling, RuntimeCallBuilder &calls)
+      : op(op), b(op.getLoc(), op), tiling(tiling), calls(calls) {}
 
   /// Builds the lowering and returns the value replacing op's result.
   Value lowerToKernel();
@@ -62,8 +63,8 @@ private:
   /// `v` rounded up to a multiple of `m`.
   Value roundUp(Value v, int64_t m) {
     Value mm = constIndex(m);
-    Value q = arith::CeilDivUIOp::create(b, v, mm);
-    return arith::MulIOp::create(b, q, mm);
+    Value q = b.createOrFold<arith::CeilDivUIOp>(v, mm);
+    return b.createOrFold<arith::MulIOp>(q, mm);
   }
   Value zeroTensor(ArrayRef<Value> sizes, Type elementType);
   /// Copies `src` (optionally transposed, converted to `elementType`) into
@@ -79,10 +80,32 @@ private:
   /// M x N, or N x M when `prodTransposed`.
   Value epilogue(Value prod, bool prodTransposed);
 
+  /// Checks at run time that the dense operand's reduction size `k` fits
+  /// the compressed operand (`kPadded` columns); dynamic shapes only.
+  LogicalResult checkReductionSize(Value k, Value kPadded);
+
   SpmmOp op;
   ImplicitLocOpBuilder b;
   KernelTiling tiling;
+  RuntimeCallBuilder &calls;
 };
+
+LogicalResult SpmmLowering::checkReductionSize(Value k, Value kPadded) {
+  if (getConstantIntValue(k) && getConstantIntValue(kPadded))
+    return success(); // Verified statically.
+  Type i64 = b.getI64Type();
+  Value where = calls.locationString(b, op.getLoc());
+  StringRef name = "stc_rt_check_reduction";
+  if (!calls.declare(name, {i64, i64, i64, where.getType()}, {b.getI8Type()}))
+    return failure();
+  int64_t granule = op.getPattern().getColumnsPerMetaWord();
+  func::CallOp::create(b, name, TypeRange{b.getI8Type()},
+                       ValueRange{arith::IndexCastOp::create(b, i64, k),
+                                  arith::IndexCastOp::create(b, i64, kPadded),
+                                  arith::ConstantIntOp::create(b, granule, 64),
+                                  where});
+  return success();
+}
 
 Value SpmmLowering::zeroTensor(ArrayRef<Value> sizes, Type elementType) {
   SmallVector<OpFoldResult> ofr;
@@ -99,10 +122,19 @@ Value SpmmLowering::packInto(Value src, bool transpose, ArrayRef<Value> sizes,
   Value dst = zeroTensor(sizes, elementType);
   SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-  SmallVector<OpFoldResult> inner;
-  for (int64_t i = 0; i < 2; ++i)
-    inner.push_back(getAsOpFoldResult(dimOf(src, transpose ? 1 - i : i)));
-  Value slice = tensor::ExtractSliceOp::create(b, dst, offsets, inner, strides);
+  // The copied region is clamped to the destination, so that inconsistent
+  // dynamic sizes (reported by the run-time check) never write out of
+  // bounds.
+  SmallVector<OpFoldResult> inner, srcInner;
+  for (int64_t i = 0; i < 2; ++i) {
+    Value extent = b.createOrFold<arith::MinUIOp>(
+        dimOf(src, transpose ? 1 - i : i), sizes[i]);
+    inner.push_back(getAsOpFoldResult(extent));
+  }
+  srcInner = transpose ? SmallVector<OpFoldResult>{inner[1], inner[0]} : inner;
+  src = b.createOrFold<tensor::ExtractSliceOp>(src, offsets, srcInner, strides);
+  Value slice =
+      b.createOrFold<tensor::ExtractSliceOp>(dst, offsets, inner, strides);
   MLIRContext *ctx = b.getContext();
   AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
   AffineMap inMap =
@@ -125,7 +157,7 @@ Value SpmmLowering::packInto(Value src, bool transpose, ArrayRef<Value> sizes,
 
 Value SpmmLowering::panelize(Value d, Value kPadded, Value colsPadded) {
   int64_t nr = tiling.nv * kLanes;
-  Value panels = arith::DivUIOp::create(b, colsPadded, constIndex(nr));
+  Value panels = b.createOrFold<arith::DivUIOp>(colsPadded, constIndex(nr));
   SmallVector<OpFoldResult> expandedSizes = {getAsOpFoldResult(kPadded),
                                              getAsOpFoldResult(panels),
                                              b.getIndexAttr(nr)};
@@ -452,9 +484,12 @@ Value SpmmLowering::lowerToKernel() {
   Value rows = dimOf(values, 0);
   Value valuesPerRow = dimOf(values, 1);
   // Kp = valuesPerRow * m / n: every stored value stands for m/n columns.
-  Value kPadded = arith::DivUIOp::create(
-      b, arith::MulIOp::create(b, valuesPerRow, constIndex(m)), constIndex(n));
+  Value kPadded = b.createOrFold<arith::DivUIOp>(
+      b.createOrFold<arith::MulIOp>(valuesPerRow, constIndex(m)),
+      constIndex(n));
   Value cols = dimOf(dense, 1 - kDim);
+  if (failed(checkReductionSize(dimOf(dense, kDim), kPadded)))
+    return nullptr;
   Value rowsPadded = roundUp(rows, tiling.mr);
   Value colsPadded = roundUp(cols, tiling.nv * kLanes);
 
@@ -492,19 +527,40 @@ Value SpmmLowering::lowerToReference() {
   auto denseType = dense.getType();
   auto valuesType = op.getValues().getType();
   // The sparse operand in its logical orientation: M x K (lhs, pattern
-  // along 1) or K x N (rhs, pattern along 0).
+  // along 1) or K x N (rhs, pattern along 0). With a dynamic K it is
+  // decompressed to the padded size Kp and cut to the dense operand's K.
+  int64_t n = op.getPattern().getN(), m = op.getPattern().getM();
   int64_t k = denseType.getDimSize(kDim);
   int64_t rows = valuesType.getDimSize(0);
-  SmallVector<int64_t> shape =
-      lhs ? SmallVector<int64_t>{rows, k} : SmallVector<int64_t>{k, rows};
+  int64_t kStored = k;
+  if (ShapedType::isDynamic(k) && !valuesType.isDynamicDim(1))
+    kStored = valuesType.getDimSize(1) * m / n;
+  SmallVector<int64_t> shape = lhs ? SmallVector<int64_t>{rows, kStored}
+                                   : SmallVector<int64_t>{kStored, rows};
   auto sparseType = RankedTensorType::get(shape, valuesType.getElementType());
-  if (!sparseType.hasStaticShape()) {
-    op.emitOpError("reference lowering needs static shapes");
-    return nullptr;
-  }
   Value sparse =
       DecompressOp::create(b, sparseType, op.getValues(), op.getMeta(),
                            op.getPattern(), b.getI64IntegerAttr(lhs ? 1 : 0));
+  if (ShapedType::isDynamic(k)) {
+    Value kPadded = b.createOrFold<arith::DivUIOp>(
+        b.createOrFold<arith::MulIOp>(dimOf(op.getValues(), 1), constIndex(m)),
+        constIndex(n));
+    if (failed(checkReductionSize(dimOf(dense, kDim), kPadded)))
+      return nullptr;
+    Value kUsed = b.createOrFold<arith::MinUIOp>(dimOf(dense, kDim), kPadded);
+    SmallVector<OpFoldResult> zero(2, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> one(2, b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sparseSizes = {
+        getAsOpFoldResult(lhs ? dimOf(sparse, 0) : kUsed),
+        getAsOpFoldResult(lhs ? kUsed : dimOf(sparse, 1))};
+    sparse = tensor::ExtractSliceOp::create(b, sparse, zero, sparseSizes, one);
+    SmallVector<OpFoldResult> denseSizes = {
+        getAsOpFoldResult(kDim == 0 ? kUsed : dimOf(dense, 0)),
+        getAsOpFoldResult(kDim == 1 ? kUsed : dimOf(dense, 1))};
+    dense = cast<TypedValue<RankedTensorType>>(
+        tensor::ExtractSliceOp::create(b, dense, zero, denseSizes, one)
+            .getResult());
+  }
   // prod[m, n] = sum_k A[m, k] * B[k, n] with A, B as given.
   Value a = lhs ? sparse : dense;
   Value bm = lhs ? dense : sparse;
@@ -565,8 +621,9 @@ struct StcLowerSpmmToCpuPass
     tiling.nc = std::max<int64_t>(nr, (tiling.nc + nr - 1) / nr * nr);
     SmallVector<SpmmOp> ops;
     getOperation().walk([&](SpmmOp op) { ops.push_back(op); });
+    RuntimeCallBuilder calls(getOperation());
     for (SpmmOp op : ops) {
-      SpmmLowering lowering(op, tiling);
+      SpmmLowering lowering(op, tiling, calls);
       Value replacement =
           reference ? lowering.lowerToReference() : lowering.lowerToKernel();
       if (!replacement)

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/RuntimeCalls.h"
 
 #include "dialects/Stc/StcConstants.h"
 #include "dialects/Stc/StcOps.h"
@@ -44,15 +45,17 @@ static std::string typeSuffix(Type t) {
 
 class RuntimeLowering {
 public:
-  explicit RuntimeLowering(ModuleOp module) : module(module) {}
+  explicit RuntimeLowering(ModuleOp module) : module(module), calls(module) {}
 
   LogicalResult lower(Operation *op);
 
 private:
-  /// Declares (once) `func.func private @name(...)` with the C interface.
-  func::FuncOp declare(StringRef name, TypeRange args, TypeRange results);
-  /// A memref<?xi8> holding "file:line:col" of `loc`.
-  Value locationString(ImplicitLocOpBuilder &b, Location loc);
+  func::FuncOp declare(StringRef name, TypeRange args, TypeRange results) {
+    return calls.declare(name, args, results);
+  }
+  Value locationString(ImplicitLocOpBuilder &b, Location loc) {
+    return calls.locationString(b, loc);
+  }
   /// The buffer of tensor `t`, read-only, with a fully dynamic layout.
   Value readBuffer(ImplicitLocOpBuilder &b, Value t);
   /// A fresh buffer of `type` (dynamic sizes from `dynSizes`).
@@ -79,56 +82,8 @@ private:
   }
 
   ModuleOp module;
-  unsigned numLocations = 0;
-  llvm::StringMap<std::string> locationSymbols;
+  RuntimeCallBuilder calls;
 };
-
-func::FuncOp RuntimeLowering::declare(StringRef name, TypeRange args,
-                                      TypeRange results) {
-  FunctionType type = FunctionType::get(module.getContext(), args, results);
-  if (Operation *existing = module.lookupSymbol(name)) {
-    auto func = dyn_cast<func::FuncOp>(existing);
-    if (!func || func.getFunctionType() != type) {
-      existing->emitError()
-          << "symbol @" << name << " is reserved for the stc runtime";
-      return nullptr;
-    }
-    return func;
-  }
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
-  func.setPrivate();
-  func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-  return func;
-}
-
-Value RuntimeLowering::locationString(ImplicitLocOpBuilder &b, Location loc) {
-  std::string text = "<unknown location>";
-  if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
-    text = fileLoc.getFilename().str() + ":" +
-           std::to_string(fileLoc.getLine()) + ":" +
-           std::to_string(fileLoc.getColumn());
-  std::string &symbol = locationSymbols[text];
-  auto i8 = b.getI8Type();
-  int64_t len = text.size();
-  auto type = MemRefType::get({len}, i8);
-  if (symbol.empty()) {
-    // A fresh name: the module may already hold globals of an earlier run.
-    do {
-      symbol = "__stc_location_" + std::to_string(numLocations++);
-    } while (module.lookupSymbol(symbol));
-    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-    SmallVector<int8_t> bytes(text.begin(), text.end());
-    auto init = DenseElementsAttr::get(RankedTensorType::get({len}, i8),
-                                       ArrayRef<int8_t>(bytes));
-    memref::GlobalOp::create(mb, module.getLoc(), symbol,
-                             mb.getStringAttr("private"), type, init,
-                             /*constant=*/true, /*alignment=*/nullptr);
-  }
-  Value global = memref::GetGlobalOp::create(b, type, symbol);
-  return memref::CastOp::create(b, MemRefType::get({ShapedType::kDynamic}, i8),
-                                global);
-}
 
 Value RuntimeLowering::readBuffer(ImplicitLocOpBuilder &b, Value t) {
   auto type = cast<RankedTensorType>(t.getType());
@@ -224,11 +179,19 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
   if (auto decompress = dyn_cast<DecompressOp>(op)) {
     auto type = decompress.getType();
     int64_t dim = decompress.getReductionDim();
-    if (type.isDynamicDim(dim))
-      return decompress.emitError(
-          "stc.decompress: the reduction size of the result must be static");
     Value rows = dimOf(b, decompress.getValues(), 0);
-    Value k = arith::ConstantIndexOp::create(b, type.getDimSize(dim));
+    // A dynamic reduction size means the padded one, Kp (see the op).
+    NMPatternAttr pattern = decompress.getPattern();
+    Value k;
+    if (type.isDynamicDim(dim)) {
+      Value perRow = dimOf(b, decompress.getValues(), 1);
+      Value scaled = arith::MulIOp::create(
+          b, perRow, arith::ConstantIndexOp::create(b, pattern.getM()));
+      k = arith::DivUIOp::create(
+          b, scaled, arith::ConstantIndexOp::create(b, pattern.getN()));
+    } else {
+      k = arith::ConstantIndexOp::create(b, type.getDimSize(dim));
+    }
     Value out = allocate(b, type,
                          dim == 1 ? SmallVector<Value>{rows, k}
                                   : SmallVector<Value>{k, rows});

@@ -29,6 +29,8 @@ def StcSparsifyContractions : Pass<"stc-sparsify-contractions", "ModuleOp"> {
     Transposes in front of the sparse operand (`linalg.transpose` or a
     transposing `linalg.generic`) are looked through, so the weight is
     compressed in its stored orientation. Each rewrite emits a remark.
+    With dynamic reduction sizes it also emits a call to the runtime's
+    `stc_rt_check_reduction`, which reports operands that disagree on K.
   }];
   let options = [
     Option<"sparsity", "sparsity", "std::string", "\"explicit\"",
@@ -39,7 +41,8 @@ def StcSparsifyContractions : Pass<"stc-sparsify-contractions", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect", "::mlir::scf::SCFDialect",
-    "::mlir::linalg::LinalgDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect"
   ];
 }
 
@@ -57,7 +60,7 @@ def StcFuseEpilogue : Pass<"stc-fuse-epilogue", "func::FuncOp"> {
   let dependentDialects = ["::mlir::stc::StcDialect"];
 }
 
-def StcLowerSpmmToCpu : Pass<"stc-lower-spmm-to-cpu", "func::FuncOp"> {
+def StcLowerSpmmToCpu : Pass<"stc-lower-spmm-to-cpu", "ModuleOp"> {
   let summary = "Lower stc.spmm to a vectorized CPU microkernel";
   let description = [{
     Lowers `stc.spmm` to a cache-blocked loop nest on tensors whose inner
@@ -69,6 +72,12 @@ def StcLowerSpmmToCpu : Pass<"stc-lower-spmm-to-cpu", "func::FuncOp"> {
     decoded to absolute column indices (at compile time for constants), and
     the epilogue (alpha, beta, bias, activation, output type) runs as one
     element-wise `linalg.generic`.
+
+    With dynamic shapes it also emits a call to `stc_rt_check_reduction`,
+    which reports (through the runtime's error API, with the op's location)
+    a dense operand whose reduction size does not fit the compressed one;
+    copies are clamped so that such a mismatch never reads or writes out of
+    bounds. It is a module pass because it declares that function.
 
     With `reference=true` it emits the dense reference instead
     (`stc.decompress` + a plain contraction), used by `stc-run --check`.
@@ -91,7 +100,8 @@ def StcLowerSpmmToCpu : Pass<"stc-lower-spmm-to-cpu", "func::FuncOp"> {
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect",
-    "::mlir::stc::StcDialect"
+    "::mlir::stc::StcDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect"
   ];
 }
 

@@ -42,7 +42,7 @@ void mlir::stc::buildStcCpuLoweringPipeline(OpPassManager &pm,
   spmm.rowBlock = options.rowBlock;
   spmm.colBlock = options.colBlock;
   spmm.reference = options.reference;
-  pm.addNestedPass<func::FuncOp>(createStcLowerSpmmToCpu(spmm));
+  pm.addPass(createStcLowerSpmmToCpu(spmm));
   // The reference lowering creates stc.decompress of constants: fold them.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createStcLowerToRuntime());

@@ -6,12 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/RuntimeCalls.h"
 
 #include "dialects/Stc/StcConstants.h"
 #include "dialects/Stc/StcOps.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -234,6 +236,8 @@ private:
   LogicalResult rewrite(const Contraction &c, int sparse,
                         const OperandTrace &trace, NMPatternAttr pattern);
   SparsityMode mode = SparsityMode::Explicit;
+  /// Valid during runOnOperation only.
+  RuntimeCallBuilder *calls = nullptr;
 };
 
 /// Largest batch that is unrolled into 2-D products.
@@ -399,7 +403,12 @@ int StcSparsifyContractionsPass::chooseSparseOperand(const Contraction &c,
   }
   if (mode == SparsityMode::Force) {
     int choice = preferredOperand(lhs, rhs);
-    return eligible(choice == 0 ? lhs : rhs) ? choice : -1;
+    if (eligible(choice == 0 ? lhs : rhs))
+      return choice;
+    c.op->emitRemark() << "stc: not sparsified: pattern " << pruneAs.getN()
+                       << ":" << pruneAs.getM()
+                       << " needs f32 operands; left dense";
+    return -1;
   }
   return -1;
 }
@@ -436,6 +445,29 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
 
   bool lhsSparse = sparse == 0;
   Value dense = lhsSparse ? c.rhs : c.lhs;
+  int64_t denseK = lhsSparse ? c.rhsK : c.lhsK;
+  // With dynamic sizes nothing has checked that both operands agree on K,
+  // and the compressed form only knows K up to its padding: check exactly
+  // here, at run time, with the contraction's location.
+  if (ShapedType::isDynamic(k) ||
+      cast<RankedTensorType>(dense.getType()).isDynamicDim(denseK)) {
+    ImplicitLocOpBuilder ib(loc, b);
+    Type i64 = ib.getI64Type();
+    Value where = calls->locationString(ib, loc);
+    StringRef name = "stc_rt_check_reduction";
+    if (!calls->declare(name, {i64, i64, i64, where.getType()},
+                        {ib.getI8Type()}))
+      return failure();
+    auto dimAsI64 = [&](Value t, int64_t d) -> Value {
+      return arith::IndexCastOp::create(ib, i64,
+                                        tensor::DimOp::create(ib, t, d));
+    };
+    func::CallOp::create(ib, name, TypeRange{ib.getI8Type()},
+                         ValueRange{dimAsI64(dense, denseK),
+                                    dimAsI64(toCompress, trace.reductionDim),
+                                    arith::ConstantIntOp::create(ib, 1, 64),
+                                    where});
+  }
   // lhs sparse: dense is K x N, transposed when its K is dimension 1.
   // rhs sparse: dense is M x K, transposed when its K is dimension 0.
   bool denseTransposed = lhsSparse ? c.rhsK == 1 : c.lhsK == 0;
@@ -462,6 +494,8 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
 
 void StcSparsifyContractionsPass::runOnOperation() {
   ModuleOp module = getOperation();
+  RuntimeCallBuilder runtimeCalls(module);
+  calls = &runtimeCalls;
   if (sparsity == "explicit")
     mode = SparsityMode::Explicit;
   else if (sparsity == "enable")

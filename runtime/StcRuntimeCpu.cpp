@@ -18,6 +18,7 @@
 #include "runtime/format/StcFormat.h"
 #include "runtime/stc_runtime.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <mutex>
 #include <string>
@@ -325,6 +326,25 @@ void _mlir_ciface_stc_rt_decode_indices(StcMemRef2D *meta, StcMemRef2D *indices,
                            plainView<int32_t>(indices), p);
   if (!s.ok())
     reportStatus(op, s, 1, p, where);
+}
+
+int8_t _mlir_ciface_stc_rt_check_reduction(int64_t k, int64_t k_padded,
+                                           int64_t granule,
+                                           StcMemRef1D *where) {
+  // A compressed operand of Kp columns stands for any K in (Kp - granule, Kp].
+  if (k <= k_padded && k > k_padded - granule)
+    return 1;
+  std::string expected =
+      granule <= 1
+          ? "the sparse operand's " + std::to_string(k_padded)
+          : "the compressed operand (" + std::to_string(k_padded) +
+                " columns hold " +
+                std::to_string(std::max<int64_t>(k_padded - granule + 1, 0)) +
+                ".." + std::to_string(k_padded) + ")";
+  recordError(where, "stc.spmm: the dense operand has reduction size " +
+                         std::to_string(k) + ", which does not match " +
+                         expected);
+  return 0;
 }
 
 int stc_rt_has_error(void) {

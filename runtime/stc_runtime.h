@@ -101,6 +101,14 @@ void _mlir_ciface_stc_rt_decode_indices(StcMemRef2D *meta, StcMemRef2D *indices,
                                         int64_t n, int64_t m,
                                         StcMemRef1D *where);
 
+/* Records an error when the dense operand of a sparse product has a
+ * reduction size `k` that does not fit a compressed operand of `k_padded`
+ * columns (legal: k_padded - granule < k <= k_padded; granule 1 asks for
+ * equality with the sparse operand's own size). Generated only for dynamic
+ * shapes; returns 1 when the sizes fit. */
+int8_t _mlir_ciface_stc_rt_check_reduction(int64_t k, int64_t k_padded,
+                                           int64_t granule, StcMemRef1D *where);
+
 /* Error API for host programs. */
 int stc_rt_has_error(void);
 const char *stc_rt_error_message(void);

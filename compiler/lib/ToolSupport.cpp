@@ -55,13 +55,20 @@ void mlir::stc::registerSharedToolOptions() {
   shared = &options;
 }
 
-bool mlir::stc::remarksRequested() { return shared && shared->remarks; }
+static bool remarksMuted = false;
+
+bool mlir::stc::remarksRequested() {
+  return shared && shared->remarks && !remarksMuted;
+}
+
+void mlir::stc::setRemarksMuted(bool muted) { remarksMuted = muted; }
 
 void mlir::stc::reportError(llvm::StringRef tool, const llvm::Twine &message) {
   llvm::errs() << tool << ": error: " << message << "\n";
 }
 
-LogicalResult mlir::stc::getPipelineOptions(StcPipelineOptions &options) {
+LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
+                                            StcPipelineOptions &options) {
   options.target = shared->target;
   options.sparsity = shared->sparsity;
   options.pattern = shared->pattern;
@@ -70,8 +77,8 @@ LogicalResult mlir::stc::getPipelineOptions(StcPipelineOptions &options) {
   options.reductionBlock = shared->kc;
   options.rowBlock = shared->mc;
   options.colBlock = shared->nc;
-  auto fail = [](const llvm::Twine &msg) {
-    llvm::errs() << "error: " << msg << "\n";
+  auto fail = [&](const llvm::Twine &msg) {
+    reportError(tool, msg);
     return failure();
   };
   if (options.sparsity != "explicit" && options.sparsity != "enable" &&
@@ -94,13 +101,14 @@ LogicalResult mlir::stc::getPipelineOptions(StcPipelineOptions &options) {
   return success();
 }
 
-OwningOpRef<ModuleOp> mlir::stc::parseInput(const std::string &path,
+OwningOpRef<ModuleOp> mlir::stc::parseInput(llvm::StringRef tool,
+                                            const std::string &path,
                                             MLIRContext &context,
                                             llvm::SourceMgr &sourceMgr) {
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
   if (!file) {
-    llvm::errs() << "error: " << error << "\n";
+    reportError(tool, error);
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());

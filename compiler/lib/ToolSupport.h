@@ -24,16 +24,22 @@ namespace mlir::stc {
 /// `--pattern`, tiling) with llvm::cl. Call before ParseCommandLineOptions.
 void registerSharedToolOptions();
 
-/// The pipeline options from the command line; fails (with a message on
-/// stderr) for values outside the contract.
-LogicalResult getPipelineOptions(StcPipelineOptions &options);
+/// The pipeline options from the command line; fails (with a
+/// "<tool>: error: ..." line on stderr) for values outside the contract.
+LogicalResult getPipelineOptions(llvm::StringRef tool,
+                                 StcPipelineOptions &options);
 
 /// Whether remarks were asked for (`--remarks`).
 bool remarksRequested();
 
+/// Silences remarks (e.g. while compiling a second variant of the same
+/// program) until called with false.
+void setRemarksMuted(bool muted);
+
 /// Parses `path` into `context`. Errors are printed as
 /// `file:line:col: error: ...`; returns null on failure.
-OwningOpRef<ModuleOp> parseInput(const std::string &path, MLIRContext &context,
+OwningOpRef<ModuleOp> parseInput(llvm::StringRef tool, const std::string &path,
+                                 MLIRContext &context,
                                  llvm::SourceMgr &sourceMgr);
 
 /// Marks every public function with `llvm.emit_c_interface` so that C

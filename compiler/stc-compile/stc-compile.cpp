@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "stc-compile: the stc compiler\n");
 
   StcPipelineOptions options;
-  if (failed(getPipelineOptions(options)))
+  if (failed(getPipelineOptions(kTool, options)))
     return 1;
   if (emit != "stc" && emit != "mlir" && emit != "llvm" && emit != "asm" &&
       emit != "obj") {
@@ -103,7 +103,8 @@ int main(int argc, char **argv) {
     return success(d.getSeverity() == DiagnosticSeverity::Remark &&
                    !remarksRequested());
   });
-  OwningOpRef<ModuleOp> module = parseInput(inputFile, context, sourceMgr);
+  OwningOpRef<ModuleOp> module =
+      parseInput(kTool, inputFile, context, sourceMgr);
   if (!module)
     return 1;
   addCInterfaces(*module);

@@ -307,6 +307,7 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   STC_RT(stc_rt_check_f16);
   STC_RT(stc_rt_check_bf16);
   STC_RT(stc_rt_decode_indices);
+  STC_RT(stc_rt_check_reduction);
 #undef STC_RT
   // Strided copies that bufferization emits (upstream's C runner utils).
   add("memrefCopy", (void *)&memrefCopy);
@@ -472,7 +473,7 @@ int main(int argc, char **argv) {
                               "stc-run: compile and run an stc program\n");
 
   StcPipelineOptions options;
-  if (failed(getPipelineOptions(options)))
+  if (failed(getPipelineOptions(kTool, options)))
     return 1;
   if (device != "auto" && device != "cpu" && device != "cuda") {
     reportError(kTool,
@@ -499,7 +500,8 @@ int main(int argc, char **argv) {
     return success(d.getSeverity() == DiagnosticSeverity::Remark &&
                    !remarksRequested());
   });
-  OwningOpRef<ModuleOp> module = parseInput(inputFile, context, sourceMgr);
+  OwningOpRef<ModuleOp> module =
+      parseInput(kTool, inputFile, context, sourceMgr);
   if (!module || failed(checkEntry(*module)))
     return 1;
   auto func = module->lookupSymbol<func::FuncOp>(entry);

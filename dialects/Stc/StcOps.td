@@ -85,7 +85,9 @@ def STC_DecompressOp : STC_Op<"decompress", [Pure]> {
   let description = [{
     The inverse of `stc.compress`: scatters the stored values to the columns
     their metadata names and fills the rest with zeros. The result shape gives
-    the unpadded reduction size. Folds for constant inputs.
+    the unpadded reduction size; a dynamic reduction size means the padded
+    size `Kp` (the compressed form does not record `K`). Folds for constant
+    inputs.
 
     ```mlir
     %d = stc.decompress %v, %m by #stc.nm<2:4> along 0

@@ -2,12 +2,12 @@
 // metadata decode at run time or at compile time, the blocked loop nest with
 // mr x nv vector.fma per stored value, the element-wise epilogue), the
 // reference lowering, and the tiling option checks.
-// RUN: stc-opt %s --pass-pipeline='builtin.module(func.func(stc-lower-spmm-to-cpu))' | FileCheck %s
-// RUN: stc-opt %s --pass-pipeline='builtin.module(func.func(stc-lower-spmm-to-cpu{mr=2 nv=3}))' | FileCheck %s --check-prefix=TILE
-// RUN: stc-opt %s --pass-pipeline='builtin.module(func.func(stc-lower-spmm-to-cpu{reference=true}))' | FileCheck %s --check-prefix=REF
-// RUN: not stc-opt %s --pass-pipeline='builtin.module(func.func(stc-lower-spmm-to-cpu{mr=8 nv=8}))' 2>&1 | FileCheck %s --check-prefix=ERR-MRNV
-// RUN: not stc-opt %s --pass-pipeline='builtin.module(func.func(stc-lower-spmm-to-cpu{kc=24}))' 2>&1 | FileCheck %s --check-prefix=ERR-KC
-// RUN: not stc-opt %s --pass-pipeline='builtin.module(func.func(stc-lower-spmm-to-cpu{mr=4 mc=2}))' 2>&1 | FileCheck %s --check-prefix=ERR-KC
+// RUN: stc-opt %s --pass-pipeline='builtin.module(stc-lower-spmm-to-cpu)' | FileCheck %s
+// RUN: stc-opt %s --pass-pipeline='builtin.module(stc-lower-spmm-to-cpu{mr=2 nv=3})' | FileCheck %s --check-prefix=TILE
+// RUN: stc-opt %s --pass-pipeline='builtin.module(stc-lower-spmm-to-cpu{reference=true})' | FileCheck %s --check-prefix=REF
+// RUN: not stc-opt %s --pass-pipeline='builtin.module(stc-lower-spmm-to-cpu{mr=8 nv=8})' 2>&1 | FileCheck %s --check-prefix=ERR-MRNV
+// RUN: not stc-opt %s --pass-pipeline='builtin.module(stc-lower-spmm-to-cpu{kc=24})' 2>&1 | FileCheck %s --check-prefix=ERR-KC
+// RUN: not stc-opt %s --pass-pipeline='builtin.module(stc-lower-spmm-to-cpu{mr=4 mc=2})' 2>&1 | FileCheck %s --check-prefix=ERR-KC
 
 // ERR-MRNV: error: stc-lower-spmm-to-cpu: mr * nv must be in [1, 32] (vector registers), got mr=8 nv=8
 // ERR-KC: error: stc-lower-spmm-to-cpu: kc must be a positive multiple of 16 and mc >= mr, got
@@ -36,17 +36,17 @@
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK-COUNT-16: vector.transfer_read {{.*}} : tensor<?x?xf32>, vector<16xf32>
+// CHECK-COUNT-16: vector.transfer_read {{.*}} : tensor<{{[0-9?x]+}}xf32>, vector<16xf32>
 // CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK: %[[K:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK: %[[S:.*]] = vector.broadcast %{{.*}} : f32 to vector<16xf32>
-// CHECK: %[[D:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %[[K]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<?x?x32xf32>, vector<16xf32>
+// CHECK: %[[D:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %[[K]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<{{[0-9?x]+}}x32xf32>, vector<16xf32>
 // CHECK: vector.fma %[[S]], %[[D]], %{{.*}} : vector<16xf32>
 // CHECK-COUNT-15: vector.fma {{.*}} : vector<16xf32>
 // CHECK-NOT: vector.fma
 // CHECK: scf.yield {{.*}} : vector<16xf32>, vector<16xf32>
 // CHECK-COUNT-16: vector.transfer_write
-// CHECK: %[[P:.*]] = tensor.extract_slice %{{.*}}[0, 0] [16, 8] [1, 1] : tensor<?x?xf32> to tensor<16x8xf32>
+// CHECK: %[[P:.*]] = tensor.extract_slice %{{.*}}[0, 0] [16, 8] [1, 1] : tensor<{{[0-9?x]+}}xf32> to tensor<16x8xf32>
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$MAPT]], #[[$COL]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[P]], %[[B]] : tensor<16x8xf32>, tensor<16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
 // CHECK: %[[SUM:.*]] = arith.addf
 // CHECK: arith.maximumf %[[SUM]], %{{.*}} : f32
@@ -86,7 +86,7 @@ func.func @rhs_f32_runtime_meta(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %x:
 // CHECK: scf.for
 // CHECK-COUNT-16: vector.fma {{.*}} : vector<16xf32>
 // CHECK-NOT: vector.fma
-// CHECK: %[[P:.*]] = tensor.extract_slice %{{.*}}[0, 0] [1, 4] [1, 1] : tensor<?x?xf32> to tensor<1x4xf32>
+// CHECK: %[[P:.*]] = tensor.extract_slice %{{.*}}[0, 0] [1, 4] [1, 1] : tensor<{{[0-9?x]+}}xf32> to tensor<1x4xf32>
 // CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<1x4xf32>) outs(%{{.*}} : tensor<1x4xf16>)
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: return %[[R]]

@@ -1,9 +1,6 @@
-// KNOWN BUG: `stc-run --check --entry=main` builds the dense reference of
-// every function in the module, so a dynamic-shape function that is not
-// the entry makes the check of the static entry fail ("'stc.spmm' op
-// reference lowering needs static shapes" at @other's matmul). Expected:
-// only the entry (and what it calls) needs a reference, and this passes.
-// XFAIL: *
+// `stc-run --check` builds the dense reference of the whole module: a
+// dynamic-shape function next to the static entry has a reference too (the
+// reference lowering handles dynamic shapes), and the entry's check passes.
 // RUN: stc-run %s --entry=main --sparsity=force --random-inputs --check 2>&1 | FileCheck %s
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
 
