@@ -45,12 +45,19 @@ mkdir -p "$RAW"
 
 log() { echo "[run_cpu_bench] $*" >&2; }
 
+# A Python with NumPy (Debian's python3-numpy lives in /usr/bin/python3; the
+# python3 first on PATH may be another one).
+PY_NUMPY=python3
+for cand in python3 /usr/bin/python3; do
+  if "$cand" -c "import numpy" 2>/dev/null; then PY_NUMPY="$cand"; break; fi
+done
+
 # ---- repeats per size: "<size> <warmup> <repeats>" per method --------------
 if [ "$QUICK" = 1 ]; then
   SIZES="${BENCH_SIZES:-1024}"
   BLAS_WARM=1;  BLAS_REP=5
   SPARSE_WARM=1; SPARSE_REP=3
-  STC_REP=3
+  STC_REP=5
 else
   SIZES="${BENCH_SIZES:-1024 2048}"
   BLAS_WARM=3;  BLAS_REP=11
@@ -127,19 +134,40 @@ for s in $SIZES; do
 done
 
 # ---- (c) STC ---------------------------------------------------------------
+# "stc": the weight is compressed once, untimed (like the sparsifier's
+# conversion); @main is the sparse product only. Checked against NumPy once.
+# "stc_prune": @main also prunes and compresses A on every call.
 for s in $SIZES; do
-  out="$RAW/stc-t1-$s"
-  if [ ! -x "$STC_RUN" ]; then
-    log "stc-run not found at $STC_RUN: STC skipped"
-    echo "missing: $STC_RUN" > "$out.err"; echo missing > "$out.rc"; continue
-  fi
-  src="$WORK/stc_$s.mlir"
-  python3 "$BENCH/cpu/gen_stc_bench.py" "$s" "$s" "$s" > "$src"
-  log "STC stc-run ${s}^3 $STC_FLAGS"
-  # shellcheck disable=SC2086
-  "$STC_RUN" "$src" --device=cpu --random-inputs --seed=1 --repeat="$STC_REP" $STC_FLAGS \
-    > "$out.out" 2> "$out.err"
-  echo $? > "$out.rc"
+  for method in stc stc_prune; do
+    out="$RAW/$method-t1-$s"
+    if [ ! -x "$STC_RUN" ]; then
+      log "stc-run not found at $STC_RUN: STC skipped"
+      echo "missing: $STC_RUN" > "$out.err"; echo missing > "$out.rc"; continue
+    fi
+    src="$WORK/${method}_$s.mlir"
+    if [ "$method" = stc ]; then
+      inputs="$WORK/stc_inputs_$s"
+      mkdir -p "$inputs"
+      python3 "$BENCH/cpu/gen_stc_bench.py" --precompressed "$s" "$s" "$s" > "$src"
+      "$PY_NUMPY" "$BENCH/cpu/make_stc_inputs.py" write "$s" "$s" "$s" "$inputs"
+      args=(--input="$inputs/v.npy" --input="$inputs/m.npy" --input="$inputs/b.npy")
+      # Correctness first (one untimed run against the float64 reference).
+      # shellcheck disable=SC2086
+      "$STC_RUN" "$src" "${args[@]}" --output="$inputs/out.npy" $STC_FLAGS \
+          > /dev/null 2> "$out.check.err" \
+        && "$PY_NUMPY" "$BENCH/cpu/make_stc_inputs.py" check "$inputs" "$inputs/out.npy" \
+          > "$out.check" 2>> "$out.check.err"
+      echo $? > "$out.check.rc"
+    else
+      python3 "$BENCH/cpu/gen_stc_bench.py" "$s" "$s" "$s" > "$src"
+      args=(--random-inputs --seed=1)
+    fi
+    log "STC ($method) stc-run ${s}^3 $STC_FLAGS"
+    # shellcheck disable=SC2086
+    "$STC_RUN" "$src" --device=cpu "${args[@]}" --repeat="$STC_REP" $STC_FLAGS \
+      > "$out.out" 2> "$out.err"
+    echo $? > "$out.rc"
+  done
 done
 cat /proc/loadavg > "$RAW/loadavg_end.txt"
 
@@ -175,7 +203,7 @@ for s in sizes:
     flop = 2.0 * s * s * s
     for method, threads in ([("openblas", 1)] +
                             ([("openblas", int(ncores))] if int(ncores) > 1 else []) +
-                            [("sparsifier", 1), ("stc", 1)]):
+                            [("sparsifier", 1), ("stc", 1), ("stc_prune", 1)]):
         stem = f"{method}-t{threads}-{s}"
         rc, out, err = rd(stem + ".rc", "1"), rd(stem + ".out"), rd(stem + ".err")
         entry = {"method": method, "M": s, "N": s, "K": s, "threads": threads,
@@ -211,12 +239,23 @@ for s in sizes:
                               r"(?:.*?over\s+(\d+))?", err + "\n" + out)
                 if not m:
                     raise RuntimeError("no 'stc-run: timing:' line")
-                entry.update(times_ms=None, median_ms=float(m.group(1)),
+                runs = re.search(r"timing: runs \(ms\):((?:\s+[-+0-9.eE]+)+)", err)
+                times = [float(x) for x in runs.group(1).split()] if runs else None
+                entry.update(times_ms=times, median_ms=float(m.group(1)),
                              min_ms=float(m.group(2)),
                              runs=int(m.group(3)) if m.group(3) else None,
-                             warmup=0, flags=stc_flags,
-                             note="stc-run reports median and min only; the timed "
-                                  "@main includes stc.prune of A")
+                             warmup="JIT materialized before timing; first run included",
+                             flags=stc_flags)
+                if method == "stc":
+                    entry["note"] = ("weight given compressed (values + metadata), "
+                                     "like the sparsifier's untimed conversion")
+                    check_rc = rd(stem + ".check.rc", "1")
+                    entry["check"] = rd(stem + ".check") or rd(stem + ".check.err")
+                    if check_rc != "0":
+                        raise RuntimeError("result check against NumPy failed: " +
+                                           entry["check"])
+                else:
+                    entry["note"] = "@main also prunes and compresses A on every call"
             if not entry.get("median_ms"):
                 raise RuntimeError("no timings")
             entry["status"] = "ok"
@@ -284,7 +323,8 @@ with open(base + ".json", "w") as f:
 # ---- Markdown, generated only from `doc` ----
 names = {"openblas": "OpenBLAS cblas_sgemm (dense)",
          "sparsifier": "MLIR sparsifier, 2:4 A",
-         "stc": "STC stc-run, 2:4 A"}
+         "stc": "STC stc-run, 2:4 A given compressed",
+         "stc_prune": "STC stc-run, 2:4 A pruned+compressed each call"}
 md = []
 mach, sw_ = doc["machine"], doc["software"]
 md.append(f"# STC CPU benchmark, {doc['utc']}{' (quick)' if doc['quick'] else ''}\n")
@@ -298,6 +338,9 @@ md.append(f"- Commit `{sw_['git_commit'][:12]}`{' (dirty tree)' if sw_['git_dirt
 md.append(f"- Sparsifier: `mlir-opt --sparsifier=\"{doc['settings']['sparsifier']['options']}\"` "
           f"then `mlir-runner -O3`; STC: `stc-run --repeat={doc['settings']['stc']['repeats']}"
           f"{(' ' + stc_flags) if stc_flags else ''}`")
+md.append("- STC's main row (`stc`) takes A already compressed, as the sparsifier's "
+          "conversion of A is outside its timing; `stc_prune` times the whole "
+          "program including run-time pruning and compression of A.")
 md.append("- f32, GFLOP/s count dense-equivalent 2·M·N·K flops for every method; "
           "times are medians (min in brackets).\n")
 md.append("| M=N=K | method | threads | median ms (min) | GFLOP/s | STC speedup vs this |")

@@ -561,6 +561,10 @@ int main(int argc, char **argv) {
       return 1;
     times.push_back(ms);
   }
+  llvm::errs() << "stc-run: timing: runs (ms):";
+  for (double t : times)
+    llvm::errs() << llvm::format(" %.3f", t);
+  llvm::errs() << "\n";
   std::sort(times.begin(), times.end());
   llvm::errs() << llvm::format(
       "stc-run: timing: @%s median %.3f ms, min %.3f ms over %u runs\n",
