@@ -74,6 +74,11 @@ private:
   Value decodeIndices();
   /// Kp x Pp -> (Pp / nr) x Kp x nr.
   Value panelize(Value d, Value kPadded, Value colsPadded);
+  /// Rp x J -> (Rp / mr) x J x mr.
+  Value tileRows(Value s, Value rowsPadded, Value valuesPerRow);
+  /// For constant values and metadata: the tiled f32 values and i32
+  /// indices as constants. Returns false when they are not constants.
+  bool buildConstantTiles(Value &vals, Value &idx);
   Value microkernel(Value vals, Value idx, Value dense, Value rowsPadded,
                     Value colsPadded, Value kPadded, Value valuesPerRow);
   /// act(alpha * prod + beta * acc + bias) in the result type. `prod` is
@@ -180,6 +185,74 @@ Value SpmmLowering::panelize(Value d, Value kPadded, Value colsPadded) {
   return linalg::TransposeOp::create(b, expanded, init,
                                      ArrayRef<int64_t>{1, 0, 2})
       .getResult()[0];
+}
+
+Value SpmmLowering::tileRows(Value s, Value rowsPadded, Value valuesPerRow) {
+  int64_t mr = tiling.mr;
+  Type elem = cast<RankedTensorType>(s.getType()).getElementType();
+  Value tiles = b.createOrFold<arith::DivUIOp>(rowsPadded, constIndex(mr));
+  SmallVector<OpFoldResult> expandedSizes = {getAsOpFoldResult(tiles),
+                                             b.getIndexAttr(mr),
+                                             getAsOpFoldResult(valuesPerRow)};
+  auto staticOrDynamic = [](OpFoldResult ofr) {
+    std::optional<int64_t> c = getConstantIntValue(ofr);
+    return c ? *c : ShapedType::kDynamic;
+  };
+  auto expandedType =
+      RankedTensorType::get({staticOrDynamic(expandedSizes[0]), mr,
+                             staticOrDynamic(expandedSizes[2])},
+                            elem);
+  SmallVector<ReassociationIndices> reassociation = {{0, 1}, {2}};
+  Value expanded = tensor::ExpandShapeOp::create(b, expandedType, s,
+                                                 reassociation, expandedSizes);
+  Value init = tensor::EmptyOp::create(b,
+                                       ArrayRef<OpFoldResult>{expandedSizes[0],
+                                                              expandedSizes[2],
+                                                              expandedSizes[1]},
+                                       elem);
+  return linalg::TransposeOp::create(b, expanded, init,
+                                     ArrayRef<int64_t>{0, 2, 1})
+      .getResult()[0];
+}
+
+bool SpmmLowering::buildConstantTiles(Value &vals, Value &idx) {
+  auto valuesType = op.getValues().getType();
+  Attribute valuesAttr, metaAttr;
+  if (!valuesType.hasStaticShape() ||
+      !matchPattern(op.getValues(), m_Constant(&valuesAttr)) ||
+      !matchPattern(op.getMeta(), m_Constant(&metaAttr)))
+    return false;
+  auto metaDense = dyn_cast<DenseIntElementsAttr>(metaAttr);
+  std::optional<std::vector<float>> v =
+      readFloatConstant(valuesAttr, valuesType);
+  if (!metaDense || !v)
+    return false;
+  int64_t rows = valuesType.getDimSize(0), perRow = valuesType.getDimSize(1);
+  std::vector<uint16_t> meta;
+  for (const APInt &w : metaDense.getValues<APInt>())
+    meta.push_back(static_cast<uint16_t>(w.getZExtValue()));
+  std::vector<int32_t> columns =
+      decodeConstantIndices(meta, rows, perRow, op.getPattern());
+  int64_t mr = tiling.mr;
+  int64_t tiles = (rows + mr - 1) / mr;
+  // Padded rows: value 0 at column 0.
+  std::vector<float> tiledValues(tiles * perRow * mr, 0.0f);
+  std::vector<int32_t> tiledColumns(tiles * perRow * mr, 0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < perRow; ++j) {
+      int64_t at = ((r / mr) * perRow + j) * mr + r % mr;
+      tiledValues[at] = (*v)[r * perRow + j];
+      tiledColumns[at] = columns[r * perRow + j];
+    }
+  vals = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(
+             RankedTensorType::get({tiles, perRow, mr}, b.getF32Type()),
+             ArrayRef<float>(tiledValues)));
+  idx = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(
+             RankedTensorType::get({tiles, perRow, mr}, b.getI32Type()),
+             ArrayRef<int32_t>(tiledColumns)));
+  return true;
 }
 
 /// Absolute column index of every stored value (the CPU kernel-ready
@@ -306,14 +379,19 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
                                   ValueRange tArgs) {
                                 ImplicitLocOpBuilder tB(loc4, nb4);
                                 Value acc = tArgs[0];
-                                SmallVector<Value> rows, cols, inPanel;
+                                SmallVector<Value> rows, cols, inPanel, inTile;
+                                Value tile = arith::DivUIOp::create(
+                                    tB, r0,
+                                    arith::ConstantIndexOp::create(tB, mr));
                                 Value panel = arith::DivUIOp::create(
                                     tB, p0,
                                     arith::ConstantIndexOp::create(tB, nr));
-                                for (int64_t r = 0; r < mr; ++r)
-                                  rows.push_back(arith::AddIOp::create(
-                                      tB, r0,
-                                      arith::ConstantIndexOp::create(tB, r)));
+                                for (int64_t r = 0; r < mr; ++r) {
+                                  inTile.push_back(
+                                      arith::ConstantIndexOp::create(tB, r));
+                                  rows.push_back(
+                                      arith::AddIOp::create(tB, r0, inTile[r]));
+                                }
                                 for (int64_t c = 0; c < nv; ++c) {
                                   inPanel.push_back(
                                       arith::ConstantIndexOp::create(
@@ -342,9 +420,11 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
                                             jB, jB.getIndexType(),
                                             tensor::ExtractOp::create(
                                                 jB, idx,
-                                                ValueRange{rows[r], j}));
+                                                ValueRange{tile, j,
+                                                           inTile[r]}));
                                         Value v = tensor::ExtractOp::create(
-                                            jB, vals, ValueRange{rows[r], j});
+                                            jB, vals,
+                                            ValueRange{tile, j, inTile[r]});
                                         Value vb = vector::BroadcastOp::create(
                                             jB, vecType, v);
                                         for (int64_t c = 0; c < nv; ++c) {
@@ -495,10 +575,19 @@ Value SpmmLowering::lowerToKernel() {
 
   // S: f32 values and i32 column indices, rows padded to the register tile
   // (padded rows have value 0 at column 0: they read a valid row of D).
-  Value idx = decodeIndices();
-  Value vals =
-      packInto(values, /*transpose=*/false, {rowsPadded, valuesPerRow}, f32);
-  idx = packInto(idx, false, {rowsPadded, valuesPerRow}, b.getI32Type());
+  // Row tiles of mr, each j-major (Rp/mr x J x mr): the kernel reads the mr
+  // values of one j from one cache line instead of mr rows a row stride
+  // apart (a power-of-two stride puts them all in the same L1 set).
+  // Constant weights get this layout at compile time.
+  Value vals, idx;
+  if (!buildConstantTiles(vals, idx)) {
+    idx = decodeIndices();
+    vals =
+        packInto(values, /*transpose=*/false, {rowsPadded, valuesPerRow}, f32);
+    idx = packInto(idx, false, {rowsPadded, valuesPerRow}, b.getI32Type());
+    vals = tileRows(vals, rowsPadded, valuesPerRow);
+    idx = tileRows(idx, rowsPadded, valuesPerRow);
+  }
   // D: Kp x P, f32, rows past K and columns past P are zero, so that
   // padded groups and tile overhang read defined zeros.
   Value d =

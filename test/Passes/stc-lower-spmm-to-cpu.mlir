@@ -107,6 +107,26 @@ func.func @lhs_f16_constant_meta(%v: tensor<1x8xf16>, %d: tensor<16x4xf16>) -> t
   return %y : tensor<1x4xf16>
 }
 
+// Constant values and metadata (a folded constant weight): the kernel-ready
+// tiles (Rp/mr x J x mr, f32 values and i32 columns) are built at compile
+// time; padded rows 1..7 of the tile hold value 0 at column 0.
+// CHECK-LABEL: func.func @constant_weight_tiles
+// CHECK-NOT: arith.shrui
+// CHECK-DAG: arith.constant dense<{{\[\[\[}}1.000000e+00, 0.000000e+00, {{.*}}]]]> : tensor<1x8x8xf32>
+// CHECK-DAG: arith.constant dense<{{\[\[\[}}0, 0, 0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0], [4, 0, {{.*}}]]]> : tensor<1x8x8xi32>
+// CHECK: vector.fma
+// TILE-LABEL: func.func @constant_weight_tiles
+// TILE: arith.constant {{.*}} : tensor<1x8x2xf32>
+// REF-LABEL: func.func @constant_weight_tiles
+// REF: stc.decompress
+func.func @constant_weight_tiles(%d: tensor<16x4xf32>) -> tensor<1x4xf32> {
+  %v = arith.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]]> : tensor<1x8xf32>
+  %m = arith.constant dense<[[-25468]]> : tensor<1x1xi16>
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<1x8xf32>, tensor<1x1xi16>, tensor<16x4xf32> -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
 // alpha, beta and acc in the epilogue: alpha * prod + beta * acc.
 // CHECK-LABEL: func.func @alpha_beta_acc
 // CHECK-SAME: %[[C:[^:]*]]: tensor<8x16xf32>)
