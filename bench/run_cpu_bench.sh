@@ -57,13 +57,19 @@ if [ "$QUICK" = 1 ]; then
   SIZES="${BENCH_SIZES:-1024}"
   BLAS_WARM=1;  BLAS_REP=5
   SPARSE_WARM=1; SPARSE_REP=3
-  STC_REP=5
+  STC_WARM=4;   STC_REP=5
 else
   SIZES="${BENCH_SIZES:-1024 2048}"
   BLAS_WARM=3;  BLAS_REP=11
   SPARSE_WARM=1; SPARSE_REP=7
-  STC_REP=9   # odd: stc-run's median is the middle element
+  STC_WARM=4;   STC_REP=9
 fi
+# stc-run has no warm-up option: it is run with --repeat=STC_WARM+STC_REP and
+# the first STC_WARM of the per-run times it prints are dropped (its first
+# three calls are measurably slower). Both counts keep the medians exact: the
+# timed count is odd, and so is the total (stc-run's own median, the fallback
+# when it prints no per-run list).
+STC_TOTAL=$((STC_WARM + STC_REP))
 
 # ---- machine info (before we touch the environment) ------------------------
 CORETYPE_FOUND="${OPENBLAS_CORETYPE-<unset>}"
@@ -138,7 +144,7 @@ done
 # conversion); @main is the sparse product only. Checked against NumPy once.
 # "stc_prune": @main also prunes and compresses A on every call.
 for s in $SIZES; do
-  for method in stc stc_prune; do
+  for method in stc stc_const stc_prune; do
     out="$RAW/$method-t1-$s"
     if [ ! -x "$STC_RUN" ]; then
       log "stc-run not found at $STC_RUN: STC skipped"
@@ -149,13 +155,29 @@ for s in $SIZES; do
       inputs="$WORK/stc_inputs_$s"
       mkdir -p "$inputs"
       python3 "$BENCH/cpu/gen_stc_bench.py" --precompressed "$s" "$s" "$s" > "$src"
-      "$PY_NUMPY" "$BENCH/cpu/make_stc_inputs.py" write "$s" "$s" "$s" "$inputs"
       args=(--input="$inputs/v.npy" --input="$inputs/m.npy" --input="$inputs/b.npy")
       # Correctness first (one untimed run against the float64 reference).
+      rm -f "$inputs/out.npy"
       # shellcheck disable=SC2086
-      "$STC_RUN" "$src" "${args[@]}" --output="$inputs/out.npy" $STC_FLAGS \
+      if "$PY_NUMPY" "$BENCH/cpu/make_stc_inputs.py" write "$s" "$s" "$s" "$inputs" 2> "$out.check.err" \
+         && "$STC_RUN" "$src" --device=cpu "${args[@]}" --output="$inputs/out.npy" $STC_FLAGS \
+              > /dev/null 2>> "$out.check.err"; then
+        # 0: within 1e-5; 1: wrong result; 2+: the check itself failed.
+        "$PY_NUMPY" "$BENCH/cpu/make_stc_inputs.py" check "$inputs" "$inputs/out.npy" \
+          > "$out.check" 2>> "$out.check.err"
+        echo $? > "$out.check.rc"
+      else
+        echo 2 > "$out.check.rc"
+      fi
+    elif [ "$method" = stc_const ]; then
+      # The same A as "stc" (written by it above), as a constant weight.
+      inputs="$WORK/stc_inputs_$s"
+      "$PY_NUMPY" "$BENCH/cpu/make_stc_inputs.py" constprog "$inputs" "$s" "$s" "$s" > "$src"
+      args=(--input="$inputs/b.npy")
+      # shellcheck disable=SC2086
+      "$STC_RUN" "$src" "${args[@]}" --output="$inputs/out_const.npy" $STC_FLAGS \
           > /dev/null 2> "$out.check.err" \
-        && "$PY_NUMPY" "$BENCH/cpu/make_stc_inputs.py" check "$inputs" "$inputs/out.npy" \
+        && "$PY_NUMPY" "$BENCH/cpu/make_stc_inputs.py" check "$inputs" "$inputs/out_const.npy" \
           > "$out.check" 2>> "$out.check.err"
       echo $? > "$out.check.rc"
     else
@@ -164,7 +186,7 @@ for s in $SIZES; do
     fi
     log "STC ($method) stc-run ${s}^3 $STC_FLAGS"
     # shellcheck disable=SC2086
-    "$STC_RUN" "$src" --device=cpu "${args[@]}" --repeat="$STC_REP" $STC_FLAGS \
+    "$STC_RUN" "$src" --device=cpu "${args[@]}" --repeat="$STC_TOTAL" $STC_FLAGS \
       > "$out.out" 2> "$out.err"
     echo $? > "$out.rc"
   done
@@ -175,11 +197,13 @@ cat /proc/loadavg > "$RAW/loadavg_end.txt"
 STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 BASE="$RESULTS/cpu-$STAMP-$(cat "$RAW/commit.txt")"
 python3 - "$RAW" "$BASE" "$QUICK" "$SIZES" "$SPARSIFIER_OPTS" "$STC_FLAGS" "$NCORES" \
-  "$BLAS_WARM" "$BLAS_REP" "$SPARSE_WARM" "$SPARSE_REP" "$STC_REP" "$STAMP" <<'PY'
+  "$BLAS_WARM" "$BLAS_REP" "$SPARSE_WARM" "$SPARSE_REP" "$STC_WARM" "$STC_REP" "$STAMP" <<'PY'
 import json, os, re, statistics, sys
 
 (raw, base, quick, sizes, sp_opts, stc_flags, ncores,
- bw, br, sw, sr, stcr, stamp) = sys.argv[1:]
+ bw, br, sw, sr, stcw, stcr, stamp) = sys.argv[1:]
+stcw, stcr = int(stcw), int(stcr)
+REL_TOL = 1e-5
 sizes = [int(s) for s in sizes.split()]
 
 def rd(name, default=""):
@@ -203,11 +227,13 @@ for s in sizes:
     flop = 2.0 * s * s * s
     for method, threads in ([("openblas", 1)] +
                             ([("openblas", int(ncores))] if int(ncores) > 1 else []) +
-                            [("sparsifier", 1), ("stc", 1), ("stc_prune", 1)]):
+                            [("sparsifier", 1), ("stc", 1), ("stc_const", 1),
+                             ("stc_prune", 1)]):
         stem = f"{method}-t{threads}-{s}"
         rc, out, err = rd(stem + ".rc", "1"), rd(stem + ".out"), rd(stem + ".err")
         entry = {"method": method, "M": s, "N": s, "K": s, "threads": threads,
                  "dense_equivalent_flop": flop}
+        wrong = False
         try:
             if rc == "missing":
                 entry["status"] = "missing"
@@ -239,28 +265,52 @@ for s in sizes:
                               r"(?:.*?over\s+(\d+))?", err + "\n" + out)
                 if not m:
                     raise RuntimeError("no 'stc-run: timing:' line")
-                runs = re.search(r"timing: runs \(ms\):((?:\s+[-+0-9.eE]+)+)", err)
-                times = [float(x) for x in runs.group(1).split()] if runs else None
-                entry.update(times_ms=times, median_ms=float(m.group(1)),
-                             min_ms=float(m.group(2)),
-                             runs=int(m.group(3)) if m.group(3) else None,
-                             warmup="JIT materialized before timing; first run included",
+                total = stcw + stcr
+                runs = re.search(r"timing: runs \(ms\):((?:[ \t]+[-+0-9.eE]+)+)", err)
+                runs = [float(x) for x in runs.group(1).split()] if runs else None
+                if runs is not None and len(runs) == total:
+                    # The first stcw calls are the warm-up: dropped.
+                    entry.update(warmup=stcw, warmup_times_ms=runs[:stcw],
+                                 **stats(runs[stcw:]))
+                else:
+                    # No per-run list: stc-run's own median over every run.
+                    entry.update(times_ms=None, median_ms=float(m.group(1)),
+                                 min_ms=float(m.group(2)), warmup=0,
+                                 warmup_note="no per-run times printed: stc-run's "
+                                             f"median over all {total} runs")
+                entry.update(stc_run_median_all_runs_ms=float(m.group(1)),
+                             stc_run_min_all_runs_ms=float(m.group(2)),
+                             stc_run_repeat=int(m.group(3)) if m.group(3) else None,
                              flags=stc_flags)
-                if method == "stc":
-                    entry["note"] = ("weight given compressed (values + metadata), "
-                                     "like the sparsifier's untimed conversion")
-                    check_rc = rd(stem + ".check.rc", "1")
-                    entry["check"] = rd(stem + ".check") or rd(stem + ".check.err")
-                    if check_rc != "0":
-                        raise RuntimeError("result check against NumPy failed: " +
-                                           entry["check"])
+                if method in ("stc", "stc_const"):
+                    entry["note"] = (
+                        "weight given compressed (values + metadata), like the "
+                        "sparsifier's untimed conversion" if method == "stc" else
+                        "weight is a constant of the program: decoding and "
+                        "tiling happen at compile time (the inference case)")
+                    check_rc = rd(stem + ".check.rc", "2")
+                    check = rd(stem + ".check")
+                    entry["check"] = (check + "\n" + tail(rd(stem + ".check.err"), 5)).strip()
+                    mm = re.search(r"^rel_error\s+(\S+)", check, re.M)
+                    entry["rel_error"] = float(mm.group(1)) if mm else None
+                    entry["rel_error_tolerance"] = REL_TOL
+                    if entry["rel_error"] is None:
+                        raise RuntimeError(f"result check did not run (status {check_rc})")
+                    if not entry["rel_error"] < REL_TOL or check_rc != "0":
+                        wrong = True
                 else:
                     entry["note"] = "@main also prunes and compresses A on every call"
             if not entry.get("median_ms"):
                 raise RuntimeError("no timings")
-            entry["status"] = "ok"
             entry["gflops_median"] = flop / (entry["median_ms"] * 1e-3) / 1e9
             entry["gflops_best"] = flop / (entry["min_ms"] * 1e-3) / 1e9
+            if wrong:
+                ok = False
+                entry["status"] = "wrong"
+                entry["error"] = (f"result differs from float64 NumPy: rel_error "
+                                  f"{entry['rel_error']:.3e} (tolerance {REL_TOL:.0e})")
+            else:
+                entry["status"] = "ok"
         except Exception as e:  # record the failure, keep going
             ok = False
             entry["status"] = "failed"
@@ -283,6 +333,11 @@ for s in sizes:
         rr["stc_speedup_vs_sparsifier"] = sp["median_ms"] / stc["median_ms"]
     if sp and blas:
         rr["sparsifier_speedup_vs_openblas_1t"] = blas["median_ms"] / sp["median_ms"]
+    pr = find("stc_prune", s)
+    if pr and blas:
+        rr["stc_prune_speedup_vs_openblas_1t"] = blas["median_ms"] / pr["median_ms"]
+    if pr and sp:
+        rr["stc_prune_speedup_vs_sparsifier"] = sp["median_ms"] / pr["median_ms"]
     ratios.append(rr)
 
 doc = {
@@ -311,7 +366,8 @@ doc = {
     "settings": {
         "openblas": {"warmup": int(bw), "repeats": int(br)},
         "sparsifier": {"warmup": int(sw), "repeats": int(sr), "options": sp_opts},
-        "stc": {"repeats": int(stcr), "flags": stc_flags},
+        "stc": {"warmup": stcw, "repeats": stcr, "stc_run_repeat": stcw + stcr,
+                "flags": stc_flags, "rel_error_tolerance": REL_TOL},
     },
     "results": results,
     "ratios": ratios,
@@ -323,8 +379,9 @@ with open(base + ".json", "w") as f:
 # ---- Markdown, generated only from `doc` ----
 names = {"openblas": "OpenBLAS cblas_sgemm (dense)",
          "sparsifier": "MLIR sparsifier, 2:4 A",
-         "stc": "STC stc-run, 2:4 A given compressed",
-         "stc_prune": "STC stc-run, 2:4 A pruned+compressed each call"}
+         "stc": "STC, 2:4 A given compressed",
+         "stc_const": "STC, 2:4 A a compile-time constant",
+         "stc_prune": "STC incl. run-time prune+compress of A each call"}
 md = []
 mach, sw_ = doc["machine"], doc["software"]
 md.append(f"# STC CPU benchmark, {doc['utc']}{' (quick)' if doc['quick'] else ''}\n")
@@ -336,11 +393,14 @@ md.append(f"- OpenBLAS core type: {mach['openblas_corename']} "
 md.append(f"- Commit `{sw_['git_commit'][:12]}`{' (dirty tree)' if sw_['git_dirty'] else ''}; "
           f"{sw_['mlir']}; {sw_['cc']}")
 md.append(f"- Sparsifier: `mlir-opt --sparsifier=\"{doc['settings']['sparsifier']['options']}\"` "
-          f"then `mlir-runner -O3`; STC: `stc-run --repeat={doc['settings']['stc']['repeats']}"
-          f"{(' ' + stc_flags) if stc_flags else ''}`")
-md.append("- STC's main row (`stc`) takes A already compressed, as the sparsifier's "
-          "conversion of A is outside its timing; `stc_prune` times the whole "
-          "program including run-time pruning and compression of A.")
+          f"then `mlir-runner -O3`; STC: `stc-run --repeat={doc['settings']['stc']['stc_run_repeat']}"
+          f"{(' ' + stc_flags) if stc_flags else ''}`, the first "
+          f"{doc['settings']['stc']['warmup']} runs untimed warm-up")
+md.append("- The STC row used for the speedups takes A already pruned and compressed "
+          "(values + metadata, made once by NumPy), as the sparsifier's conversion of A "
+          "is outside its timing; its result is checked against float64 NumPy first. "
+          "The \"incl. run-time prune+compress\" row times `stc.prune` + `stc.compress` "
+          "of A inside every call as well.")
 md.append("- f32, GFLOP/s count dense-equivalent 2·M·N·K flops for every method; "
           "times are medians (min in brackets).\n")
 md.append("| M=N=K | method | threads | median ms (min) | GFLOP/s | STC speedup vs this |")
@@ -354,19 +414,27 @@ for r in results:
               if stc and r["method"] != "stc" else "")
     else:
         t, g, sp = r["status"], "", ""
-    md.append(f"| {r['M']} | {names[r['method']]} | {r['threads']} | {t} | {g} | {sp} |")
+    name = names[r["method"]]
+    if r.get("rel_error") is not None:
+        name += f" (rel. error {r['rel_error']:.1e})"
+    md.append(f"| {r['M']} | {name} | {r['threads']} | {t} | {g} | {sp} |")
 md.append("")
-md.append("| M=N=K | STC vs OpenBLAS (1 thread) | STC vs sparsifier | sparsifier vs OpenBLAS (1 thread) |")
-md.append("|---:|---:|---:|---:|")
+md.append("| M=N=K | STC vs OpenBLAS (1 thread) | STC vs sparsifier | "
+          "STC incl. prune vs OpenBLAS (1 thread) | STC incl. prune vs sparsifier | "
+          "sparsifier vs OpenBLAS (1 thread) |")
+md.append("|---:|---:|---:|---:|---:|---:|")
 fmt = lambda v: f"{v:.2f}×" if v is not None else "n/a"
 for rr in ratios:
     md.append(f"| {rr['M']} | {fmt(rr.get('stc_speedup_vs_openblas_1t'))} | "
               f"{fmt(rr.get('stc_speedup_vs_sparsifier'))} | "
+              f"{fmt(rr.get('stc_prune_speedup_vs_openblas_1t'))} | "
+              f"{fmt(rr.get('stc_prune_speedup_vs_sparsifier'))} | "
               f"{fmt(rr.get('sparsifier_speedup_vs_openblas_1t'))} |")
-md.append("\nSpeedup = the other method's median time / STC's median time (> 1: STC is faster).")
+md.append("\nSpeedup = the other method's median time / STC's median time (> 1: STC is "
+          "faster); in the first table, STC is the row with A given compressed.")
 failed = [r for r in results if r["status"] != "ok"]
 if failed:
-    md.append("\n## Not measured\n")
+    md.append("\n## Not measured, or wrong\n")
     for r in failed:
         first = (r.get("error") or "").splitlines()[:1]
         md.append(f"- {r['M']}³ {names[r['method']]}: {r['status']}"

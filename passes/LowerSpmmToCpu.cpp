@@ -222,17 +222,15 @@ bool SpmmLowering::buildConstantTiles(Value &vals, Value &idx) {
       !matchPattern(op.getValues(), m_Constant(&valuesAttr)) ||
       !matchPattern(op.getMeta(), m_Constant(&metaAttr)))
     return false;
-  auto metaDense = dyn_cast<DenseIntElementsAttr>(metaAttr);
+  std::optional<std::vector<uint16_t>> meta =
+      readMetaConstant(metaAttr, op.getMeta().getType());
   std::optional<std::vector<float>> v =
       readFloatConstant(valuesAttr, valuesType);
-  if (!metaDense || !v)
+  if (!meta || !v)
     return false;
   int64_t rows = valuesType.getDimSize(0), perRow = valuesType.getDimSize(1);
-  std::vector<uint16_t> meta;
-  for (const APInt &w : metaDense.getValues<APInt>())
-    meta.push_back(static_cast<uint16_t>(w.getZExtValue()));
   std::vector<int32_t> columns =
-      decodeConstantIndices(meta, rows, perRow, op.getPattern());
+      decodeConstantIndices(*meta, rows, perRow, op.getPattern());
   int64_t mr = tiling.mr;
   int64_t tiles = (rows + mr - 1) / mr;
   // Padded rows: value 0 at column 0.
@@ -264,12 +262,10 @@ Value SpmmLowering::decodeIndices() {
   Attribute metaAttr;
   if (matchPattern(op.getMeta(), m_Constant(&metaAttr)) &&
       valuesType.hasStaticShape()) {
-    if (auto dense = dyn_cast<DenseIntElementsAttr>(metaAttr)) {
-      std::vector<uint16_t> meta;
-      for (const APInt &w : dense.getValues<APInt>())
-        meta.push_back(static_cast<uint16_t>(w.getZExtValue()));
+    if (std::optional<std::vector<uint16_t>> meta =
+            readMetaConstant(metaAttr, op.getMeta().getType())) {
       std::vector<int32_t> idx = decodeConstantIndices(
-          meta, valuesType.getDimSize(0), valuesType.getDimSize(1), pattern);
+          *meta, valuesType.getDimSize(0), valuesType.getDimSize(1), pattern);
       return arith::ConstantOp::create(
           b, DenseIntElementsAttr::get(idxType, ArrayRef<int32_t>(idx)));
     }

@@ -26,6 +26,11 @@ namespace mlir::stc {
 std::optional<std::vector<float>> readFloatConstant(Attribute attr,
                                                     RankedTensorType type);
 
+/// The words of a constant i16 metadata tensor (dense<> or dense_resource<>),
+/// or none.
+std::optional<std::vector<uint16_t>> readMetaConstant(Attribute attr,
+                                                      RankedTensorType type);
+
 /// A dense<> attribute of `type` (f32/f16/bf16) holding `values`, which must
 /// be representable in the element type.
 DenseElementsAttr makeFloatConstant(RankedTensorType type,

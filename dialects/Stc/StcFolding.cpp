@@ -63,6 +63,32 @@ mlir::stc::readFloatConstant(Attribute attr, RankedTensorType type) {
   return std::nullopt;
 }
 
+std::optional<std::vector<uint16_t>>
+mlir::stc::readMetaConstant(Attribute attr, RankedTensorType type) {
+  if (!type.hasStaticShape() || !type.getElementType().isInteger(16))
+    return std::nullopt;
+  int64_t count = type.getNumElements();
+  ArrayRef<char> raw;
+  bool splat = false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    raw = dense.getRawData();
+    splat = dense.isSplat();
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    raw = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  if (raw.size() < (splat ? 2u : size_t(count) * 2))
+    return std::nullopt;
+  std::vector<uint16_t> words(count);
+  for (int64_t i = 0; i < count; ++i)
+    std::memcpy(&words[i], raw.data() + (splat ? 0 : i * 2), 2);
+  return words;
+}
+
 DenseElementsAttr
 mlir::stc::makeFloatConstant(RankedTensorType type,
                              const std::vector<float> &values) {
@@ -165,9 +191,12 @@ LogicalResult CompressOp::fold(FoldAdaptor adaptor,
 
 OpFoldResult DecompressOp::fold(FoldAdaptor adaptor) {
   auto type = getType();
-  auto meta = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getMeta());
-  if (!adaptor.getValues() || !meta || !type.hasStaticShape() ||
+  if (!adaptor.getValues() || !adaptor.getMeta() || !type.hasStaticShape() ||
       !getValues().getType().hasStaticShape())
+    return {};
+  std::optional<std::vector<uint16_t>> meta =
+      readMetaConstant(adaptor.getMeta(), getMeta().getType());
+  if (!meta)
     return {};
   std::optional<std::vector<float>> values =
       readFloatConstant(adaptor.getValues(), getValues().getType());
@@ -179,8 +208,7 @@ OpFoldResult DecompressOp::fold(FoldAdaptor adaptor) {
   compressed.rows = type.getDimSize(1 - dim);
   compressed.k = type.getDimSize(dim);
   compressed.values = std::move(*values);
-  for (const APInt &w : meta.getValues<APInt>())
-    compressed.meta.push_back(static_cast<uint16_t>(w.getZExtValue()));
+  compressed.meta = std::move(*meta);
   std::vector<float> dense;
   if (!fmt::decompress(compressed, static_cast<int>(dim), dense).ok())
     return {};
