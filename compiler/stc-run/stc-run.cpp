@@ -574,8 +574,10 @@ int main(int argc, char **argv) {
   if (check) {
     StcPipelineOptions refOptions = options;
     refOptions.reference = true;
+    setRemarksMuted(true); // Already reported for the program itself.
     FailureOr<CompiledProgram> reference =
         compile(*referenceModule, refOptions);
+    setRemarksMuted(false);
     if (failed(reference))
       return 1;
     FailureOr<SmallVector<HostTensor>> expected =
