@@ -73,9 +73,11 @@ private:
                  Type elementType);
   Value decodeIndices();
   /// Kp x Pp -> (Pp / nr) x Kp x nr.
-  Value panelize(Value d, Value kPadded, Value colsPadded);
+  Value panelize(Value d, Value colsPadded);
   /// Rp x J -> (Rp / mr) x J x mr.
-  Value tileRows(Value s, Value rowsPadded, Value valuesPerRow);
+  Value tileRows(Value s, Value rowsPadded);
+  Value splitAndTranspose(Value t, int64_t dim, Value size, int64_t block,
+                          ArrayRef<int64_t> permutation);
   /// For constant values and metadata: the tiled f32 values and i32
   /// indices as constants. Returns false when they are not constants.
   bool buildConstantTiles(Value &vals, Value &idx);
@@ -160,59 +162,50 @@ Value SpmmLowering::packInto(Value src, bool transpose, ArrayRef<Value> sizes,
                                        inner, strides);
 }
 
-Value SpmmLowering::panelize(Value d, Value kPadded, Value colsPadded) {
-  int64_t nr = tiling.nv * kLanes;
-  Value panels = b.createOrFold<arith::DivUIOp>(colsPadded, constIndex(nr));
-  SmallVector<OpFoldResult> expandedSizes = {getAsOpFoldResult(kPadded),
-                                             getAsOpFoldResult(panels),
-                                             b.getIndexAttr(nr)};
-  auto staticOrDynamic = [](OpFoldResult ofr) {
+/// Splits dimension `dim` of the 2-D `t` into (sizes[dim] / block, block)
+/// and transposes the result by `permutation`: the packing of both operands
+/// into the blocked layouts the kernel walks.
+Value SpmmLowering::splitAndTranspose(Value t, int64_t dim, Value size,
+                                      int64_t block,
+                                      ArrayRef<int64_t> permutation) {
+  auto type = cast<RankedTensorType>(t.getType());
+  Value blocks = b.createOrFold<arith::DivUIOp>(size, constIndex(block));
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < 2; ++i) {
+    if (i != dim) {
+      sizes.push_back(getAsOpFoldResult(dimOf(t, i)));
+      continue;
+    }
+    sizes.push_back(getAsOpFoldResult(blocks));
+    sizes.push_back(b.getIndexAttr(block));
+  }
+  SmallVector<int64_t> shape;
+  for (OpFoldResult ofr : sizes) {
     std::optional<int64_t> c = getConstantIntValue(ofr);
-    return c ? *c : ShapedType::kDynamic;
-  };
-  auto expandedType =
-      RankedTensorType::get({staticOrDynamic(expandedSizes[0]),
-                             staticOrDynamic(expandedSizes[1]), nr},
-                            b.getF32Type());
-  SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}};
-  Value expanded = tensor::ExpandShapeOp::create(b, expandedType, d,
-                                                 reassociation, expandedSizes);
-  Value init = tensor::EmptyOp::create(b,
-                                       ArrayRef<OpFoldResult>{expandedSizes[1],
-                                                              expandedSizes[0],
-                                                              expandedSizes[2]},
-                                       b.getF32Type());
-  return linalg::TransposeOp::create(b, expanded, init,
-                                     ArrayRef<int64_t>{1, 0, 2})
+    shape.push_back(c ? *c : ShapedType::kDynamic);
+  }
+  SmallVector<ReassociationIndices> reassociation =
+      dim == 0 ? SmallVector<ReassociationIndices>{{0, 1}, {2}}
+               : SmallVector<ReassociationIndices>{{0}, {1, 2}};
+  Value expanded = tensor::ExpandShapeOp::create(
+      b, RankedTensorType::get(shape, type.getElementType()), t, reassociation,
+      sizes);
+  SmallVector<OpFoldResult> permuted;
+  for (int64_t p : permutation)
+    permuted.push_back(sizes[p]);
+  Value init = tensor::EmptyOp::create(b, permuted, type.getElementType());
+  return linalg::TransposeOp::create(b, expanded, init, permutation)
       .getResult()[0];
 }
 
-Value SpmmLowering::tileRows(Value s, Value rowsPadded, Value valuesPerRow) {
-  int64_t mr = tiling.mr;
-  Type elem = cast<RankedTensorType>(s.getType()).getElementType();
-  Value tiles = b.createOrFold<arith::DivUIOp>(rowsPadded, constIndex(mr));
-  SmallVector<OpFoldResult> expandedSizes = {getAsOpFoldResult(tiles),
-                                             b.getIndexAttr(mr),
-                                             getAsOpFoldResult(valuesPerRow)};
-  auto staticOrDynamic = [](OpFoldResult ofr) {
-    std::optional<int64_t> c = getConstantIntValue(ofr);
-    return c ? *c : ShapedType::kDynamic;
-  };
-  auto expandedType =
-      RankedTensorType::get({staticOrDynamic(expandedSizes[0]), mr,
-                             staticOrDynamic(expandedSizes[2])},
-                            elem);
-  SmallVector<ReassociationIndices> reassociation = {{0, 1}, {2}};
-  Value expanded = tensor::ExpandShapeOp::create(b, expandedType, s,
-                                                 reassociation, expandedSizes);
-  Value init = tensor::EmptyOp::create(b,
-                                       ArrayRef<OpFoldResult>{expandedSizes[0],
-                                                              expandedSizes[2],
-                                                              expandedSizes[1]},
-                                       elem);
-  return linalg::TransposeOp::create(b, expanded, init,
-                                     ArrayRef<int64_t>{0, 2, 1})
-      .getResult()[0];
+Value SpmmLowering::panelize(Value d, Value colsPadded) {
+  // Kp x Pp -> Kp x (Pp / nr) x nr -> (Pp / nr) x Kp x nr.
+  return splitAndTranspose(d, 1, colsPadded, tiling.nv * kLanes, {1, 0, 2});
+}
+
+Value SpmmLowering::tileRows(Value s, Value rowsPadded) {
+  // Rp x J -> (Rp / mr) x mr x J -> (Rp / mr) x J x mr.
+  return splitAndTranspose(s, 0, rowsPadded, tiling.mr, {0, 2, 1});
 }
 
 bool SpmmLowering::buildConstantTiles(Value &vals, Value &idx) {
@@ -581,8 +574,8 @@ Value SpmmLowering::lowerToKernel() {
     vals =
         packInto(values, /*transpose=*/false, {rowsPadded, valuesPerRow}, f32);
     idx = packInto(idx, false, {rowsPadded, valuesPerRow}, b.getI32Type());
-    vals = tileRows(vals, rowsPadded, valuesPerRow);
-    idx = tileRows(idx, rowsPadded, valuesPerRow);
+    vals = tileRows(vals, rowsPadded);
+    idx = tileRows(idx, rowsPadded);
   }
   // D: Kp x P, f32, rows past K and columns past P are zero, so that
   // padded groups and tile overhang read defined zeros.
@@ -592,7 +585,7 @@ Value SpmmLowering::lowerToKernel() {
   // kernel walks rows of one panel at data-dependent k, and a plain
   // row-major D would put those rows a power-of-two stride apart, all in
   // the same L1 sets.
-  d = panelize(d, kPadded, colsPadded);
+  d = panelize(d, colsPadded);
   Value out =
       microkernel(vals, idx, d, rowsPadded, colsPadded, kPadded, valuesPerRow);
   SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));

@@ -115,6 +115,13 @@ OwningOpRef<ModuleOp> mlir::stc::parseInput(llvm::StringRef tool,
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
+void mlir::stc::filterRemarks(MLIRContext &context) {
+  context.getDiagEngine().registerHandler([](Diagnostic &d) {
+    return success(d.getSeverity() == DiagnosticSeverity::Remark &&
+                   !remarksRequested());
+  });
+}
+
 void mlir::stc::addCInterfaces(ModuleOp module) {
   module.walk([&](func::FuncOp func) {
     if (func.isPublic() && !func.isExternal())

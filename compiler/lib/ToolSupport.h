@@ -36,6 +36,10 @@ bool remarksRequested();
 /// program) until called with false.
 void setRemarksMuted(bool muted);
 
+/// Drops remarks unless `--remarks` was given (and not muted); register
+/// after the SourceMgr handler so it runs first.
+void filterRemarks(MLIRContext &context);
+
 /// Parses `path` into `context`. Errors are printed as
 /// `file:line:col: error: ...`; returns null on failure.
 OwningOpRef<ModuleOp> parseInput(llvm::StringRef tool, const std::string &path,

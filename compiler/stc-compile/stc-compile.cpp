@@ -99,10 +99,7 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  context.getDiagEngine().registerHandler([](Diagnostic &d) {
-    return success(d.getSeverity() == DiagnosticSeverity::Remark &&
-                   !remarksRequested());
-  });
+  filterRemarks(context);
   OwningOpRef<ModuleOp> module =
       parseInput(kTool, inputFile, context, sourceMgr);
   if (!module)
