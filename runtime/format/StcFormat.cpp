@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 namespace stc::format {
 
@@ -265,6 +266,103 @@ Status validateMeta(View2D<const uint16_t> meta, NMPattern p) {
   return Status();
 }
 
+//===----------------------------------------------------------------------===//
+// Fast paths: f32, 2:4, reduction dimension contiguous
+//===----------------------------------------------------------------------===//
+//
+// The common run-time case (a row-major weight pruned along its rows) gets
+// branch-free code: a magnitude key is the float's bit pattern without the
+// sign, whose unsigned order is the magnitude order with NaN above +inf and
+// -0 equal to +0, exactly the order of the generic path.
+
+uint32_t magnitudeKey(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  return bits & 0x7FFFFFFFu;
+}
+
+/// Whether the generic template may be replaced by the fast path.
+template <typename T>
+bool useFastPath(const View2D<const T> &in, NMPattern p, MagnitudeFn<T> mag) {
+  if constexpr (std::is_same_v<T, float>)
+    return p == kPattern24 && mag == &magnitudeF32 && in.colStride == 1 &&
+           in.cols % 4 == 0;
+  return false;
+}
+
+/// Bit j set when element j of the group is kept: the two largest keys, the
+/// lower index winning ties (j beats i when it is larger, or equal and
+/// earlier).
+unsigned keptMask24(const uint32_t *key) {
+  unsigned mask = 0;
+  for (int i = 0; i < 4; ++i) {
+    int beaten = 0;
+    for (int j = 0; j < 4; ++j)
+      beaten += (j < i) ? key[j] >= key[i] : (j > i && key[j] > key[i]);
+    mask |= unsigned(beaten < 2) << i;
+  }
+  return mask;
+}
+
+/// The nibble for a group whose non-zeros are `mask` (at most two bits):
+/// the non-zero positions plus the lowest unused ones, increasing.
+constexpr uint8_t kNibbleForNonZeros[16] = {
+    0x4, 0x4, 0x4, 0x4, 0x8, 0x8, 0x9, 0, 0xC, 0xC, 0xD, 0, 0xE, 0, 0, 0};
+
+void pruneF32Fast(View2D<const float> in, View2D<float> out) {
+  for (int64_t r = 0; r < in.rows; ++r) {
+    const float *src = &in.at(r, 0);
+    for (int64_t c = 0; c < in.cols; c += 4) {
+      uint32_t key[4];
+      for (int j = 0; j < 4; ++j)
+        key[j] = magnitudeKey(src[c + j]);
+      unsigned mask = keptMask24(key);
+      float vals[4] = {src[c], src[c + 1], src[c + 2], src[c + 3]};
+      for (int j = 0; j < 4; ++j)
+        out.at(r, c + j) = (mask >> j) & 1 ? vals[j] : 0.0f;
+    }
+  }
+}
+
+/// Returns false at the first group with more than two non-zeros (the
+/// caller then reports it through the generic path).
+bool compressF32Fast(View2D<const float> in, View2D<float> values,
+                     View2D<uint16_t> meta) {
+  const int64_t groups = in.cols / 4;
+  for (int64_t r = 0; r < in.rows; ++r) {
+    const float *src = &in.at(r, 0);
+    uint16_t word = 0;
+    int64_t g = 0;
+    for (; g < groups; ++g) {
+      const float *grp = src + 4 * g;
+      unsigned mask = 0;
+      for (int j = 0; j < 4; ++j)
+        mask |= unsigned(magnitudeKey(grp[j]) != 0) << j;
+      uint8_t nib = kNibbleForNonZeros[mask];
+      if (nib == 0)
+        return false;
+      values.at(r, 2 * g) = grp[nib & 3];
+      values.at(r, 2 * g + 1) = grp[nib >> 2];
+      word |= uint16_t(nib << (4 * (g % 4)));
+      if (g % 4 == 3) {
+        meta.at(r, g / 4) = word;
+        word = 0;
+      }
+    }
+    // Padding groups up to the metadata word: (0, 1) with zero values.
+    for (; g < meta.cols * 4; ++g) {
+      values.at(r, 2 * g) = 0.0f;
+      values.at(r, 2 * g + 1) = 0.0f;
+      word |= uint16_t(0x4 << (4 * (g % 4)));
+      if (g % 4 == 3) {
+        meta.at(r, g / 4) = word;
+        word = 0;
+      }
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -276,6 +374,12 @@ bool prune(InView<T> in, View2D<T> out, NMPattern p, MagnitudeFn<T> mag) {
   if (!p.isSupported() || in.rows != out.rows || in.cols != out.cols ||
       in.rows < 0 || in.cols < 0)
     return false;
+  if constexpr (std::is_same_v<T, float>) {
+    if (useFastPath<T>(in, p, mag) && out.colStride == 1) {
+      pruneF32Fast(in, out);
+      return true;
+    }
+  }
   const int64_t k = in.cols;
   const int64_t groups = (k + p.m - 1) / p.m;
   for (int64_t r = 0; r < in.rows; ++r) {
@@ -347,6 +451,10 @@ Status compress(InView<T> in, View2D<T> values, View2D<uint16_t> meta,
   if (!checkShape("values", values, in.rows, valuesPerRow(k, p), s) ||
       !checkShape("metadata", meta, in.rows, metaWordsPerRow(k, p), s))
     return fail(s);
+  if constexpr (std::is_same_v<T, float>) {
+    if (useFastPath<T>(in, p, mag) && compressF32Fast(in, values, meta))
+      return s;
+  }
   if (auto v = checkPattern<T>(in, p, mag)) {
     s.code = ErrorCode::NotNM;
     s.row = v->row;

@@ -800,3 +800,103 @@ TEST(FormatConvert, Magnitudes) {
   EXPECT_EQ(magnitudeBF16(0x8000), 0.0f);
   EXPECT_TRUE(std::isnan(magnitudeF16(0xFE00)));
 }
+
+//===----------------------------------------------------------------------===//
+// The contiguous f32 2:4 fast path agrees bit for bit with the generic path
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Random rows x k data with many ties (small integers), signed zeros and
+/// NaNs; `interleaved` holds the same matrix with column stride 2, which
+/// forces the generic path.
+void makeTrickyMatrix(int64_t rows, int64_t k, unsigned seed,
+                      std::vector<float> &dense,
+                      std::vector<float> &interleaved) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> pick(-3, 3);
+  std::uniform_int_distribution<int> special(0, 19);
+  dense.assign(rows * k, 0.0f);
+  for (float &x : dense) {
+    int s = special(rng);
+    x = s == 0   ? std::numeric_limits<float>::quiet_NaN()
+        : s == 1 ? -0.0f
+                 : float(pick(rng));
+  }
+  interleaved.assign(rows * k * 2, 99.0f);
+  for (int64_t i = 0; i < rows * k; ++i)
+    interleaved[2 * i] = dense[i];
+}
+
+bool sameBits(float a, float b) { return std::memcmp(&a, &b, 4) == 0; }
+} // namespace
+
+TEST(FastPath, PruneMatchesGenericPath) {
+  for (int64_t k : {4, 16, 20, 64}) {
+    std::vector<float> dense, interleaved;
+    makeTrickyMatrix(7, k, unsigned(k), dense, interleaved);
+    std::vector<float> fast(dense.size()), generic(dense.size());
+    auto fastIn = View2D<const float>::rowMajor(dense.data(), 7, k);
+    View2D<const float> genericIn(interleaved.data(), 7, k, 2 * k, 2);
+    ASSERT_TRUE(prune<float>(fastIn, View2D<float>::rowMajor(fast.data(), 7, k),
+                             kPattern24, magnitudeF32));
+    ASSERT_TRUE(prune<float>(genericIn,
+                             View2D<float>::rowMajor(generic.data(), 7, k),
+                             kPattern24, magnitudeF32));
+    for (size_t i = 0; i < fast.size(); ++i)
+      EXPECT_TRUE(sameBits(fast[i], generic[i])) << "k=" << k << " i=" << i;
+  }
+}
+
+TEST(FastPath, CompressMatchesGenericPath) {
+  for (int64_t k : {4, 16, 20, 64}) {
+    std::vector<float> dense, interleaved;
+    makeTrickyMatrix(5, k, 100u + unsigned(k), dense, interleaved);
+    // Make it 2:4 first (so compress succeeds), then compare both paths.
+    std::vector<float> pruned(dense.size());
+    prune<float>(View2D<const float>::rowMajor(dense.data(), 5, k),
+                 View2D<float>::rowMajor(pruned.data(), 5, k), kPattern24,
+                 magnitudeF32);
+    std::vector<float> prunedStrided(pruned.size() * 2, 7.0f);
+    for (size_t i = 0; i < pruned.size(); ++i)
+      prunedStrided[2 * i] = pruned[i];
+    int64_t vw = valuesPerRow(k, kPattern24),
+            mw = metaWordsPerRow(k, kPattern24);
+    std::vector<float> fv(5 * vw), gv(5 * vw);
+    std::vector<uint16_t> fm(5 * mw), gm(5 * mw);
+    Status fs = compress<float>(
+        View2D<const float>::rowMajor(pruned.data(), 5, k),
+        View2D<float>::rowMajor(fv.data(), 5, vw),
+        View2D<uint16_t>::rowMajor(fm.data(), 5, mw), kPattern24, magnitudeF32);
+    Status gs = compress<float>(
+        View2D<const float>(prunedStrided.data(), 5, k, 2 * k, 2),
+        View2D<float>::rowMajor(gv.data(), 5, vw),
+        View2D<uint16_t>::rowMajor(gm.data(), 5, mw), kPattern24, magnitudeF32);
+    ASSERT_TRUE(fs.ok()) << fs.message;
+    ASSERT_TRUE(gs.ok()) << gs.message;
+    EXPECT_EQ(fm, gm) << "k=" << k;
+    for (size_t i = 0; i < fv.size(); ++i)
+      EXPECT_TRUE(sameBits(fv[i], gv[i])) << "k=" << k << " i=" << i;
+  }
+}
+
+TEST(FastPath, CompressReportsTheFirstViolation) {
+  // Row 1, group 2 has three non-zeros (one of them NaN); row 0 is fine.
+  std::vector<float> m(2 * 16, 0.0f);
+  m[0] = 1.0f;
+  m[16 + 8] = 2.0f;
+  m[16 + 9] = std::numeric_limits<float>::quiet_NaN();
+  m[16 + 11] = -1.0f;
+  std::vector<float> v(2 * 8, 5.0f);
+  std::vector<uint16_t> w(2, 0xFFFF);
+  Status s = compress<float>(View2D<const float>::rowMajor(m.data(), 2, 16),
+                             View2D<float>::rowMajor(v.data(), 2, 8),
+                             View2D<uint16_t>::rowMajor(w.data(), 2, 1),
+                             kPattern24, magnitudeF32);
+  EXPECT_EQ(s.code, ErrorCode::NotNM);
+  EXPECT_EQ(s.row, 1);
+  EXPECT_EQ(s.group, 2);
+  EXPECT_EQ(s.count, 3);
+  for (float x : v)
+    EXPECT_EQ(x, 0.0f); // outputs zero-filled on error
+  EXPECT_EQ(w, std::vector<uint16_t>(2, 0));
+}
