@@ -267,100 +267,263 @@ Status validateMeta(View2D<const uint16_t> meta, NMPattern p) {
 }
 
 //===----------------------------------------------------------------------===//
-// Fast paths: f32, 2:4, reduction dimension contiguous
+// Fast paths: the built-in magnitudes, 2:4 and 1:2
 //===----------------------------------------------------------------------===//
 //
-// The common run-time case (a row-major weight pruned along its rows) gets
-// branch-free code: a magnitude key is the float's bit pattern without the
-// sign, whose unsigned order is the magnitude order with NaN above +inf and
-// -0 equal to +0, exactly the order of the generic path.
+// For the three built-in magnitude functions, the magnitude order equals the
+// order of an integer key taken from the element's bits: the bits without
+// the sign, every NaN mapped to one value (all ones) above +inf.  So -0
+// and +0 are equal (key 0, the only zero key), all NaNs are equal and larger
+// than everything else, and f16/bf16 need no conversion (their widening to
+// float is exact and monotone in these bits).  This is exactly the order of
+// magGreater() and the non-zero test of the generic path, in the default
+// floating-point environment (with denormals-are-zero set, the generic path
+// would see f32/bf16 subnormals as zeros; the keys never do).
+//
+// The kernels select with fixed comparisons (no calls, no allocation) and
+// visit groups in the generic order, reading a whole group before writing
+// it, so in-place pruning behaves the same.  Strided views are handled too;
+// `Contig` specialises the common case of unit column strides.
 
-uint32_t magnitudeKey(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, 4);
-  return bits & 0x7FFFFFFFu;
+enum class KeyKind { F32, F16, BF16 };
+
+template <KeyKind K>
+struct KeyTraits;
+template <>
+struct KeyTraits<KeyKind::F32> {
+  using Bits = uint32_t;
+  static constexpr uint32_t kAbs = 0x7FFFFFFFu, kInf = 0x7F800000u;
+};
+template <>
+struct KeyTraits<KeyKind::F16> {
+  using Bits = uint16_t;
+  static constexpr uint32_t kAbs = 0x7FFFu, kInf = 0x7C00u;
+};
+template <>
+struct KeyTraits<KeyKind::BF16> {
+  using Bits = uint16_t;
+  static constexpr uint32_t kAbs = 0x7FFFu, kInf = 0x7F80u;
+};
+
+/// The element's bits without the sign.
+template <KeyKind K, typename T>
+inline uint32_t absBits(T value) {
+  using Traits = KeyTraits<K>;
+  static_assert(sizeof(T) == sizeof(typename Traits::Bits), "storage size");
+  typename Traits::Bits bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return uint32_t(bits) & Traits::kAbs;
 }
 
-/// Whether the generic template may be replaced by the fast path.
-template <typename T>
-bool useFastPath(const View2D<const T> &in, NMPattern p, MagnitudeFn<T> mag) {
-  if constexpr (std::is_same_v<T, float>)
-    return p == kPattern24 && mag == &magnitudeF32 && in.colStride == 1 &&
-           in.cols % 4 == 0;
+/// The magnitude key: the bits without the sign, every NaN (bits above
+/// +inf) mapped to all ones (kAbs).  Keys are < 2^31, so they compare as
+/// int32, which vectorises better without SSE4.
+template <KeyKind K, typename T>
+inline int32_t magnitudeKey(T value) {
+  uint32_t a = absBits<K>(value);
+  uint32_t nan = 0u - uint32_t(a > KeyTraits<K>::kInf);
+  return int32_t(a | (nan & KeyTraits<K>::kAbs));
+}
+
+/// The non-zero test: the magnitude is not 0 (NaN bits are non-zero).
+template <KeyKind K, typename T>
+inline bool isNonZeroBits(T value) {
+  return absBits<K>(value) != 0;
+}
+
+/// Bit j set when element j of the group is kept: the N largest keys, the
+/// lower index winning ties.  An element is kept when fewer than N others
+/// beat it; i < j beats j iff key[i] >= key[j], i > j beats j iff
+/// key[i] > key[j].
+template <int N, int M>
+inline unsigned keptMask(const int32_t *key) {
+  if constexpr (M == 2) {
+    unsigned first = key[0] >= key[1];
+    return first | ((first ^ 1u) << 1);
+  } else {
+    static_assert(N == 2 && M == 4, "2:4 or 1:2");
+    unsigned g01 = key[0] >= key[1], g02 = key[0] >= key[2],
+             g03 = key[0] >= key[3], g12 = key[1] >= key[2],
+             g13 = key[1] >= key[3], g23 = key[2] >= key[3];
+    // Number of elements beating each one (a permutation of 0..3).
+    unsigned b0 = 3 - g01 - g02 - g03;
+    unsigned b1 = g01 + 2 - g12 - g13;
+    unsigned b2 = g02 + g12 + 1 - g23;
+    unsigned b3 = g03 + g13 + g23;
+    return unsigned(b0 < 2) | unsigned(b1 < 2) << 1 | unsigned(b2 < 2) << 2 |
+           unsigned(b3 < 2) << 3;
+  }
+}
+
+/// The nibble for a group whose non-zeros are `mask`: the non-zero positions
+/// plus the lowest unused ones, increasing; 0 when the group has more than N
+/// non-zeros.
+constexpr uint8_t kNibble24[16] = {0x4, 0x4, 0x4, 0x4, 0x8, 0x8, 0x9, 0,
+                                   0xC, 0xC, 0xD, 0,   0xE, 0,   0,   0};
+constexpr uint8_t kNibble12[4] = {0x4, 0x4, 0xE, 0};
+
+constexpr int kPopCount[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+template <typename T, KeyKind K, int N, int M, bool Contig>
+struct FastKernels {
+  /// Group g of a row (columns g*M..g*M+M-1; those >= k read as zeros).
+  static void load(const T *src, int64_t cs, int64_t g, int64_t k, bool full,
+                   T *v) {
+    for (int j = 0; j < M; ++j) {
+      int64_t c = g * M + j;
+      v[j] = (full || c < k) ? src[c * cs] : T{};
+    }
+  }
+
+  static unsigned nonZeroMask(const T *v) {
+    unsigned mask = 0;
+    for (int j = 0; j < M; ++j)
+      mask |= unsigned(isNonZeroBits<K>(v[j])) << j;
+    return mask;
+  }
+
+  static void prune(View2D<const T> in, View2D<T> out) {
+    const int64_t k = in.cols;
+    if (in.rows <= 0 || k <= 0)
+      return;
+    const int64_t ics = Contig ? 1 : in.colStride;
+    const int64_t ocs = Contig ? 1 : out.colStride;
+    const int64_t fullGroups = k / M, groups = (k + M - 1) / M;
+    for (int64_t r = 0; r < in.rows; ++r) {
+      const T *src = in.data + r * in.rowStride;
+      T *dst = out.data + r * out.rowStride;
+      auto group = [&](int64_t g, bool full) {
+        T v[M];
+        int32_t key[M];
+        load(src, ics, g, k, full, v);
+        for (int j = 0; j < M; ++j)
+          key[j] = magnitudeKey<K>(v[j]);
+        unsigned kept = keptMask<N, M>(key);
+        for (int j = 0; j < M; ++j) {
+          int64_t c = g * M + j;
+          if (full || c < k)
+            dst[c * ocs] = (kept >> j) & 1 ? v[j] : T{};
+        }
+      };
+      int64_t g = 0;
+      for (; g < fullGroups; ++g)
+        group(g, true);
+      for (; g < groups; ++g)
+        group(g, false);
+    }
+  }
+
+  static std::optional<Violation> check(View2D<const T> in) {
+    const int64_t k = in.cols;
+    if (in.rows <= 0 || k <= 0)
+      return std::nullopt;
+    const int64_t ics = Contig ? 1 : in.colStride;
+    const int64_t groups = (k + M - 1) / M;
+    for (int64_t r = 0; r < in.rows; ++r) {
+      const T *src = in.data + r * in.rowStride;
+      for (int64_t g = 0; g < groups; ++g) {
+        T v[M];
+        load(src, ics, g, k, (g + 1) * M <= k, v);
+        unsigned mask = nonZeroMask(v);
+        if (kPopCount[mask] > N)
+          return Violation{r, g, kPopCount[mask]};
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// One pass; returns the first violation (the caller zero-fills).
+  static std::optional<Violation> compress(View2D<const T> in, View2D<T> values,
+                                           View2D<uint16_t> meta) {
+    const int64_t k = in.cols;
+    if (in.rows <= 0 || k <= 0)
+      return std::nullopt;
+    const int64_t ics = Contig ? 1 : in.colStride;
+    const int64_t vcs = Contig ? 1 : values.colStride;
+    const int64_t fullGroups = k / M, groups = groupsPerRow(k, NMPattern{N, M});
+    for (int64_t r = 0; r < in.rows; ++r) {
+      const T *src = in.data + r * in.rowStride;
+      T *vdst = values.data + r * values.rowStride;
+      uint16_t word = 0;
+      for (int64_t g = 0; g < groups; ++g) {
+        // Full groups are read in place, the others through a padded copy.
+        T pad[M];
+        const T *grp = pad;
+        int64_t step = 1;
+        if (g < fullGroups) {
+          grp = src + g * M * ics;
+          step = ics;
+        } else {
+          load(src, ics, g, k, false, pad);
+        }
+        unsigned mask = 0;
+        for (int j = 0; j < M; ++j)
+          mask |= unsigned(isNonZeroBits<K>(grp[j * step])) << j;
+        unsigned nib = M == 4 ? kNibble24[mask] : kNibble12[mask];
+        if (nib == 0)
+          return Violation{r, g, kPopCount[mask]};
+        if constexpr (M == 4) {
+          vdst[(2 * g) * vcs] = grp[(nib & 3) * step];
+          vdst[(2 * g + 1) * vcs] = grp[(nib >> 2) * step];
+        } else {
+          vdst[g * vcs] = grp[(nib >> 3) * step];
+        }
+        word |= uint16_t(nib << (4 * (g % 4)));
+        if (g % 4 == 3) {
+          meta.at(r, g / 4) = word;
+          word = 0;
+        }
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+template <typename T, KeyKind K, typename F>
+bool dispatchPattern(NMPattern p, bool contig, F &&f) {
+  if (p == kPattern24) {
+    if (contig)
+      f(FastKernels<T, K, 2, 4, true>());
+    else
+      f(FastKernels<T, K, 2, 4, false>());
+    return true;
+  }
+  if (p == kPattern12) {
+    if (contig)
+      f(FastKernels<T, K, 1, 2, true>());
+    else
+      f(FastKernels<T, K, 1, 2, false>());
+    return true;
+  }
   return false;
 }
 
-/// Bit j set when element j of the group is kept: the two largest keys, the
-/// lower index winning ties (j beats i when it is larger, or equal and
-/// earlier).
-unsigned keptMask24(const uint32_t *key) {
-  unsigned mask = 0;
-  for (int i = 0; i < 4; ++i) {
-    int beaten = 0;
-    for (int j = 0; j < 4; ++j)
-      beaten += (j < i) ? key[j] >= key[i] : (j > i && key[j] > key[i]);
-    mask |= unsigned(beaten < 2) << i;
+/// Calls f(FastKernels<...>()) and returns true when `mag` is a built-in
+/// magnitude and `p` is supported; returns false (generic path) otherwise.
+template <typename T, typename F>
+bool withFastKernels(MagnitudeFn<T> mag, NMPattern p, bool contig, F &&f) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (mag == &magnitudeF32)
+      return dispatchPattern<T, KeyKind::F32>(p, contig, f);
+  } else if constexpr (std::is_same_v<T, uint16_t>) {
+    if (mag == &magnitudeF16)
+      return dispatchPattern<T, KeyKind::F16>(p, contig, f);
+    if (mag == &magnitudeBF16)
+      return dispatchPattern<T, KeyKind::BF16>(p, contig, f);
   }
-  return mask;
+  return false;
 }
 
-/// The nibble for a group whose non-zeros are `mask` (at most two bits):
-/// the non-zero positions plus the lowest unused ones, increasing.
-constexpr uint8_t kNibbleForNonZeros[16] = {
-    0x4, 0x4, 0x4, 0x4, 0x8, 0x8, 0x9, 0, 0xC, 0xC, 0xD, 0, 0xE, 0, 0, 0};
-
-void pruneF32Fast(View2D<const float> in, View2D<float> out) {
-  for (int64_t r = 0; r < in.rows; ++r) {
-    const float *src = &in.at(r, 0);
-    for (int64_t c = 0; c < in.cols; c += 4) {
-      uint32_t key[4];
-      for (int j = 0; j < 4; ++j)
-        key[j] = magnitudeKey(src[c + j]);
-      unsigned mask = keptMask24(key);
-      float vals[4] = {src[c], src[c + 1], src[c + 2], src[c + 3]};
-      for (int j = 0; j < 4; ++j)
-        out.at(r, c + j) = (mask >> j) & 1 ? vals[j] : 0.0f;
-    }
-  }
-}
-
-/// Returns false at the first group with more than two non-zeros (the
-/// caller then reports it through the generic path).
-bool compressF32Fast(View2D<const float> in, View2D<float> values,
-                     View2D<uint16_t> meta) {
-  const int64_t groups = in.cols / 4;
-  for (int64_t r = 0; r < in.rows; ++r) {
-    const float *src = &in.at(r, 0);
-    uint16_t word = 0;
-    int64_t g = 0;
-    for (; g < groups; ++g) {
-      const float *grp = src + 4 * g;
-      unsigned mask = 0;
-      for (int j = 0; j < 4; ++j)
-        mask |= unsigned(magnitudeKey(grp[j]) != 0) << j;
-      uint8_t nib = kNibbleForNonZeros[mask];
-      if (nib == 0)
-        return false;
-      values.at(r, 2 * g) = grp[nib & 3];
-      values.at(r, 2 * g + 1) = grp[nib >> 2];
-      word |= uint16_t(nib << (4 * (g % 4)));
-      if (g % 4 == 3) {
-        meta.at(r, g / 4) = word;
-        word = 0;
-      }
-    }
-    // Padding groups up to the metadata word: (0, 1) with zero values.
-    for (; g < meta.cols * 4; ++g) {
-      values.at(r, 2 * g) = 0.0f;
-      values.at(r, 2 * g + 1) = 0.0f;
-      word |= uint16_t(0x4 << (4 * (g % 4)));
-      if (g % 4 == 3) {
-        meta.at(r, g / 4) = word;
-        word = 0;
-      }
-    }
-  }
-  return true;
+Status notNM(NMPattern p, const Violation &v) {
+  Status s;
+  s.code = ErrorCode::NotNM;
+  s.row = v.row;
+  s.group = v.group;
+  s.count = v.count;
+  s.message = "operand is not " + patternName(p) + ": row " +
+              std::to_string(v.row) + ", group " + std::to_string(v.group) +
+              " has " + std::to_string(v.count) + " non-zeros";
+  return s;
 }
 
 } // namespace
@@ -374,12 +537,9 @@ bool prune(InView<T> in, View2D<T> out, NMPattern p, MagnitudeFn<T> mag) {
   if (!p.isSupported() || in.rows != out.rows || in.cols != out.cols ||
       in.rows < 0 || in.cols < 0)
     return false;
-  if constexpr (std::is_same_v<T, float>) {
-    if (useFastPath<T>(in, p, mag) && out.colStride == 1) {
-      pruneF32Fast(in, out);
-      return true;
-    }
-  }
+  if (withFastKernels<T>(mag, p, in.colStride == 1 && out.colStride == 1,
+                         [&](auto kernels) { kernels.prune(in, out); }))
+    return true;
   const int64_t k = in.cols;
   const int64_t groups = (k + p.m - 1) / p.m;
   for (int64_t r = 0; r < in.rows; ++r) {
@@ -415,6 +575,10 @@ std::optional<Violation> checkPattern(InView<T> in, NMPattern p,
                                       MagnitudeFn<T> mag) {
   if (p.m <= 0)
     return std::nullopt;
+  std::optional<Violation> fast;
+  if (withFastKernels<T>(mag, p, in.colStride == 1,
+                         [&](auto kernels) { fast = kernels.check(in); }))
+    return fast;
   const int64_t k = in.cols;
   const int64_t groups = (k + p.m - 1) / p.m;
   for (int64_t r = 0; r < in.rows; ++r)
@@ -451,20 +615,15 @@ Status compress(InView<T> in, View2D<T> values, View2D<uint16_t> meta,
   if (!checkShape("values", values, in.rows, valuesPerRow(k, p), s) ||
       !checkShape("metadata", meta, in.rows, metaWordsPerRow(k, p), s))
     return fail(s);
-  if constexpr (std::is_same_v<T, float>) {
-    if (useFastPath<T>(in, p, mag) && compressF32Fast(in, values, meta))
-      return s;
-  }
-  if (auto v = checkPattern<T>(in, p, mag)) {
-    s.code = ErrorCode::NotNM;
-    s.row = v->row;
-    s.group = v->group;
-    s.count = v->count;
-    s.message = "operand is not " + patternName(p) + ": row " +
-                std::to_string(v->row) + ", group " + std::to_string(v->group) +
-                " has " + std::to_string(v->count) + " non-zeros";
-    return fail(s);
-  }
+  // Fast path: one pass that stops at the first violation.
+  std::optional<Violation> violation;
+  if (withFastKernels<T>(mag, p, in.colStride == 1 && values.colStride == 1,
+                         [&](auto kernels) {
+                           violation = kernels.compress(in, values, meta);
+                         }))
+    return violation ? fail(notNM(p, *violation)) : s;
+  if (auto v = checkPattern<T>(in, p, mag))
+    return fail(notNM(p, *v));
   const int64_t groups = groupsPerRow(k, p);
   for (int64_t r = 0; r < in.rows; ++r) {
     uint16_t word = 0;
@@ -530,7 +689,7 @@ Status decompress(InView<T> values, View2D<const uint16_t> meta, View2D<T> out,
   for (int64_t r = 0; r < out.rows; ++r)
     for (int64_t g = 0; g < groups; ++g) {
       unsigned nib = (meta.at(r, g / 4) >> (4 * (g % 4))) & 0xF;
-      int idx[2];
+      int idx[2] = {0, 0}; // validateMeta() has checked every nibble.
       decodeNibble(nib, p, idx);
       for (int c = 0; c < p.n; ++c) {
         int64_t col = g * p.m + idx[c];
@@ -565,7 +724,7 @@ Status decodeIndices(View2D<const uint16_t> meta, View2D<int32_t> indices,
   for (int64_t r = 0; r < meta.rows; ++r)
     for (int64_t g = 0; g < groups; ++g) {
       unsigned nib = (meta.at(r, g / 4) >> (4 * (g % 4))) & 0xF;
-      int idx[2];
+      int idx[2] = {0, 0}; // validateMeta() has checked every nibble.
       decodeNibble(nib, p, idx);
       for (int c = 0; c < p.n; ++c)
         indices.at(r, g * p.n + c) = int32_t(g * p.m + idx[c]);

@@ -103,7 +103,10 @@ float magnitudeF32(float value);
 float magnitudeF16(uint16_t bits);
 float magnitudeBF16(uint16_t bits);
 
-/// A magnitude function over storage type T.
+/// A magnitude function over storage type T.  With the three functions above
+/// (compared by address) and a supported pattern, prune / checkPattern /
+/// compress take branch-free fast paths that give bit-identical results; any
+/// other function takes the generic path (function-pointer calls).
 template <typename T>
 using MagnitudeFn = float (*)(T);
 

@@ -16,6 +16,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace stc::format;
@@ -802,81 +803,260 @@ TEST(FormatConvert, Magnitudes) {
 }
 
 //===----------------------------------------------------------------------===//
-// The contiguous f32 2:4 fast path agrees bit for bit with the generic path
+// The fast paths (built-in magnitudes, 2:4 and 1:2) agree bit for bit with
+// the generic path
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Random rows x k data with many ties (small integers), signed zeros and
-/// NaNs; `interleaved` holds the same matrix with column stride 2, which
-/// forces the generic path.
-void makeTrickyMatrix(int64_t rows, int64_t k, unsigned seed,
-                      std::vector<float> &dense,
-                      std::vector<float> &interleaved) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> pick(-3, 3);
-  std::uniform_int_distribution<int> special(0, 19);
-  dense.assign(rows * k, 0.0f);
-  for (float &x : dense) {
-    int s = special(rng);
-    x = s == 0   ? std::numeric_limits<float>::quiet_NaN()
-        : s == 1 ? -0.0f
-                 : float(pick(rng));
-  }
-  interleaved.assign(rows * k * 2, 99.0f);
-  for (int64_t i = 0; i < rows * k; ++i)
-    interleaved[2 * i] = dense[i];
+// Equal to the built-in magnitudes but not pointer-equal to them, so the
+// library takes its generic path with these: the reference for the fast
+// paths.  The counter proves the generic path ran.
+int genericMagCalls = 0;
+float genericF32(float v) {
+  ++genericMagCalls;
+  return magnitudeF32(v);
+}
+float genericF16(uint16_t b) {
+  ++genericMagCalls;
+  return magnitudeF16(b);
+}
+float genericBF16(uint16_t b) {
+  ++genericMagCalls;
+  return magnitudeBF16(b);
 }
 
-bool sameBits(float a, float b) { return std::memcmp(&a, &b, 4) == 0; }
+template <typename T>
+bool sameBits(const T &a, const T &b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <typename T>
+void expectSameBits(const std::vector<T> &a, const std::vector<T> &b,
+                    const std::string &what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_TRUE(sameBits(a[i], b[i])) << what << " at " << i;
+}
+
+void expectSameStatus(const Status &a, const Status &b,
+                      const std::string &what) {
+  EXPECT_EQ(a.code, b.code) << what;
+  EXPECT_EQ(a.row, b.row) << what;
+  EXPECT_EQ(a.group, b.group) << what;
+  EXPECT_EQ(a.count, b.count) << what;
+  EXPECT_EQ(a.message, b.message) << what;
+}
+
+/// Element generators full of ties (small integers), signed zeros, NaNs with
+/// assorted payloads and signs, infinities and subnormals; `zeros` is the
+/// probability of an exact (+0 or -0) zero.
+float trickyF32(std::mt19937 &rng, double zeros) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> small(-3, 3), cat(0, 15);
+  std::uniform_int_distribution<uint32_t> payload(1, 0x7FFFFF);
+  if (u(rng) < zeros)
+    return cat(rng) < 8 ? 0.0f : -0.0f;
+  switch (cat(rng)) {
+  case 0:
+    return floatOf(0x7F800000u | payload(rng) |
+                   (cat(rng) < 8 ? 0x80000000u : 0));
+  case 1:
+    return cat(rng) < 8 ? std::numeric_limits<float>::infinity()
+                        : -std::numeric_limits<float>::infinity();
+  case 2:
+    return floatOf(payload(rng) | (cat(rng) < 8 ? 0x80000000u : 0));
+  case 3:
+    return cat(rng) < 8 ? std::numeric_limits<float>::max() : -3.0f;
+  default:
+    return float(small(rng));
+  }
+}
+
+uint16_t trickyHalf(std::mt19937 &rng, double zeros, bool bf16) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> small(-3, 3), cat(0, 15);
+  std::uniform_int_distribution<uint32_t> any(0, 0xFFFF);
+  const uint16_t inf = bf16 ? 0x7F80 : 0x7C00;
+  const uint16_t mant = bf16 ? 0x7F : 0x3FF;
+  uint16_t sign = cat(rng) < 8 ? 0x8000 : 0;
+  if (u(rng) < zeros)
+    return sign;
+  switch (cat(rng)) {
+  case 0: // NaN
+    return uint16_t(sign | inf | std::max<uint16_t>(1, any(rng) & mant));
+  case 1:
+    return uint16_t(sign | inf);
+  case 2: // subnormal
+    return uint16_t(sign | std::max<uint16_t>(1, any(rng) & mant));
+  case 3:
+    return uint16_t(any(rng));
+  default: {
+    float v = float(small(rng));
+    return bf16 ? floatToBF16(v) : floatToF16(v);
+  }
+  }
+}
+
+/// One element type under test: storage T, its built-in magnitude and the
+/// generic stand-in.
+template <typename T>
+struct Kind {
+  const char *name;
+  MagnitudeFn<T> builtin;
+  MagnitudeFn<T> generic;
+  T (*gen)(std::mt19937 &, double);
+};
+
+float genF32(std::mt19937 &rng, double zeros) { return trickyF32(rng, zeros); }
+uint16_t genF16(std::mt19937 &rng, double zeros) {
+  return trickyHalf(rng, zeros, false);
+}
+uint16_t genBF16(std::mt19937 &rng, double zeros) {
+  return trickyHalf(rng, zeros, true);
+}
+
+/// Runs prune / checkPattern / compress with the built-in magnitude (fast
+/// path) and with the generic stand-in on rows x k matrices, contiguous and
+/// transposed (strided kernels), in place and out of place, and compares
+/// every output bit for bit.
+template <typename T>
+void compareWithGeneric(const Kind<T> &kind) {
+  std::mt19937 rng(2024);
+  for (NMPattern p : {kPattern24, kPattern12})
+    for (int64_t k : {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 20, 33, 64, 70})
+      for (int64_t rows : {1, 5})
+        for (double zeros : {0.1, 0.6}) {
+          std::string what =
+              std::string(kind.name) + " " + std::to_string(p.n) + ":" +
+              std::to_string(p.m) + " rows=" + std::to_string(rows) +
+              " k=" + std::to_string(k) + " zeros=" + std::to_string(zeros);
+          SCOPED_TRACE(what);
+          std::vector<T> dense(size_t(rows * k));
+          for (T &x : dense)
+            x = kind.gen(rng, zeros);
+          auto in = View2D<const T>::rowMajor(dense.data(), rows, k);
+          // The same matrix stored transposed (a K x rows buffer viewed
+          // with the pattern along dimension 0).
+          std::vector<T> denseT(dense.size());
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < k; ++c)
+              denseT[size_t(c * rows + r)] = dense[size_t(r * k + c)];
+          View2D<const T> inT(denseT.data(), rows, k, 1, rows);
+
+          // prune.
+          std::vector<T> fast(dense.size()), generic(dense.size());
+          genericMagCalls = 0;
+          ASSERT_TRUE(prune<T>(in, View2D<T>::rowMajor(generic.data(), rows, k),
+                               p, kind.generic));
+          EXPECT_GT(genericMagCalls, 0);
+          genericMagCalls = 0;
+          ASSERT_TRUE(prune<T>(in, View2D<T>::rowMajor(fast.data(), rows, k), p,
+                               kind.builtin));
+          EXPECT_EQ(genericMagCalls, 0);
+          expectSameBits(fast, generic, "prune " + what);
+          // Transposed in and out (strided kernel).
+          std::vector<T> fastT(dense.size());
+          ASSERT_TRUE(prune<T>(inT, View2D<T>(fastT.data(), rows, k, 1, rows),
+                               p, kind.builtin));
+          std::vector<T> genericT(dense.size());
+          ASSERT_TRUE(prune<T>(inT,
+                               View2D<T>(genericT.data(), rows, k, 1, rows), p,
+                               kind.generic));
+          expectSameBits(fastT, genericT, "prune transposed " + what);
+          // In place.
+          std::vector<T> inPlace = dense;
+          auto ip = View2D<T>::rowMajor(inPlace.data(), rows, k);
+          ASSERT_TRUE(prune<T>(ip, ip, p, kind.builtin));
+          expectSameBits(inPlace, generic, "prune in place " + what);
+
+          // checkPattern, on the dense and the pruned matrix.
+          for (const std::vector<T> *m : {&dense, &generic}) {
+            auto v = View2D<const T>::rowMajor(m->data(), rows, k);
+            auto f = checkPattern<T>(v, p, kind.builtin);
+            auto g = checkPattern<T>(v, p, kind.generic);
+            ASSERT_EQ(f.has_value(), g.has_value());
+            if (f) {
+              EXPECT_EQ(f->row, g->row);
+              EXPECT_EQ(f->group, g->group);
+              EXPECT_EQ(f->count, g->count);
+            }
+          }
+
+          // compress, on the pruned matrix (succeeds) and the dense one
+          // (usually a NotNM error), contiguous and strided.
+          const int64_t vpr = valuesPerRow(k, p), w = metaWordsPerRow(k, p);
+          std::vector<T> prunedT(dense.size());
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < k; ++c)
+              prunedT[size_t(c * rows + r)] = generic[size_t(r * k + c)];
+          struct Input {
+            const char *name;
+            View2D<const T> view;
+          };
+          for (Input input :
+               {Input{"pruned",
+                      View2D<const T>::rowMajor(generic.data(), rows, k)},
+                Input{"pruned transposed",
+                      View2D<const T>(prunedT.data(), rows, k, 1, rows)},
+                Input{"dense", in}, Input{"dense transposed", inT}}) {
+            // Values with column stride 2 for the strided inputs.
+            int64_t vcs = input.view.colStride == 1 ? 1 : 2;
+            std::vector<T> fv(size_t(rows * vpr * vcs), T(1)),
+                gv(size_t(rows * vpr * vcs), T(1));
+            std::vector<uint16_t> fm(size_t(rows * w), 0xFFFF),
+                gm(size_t(rows * w), 0xFFFF);
+            Status fs = compress<T>(
+                input.view, View2D<T>(fv.data(), rows, vpr, vpr * vcs, vcs),
+                View2D<uint16_t>::rowMajor(fm.data(), rows, w), p,
+                kind.builtin);
+            Status gs = compress<T>(
+                input.view, View2D<T>(gv.data(), rows, vpr, vpr * vcs, vcs),
+                View2D<uint16_t>::rowMajor(gm.data(), rows, w), p,
+                kind.generic);
+            std::string where = std::string("compress ") + input.name;
+            expectSameStatus(fs, gs, where);
+            if (input.name[0] == 'p') { // A pruned input compresses.
+              EXPECT_TRUE(fs.ok()) << fs.message;
+            }
+            expectSameBits(fv, gv, where + " values");
+            EXPECT_EQ(fm, gm) << where;
+          }
+        }
+}
 } // namespace
 
-TEST(FastPath, PruneMatchesGenericPath) {
-  for (int64_t k : {4, 16, 20, 64}) {
-    std::vector<float> dense, interleaved;
-    makeTrickyMatrix(7, k, unsigned(k), dense, interleaved);
-    std::vector<float> fast(dense.size()), generic(dense.size());
-    auto fastIn = View2D<const float>::rowMajor(dense.data(), 7, k);
-    View2D<const float> genericIn(interleaved.data(), 7, k, 2 * k, 2);
-    ASSERT_TRUE(prune<float>(fastIn, View2D<float>::rowMajor(fast.data(), 7, k),
-                             kPattern24, magnitudeF32));
-    ASSERT_TRUE(prune<float>(genericIn,
-                             View2D<float>::rowMajor(generic.data(), 7, k),
-                             kPattern24, magnitudeF32));
-    for (size_t i = 0; i < fast.size(); ++i)
-      EXPECT_TRUE(sameBits(fast[i], generic[i])) << "k=" << k << " i=" << i;
-  }
+TEST(FastPath, F32MatchesGenericPath) {
+  compareWithGeneric<float>({"f32", magnitudeF32, genericF32, genF32});
 }
 
-TEST(FastPath, CompressMatchesGenericPath) {
-  for (int64_t k : {4, 16, 20, 64}) {
-    std::vector<float> dense, interleaved;
-    makeTrickyMatrix(5, k, 100u + unsigned(k), dense, interleaved);
-    // Make it 2:4 first (so compress succeeds), then compare both paths.
-    std::vector<float> pruned(dense.size());
-    prune<float>(View2D<const float>::rowMajor(dense.data(), 5, k),
-                 View2D<float>::rowMajor(pruned.data(), 5, k), kPattern24,
-                 magnitudeF32);
-    std::vector<float> prunedStrided(pruned.size() * 2, 7.0f);
-    for (size_t i = 0; i < pruned.size(); ++i)
-      prunedStrided[2 * i] = pruned[i];
-    int64_t vw = valuesPerRow(k, kPattern24),
-            mw = metaWordsPerRow(k, kPattern24);
-    std::vector<float> fv(5 * vw), gv(5 * vw);
-    std::vector<uint16_t> fm(5 * mw), gm(5 * mw);
-    Status fs = compress<float>(
-        View2D<const float>::rowMajor(pruned.data(), 5, k),
-        View2D<float>::rowMajor(fv.data(), 5, vw),
-        View2D<uint16_t>::rowMajor(fm.data(), 5, mw), kPattern24, magnitudeF32);
-    Status gs = compress<float>(
-        View2D<const float>(prunedStrided.data(), 5, k, 2 * k, 2),
-        View2D<float>::rowMajor(gv.data(), 5, vw),
-        View2D<uint16_t>::rowMajor(gm.data(), 5, mw), kPattern24, magnitudeF32);
-    ASSERT_TRUE(fs.ok()) << fs.message;
-    ASSERT_TRUE(gs.ok()) << gs.message;
-    EXPECT_EQ(fm, gm) << "k=" << k;
-    for (size_t i = 0; i < fv.size(); ++i)
-      EXPECT_TRUE(sameBits(fv[i], gv[i])) << "k=" << k << " i=" << i;
-  }
+TEST(FastPath, F16MatchesGenericPath) {
+  compareWithGeneric<uint16_t>({"f16", magnitudeF16, genericF16, genF16});
+}
+
+TEST(FastPath, BF16MatchesGenericPath) {
+  compareWithGeneric<uint16_t>({"bf16", magnitudeBF16, genericBF16, genBF16});
+}
+
+TEST(FastPath, NaNPayloadsTieToTheLowerIndex) {
+  // All NaNs have the same magnitude whatever their payload and sign, so
+  // the lower indices win.
+  std::vector<float> in = {
+      floatOf(0x7FC00000), floatOf(0x7FC00001), floatOf(0xFFC00002), 0.0f, 1.0f,
+      floatOf(0x7F800001), floatOf(0xFFFFFFFF), floatOf(0x7F800000)};
+  std::vector<float> out(8);
+  ASSERT_TRUE(prune<float>(View2D<const float>::rowMajor(in.data(), 1, 8),
+                           View2D<float>::rowMajor(out.data(), 1, 8),
+                           kPattern24, magnitudeF32));
+  std::vector<uint32_t> bits(8);
+  for (size_t i = 0; i < 8; ++i)
+    bits[i] = bitsOf(out[i]);
+  EXPECT_EQ(bits, (std::vector<uint32_t>{0x7FC00000, 0x7FC00001, 0, 0, 0,
+                                         0x7F800001, 0xFFFFFFFF, 0}));
+  std::vector<uint16_t> h = {0x7E00, 0x7C01, 0xFFFF, 0x7C00};
+  ASSERT_TRUE(prune<uint16_t>(View2D<const uint16_t>::rowMajor(h.data(), 1, 4),
+                              View2D<uint16_t>::rowMajor(h.data(), 1, 4),
+                              kPattern24, magnitudeF16));
+  EXPECT_EQ(h, (std::vector<uint16_t>{0x7E00, 0x7C01, 0, 0}));
 }
 
 TEST(FastPath, CompressReportsTheFirstViolation) {

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -409,4 +410,190 @@ TEST_F(RuntimeTest, UnsupportedPatternAndBadDim) {
   EXPECT_EQ(stc_rt_has_error(), 1);
   for (float x : out)
     EXPECT_EQ(x, 0.0f);
+}
+
+namespace {
+// Equal to the built-in magnitudes but not pointer-equal to them: the
+// library's generic path, the reference for the entry points' fast paths.
+float genericF32(float v) { return magnitudeF32(v); }
+float genericF16(uint16_t b) { return magnitudeF16(b); }
+float genericBF16(uint16_t b) { return magnitudeBF16(b); }
+
+using PruneFn = void (*)(StcMemRef2D *, StcMemRef2D *, int64_t, int64_t,
+                         int64_t);
+using CompressFn = void (*)(StcMemRef2D *, StcMemRef2D *, StcMemRef2D *,
+                            int64_t, int64_t, int64_t, StcMemRef1D *);
+using CheckFn = int8_t (*)(StcMemRef2D *, int64_t, int64_t, int64_t);
+
+template <typename T>
+struct EntryPoints {
+  const char *name;
+  PruneFn prune;
+  CompressFn compress;
+  CheckFn check;
+  MagnitudeFn<T> generic;
+  /// Ties (small integers), +-0, NaNs with payloads, infinities.
+  T (*gen)(std::mt19937 &);
+};
+
+float genF32(std::mt19937 &rng) {
+  std::uniform_int_distribution<int> cat(0, 9), small(-2, 2);
+  std::uniform_int_distribution<uint32_t> payload(1, 0x7FFFFF);
+  uint32_t u;
+  switch (cat(rng)) {
+  case 0:
+    u = 0x7F800000u | payload(rng) | (payload(rng) & 1 ? 0x80000000u : 0);
+    break;
+  case 1:
+    u = 0x80000000u; // -0
+    break;
+  case 2:
+    u = 0xFF800000u; // -inf
+    break;
+  default: {
+    float f = float(small(rng));
+    std::memcpy(&u, &f, 4);
+  }
+  }
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+uint16_t genHalf(std::mt19937 &rng, uint16_t inf, uint16_t mant,
+                 uint16_t (*conv)(float)) {
+  std::uniform_int_distribution<int> cat(0, 9), small(-2, 2);
+  std::uniform_int_distribution<uint32_t> any(0, 0xFFFF);
+  switch (cat(rng)) {
+  case 0:
+    return uint16_t((any(rng) & 0x8000) | inf |
+                    std::max<uint32_t>(1, any(rng) & mant));
+  case 1:
+    return 0x8000;
+  case 2:
+    return inf;
+  default:
+    return conv(float(small(rng)));
+  }
+}
+uint16_t genF16(std::mt19937 &rng) {
+  return genHalf(rng, 0x7C00, 0x3FF, floatToF16);
+}
+uint16_t genBF16(std::mt19937 &rng) {
+  return genHalf(rng, 0x7F80, 0x7F, floatToBF16);
+}
+
+template <typename T>
+bool sameBits(const T &a, const T &b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// The entry points on rows x K operands (stored K x rows for reduction dim
+/// 0) against the library's generic path on the logical row-major matrix.
+template <typename T>
+void entryPointsMatchGeneric(const EntryPoints<T> &ep) {
+  std::mt19937 rng(77);
+  for (NMPattern p : {kPattern24, kPattern12})
+    for (int reductionDim : {0, 1})
+      for (int64_t k : {5, 16, 30, 37}) {
+        const int64_t rows = 3;
+        SCOPED_TRACE(std::string(ep.name) + " " + std::to_string(p.n) + ":" +
+                     std::to_string(p.m) + " dim=" +
+                     std::to_string(reductionDim) + " k=" + std::to_string(k));
+        std::vector<T> logical(size_t(rows * k));
+        for (T &x : logical)
+          x = ep.gen(rng);
+        // Stored operand: rows x K, or K x rows for reduction dim 0.
+        std::vector<T> stored(logical.size());
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < k; ++c)
+            stored[size_t(reductionDim == 1 ? r * k + c : c * rows + r)] =
+                logical[size_t(r * k + c)];
+        auto elem = [&](std::vector<T> &buf, int64_t r, int64_t c) -> T & {
+          return buf[size_t(reductionDim == 1 ? r * k + c : c * rows + r)];
+        };
+        StcMemRef2D in = reductionDim == 1 ? rowMajor(stored, rows, k)
+                                           : rowMajor(stored, k, rows);
+
+        // Reference: the generic path on the logical matrix.
+        auto logicalView = View2D<const T>::rowMajor(logical.data(), rows, k);
+        std::vector<T> refPruned(logical.size());
+        ASSERT_TRUE(prune<T>(logicalView,
+                             View2D<T>::rowMajor(refPruned.data(), rows, k), p,
+                             ep.generic));
+
+        std::vector<T> outBuf(stored.size(), T(7));
+        StcMemRef2D out = in;
+        out.allocated = out.aligned = outBuf.data();
+        ep.prune(&in, &out, reductionDim, p.n, p.m);
+        ASSERT_EQ(stc_rt_has_error(), 0) << stc_rt_error_message();
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < k; ++c)
+            ASSERT_TRUE(
+                sameBits(elem(outBuf, r, c), refPruned[size_t(r * k + c)]))
+                << "prune (" << r << ", " << c << ")";
+
+        EXPECT_EQ(ep.check(&in, reductionDim, p.n, p.m),
+                  checkPattern<T>(logicalView, p, ep.generic) ? 0 : 1);
+        EXPECT_EQ(ep.check(&out, reductionDim, p.n, p.m), 1);
+
+        // compress of the pruned operand, then of the raw one (an error
+        // unless it happens to be N:M already).
+        const int64_t vpr = valuesPerRow(k, p), w = metaWordsPerRow(k, p);
+        for (bool raw : {false, true}) {
+          const std::vector<T> &src = raw ? logical : refPruned;
+          std::vector<T> refValues(size_t(rows * vpr));
+          std::vector<uint16_t> refMeta(size_t(rows * w));
+          Status rs =
+              compress<T>(View2D<const T>::rowMajor(src.data(), rows, k),
+                          View2D<T>::rowMajor(refValues.data(), rows, vpr),
+                          View2D<uint16_t>::rowMajor(refMeta.data(), rows, w),
+                          p, ep.generic);
+          std::vector<T> values(refValues.size(), T(5));
+          std::vector<uint16_t> meta(refMeta.size(), 0xFFFF);
+          StcMemRef2D vd = rowMajor(values, rows, vpr);
+          StcMemRef2D md = rowMajor(meta, rows, w);
+          std::string loc = "c.mlir:2:3";
+          StcMemRef1D where = whereOf(loc);
+          StcMemRef2D &operand = raw ? in : out;
+          ep.compress(&operand, &vd, &md, reductionDim, p.n, p.m, &where);
+          EXPECT_EQ(stc_rt_has_error(), rs.ok() ? 0 : 1)
+              << stc_rt_error_message();
+          if (!rs.ok()) {
+            std::string expect =
+                "c.mlir:2:3: error: stc.compress: operand "
+                "is not " +
+                std::to_string(p.n) + ":" + std::to_string(p.m) +
+                " along dimension " + std::to_string(reductionDim) + ": row " +
+                std::to_string(rs.row) + ", group " + std::to_string(rs.group) +
+                " has " + std::to_string(rs.count) + " non-zeros";
+            EXPECT_EQ(std::string(stc_rt_error_message()), expect);
+          }
+          stc_rt_clear_error();
+          EXPECT_EQ(meta, refMeta) << (raw ? "raw" : "pruned");
+          for (size_t i = 0; i < values.size(); ++i)
+            ASSERT_TRUE(sameBits(values[i], refValues[i]))
+                << (raw ? "raw" : "pruned") << " value " << i;
+        }
+      }
+}
+} // namespace
+
+TEST_F(RuntimeTest, EntryPointsMatchGenericPathF32) {
+  entryPointsMatchGeneric<float>(
+      {"f32", _mlir_ciface_stc_rt_prune_f32, _mlir_ciface_stc_rt_compress_f32,
+       _mlir_ciface_stc_rt_check_f32, genericF32, genF32});
+}
+
+TEST_F(RuntimeTest, EntryPointsMatchGenericPathF16) {
+  entryPointsMatchGeneric<uint16_t>(
+      {"f16", _mlir_ciface_stc_rt_prune_f16, _mlir_ciface_stc_rt_compress_f16,
+       _mlir_ciface_stc_rt_check_f16, genericF16, genF16});
+}
+
+TEST_F(RuntimeTest, EntryPointsMatchGenericPathBF16) {
+  entryPointsMatchGeneric<uint16_t>({"bf16", _mlir_ciface_stc_rt_prune_bf16,
+                                     _mlir_ciface_stc_rt_compress_bf16,
+                                     _mlir_ciface_stc_rt_check_bf16,
+                                     genericBF16, genBF16});
 }
