@@ -243,6 +243,17 @@ private:
 /// Largest batch that is unrolled into 2-D products.
 constexpr int64_t kMaxUnrolledBatch = 64;
 
+/// Offsets, sizes and strides of batch element `index` of a rank-3 tensor.
+static void batchSliceBounds(OpBuilder &b, RankedTensorType type, int64_t index,
+                             SmallVectorImpl<OpFoldResult> &offsets,
+                             SmallVectorImpl<OpFoldResult> &sizes,
+                             SmallVectorImpl<OpFoldResult> &strides) {
+  offsets.assign({b.getIndexAttr(index), b.getIndexAttr(0), b.getIndexAttr(0)});
+  sizes.assign({b.getIndexAttr(1), b.getIndexAttr(type.getDimSize(1)),
+                b.getIndexAttr(type.getDimSize(2))});
+  strides.assign(3, b.getIndexAttr(1));
+}
+
 /// Batch element `b` of a rank-3 value: a new constant when `v` is a dense<>
 /// constant (so that its pruning still folds), else a rank-reducing slice.
 static Value sliceBatch(OpBuilder &b, Location loc, Value v, int64_t index) {
@@ -263,12 +274,8 @@ static Value sliceBatch(OpBuilder &b, Location loc, Value v, int64_t index) {
                                               raw.slice(index * bytes, bytes)));
     }
   }
-  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(index), b.getIndexAttr(0),
-                                       b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                     b.getIndexAttr(type.getDimSize(1)),
-                                     b.getIndexAttr(type.getDimSize(2))};
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  batchSliceBounds(b, type, index, offsets, sizes, strides);
   return tensor::ExtractSliceOp::create(b, loc, sliceType, v, offsets, sizes,
                                         strides);
 }
@@ -357,12 +364,8 @@ static bool splitBatchMatmul(linalg::BatchMatmulOp op) {
     Value product = linalg::MatmulOp::create(b, loc, TypeRange{c.getType()},
                                              ValueRange{a, w}, ValueRange{c})
                         .getResult(0);
-    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(i), b.getIndexAttr(0),
-                                         b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                       b.getIndexAttr(initType.getDimSize(1)),
-                                       b.getIndexAttr(initType.getDimSize(2))};
-    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    batchSliceBounds(b, initType, i, offsets, sizes, strides);
     result = tensor::InsertSliceOp::create(b, loc, product, result, offsets,
                                            sizes, strides);
   }

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/npy/Npy.h"
+#include "runtime/format/StcFormat.h"
 
 #include <algorithm>
 #include <atomic>
@@ -41,18 +42,6 @@ bool hostIsLittleEndian() {
   uint8_t first;
   std::memcpy(&first, &probe, 1);
   return first == 1;
-}
-
-uint32_t floatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
-
-float bitsToFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
 }
 
 /// Multiplies the non-negative \p a by \p b, returning false on overflow of
@@ -639,79 +628,18 @@ bool stc::npy::writeNpy(const std::string &path, const Array &a,
 // Half-precision conversions
 //===----------------------------------------------------------------------===//
 
-float stc::npy::halfToFloat(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t mant = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0x1f) {
-    // Inf or NaN (keep the payload, which keeps NaNs NaN).
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    bits = sign;
-  } else {
-    // Subnormal half: value = mant * 2^-24; normalise.
-    int shift = 0;
-    while ((mant & 0x400) == 0) {
-      mant <<= 1;
-      ++shift;
-    }
-    mant &= 0x3ff;
-    bits = sign | (static_cast<uint32_t>(113 - shift) << 23) | (mant << 13);
-  }
-  return bitsToFloat(bits);
-}
+// The conversions are the format library's (one implementation for the
+// whole project); these names keep the .npy API self-contained.
+float stc::npy::halfToFloat(uint16_t h) { return stc::format::f16ToFloat(h); }
 
-uint16_t stc::npy::floatToHalf(float f) {
-  uint32_t bits = floatBits(f);
-  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
-  uint32_t absBits = bits & 0x7fffffffu;
-  if (absBits >= 0x7f800000u) {
-    if (absBits == 0x7f800000u)
-      return sign | 0x7c00; // Infinity.
-    // NaN: keep the top payload bits and force a quiet NaN.
-    return sign | 0x7e00 | static_cast<uint16_t>((absBits >> 13) & 0x3ff);
-  }
-  // 65520 and above round to infinity.
-  if (absBits >= 0x477ff000u)
-    return sign | 0x7c00;
-  int32_t exp = static_cast<int32_t>(absBits >> 23) - 127;
-  if (exp >= -14) {
-    // Normal half. Round the 23-bit mantissa to 10 bits, ties to even; a
-    // carry out of the mantissa correctly bumps the exponent.
-    uint32_t halfBits = ((static_cast<uint32_t>(exp + 15)) << 10) |
-                        ((absBits & 0x7fffff) >> 13);
-    uint32_t rest = absBits & 0x1fff;
-    if (rest > 0x1000 || (rest == 0x1000 && (halfBits & 1)))
-      ++halfBits;
-    return sign | static_cast<uint16_t>(halfBits);
-  }
-  if (exp < -25)
-    return sign; // Rounds to zero (below half the smallest subnormal).
-  // Subnormal half: value = m * 2^-24 with m = significand >> shift.
-  uint32_t significand = (absBits & 0x7fffff) | 0x800000;
-  int shift = -exp - 1; // 14..24 so that significand >> shift scales right.
-  // significand * 2^(exp-23) = m * 2^-24  =>  m = significand >> (-1 - exp).
-  uint32_t m = significand >> shift;
-  uint32_t rest = significand & ((1u << shift) - 1);
-  uint32_t halfway = 1u << (shift - 1);
-  if (rest > halfway || (rest == halfway && (m & 1)))
-    ++m;
-  return sign | static_cast<uint16_t>(m);
-}
+uint16_t stc::npy::floatToHalf(float f) { return stc::format::floatToF16(f); }
 
 float stc::npy::bfloat16ToFloat(uint16_t b) {
-  return bitsToFloat(static_cast<uint32_t>(b) << 16);
+  return stc::format::bf16ToFloat(b);
 }
 
 uint16_t stc::npy::floatToBFloat16(float f) {
-  uint32_t bits = floatBits(f);
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((bits >> 16) | 0x0040); // Quiet NaN.
-  uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
+  return stc::format::floatToBF16(f);
 }
 
 float stc::npy::roundToBFloat16(float f) {
