@@ -1,0 +1,227 @@
+//===- CudaDriver.h - the CUDA driver API, loaded with dlopen --*- C++ -*-===//
+//
+// The few CUDA driver types, constants and entry points that stc_runtime
+// uses, declared here with the driver's documented ABI so that no CUDA header
+// or library is needed at build time, and CudaDriver, which loads
+// libcuda.so.1 (or $STC_CUDA_DRIVER_LIBRARY) once per process, resolves every
+// entry point with dlsym and calls cuInit.  Versioned functions are resolved
+// by the `_v2` names that cuda.h maps them to, as a program compiled against
+// cuda.h would reference them.
+//
+// Internal to the runtime (not installed); the public C API is
+// runtime/stc_runtime_cuda.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STC_RUNTIME_CUDA_CUDADRIVER_H
+#define STC_RUNTIME_CUDA_CUDADRIVER_H
+
+#include "runtime/stc_runtime_cuda.h"
+
+#include <cstddef>
+#include <string>
+
+namespace stc::cuda {
+
+//===----------------------------------------------------------------------===//
+// Driver ABI (values from the CUDA driver API reference / cuda.h)
+//===----------------------------------------------------------------------===//
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+
+// CUresult values the runtime inspects.
+constexpr CUresult kCudaSuccess = 0;
+constexpr CUresult kCudaErrorOutOfMemory = 2;
+constexpr CUresult kCudaErrorStubLibrary = 34;
+constexpr CUresult kCudaErrorNoDevice = 100;
+constexpr CUresult kCudaErrorInvalidDevice = 101;
+constexpr CUresult kCudaErrorNoBinaryForGpu = 209;
+constexpr CUresult kCudaErrorInvalidPtx = 218;
+constexpr CUresult kCudaErrorUnsupportedPtxVersion = 222;
+constexpr CUresult kCudaErrorNotFound = 500;
+
+// CUdevice_attribute.
+constexpr int kDeviceAttrComputeCapabilityMajor = 75;
+constexpr int kDeviceAttrComputeCapabilityMinor = 76;
+constexpr int kDeviceAttrMaxSharedMemoryPerBlockOptin = 97;
+
+// CUjit_option.
+constexpr int kJitErrorLogBuffer = 5;
+constexpr int kJitErrorLogBufferSizeBytes = 6;
+constexpr int kJitOptimizationLevel = 7;
+
+// CUfunction_attribute.
+constexpr int kFuncAttrMaxDynamicSharedSizeBytes = 8;
+
+// Flags.
+constexpr unsigned kStreamNonBlocking = 0x1;
+constexpr unsigned kEventDisableTiming = 0x2;
+constexpr unsigned kMemAttachGlobal = 0x1;
+
+/// Dynamic shared memory a kernel may use without opting in.
+constexpr unsigned kDefaultDynamicSharedLimit = 48 * 1024;
+
+// cuLaunchKernelEx's configuration (CUDA 12.0+): CUlaunchAttribute is a
+// 4-byte id padded to 8 and a 64-byte value union; CUlaunchConfig follows.
+constexpr int kLaunchAttributeClusterDimension = 4;
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute ABI");
+
+//===----------------------------------------------------------------------===//
+// Status
+//===----------------------------------------------------------------------===//
+
+/// The outcome of a runtime step: a StcCudaStatus and, on failure, a message
+/// body (no "error: " prefix; the caller adds context).
+struct Status {
+  int code = STC_CUDA_SUCCESS;
+  std::string message;
+
+  bool ok() const { return code == STC_CUDA_SUCCESS; }
+  static Status success() { return Status(); }
+  static Status failure(int code, std::string message) {
+    Status s;
+    s.code = code;
+    s.message = std::move(message);
+    return s;
+  }
+};
+
+/// What stc_cuda_init learns about a device.
+struct DeviceProperties {
+  int ordinal = -1;
+  CUdevice device = 0;
+  std::string name;
+  int smMajor = 0;
+  int smMinor = 0;
+  int maxSharedPerBlockOptin = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// CudaDriver
+//===----------------------------------------------------------------------===//
+
+/// The loaded driver.  get() loads it on first use; a failed load is kept
+/// (status() says why) and not retried, since a missing library does not
+/// appear while the process runs.  The entry points are plain function
+/// pointers, non-null whenever status().ok() (except the optional ones).
+class CudaDriver {
+public:
+  /// Loads, resolves and cuInit()s the driver the first time (thread-safe)
+  /// and returns the process-wide instance; check status() before use.
+  static CudaDriver &get();
+
+  /// Test hook: unloads the driver so that the next get() loads it again,
+  /// reading $STC_CUDA_DRIVER_LIBRARY anew.  No other thread may be using
+  /// the runtime; references returned by get() become dangling.
+  static void resetForTesting();
+
+  /// The library path the driver was (or would have been) loaded from.
+  const std::string &libraryPath() const { return path; }
+  /// Why the driver is unusable, or success.
+  const Status &status() const { return loadStatus; }
+  /// cuDriverGetVersion(), e.g. 13000 for CUDA 13.0.
+  int driverVersion() const { return version; }
+
+  /// "<call> failed: CUDA_ERROR_NAME (driver text)".
+  std::string describe(const std::string &call, CUresult result) const;
+  /// Maps a failing CUresult to a StcCudaStatus.
+  static int classify(CUresult result);
+
+  /// Checks that device `ordinal` exists and is sm_80 or later; fills
+  /// `props`.  Requires status().ok().
+  Status queryDevice(int ordinal, DeviceProperties &props) const;
+
+  // Entry points (cuda.h names; the comment gives the dlsym name where it
+  // differs).
+  CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
+  CUresult (*cuInit)(unsigned) = nullptr;
+  CUresult (*cuDriverGetVersion)(int *) = nullptr;
+  CUresult (*cuDeviceGetCount)(int *) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr; // _v2
+  CUresult (*cuCtxPushCurrent)(CUcontext) = nullptr;         // _v2
+  CUresult (*cuCtxPopCurrent)(CUcontext *) = nullptr;        // _v2
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
+                                 void **) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule,
+                                  const char *) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **) = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr; // _v2
+  CUresult (*cuMemAllocManaged)(CUdeviceptr *, size_t, unsigned) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;                          // _v2
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr; // _v2
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;       // _v2
+  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t,
+                            CUstream) = nullptr;
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr; // _v2
+  CUresult (*cuMemsetD16Async)(CUdeviceptr, unsigned short, size_t,
+                               CUstream) = nullptr;
+  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t,
+                               CUstream) = nullptr;
+  CUresult (*cuMemHostRegister)(void *, size_t, unsigned) = nullptr; // _v2
+  CUresult (*cuMemHostUnregister)(void *) = nullptr;
+  CUresult (*cuStreamCreate)(CUstream *, unsigned) = nullptr;
+  CUresult (*cuStreamDestroy)(CUstream) = nullptr; // _v2
+  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned) = nullptr;
+  CUresult (*cuEventCreate)(CUevent *, unsigned) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent) = nullptr; // _v2
+  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  /// Optional (CUDA 12.0+); null when the driver lacks it.
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
+                               void **) = nullptr;
+
+  CudaDriver(const CudaDriver &) = delete;
+  CudaDriver &operator=(const CudaDriver &) = delete;
+  ~CudaDriver();
+
+private:
+  CudaDriver() = default;
+  void load();
+  template <typename Fn>
+  bool resolve(Fn &slot, const char *symbol);
+
+  void *handle = nullptr;
+  std::string path;
+  Status loadStatus;
+  int version = 0;
+};
+
+} // namespace stc::cuda
+
+#endif // STC_RUNTIME_CUDA_CUDADRIVER_H

@@ -1,0 +1,21 @@
+//===- CudaTesting.h - test hooks of the CUDA runtime -----------*- C++ -*-===//
+//
+// Hooks for the unit tests only (not installed, not part of the C API).
+//
+// The driver is a process-wide singleton loaded once, which is what a real
+// program wants, but the tests need to load a different driver library (none,
+// a library without the CUDA symbols, the fake driver) in one process.
+// stc_cuda_reset_for_testing() returns the runtime to its just-started
+// state: it releases the primary contexts it retained, unloads the driver
+// (the next call reads $STC_CUDA_DRIVER_LIBRARY again), forgets the current
+// device and kernels, and clears the error record.  No other thread may be
+// inside the runtime, and handles obtained before are dead afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STC_RUNTIME_CUDA_CUDATESTING_H
+#define STC_RUNTIME_CUDA_CUDATESTING_H
+
+extern "C" void stc_cuda_reset_for_testing(void);
+
+#endif // STC_RUNTIME_CUDA_CUDATESTING_H

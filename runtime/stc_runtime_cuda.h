@@ -1,0 +1,252 @@
+/*===- stc_runtime_cuda.h - STC run-time C API for CUDA GPUs ------*- C -*-===//
+ *
+ * The GPU half of stc_runtime: a small explicit C API over the CUDA driver
+ * for programs and for `stc-run`, and the `mgpu*` entry points that MLIR's
+ * `gpu-to-llvm` lowering emits calls to.  This header compiles as C and as
+ * C++ and needs no CUDA header: handles are opaque pointers and device
+ * addresses are 64-bit integers.
+ *
+ * The driver (libcuda.so.1, or the file named by the environment variable
+ * STC_CUDA_DRIVER_LIBRARY) is loaded with dlopen at first use, so a program
+ * linked against stc_runtime builds and runs on a machine with no GPU and no
+ * driver; it only fails, with a clear message, when it asks for the GPU.
+ *
+ * Errors.  Like the CPU entry points of stc_runtime.h, nothing aborts: the
+ * first error since the last stc_cuda_clear_error() is recorded, as one
+ * message "error: <what failed>: <driver error name> (<driver text>)", and is
+ * readable with stc_cuda_last_error().  The explicit API additionally returns
+ * a StcCudaStatus from every call.  The CUDA error record is separate from
+ * the CPU one (stc_rt_has_error()); a host that runs GPU code checks both.
+ *
+ * Devices.  The runtime works on the primary context of one current device,
+ * chosen by stc_cuda_init() (or, for generated code, by
+ * mgpuSetDefaultDevice() or lazily device 0).  Every call makes that context
+ * current for its own duration only (push/pop), so it composes with other
+ * CUDA users in the same process and may be called from any thread.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef STC_RUNTIME_STC_RUNTIME_CUDA_H
+#define STC_RUNTIME_STC_RUNTIME_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===----------------------------------------------------------------------===
+ * Status codes and error record
+ *===----------------------------------------------------------------------===*/
+
+typedef enum StcCudaStatus {
+  STC_CUDA_SUCCESS = 0,
+  /* libcuda.so.1 could not be loaded, or lacks a function STC needs. */
+  STC_CUDA_ERROR_NO_DRIVER = 1,
+  /* cuInit failed (driver/kernel-module mismatch, stub library, ...). */
+  STC_CUDA_ERROR_DRIVER_INIT = 2,
+  /* No CUDA device, or the requested ordinal does not exist. */
+  STC_CUDA_ERROR_NO_DEVICE = 3,
+  /* The device is older than sm_80 (no sparse tensor cores). */
+  STC_CUDA_ERROR_UNSUPPORTED_DEVICE = 4,
+  /* An explicit-API call made before a successful stc_cuda_init(). */
+  STC_CUDA_ERROR_NOT_INITIALIZED = 5,
+  /* A null handle or out-pointer, a zero-sized grid, ... */
+  STC_CUDA_ERROR_INVALID_ARGUMENT = 6,
+  STC_CUDA_ERROR_OUT_OF_MEMORY = 7,
+  /* PTX JIT compilation or cubin loading failed (message has the JIT log). */
+  STC_CUDA_ERROR_MODULE_LOAD = 8,
+  /* The module has no kernel of that name. */
+  STC_CUDA_ERROR_NOT_FOUND = 9,
+  /* A launch was rejected, or a kernel failed while running (reported by
+   * the next synchronizing call). */
+  STC_CUDA_ERROR_LAUNCH = 10,
+  /* Any other driver failure; the message names the call. */
+  STC_CUDA_ERROR_DRIVER = 11
+} StcCudaStatus;
+
+/* The enumerator's name without the prefix, e.g. "OUT_OF_MEMORY". */
+const char *stc_cuda_status_name(int status);
+
+/* 1 when an error is recorded (explicit API or mgpu*), else 0. */
+int stc_cuda_has_error(void);
+/* The StcCudaStatus of the recorded error, STC_CUDA_SUCCESS if none. */
+int stc_cuda_error_status(void);
+/* The recorded (first) error message, "" if none.  Owned by the runtime and
+ * valid until the next stc_cuda_clear_error(). */
+const char *stc_cuda_last_error(void);
+/* Forgets the recorded error; mgpu* entry points work again afterwards. */
+void stc_cuda_clear_error(void);
+
+/*===----------------------------------------------------------------------===
+ * Explicit API (programs, stc-run)
+ *
+ * Every function returns a StcCudaStatus and records a failure as above.
+ * Unlike the mgpu* entry points, they always attempt their work even when an
+ * earlier error is recorded: their status says whether this call worked.
+ *===----------------------------------------------------------------------===*/
+
+/* Opaque handles.  A module owns its functions; a function handle is valid
+ * until its module is unloaded.  Streams are created and destroyed by the
+ * caller; a null stream is the device's default (legacy) stream. */
+typedef struct StcCudaModuleOpaque *StcCudaModule;
+typedef struct StcCudaFunctionOpaque *StcCudaFunction;
+typedef struct StcCudaStreamOpaque *StcCudaStream;
+/* A device address (the driver's CUdeviceptr). */
+typedef uint64_t StcCudaDevicePtr;
+
+/* Loads the driver (once per process), initializes it, checks that device
+ * `device` exists and is sm_80 or later, retains its primary context and
+ * makes it the runtime's current device.  Calling it again is cheap; a
+ * different ordinal switches the current device.  A probe (stc-run
+ * --device=auto) that falls back to the CPU on failure calls
+ * stc_cuda_clear_error() afterwards. */
+int stc_cuda_init(int device);
+
+typedef struct StcCudaDeviceInfo {
+  int ordinal;
+  int sm;       /* 10 * major + minor, e.g. 90 */
+  int sm_major; /* compute capability */
+  int sm_minor;
+  int driver_version;             /* cuDriverGetVersion(), e.g. 13000 */
+  int max_shared_bytes_per_block; /* opt-in limit for dynamic shared memory */
+  char name[256];                 /* e.g. "NVIDIA H100 80GB HBM3" */
+} StcCudaDeviceInfo;
+
+/* Describes the current device (after stc_cuda_init). */
+int stc_cuda_device_info(StcCudaDeviceInfo *info);
+
+/* Loads NUL-terminated PTX text, JIT-compiled by the driver for the current
+ * device.  On failure the recorded message ends with the JIT error log. */
+int stc_cuda_module_load_ptx(const char *ptx, StcCudaModule *module);
+/* Loads a cubin or fatbin image of `size` bytes (copied by the driver). */
+int stc_cuda_module_load_cubin(const void *image, size_t size,
+                               StcCudaModule *module);
+/* Unloads a module; its function handles become invalid.  Null: no-op. */
+int stc_cuda_module_unload(StcCudaModule module);
+/* Finds the kernel `name` (its PTX .entry name) in `module`. */
+int stc_cuda_module_get_function(StcCudaModule module, const char *name,
+                                 StcCudaFunction *function);
+
+/* Device memory, owned by the caller until stc_cuda_mem_free. A zero-byte
+ * allocation yields the null address and succeeds; freeing 0 is a no-op. */
+int stc_cuda_mem_alloc(size_t bytes, StcCudaDevicePtr *ptr);
+int stc_cuda_mem_free(StcCudaDevicePtr ptr);
+/* Synchronous copies: they return when the copy is done.  They are ordered
+ * after earlier work on the default stream, but not after work on streams
+ * from stc_cuda_stream_create (non-blocking streams): synchronize those
+ * first. */
+int stc_cuda_memcpy_htod(StcCudaDevicePtr dst, const void *src, size_t bytes);
+int stc_cuda_memcpy_dtoh(void *dst, StcCudaDevicePtr src, size_t bytes);
+/* Sets `bytes` bytes at `dst` to `value` (e.g. to poison an output). */
+int stc_cuda_memset_d8(StcCudaDevicePtr dst, unsigned char value, size_t bytes);
+
+/* Creates a non-blocking stream (no implicit ordering with the default
+ * stream), owned by the caller. */
+int stc_cuda_stream_create(StcCudaStream *stream);
+int stc_cuda_stream_destroy(StcCudaStream stream);
+
+/* Launches `function` on a grid[0..2] x block[0..2] configuration with
+ * `shared_bytes` bytes of dynamic shared memory; `params[i]` points to the
+ * value of the kernel's i-th parameter (the driver copies them before
+ * returning).  More than 48 KiB of dynamic shared memory is opted into
+ * automatically, up to the device's limit.  The launch is asynchronous: a
+ * kernel that fails while running is reported by stc_cuda_synchronize. */
+int stc_cuda_launch(StcCudaFunction function, const unsigned grid[3],
+                    const unsigned block[3], unsigned shared_bytes,
+                    StcCudaStream stream, void **params);
+/* Waits for `stream`, or for all work on the device when it is null. */
+int stc_cuda_synchronize(StcCudaStream stream);
+
+/*===----------------------------------------------------------------------===
+ * mgpu* entry points (called by code from MLIR 22's gpu-to-llvm lowering)
+ *
+ * Signatures as MLIR 22.1 emits them (GPUToLLVMConversion.cpp for memory,
+ * streams and events; SelectObjectAttr.cpp for modules and launches).  They
+ * have no error result: a failure is recorded ("error: mgpuMemAlloc: ...")
+ * and, while an error is recorded, every entry point is a no-op that returns
+ * null and leaves its outputs untouched -- except that mgpuMemFree,
+ * mgpuModuleUnload, mgpuStreamDestroy, mgpuEventDestroy and
+ * mgpuMemHostUnregister* still release non-null handles (quietly), so a
+ * failed run does not leak.  The first call initializes the default device.
+ * Handles are the driver's CUmodule/CUfunction/CUstream/CUevent, so they
+ * interoperate with the explicit API (same primary context).
+ *
+ * MLIR 22 loads each gpu.binary from a global constructor (priority 123)
+ * and unloads it from a global destructor.  So in an AOT-linked program the
+ * driver is loaded, and device 0 chosen, before main() runs: a missing
+ * driver is already recorded when main() starts (check stc_cuda_has_error()
+ * before trusting results), STC_CUDA_DRIVER_LIBRARY must be set in the
+ * process's environment, and a later mgpuSetDefaultDevice() does not move
+ * modules already loaded.  The runtime's state is never destroyed, so the
+ * exit-time unloads are safe.
+ *===----------------------------------------------------------------------===*/
+
+/* cubin/fatbin image of gpuBlobSize bytes (gpu.binary format=bin|fatbin). */
+void *mgpuModuleLoad(void *data, size_t gpuBlobSize);
+/* NUL-terminated PTX (format=isa), JIT-compiled at ptxas level optLevel. */
+void *mgpuModuleLoadJIT(void *data, int optLevel);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+
+/* Grid and block sizes are MLIR `index` values (intptr_t); each must be in
+ * [1, 2^32).  paramsCount (emitted by MLIR 22, absent in older releases) is the
+ * number of entries of `params`.  `extra` is passed through to cuLaunchKernel.
+ */
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t paramsCount);
+/* Thread-block-cluster launch (sm_90), through cuLaunchKernelEx. */
+void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
+                             intptr_t clusterY, intptr_t clusterZ,
+                             intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                             intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+                             int32_t smem, void *stream, void **params,
+                             void **extra);
+
+void *mgpuStreamCreate(void);
+void mgpuStreamDestroy(void *stream);
+void mgpuStreamSynchronize(void *stream);
+void mgpuStreamWaitEvent(void *stream, void *event);
+void *mgpuEventCreate(void);
+void mgpuEventDestroy(void *event);
+void mgpuEventSynchronize(void *event);
+void mgpuEventRecord(void *event, void *stream);
+
+/* The IR passes `isHostShared` as an i8 and the memset values as i16/i32
+ * without zeroext/signext, so the bits above them are unspecified in the
+ * register; these parameters are declared register-wide and the
+ * implementation looks only at the low 8/16 bits. */
+void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, uint32_t isHostShared);
+void mgpuMemFree(void *ptr, void *stream);
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream);
+void mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream);
+void mgpuMemset16(void *dst, uint32_t value, size_t count, void *stream);
+
+/* Page-locks host memory.  `descriptor` points to a ranked memref
+ * descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}; the
+ * registered range is the span of its elements. */
+void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes);
+void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
+                               int64_t elementSizeBytes);
+void mgpuMemHostUnregister(void *ptr);
+void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
+                                 int64_t elementSizeBytes);
+
+void mgpuSetDefaultDevice(int32_t device);
+
+/* The mgpu* entry points by name, for a JIT's symbol map (stc-run registers
+ * these as it registers the _mlir_ciface_stc_rt_* ones).  `*count` receives
+ * the number of entries. */
+typedef struct StcCudaSymbol {
+  const char *name;
+  void *address;
+} StcCudaSymbol;
+const StcCudaSymbol *stc_cuda_mgpu_symbols(size_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STC_RUNTIME_STC_RUNTIME_CUDA_H */
