@@ -15,19 +15,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/npy/Npy.h"
+#include "runtime/format/StcAtomicFile.h"
 #include "runtime/format/StcFormat.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 using namespace stc::npy;
 
@@ -279,16 +277,6 @@ bool validateArray(const Array &a, std::string &error) {
     return false;
   }
   return true;
-}
-
-/// Returns the directory part of \p path ("." if none).
-std::string directoryOf(const std::string &path) {
-  size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos)
-    return ".";
-  if (slash == 0)
-    return "/";
-  return path.substr(0, slash);
 }
 
 std::string errnoMessage(int err) { return std::strerror(err); }
@@ -574,54 +562,7 @@ bool stc::npy::writeNpy(const std::string &path, const Array &a,
     return false;
   }
 
-  // Create a uniquely named temporary file next to the destination so that
-  // the final rename is atomic (same file system).
-  static std::atomic<unsigned> counter{0};
-  std::string dir = directoryOf(path);
-  std::string tempPath;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    tempPath = path + ".tmp." + std::to_string(::getpid()) + "." +
-               std::to_string(counter++);
-    fd =
-        ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST)
-      break;
-  }
-  if (fd < 0) {
-    error = path + ": cannot create a temporary file in '" + dir +
-            "': " + errnoMessage(errno);
-    return false;
-  }
-
-  auto failAndCleanup = [&](const std::string &what, int err) {
-    if (fd >= 0)
-      ::close(fd);
-    ::unlink(tempPath.c_str());
-    error = path + ": " + what + ": " + errnoMessage(err);
-    return false;
-  };
-
-  const uint8_t *p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return failAndCleanup("write error", errno);
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0) {
-    fd = -1;
-    return failAndCleanup("write error", errno);
-  }
-  fd = -1;
-  if (::rename(tempPath.c_str(), path.c_str()) != 0)
-    return failAndCleanup("cannot rename the temporary file into place", errno);
-  return true;
+  return stc::format::writeFileAtomically(path, bytes, error);
 }
 
 //===----------------------------------------------------------------------===//
