@@ -118,13 +118,15 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
         {dimOf(b, prune.getInput(), 0), dimOf(b, prune.getInput(), 1)});
     std::string name = "stc_rt_prune_" + typeSuffix(type.getElementType());
     MemRefType any = anyLayout2D(type.getElementType());
-    if (!declare(name, {any, any, i64Type, i64Type, i64Type}, {}))
+    if (!declare(name, {any, any, i64Type, i64Type, i64Type, i64Type}, {}))
       return failure();
-    func::CallOp::create(b, name, TypeRange{},
-                         ValueRange{in, castAny(b, out),
-                                    i64(b, prune.getReductionDim()),
-                                    i64(b, prune.getPattern().getN()),
-                                    i64(b, prune.getPattern().getM())});
+    // The enum's values are the runtime's STC_RT_PRUNE_* (StcEnums.td).
+    func::CallOp::create(
+        b, name, TypeRange{},
+        ValueRange{in, castAny(b, out), i64(b, prune.getReductionDim()),
+                   i64(b, prune.getPattern().getN()),
+                   i64(b, prune.getPattern().getM()),
+                   i64(b, static_cast<int64_t>(prune.getMethod()))});
     prune.getResult().replaceAllUsesWith(asTensor(b, out, type));
     prune.erase();
     return success();

@@ -31,18 +31,91 @@ def StcSparsifyContractions : Pass<"stc-sparsify-contractions", "ModuleOp"> {
     compressed in its stored orientation. Each rewrite emits a remark.
     With dynamic reduction sizes it also emits a call to the runtime's
     `stc_rt_check_reduction`, which reports operands that disagree on K.
+
+    The `stc.prune` ops that `force` adds use `prune-method` (`strip` or
+    `tile`) and carry `permute_channels` when `permute-channels` is set (see
+    `stc-permute-channels`); an explicit `stc.prune` keeps its own.
   }];
   let options = [
     Option<"sparsity", "sparsity", "std::string", "\"explicit\"",
            "Which operands are sparse: explicit, enable or force">,
     Option<"pattern", "pattern", "std::string", "\"2:4\"",
            "N:M pattern for pruned operands (2:4, or 1:2 for f32)">,
+    Option<"pruneMethod", "prune-method", "std::string", "\"strip\"",
+           "How sparsity=force prunes: strip or tile (2:4 only)">,
+    Option<"permuteChannels", "permute-channels", "bool", "false",
+           "Mark the weights sparsity=force prunes with permute_channels">,
   ];
   let dependentDialects = [
     "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect", "::mlir::scf::SCFDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::func::FuncDialect",
     "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def StcPermuteChannels : Pass<"stc-permute-channels", "func::FuncOp"> {
+  let summary = "Permute reduction channels so that 2:4 pruning keeps more";
+  let description = [{
+    Channel permutation (Pool & Yu, "Channel Permutations for N:M Sparsity",
+    NeurIPS 2021). Strip pruning keeps the largest two of every four
+    consecutive reduction channels; which channels share a group is an
+    accident of the weight's layout. For every `stc.prune` that carries
+    `permute_channels` and prunes a constant weight `W` that is the sparse
+    operand of a contraction (an `stc.spmm` through `stc.compress`, or a
+    matmul-like linalg op not yet sparsified), this pass:
+
+    1. searches, on `|W|`, a permutation `perm` of the reduction channels K
+       under which strip pruning keeps more magnitude (never worse than the
+       identity). The search is local (swaps within pairs and triples of
+       groups, with random restarts): its result depends only on `seed` and
+       `max-rounds`, unless `time-budget` (seconds per weight, a safety net)
+       runs out first, which the remark says;
+    2. replaces `W` by its K-permuted copy, still under the `stc.prune`
+       (which the canonicalizer then folds, choosing the mask in permuted
+       order);
+    3. folds the same permutation into the *producer* of the contraction's
+       other (dense) operand, so that both operands are permuted
+       consistently and, before pruning, the program computes exactly what
+       it computed before: it follows the dense operand back through ops
+       that act on each channel alone (element-wise `linalg` ops whose
+       operand and result maps are identities, e.g. ReLU or GELU, with
+       broadcast constants such as a bias add) to a contraction
+       (`stc.spmm`, `linalg.matmul` in any transposed form, a matmul-like
+       `linalg.generic`) whose output channels come from a constant weight,
+       and permutes that weight's output channels, its bias and every
+       per-channel constant on the way. No op is added: at run time the
+       program only sees permuted constants.
+
+    When the producer cannot absorb the permutation (the activations are a
+    function argument, a value on the way has another use that needs the
+    original order, a weight or bias is not a constant, an op mixes
+    channels, the producer's weight is tile-pruned) the contraction is left
+    unpermuted with a remark saying why. Every applied permutation emits a
+    remark with the fraction of the magnitude that strip pruning keeps
+    without and with it, and the fraction of the pruned magnitude it
+    recovers. Only `strip` pruning is permuted (the search optimises it).
+    The `permute_channels` attribute is removed once handled.
+
+    Run it after `stc-sparsify-contractions` (which creates the prunes under
+    `sparsity=force`) and before the canonicalizer folds them.
+  }];
+  let options = [
+    Option<"seed", "seed", "uint64_t", "0",
+           "Seed of the permutation search (same seed, same result)">,
+    Option<"maxRounds", "max-rounds", "int", "100",
+           "Improvement rounds of the search per weight">,
+    Option<"timeBudget", "time-budget", "double", "10.0",
+           "Seconds of search per weight at most (<= 0: no limit)">,
+    Option<"printPermutation", "print-permutation", "bool", "false",
+           "Also print each permutation in a remark (for tests)">,
+    Option<"testSkipPrune", "test-skip-prune", "bool", "false",
+           "Testing only: apply the permutations to a contraction that is "
+           "not yet sparsified but drop its stc.prune, so that the program "
+           "stays dense and must compute what it computed before">,
+  ];
+  let dependentDialects = [
+    "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect"
   ];
 }
 

@@ -24,8 +24,25 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   StcSparsifyContractionsOptions sparsify;
   sparsify.sparsity = options.sparsity;
   sparsify.pattern = options.pattern;
+  sparsify.pruneMethod = options.pruneMethod;
+  sparsify.permuteChannels = options.permuteChannels;
   pm.addPass(createStcSparsifyContractions(sparsify));
   pm.addNestedPass<func::FuncOp>(createStcFuseEpilogue());
+  // Post-condition: contractions with a sparse operand are stc.spmm of
+  // stc.compress(stc.prune(weight)); element-wise tails are fused.
+
+  // Channel permutations go after the fusion, so that the bias and ReLU of
+  // a producing stc.spmm are its own operands and attributes rather than
+  // separate ops, and before the canonicalizer, which folds the stc.prune
+  // whose constant the permutation replaces. Always present: an explicit
+  // program may ask with permute_channels; without it the pass does nothing.
+  StcPermuteChannelsOptions permute;
+  permute.seed = options.permuteSeed;
+  permute.maxRounds = options.permuteMaxRounds;
+  permute.timeBudget = options.permuteTimeBudget;
+  pm.addNestedPass<func::FuncOp>(createStcPermuteChannels(permute));
+  // Post-condition: no stc.prune carries permute_channels.
+
   // Folds stc.prune / stc.compress / stc.check of constants.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -102,6 +119,16 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
                                             llvm::cl::init("explicit")};
   PassOptions::Option<std::string> pattern{*this, "pattern",
                                            llvm::cl::init("2:4")};
+  PassOptions::Option<std::string> pruneMethod{*this, "prune-method",
+                                               llvm::cl::init("strip")};
+  PassOptions::Option<bool> permuteChannels{*this, "permute-channels",
+                                            llvm::cl::init(false)};
+  PassOptions::Option<uint64_t> permuteSeed{*this, "permute-seed",
+                                            llvm::cl::init(0)};
+  PassOptions::Option<int> permuteMaxRounds{*this, "permute-max-rounds",
+                                            llvm::cl::init(100)};
+  PassOptions::Option<double> permuteTimeBudget{*this, "permute-time-budget",
+                                                llvm::cl::init(10.0)};
   PassOptions::Option<bool> reference{*this, "reference",
                                       llvm::cl::init(false)};
   PassOptions::Option<bool> stopAfterStc{*this, "stop-after-stc",
@@ -123,6 +150,11 @@ void mlir::stc::registerStcPipelines() {
         options.target = cl.target;
         options.sparsity = cl.sparsity;
         options.pattern = cl.pattern;
+        options.pruneMethod = cl.pruneMethod;
+        options.permuteChannels = cl.permuteChannels;
+        options.permuteSeed = cl.permuteSeed;
+        options.permuteMaxRounds = cl.permuteMaxRounds;
+        options.permuteTimeBudget = cl.permuteTimeBudget;
         options.reference = cl.reference;
         options.stopAfterStc = cl.stopAfterStc;
         if (failed(buildStcPipeline(pm, options)))

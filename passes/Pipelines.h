@@ -10,6 +10,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <cstdint>
 #include <string>
 
 namespace mlir::stc {
@@ -23,6 +24,17 @@ struct StcPipelineOptions {
   std::string sparsity = "explicit";
   /// Pattern for pruned operands: "2:4" or "1:2".
   std::string pattern = "2:4";
+  /// How sparsity=force prunes: "strip" or "tile" (2:4 only).
+  std::string pruneMethod = "strip";
+  /// Under sparsity=force, search reduction-channel permutations for the
+  /// pruned constant weights and fold them into the producers
+  /// (stc-permute-channels; explicit programs ask with permute_channels).
+  bool permuteChannels = false;
+  /// Seed, rounds and per-weight time budget (seconds) of that search; the
+  /// result is reproducible unless the time budget runs out first.
+  uint64_t permuteSeed = 0;
+  int permuteMaxRounds = 100;
+  double permuteTimeBudget = 10.0;
   /// Lower stc.spmm to the dense reference instead of the sparse kernel.
   bool reference = false;
   /// Stop after the target-independent stc stage (no lowering to LLVM).
@@ -36,7 +48,8 @@ struct StcPipelineOptions {
 };
 
 /// Target-independent part: recognise sparse contractions, fuse epilogues,
-/// fold constant weights (prune/compress at compile time).
+/// permute channels where asked, fold constant weights (prune/compress at
+/// compile time).
 void buildStcHighLevelPipeline(OpPassManager &pm,
                                const StcPipelineOptions &options);
 

@@ -39,6 +39,8 @@ struct OperandTrace {
   int64_t reductionDim = 1;
   /// The chain contained a stc.prune along the reduction dimension.
   bool pruned = false;
+  /// That stc.prune (its method and permute_channels carry over).
+  PruneOp prune;
   /// The pattern that makes the operand sparse (from stc.prune or the
   /// encoding); null when the operand is not explicitly sparse.
   NMPatternAttr pattern;
@@ -127,6 +129,7 @@ static OperandTrace traceOperand(Value v, int64_t reductionDim) {
     if (prune && !trace.pruned &&
         prune.getReductionDim() == static_cast<uint64_t>(reductionDim)) {
       trace.pruned = true;
+      trace.prune = prune;
       trace.pattern = prune.getPattern();
       v = prune.getInput();
       continue;
@@ -236,6 +239,8 @@ private:
   LogicalResult rewrite(const Contraction &c, int sparse,
                         const OperandTrace &trace, NMPatternAttr pattern);
   SparsityMode mode = SparsityMode::Explicit;
+  /// How weights pruned under sparsity=force are pruned.
+  PruneMethod forceMethod = PruneMethod::strip;
   /// Valid during runOnOperation only.
   RuntimeCallBuilder *calls = nullptr;
 };
@@ -428,9 +433,17 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
   // long as it runs along the reduction dimension.
   bool prune = trace.pruned ||
                (mode == SparsityMode::Force && !trace.isExplicitlySparse());
-  if (prune)
+  if (prune) {
+    // An explicit stc.prune keeps its own method and permutation request;
+    // the ones force adds follow the pass options.
+    PruneOp original = trace.prune;
+    PruneMethod method = original ? original.getMethod() : forceMethod;
+    bool permute = original ? original.getPermuteChannels() : permuteChannels;
     toCompress = PruneOp::create(b, loc, toCompress, pattern,
-                                 b.getI64IntegerAttr(trace.reductionDim));
+                                 b.getI64IntegerAttr(trace.reductionDim),
+                                 PruneMethodAttr::get(b.getContext(), method),
+                                 permute ? b.getUnitAttr() : UnitAttr());
+  }
   auto srcType = cast<RankedTensorType>(toCompress.getType());
   int64_t rows = srcType.getDimSize(1 - trace.reductionDim);
   int64_t k = srcType.getDimSize(trace.reductionDim);
@@ -518,6 +531,18 @@ void StcSparsifyContractionsPass::runOnOperation() {
   else {
     module.emitError() << "unsupported pattern '" << pattern
                        << "' (expected 2:4 or 1:2)";
+    return signalPassFailure();
+  }
+  std::optional<PruneMethod> method = symbolizePruneMethod(pruneMethod);
+  if (!method) {
+    module.emitError() << "unknown prune method '" << pruneMethod
+                       << "' (expected strip or tile)";
+    return signalPassFailure();
+  }
+  forceMethod = *method;
+  if (forceMethod == PruneMethod::tile && pruneAs.getN() != 2) {
+    module.emitError() << "prune method tile requires the 2:4 pattern, got "
+                       << pattern;
     return signalPassFailure();
   }
 

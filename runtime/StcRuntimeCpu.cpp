@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/StcFormat.h"
+#include "runtime/format/StcPrune.h"
 #include "runtime/stc_runtime.h"
 
 #include <algorithm>
@@ -163,13 +164,26 @@ void reportStatus(const char *op, const Status &s, int64_t reductionDim,
 
 template <typename T>
 void pruneImpl(StcMemRef2D *in, StcMemRef2D *out, int64_t reductionDim,
-               int64_t n, int64_t m, MagnitudeFn<T> mag) {
+               int64_t n, int64_t m, int64_t method, MagnitudeFn<T> mag) {
   // Outputs are zeroed only on failure: `out` may alias `in`.
   const char *op = "stc.prune";
   NMPattern p;
   if (!checkArgs(op, reductionDim, n, m, nullptr, p) ||
       !checkDescriptors(op, nullptr, {in, out})) {
     zeroFill<T>(out);
+    return;
+  }
+  if (method != STC_RT_PRUNE_STRIP && method != STC_RT_PRUNE_TILE) {
+    zeroFill<T>(out);
+    recordError(nullptr, std::string(op) + ": unknown pruning method " +
+                             std::to_string(method) + " (0 strip, 1 tile)");
+    return;
+  }
+  if (method == STC_RT_PRUNE_TILE && p != kPattern24) {
+    zeroFill<T>(out);
+    recordError(nullptr, std::string(op) +
+                             ": method tile requires the 2:4 pattern, got " +
+                             patternName(n, m));
     return;
   }
   if (in->sizes[0] != out->sizes[0] || in->sizes[1] != out->sizes[1]) {
@@ -180,8 +194,11 @@ void pruneImpl(StcMemRef2D *in, StcMemRef2D *out, int64_t reductionDim,
                              shapeName(in->sizes[0], in->sizes[1]));
     return;
   }
-  prune<T>(reductionView<const T>(in, reductionDim),
-           reductionView<T>(out, reductionDim), p, mag);
+  pruneWithMethod<T>(reductionView<const T>(in, reductionDim),
+                     reductionView<T>(out, reductionDim), p,
+                     method == STC_RT_PRUNE_TILE ? PruneMethod::Tile
+                                                 : PruneMethod::Strip,
+                     mag);
 }
 
 template <typename T>
@@ -243,19 +260,19 @@ int8_t checkImpl(StcMemRef2D *in, int64_t reductionDim, int64_t n, int64_t m,
 extern "C" {
 
 void _mlir_ciface_stc_rt_prune_f32(StcMemRef2D *in, StcMemRef2D *out,
-                                   int64_t reduction_dim, int64_t n,
-                                   int64_t m) {
-  pruneImpl<float>(in, out, reduction_dim, n, m, magnitudeF32);
+                                   int64_t reduction_dim, int64_t n, int64_t m,
+                                   int64_t method) {
+  pruneImpl<float>(in, out, reduction_dim, n, m, method, magnitudeF32);
 }
 void _mlir_ciface_stc_rt_prune_f16(StcMemRef2D *in, StcMemRef2D *out,
-                                   int64_t reduction_dim, int64_t n,
-                                   int64_t m) {
-  pruneImpl<uint16_t>(in, out, reduction_dim, n, m, magnitudeF16);
+                                   int64_t reduction_dim, int64_t n, int64_t m,
+                                   int64_t method) {
+  pruneImpl<uint16_t>(in, out, reduction_dim, n, m, method, magnitudeF16);
 }
 void _mlir_ciface_stc_rt_prune_bf16(StcMemRef2D *in, StcMemRef2D *out,
-                                    int64_t reduction_dim, int64_t n,
-                                    int64_t m) {
-  pruneImpl<uint16_t>(in, out, reduction_dim, n, m, magnitudeBF16);
+                                    int64_t reduction_dim, int64_t n, int64_t m,
+                                    int64_t method) {
+  pruneImpl<uint16_t>(in, out, reduction_dim, n, m, method, magnitudeBF16);
 }
 
 void _mlir_ciface_stc_rt_compress_f32(StcMemRef2D *in, StcMemRef2D *values,

@@ -48,15 +48,29 @@ typedef struct StcMemRef2D {
 /* `where` is a rank-1 i8 memref holding the source location of the op
  * ("file:line:col"), not NUL-terminated; it prefixes error messages. */
 
-/* out = prune(in): keep the n largest magnitudes of every group of m along
- * reduction_dim (ties toward the lower index); out has in's shape. */
+/* How stc_rt_prune_* chooses the kept elements (the `method` argument; the
+ * values of the dialect's #stc.prune_method). */
+/* Strip: the n largest magnitudes of every group of m along reduction_dim,
+ * ties toward the lower index. */
+#define STC_RT_PRUNE_STRIP 0
+/* Tile (2:4 only): in every 4x4 tile (4 rows of the other dimension x 4 along
+ * reduction_dim) exactly 2 per row and 2 per column, the choice of largest
+ * total magnitude (ties to the lowest mask word, bit 4*r+c = row r, column c);
+ * ragged edges count as zeros. */
+#define STC_RT_PRUNE_TILE 1
+
+/* out = prune(in) with `method` (STC_RT_PRUNE_STRIP or STC_RT_PRUNE_TILE);
+ * out has in's shape and may alias it.  An unknown method, or tile with a
+ * pattern other than 2:4, is an error (out is zero-filled). */
 void _mlir_ciface_stc_rt_prune_f32(StcMemRef2D *in, StcMemRef2D *out,
-                                   int64_t reduction_dim, int64_t n, int64_t m);
+                                   int64_t reduction_dim, int64_t n, int64_t m,
+                                   int64_t method);
 void _mlir_ciface_stc_rt_prune_f16(StcMemRef2D *in, StcMemRef2D *out,
-                                   int64_t reduction_dim, int64_t n, int64_t m);
+                                   int64_t reduction_dim, int64_t n, int64_t m,
+                                   int64_t method);
 void _mlir_ciface_stc_rt_prune_bf16(StcMemRef2D *in, StcMemRef2D *out,
-                                    int64_t reduction_dim, int64_t n,
-                                    int64_t m);
+                                    int64_t reduction_dim, int64_t n, int64_t m,
+                                    int64_t method);
 
 /* (values, meta) = compress(in).  A group with more than n non-zeros is an
  * error ("<where>: error: stc.compress: ..."). */

@@ -32,6 +32,31 @@ struct SharedOptions {
   cl::opt<std::string> pattern{
       "pattern", cl::desc("N:M pattern of pruned weights: 2:4 or 1:2 (f32)"),
       cl::init("2:4")};
+  cl::opt<std::string> pruneMethod{
+      "prune-method",
+      cl::desc("How --sparsity=force prunes: strip (the largest of each "
+               "group, default) or tile (2 per row and column of each 4x4 "
+               "tile, 2:4 only)"),
+      cl::init("strip")};
+  cl::opt<bool> permuteChannels{
+      "permute-channels",
+      cl::desc("With --sparsity=force: permute the reduction channels of "
+               "constant weights so that pruning keeps more magnitude, folded "
+               "into the producing layer (see --remarks)"),
+      cl::init(false)};
+  cl::opt<uint64_t> permuteSeed{
+      "permute-seed", cl::desc("Seed of the channel permutation search"),
+      cl::init(0)};
+  cl::opt<int> permuteMaxRounds{
+      "permute-max-rounds",
+      cl::desc("Improvement rounds of the channel permutation search per "
+               "weight (the result depends only on them and the seed)"),
+      cl::init(100)};
+  cl::opt<double> permuteTimeBudget{
+      "permute-time-budget",
+      cl::desc("Seconds of channel permutation search per weight at most "
+               "(<= 0: no limit)"),
+      cl::init(10.0)};
   cl::opt<int64_t> mr{"mr", cl::desc("CPU kernel: sparse rows per tile"),
                       cl::init(8)};
   cl::opt<int64_t> nv{
@@ -72,6 +97,11 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   options.target = shared->target;
   options.sparsity = shared->sparsity;
   options.pattern = shared->pattern;
+  options.pruneMethod = shared->pruneMethod;
+  options.permuteChannels = shared->permuteChannels;
+  options.permuteSeed = shared->permuteSeed;
+  options.permuteMaxRounds = shared->permuteMaxRounds;
+  options.permuteTimeBudget = shared->permuteTimeBudget;
   options.rowsPerTile = shared->mr;
   options.vectorsPerTile = shared->nv;
   options.reductionBlock = shared->kc;
@@ -87,6 +117,24 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
                 options.sparsity + "'");
   if (options.pattern != "2:4" && options.pattern != "1:2")
     return fail("--pattern must be 2:4 or 1:2, got '" + options.pattern + "'");
+  if (options.pruneMethod != "strip" && options.pruneMethod != "tile")
+    return fail("--prune-method must be strip or tile, got '" +
+                options.pruneMethod + "'");
+  // Both only shape the prunes that force adds: elsewhere they would be
+  // silently ignored.
+  if (options.sparsity != "force" && options.pruneMethod != "strip")
+    return fail("--prune-method=" + options.pruneMethod +
+                " needs --sparsity=force (an explicit stc.prune says `method " +
+                options.pruneMethod + "`)");
+  if (options.sparsity != "force" && options.permuteChannels)
+    return fail("--permute-channels needs --sparsity=force (an explicit "
+                "stc.prune says `permute_channels`)");
+  if (options.permuteMaxRounds < 1)
+    return fail("--permute-max-rounds must be at least 1, got " +
+                llvm::Twine(options.permuteMaxRounds));
+  if (options.pruneMethod == "tile" && options.pattern != "2:4")
+    return fail("--prune-method=tile requires --pattern=2:4, got '" +
+                options.pattern + "'");
   static const char *gpuTargets[] = {"sm_80", "sm_86", "sm_89", "sm_90",
                                      "sm_90a"};
   if (options.target != "cpu") {

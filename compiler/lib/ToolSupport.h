@@ -21,7 +21,9 @@
 namespace mlir::stc {
 
 /// Registers the options shared by both drivers (`--target`, `--sparsity`,
-/// `--pattern`, tiling) with llvm::cl. Call before ParseCommandLineOptions.
+/// `--pattern`, `--prune-method`, `--permute-channels`, `--permute-seed`,
+/// `--permute-max-rounds`, `--permute-time-budget`, tiling) with llvm::cl.
+/// Call before ParseCommandLineOptions.
 void registerSharedToolOptions();
 
 /// The pipeline options from the command line; fails (with a

@@ -1,7 +1,8 @@
 //===- StcEnums.td - stc enumerations --------------------*- tablegen -*-===//
 //
 // Enumerations used by stc attributes: which operand of a contraction is
-// sparse, and the activation of the fused epilogue.
+// sparse, the activation of the fused epilogue, and how stc.prune chooses the
+// elements it keeps.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STC_DIALECTS_STC_STCENUMS_TD
@@ -34,6 +35,29 @@ def STC_Activation : I32EnumAttr<"Activation",
   let cppNamespace = "::mlir::stc";
 }
 def STC_ActivationAttr : EnumAttr<Stc_Dialect, STC_Activation, "activation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+// The values are those of the run-time entry points' `method` argument
+// (runtime/stc_runtime.h): keep them in step.
+def STC_PruneMethodStrip : I32EnumAttrCase<"strip", 0>;
+def STC_PruneMethodTile : I32EnumAttrCase<"tile", 1>;
+def STC_PruneMethod : I32EnumAttr<"PruneMethod",
+    "how stc.prune chooses the elements it keeps",
+    [STC_PruneMethodStrip, STC_PruneMethodTile]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::stc";
+}
+def STC_PruneMethodAttr : EnumAttr<Stc_Dialect, STC_PruneMethod,
+                                   "prune_method"> {
+  let summary = "How stc.prune chooses the kept elements: strip or tile";
+  let description = [{
+    `#stc.prune_method<strip>` keeps the `N` largest magnitudes of every
+    group of `M` along the reduction dimension; `#stc.prune_method<tile>`
+    keeps, in every 4x4 tile (4 rows x 4 reduction columns), exactly two
+    elements per row and two per column, the choice of largest total
+    magnitude, so that the result and its transpose are both 2:4.
+  }];
   let assemblyFormat = "`<` $value `>`";
 }
 

@@ -10,6 +10,7 @@
 #include "dialects/Stc/StcOps.h"
 
 #include "runtime/format/StcFormat.h"
+#include "runtime/format/StcPrune.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -155,10 +156,22 @@ OpFoldResult PruneOp::fold(FoldAdaptor adaptor) {
       readFloatConstant(adaptor.getInput(), type);
   if (!data)
     return {};
-  std::vector<float> pruned =
-      fmt::prune(*data, type.getDimSize(0), type.getDimSize(1),
-                 static_cast<int>(getReductionDim()), toFormat(getPattern()));
-  if (pruned.size() != data->size())
+  // f16/bf16 constants are pruned on their exact float values: the
+  // magnitudes, and so the kept elements, are the same as on the raw bits.
+  std::optional<fmt::View2D<const float>> in =
+      fmt::viewOf(*data, type.getDimSize(0), type.getDimSize(1),
+                  static_cast<int>(getReductionDim()));
+  if (!in)
+    return {};
+  std::vector<float> pruned(data->size());
+  // Same layout as the input, so the same strides address the output.
+  fmt::View2D<float> out(pruned.data(), in->rows, in->cols, in->rowStride,
+                         in->colStride);
+  fmt::PruneMethod method = getMethod() == PruneMethod::tile
+                                ? fmt::PruneMethod::Tile
+                                : fmt::PruneMethod::Strip;
+  if (!fmt::pruneWithMethod<float>(*in, out, toFormat(getPattern()), method,
+                                   fmt::magnitudeF32))
     return {};
   return makeFloatConstant(type, pruned);
 }

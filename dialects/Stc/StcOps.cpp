@@ -81,8 +81,38 @@ static LogicalResult verifyCompressedPair(Operation *op,
 //===----------------------------------------------------------------------===//
 
 LogicalResult PruneOp::verify() {
-  return verifyPatternOperand(*this, getInput().getType(), getPattern(),
-                              getReductionDim());
+  if (failed(verifyPatternOperand(*this, getInput().getType(), getPattern(),
+                                  getReductionDim())))
+    return failure();
+  // Tile pruning keeps two per row and two per column of 4x4 tiles: that is
+  // the 2:4 pattern in both directions and has no 1:2 counterpart.
+  NMPatternAttr pattern = getPattern();
+  if (getMethod() == PruneMethod::tile &&
+      !(pattern.getN() == 2 && pattern.getM() == 4))
+    return emitOpError("method tile requires the 2:4 pattern, got ")
+           << pattern.getN() << ":" << pattern.getM();
+  return success();
+}
+
+/// `strip` / `tile` after the `method` keyword (the attribute's own form,
+/// `#stc.prune_method<tile>`, is for the attribute dictionary).
+static ParseResult parsePruneMethod(OpAsmParser &parser,
+                                    PruneMethodAttr &method) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<PruneMethod> value = symbolizePruneMethod(keyword);
+  if (!value)
+    return parser.emitError(loc, "expected prune method strip or tile, got '")
+           << keyword << "'";
+  method = PruneMethodAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printPruneMethod(OpAsmPrinter &printer, PruneOp,
+                             PruneMethodAttr method) {
+  printer << stringifyPruneMethod(method.getValue());
 }
 
 LogicalResult CheckOp::verify() {

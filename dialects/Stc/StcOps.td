@@ -24,23 +24,48 @@ def STC_MetaTensor : RankedTensorOf<[I16]>;
 def STC_PruneOp : STC_Op<"prune", [Pure, SameOperandsAndResultType]> {
   let summary = "Prune a dense tensor to an N:M pattern by magnitude";
   let description = [{
-    Keeps the `N` elements of largest magnitude in every group of `M`
-    consecutive elements along `reduction_dim` and sets the others to zero.
-    Ties are broken toward the lower index. A reduction size that is not a
-    multiple of `M` behaves as if padded with zeros. Folds when the input is a
-    constant (`dense<>` or `dense_resource<>`): constant weights are pruned at
-    compile time, function arguments at run time.
+    Sets elements of `input` to zero so that every group of `M` consecutive
+    elements along `reduction_dim` keeps at most `N`. A reduction size that
+    is not a multiple of `M` behaves as if padded with zeros. Folds when the
+    input is a constant (`dense<>` or `dense_resource<>`): constant weights
+    are pruned at compile time, function arguments at run time. `method`
+    says which elements are kept:
+
+    - `strip` (default): the `N` elements of largest magnitude of every
+      group; ties go to the lower index.
+    - `tile` (2:4 only): in every 4x4 tile (4 rows of the non-reduction
+      dimension x 4 reduction columns) exactly two elements per row and two
+      per column, the choice with the largest sum of magnitudes among the 90
+      such masks (ties to the first mask in increasing order of the mask
+      word, bit `4*r + c` = row `r`, column `c` of the tile). Both the result
+      and its transpose are 2:4, so the same pruned weight serves the forward
+      and the backward (transposed) product. Rows and columns past the edge
+      count as zeros.
+
+    `permute_channels` asks `stc-permute-channels` to search a permutation of
+    the reduction channels under which `strip` pruning keeps more magnitude
+    (Pool & Yu, NeurIPS 2021), and to fold it into the weight and into the
+    producer of the contraction's other operand. It takes effect when this
+    op prunes a constant weight that is the sparse operand of a contraction;
+    otherwise the pass says why in a remark.
 
     ```mlir
     %p = stc.prune %w by #stc.nm<2:4> along 0 : tensor<128x64xf32>
+    %t = stc.prune %w by #stc.nm<2:4> along 0 method tile : tensor<128x64xf32>
+    %q = stc.prune %w by #stc.nm<2:4> along 0 permute_channels
+        : tensor<128x64xf32>
     ```
   }];
   let arguments = (ins STC_FloatTensor:$input, STC_NMPatternAttr:$pattern,
-                       I64Attr:$reduction_dim);
+                       I64Attr:$reduction_dim,
+                       DefaultValuedAttr<STC_PruneMethodAttr,
+                           "::mlir::stc::PruneMethod::strip">:$method,
+                       UnitAttr:$permute_channels);
   let results = (outs STC_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `by` qualified($pattern) `along` $reduction_dim attr-dict `:`
-    type($input)
+    $input `by` qualified($pattern) `along` $reduction_dim
+    (`method` custom<PruneMethod>($method)^)?
+    (`permute_channels` $permute_channels^)? attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
   let hasFolder = 1;

@@ -6,7 +6,7 @@
 // is not 2:4 is a compile-time error naming the first bad group.
 // RUN: stc-opt %s -split-input-file -verify-diagnostics --stc-lower-to-runtime | FileCheck %s
 
-// CHECK-DAG: func.func private @stc_rt_prune_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @stc_rt_prune_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @stc_rt_compress_f16(memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xi16, strided<[?, ?], offset: ?>>, i64, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @stc_rt_decompress_bf16(memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xi16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, i64, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @stc_rt_check_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, i64, i64, i64) -> i8 attributes {llvm.emit_c_interface}
@@ -23,12 +23,23 @@
 // CHECK-DAG: %[[DIM:.*]] = arith.constant 1 : i64
 // CHECK-DAG: %[[N:.*]] = arith.constant 2 : i64
 // CHECK-DAG: %[[M:.*]] = arith.constant 4 : i64
-// CHECK: call @stc_rt_prune_f32(%[[INC]], %[[OUTC]], %[[DIM]], %[[N]], %[[M]])
+// CHECK-DAG: %[[STRIP:.*]] = arith.constant 0 : i64
+// CHECK: call @stc_rt_prune_f32(%[[INC]], %[[OUTC]], %[[DIM]], %[[N]], %[[M]], %[[STRIP]])
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<8x16xf32> to tensor<8x16xf32>
 // CHECK: return %[[T]]
 func.func @prune_f32(%w: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %p = stc.prune %w by #stc.nm<2:4> along 1 : tensor<8x16xf32>
   return %p : tensor<8x16xf32>
+}
+
+// The pruning method travels as the last argument (1 = tile).
+// CHECK-LABEL: func.func @prune_tile_bf16
+// CHECK-DAG: %[[DIM:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[TILE:.*]] = arith.constant 1 : i64
+// CHECK: call @stc_rt_prune_bf16(%{{.*}}, %{{.*}}, %[[DIM]], %{{.*}}, %{{.*}}, %[[TILE]])
+func.func @prune_tile_bf16(%w: tensor<16x8xbf16>) -> tensor<16x8xbf16> {
+  %p = stc.prune %w by #stc.nm<2:4> along 0 method tile : tensor<16x8xbf16>
+  return %p : tensor<16x8xbf16>
 }
 
 // Along dimension 0 of a 32 x 8 f16 weight: 8 compressed rows of 16 values

@@ -8,7 +8,7 @@
 
 // The runtime declarations get C-interface wrappers that pass descriptors
 // by pointer to _mlir_ciface_stc_rt_*.
-// CHECK-DAG: llvm.func @_mlir_ciface_stc_rt_prune_f32(!llvm.ptr, !llvm.ptr, i64, i64, i64)
+// CHECK-DAG: llvm.func @_mlir_ciface_stc_rt_prune_f32(!llvm.ptr, !llvm.ptr, i64, i64, i64, i64)
 // CHECK-DAG: llvm.func @_mlir_ciface_stc_rt_compress_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr)
 // CHECK-DAG: llvm.call @_mlir_ciface_stc_rt_prune_f32(
 // CHECK-DAG: llvm.call @_mlir_ciface_stc_rt_compress_f32(

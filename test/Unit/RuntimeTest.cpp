@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/StcFormat.h"
+#include "runtime/format/StcPrune.h"
 #include "runtime/stc_runtime.h"
 
 #include <gtest/gtest.h>
@@ -152,19 +153,19 @@ TEST_F(RuntimeTest, PruneStridedF32AndHalf) {
   std::vector<float> outBuf(8, 9.0f);
   StcMemRef2D out = memref(outBuf, 0, 4, 2, 1, 4);
   EXPECT_EQ(_mlir_ciface_stc_rt_check_f32(&in, 0, 1, 2), 0);
-  _mlir_ciface_stc_rt_prune_f32(&in, &out, 0, 1, 2);
+  _mlir_ciface_stc_rt_prune_f32(&in, &out, 0, 1, 2, STC_RT_PRUNE_STRIP);
   ASSERT_EQ(stc_rt_has_error(), 0) << stc_rt_error_message();
   EXPECT_EQ(outBuf, (std::vector<float>{0, -3, 2, 0, 0, 5, 0, 7}));
   EXPECT_EQ(_mlir_ciface_stc_rt_check_f32(&out, 0, 1, 2), 1);
   // Along dim 1 (rows: (1,0) (-3,5) (2,-1) (2,7)).
-  _mlir_ciface_stc_rt_prune_f32(&in, &out, 1, 1, 2);
+  _mlir_ciface_stc_rt_prune_f32(&in, &out, 1, 1, 2, STC_RT_PRUNE_STRIP);
   EXPECT_EQ(outBuf, (std::vector<float>{1, 0, 2, 0, 0, 5, 0, 7}));
 
   // f16 in place: 1.0 -2.5 0.5(0x3800) 65504 -> keep -2.5, 65504.
   std::vector<uint16_t> h = {0x3C00, 0xC100, 0x3800, 0x7BFF};
   StcMemRef2D hd = rowMajor(h, 1, 4);
   EXPECT_EQ(_mlir_ciface_stc_rt_check_f16(&hd, 1, 2, 4), 0);
-  _mlir_ciface_stc_rt_prune_f16(&hd, &hd, 1, 2, 4);
+  _mlir_ciface_stc_rt_prune_f16(&hd, &hd, 1, 2, 4, STC_RT_PRUNE_STRIP);
   EXPECT_EQ(h, (std::vector<uint16_t>{0, 0xC100, 0, 0x7BFF}));
   EXPECT_EQ(_mlir_ciface_stc_rt_check_f16(&hd, 1, 2, 4), 1);
   // bf16: 1.0 -2.5 0.5 -0.0 as a 4 x 1 column (dim 0).
@@ -172,7 +173,7 @@ TEST_F(RuntimeTest, PruneStridedF32AndHalf) {
   std::vector<uint16_t> bo(4, 0xFFFF);
   StcMemRef2D bd = rowMajor(b, 4, 1), bod = rowMajor(bo, 4, 1);
   EXPECT_EQ(_mlir_ciface_stc_rt_check_bf16(&bd, 0, 2, 4), 0);
-  _mlir_ciface_stc_rt_prune_bf16(&bd, &bod, 0, 2, 4);
+  _mlir_ciface_stc_rt_prune_bf16(&bd, &bod, 0, 2, 4, STC_RT_PRUNE_STRIP);
   EXPECT_EQ(bo, (std::vector<uint16_t>{0x3F80, 0xC020, 0, 0}));
   EXPECT_EQ(stc_rt_has_error(), 0);
 }
@@ -311,7 +312,7 @@ TEST_F(RuntimeTest, SizeMismatchesAreErrors) {
   // prune: output shape differs.
   std::vector<float> po(16, 1.0f);
   StcMemRef2D pd = rowMajor(po, 8, 2);
-  _mlir_ciface_stc_rt_prune_f32(&in, &pd, 1, 2, 4);
+  _mlir_ciface_stc_rt_prune_f32(&in, &pd, 1, 2, 4, STC_RT_PRUNE_STRIP);
   EXPECT_STREQ(stc_rt_error_message(),
                "error: stc.prune: output has shape 8x2, expected 2x8");
   stc_rt_clear_error();
@@ -406,7 +407,7 @@ TEST_F(RuntimeTest, UnsupportedPatternAndBadDim) {
 
   std::vector<float> out(16, 1.0f);
   StcMemRef2D od = rowMajor(out, 2, 8);
-  _mlir_ciface_stc_rt_prune_f32(&in, &od, 1, 1, 4);
+  _mlir_ciface_stc_rt_prune_f32(&in, &od, 1, 1, 4, STC_RT_PRUNE_STRIP);
   EXPECT_EQ(stc_rt_has_error(), 1);
   for (float x : out)
     EXPECT_EQ(x, 0.0f);
@@ -420,7 +421,7 @@ float genericF16(uint16_t b) { return magnitudeF16(b); }
 float genericBF16(uint16_t b) { return magnitudeBF16(b); }
 
 using PruneFn = void (*)(StcMemRef2D *, StcMemRef2D *, int64_t, int64_t,
-                         int64_t);
+                         int64_t, int64_t);
 using CompressFn = void (*)(StcMemRef2D *, StcMemRef2D *, StcMemRef2D *,
                             int64_t, int64_t, int64_t, StcMemRef1D *);
 using CheckFn = int8_t (*)(StcMemRef2D *, int64_t, int64_t, int64_t);
@@ -525,7 +526,7 @@ void entryPointsMatchGeneric(const EntryPoints<T> &ep) {
         std::vector<T> outBuf(stored.size(), T(7));
         StcMemRef2D out = in;
         out.allocated = out.aligned = outBuf.data();
-        ep.prune(&in, &out, reductionDim, p.n, p.m);
+        ep.prune(&in, &out, reductionDim, p.n, p.m, STC_RT_PRUNE_STRIP);
         ASSERT_EQ(stc_rt_has_error(), 0) << stc_rt_error_message();
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t c = 0; c < k; ++c)
@@ -596,4 +597,95 @@ TEST_F(RuntimeTest, EntryPointsMatchGenericPathBF16) {
                                      _mlir_ciface_stc_rt_compress_bf16,
                                      _mlir_ciface_stc_rt_check_bf16,
                                      genericBF16, genBF16});
+}
+
+TEST_F(RuntimeTest, PruneTileMethod) {
+  // The 4x4 of test/Dialect/Stc/canonicalize.mlir (@prune_tile_dim1), stored
+  // transposed (reduction dim 0): the block-diagonal mask keeps 43.
+  std::vector<float> w = {8, 6, 4, 1, 7,    -5,    3, 2,
+                          1, 2, 9, 3, 0.5f, 0.25f, 1, -4};
+  std::vector<float> out(16, 9.0f);
+  StcMemRef2D in = rowMajor(w, 4, 4), od = rowMajor(out, 4, 4);
+  _mlir_ciface_stc_rt_prune_f32(&in, &od, 0, 2, 4, STC_RT_PRUNE_TILE);
+  ASSERT_EQ(stc_rt_has_error(), 0) << stc_rt_error_message();
+  EXPECT_EQ(out, (std::vector<float>{8, 6, 0, 0, 7, -5, 0, 0, 0, 0, 9, 3, 0, 0,
+                                     1, -4}));
+  // Both directions are 2:4.
+  EXPECT_EQ(_mlir_ciface_stc_rt_check_f32(&od, 0, 2, 4), 1);
+  EXPECT_EQ(_mlir_ciface_stc_rt_check_f32(&od, 1, 2, 4), 1);
+
+  // Strided, ragged, in place and out of place, every element type: the
+  // entry points agree with the library on the logical rows x K matrix.
+  std::mt19937 rng(11);
+  for (int reductionDim : {0, 1})
+    for (int64_t rows : {3, 8})
+      for (int64_t k : {5, 16}) {
+        SCOPED_TRACE("dim=" + std::to_string(reductionDim) + " rows=" +
+                     std::to_string(rows) + " k=" + std::to_string(k));
+        std::vector<float> logical(size_t(rows * k));
+        std::vector<uint16_t> halves(logical.size()), bhalves(logical.size());
+        for (size_t i = 0; i < logical.size(); ++i) {
+          logical[i] = genF32(rng);
+          halves[i] = genF16(rng);
+          bhalves[i] = genBF16(rng);
+        }
+        std::vector<float> refF(logical.size());
+        std::vector<uint16_t> refH(logical.size()), refB(logical.size());
+        ASSERT_TRUE(pruneTile<float>(
+            View2D<const float>::rowMajor(logical.data(), rows, k),
+            View2D<float>::rowMajor(refF.data(), rows, k), magnitudeF32));
+        ASSERT_TRUE(pruneTile<uint16_t>(
+            View2D<const uint16_t>::rowMajor(halves.data(), rows, k),
+            View2D<uint16_t>::rowMajor(refH.data(), rows, k), magnitudeF16));
+        ASSERT_TRUE(pruneTile<uint16_t>(
+            View2D<const uint16_t>::rowMajor(bhalves.data(), rows, k),
+            View2D<uint16_t>::rowMajor(refB.data(), rows, k), magnitudeBF16));
+        // Stored operand: rows x K, or K x rows for reduction dim 0.
+        auto store = [&](auto &logicalBuf) {
+          auto stored = logicalBuf;
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < k; ++c)
+              stored[size_t(reductionDim == 1 ? r * k + c : c * rows + r)] =
+                  logicalBuf[size_t(r * k + c)];
+          return stored;
+        };
+        auto shape = [&](auto &buf) {
+          return reductionDim == 1 ? rowMajor(buf, rows, k)
+                                   : rowMajor(buf, k, rows);
+        };
+        std::vector<float> f = store(logical), fo(f.size(), 7.0f);
+        StcMemRef2D fd = shape(f), fod = shape(fo);
+        _mlir_ciface_stc_rt_prune_f32(&fd, &fod, reductionDim, 2, 4,
+                                      STC_RT_PRUNE_TILE);
+        std::vector<uint16_t> h = store(halves), b = store(bhalves);
+        StcMemRef2D hd = shape(h), bd = shape(b);
+        _mlir_ciface_stc_rt_prune_f16(&hd, &hd, reductionDim, 2, 4,
+                                      STC_RT_PRUNE_TILE);
+        _mlir_ciface_stc_rt_prune_bf16(&bd, &bd, reductionDim, 2, 4,
+                                       STC_RT_PRUNE_TILE);
+        ASSERT_EQ(stc_rt_has_error(), 0) << stc_rt_error_message();
+        for (size_t i = 0; i < fo.size(); ++i)
+          EXPECT_EQ(bitsOf(fo[i]), bitsOf(store(refF)[i])) << i;
+        EXPECT_EQ(h, store(refH));
+        EXPECT_EQ(b, store(refB));
+      }
+}
+
+TEST_F(RuntimeTest, PruneMethodErrors) {
+  std::vector<float> in(32, 1.0f), out(32, 5.0f);
+  StcMemRef2D id = rowMajor(in, 2, 16), od = rowMajor(out, 2, 16);
+  _mlir_ciface_stc_rt_prune_f32(&id, &od, 1, 2, 4, 7);
+  EXPECT_STREQ(stc_rt_error_message(),
+               "error: stc.prune: unknown pruning method 7 (0 strip, 1 tile)");
+  for (float x : out)
+    EXPECT_EQ(x, 0.0f);
+  stc_rt_clear_error();
+
+  std::fill(out.begin(), out.end(), 5.0f);
+  _mlir_ciface_stc_rt_prune_f32(&id, &od, 1, 1, 2, STC_RT_PRUNE_TILE);
+  EXPECT_STREQ(stc_rt_error_message(),
+               "error: stc.prune: method tile requires the 2:4 pattern, got "
+               "1:2");
+  for (float x : out)
+    EXPECT_EQ(x, 0.0f);
 }

@@ -392,6 +392,7 @@ CONST_WEIGHTS = {
     "force_lhs": (102, (24, 40), 1, "dense"),   # W(24x40) . X(40x?)
     "enable_24": (103, (36, 24), 0, "2:4"),     # X(?x36) . W(36x24)
     "enable_dense": (104, (36, 24), 0, "dense"),
+    "tile_rhs": (105, (38, 22), 0, "dense"),    # X(?x38) . W(38x22), ragged
 }
 
 
@@ -520,11 +521,377 @@ def _enc_lhs(acc, dtype, m, k, n):
                 doc="structured[2, 4] encoded lhs argument")
 
 
+# ---------------------------------------------------------------------------
+# Tile pruning (test/E2E/prune-tile.mlir)
+# ---------------------------------------------------------------------------
+
+#: entry of prune-tile.mlir -> (element type, weight stored N x K, prunes
+#: with an explicit `stc.prune ... method tile` instead of --sparsity=force
+#: --prune-method=tile).
+TILE_ENTRIES = {
+    "arg_f32": ("f32", False, False),
+    "arg_f16": ("f16", False, False),
+    "arg_bf16": ("bf16", False, False),
+    "bt_f32": ("f32", True, False),
+    "explicit_f32": ("f32", False, True),
+    "explicit_bt_bf16": ("bf16", True, True),
+}
+
+
+@family(r"tile_(%s)_(\d+)_(\d+)_(\d+)" % "|".join(TILE_ENTRIES))
+def _tile(entry, m, k, n):
+    """tile_ENTRY_M_K_N: @ENTRY of prune-tile.mlir, X (M x K) . W with W
+    (K x N, or N x K for *_bt_*) a function argument pruned at run time by
+    the transposable 4x4 tile method along K (stc_ref.prune_tile): through
+    --sparsity=force --prune-method=tile, or an explicit stc.prune ...
+    method tile.  Plain strip pruning must give a different answer."""
+    dtype, bt, explicit = TILE_ENTRIES[entry]
+    m, k, n = int(m), int(k), int(n)
+    w_shape = (n, k) if bt else (k, n)
+    args = [Arg((m, k), dtype), Arg(w_shape, dtype)]
+
+    def logical(w):
+        return w.T if bt else w
+
+    def ref(x, w):
+        return stc_ref.spmm_ref(x, stc_ref.prune_tile(logical(w), axis=0))
+
+    def strip(x, w):
+        return stc_ref.spmm_ref(x, logical(w), prune_b=(2, 4))
+
+    stc_args = ["--entry=" + entry]
+    if not explicit:
+        stc_args += ["--sparsity=force", "--prune-method=tile"]
+    # f16/bf16 products are exact in f32 and accumulate in f32.
+    tol = 1e-4 if dtype != "f32" else None
+    return Case(name=None, args=args, outputs=[Arg((m, n))], ref=ref,
+                stc_args=stc_args, tol=tol,
+                wrong=[("strip pruning", strip),
+                       ("unpruned", lambda x, w: stc_ref.spmm_ref(
+                           x, logical(w)))],
+                doc="tile pruning @" + entry)
+
+
+@family(r"tile_const_f32_(\d+)")
+def _tile_const(m):
+    """tile_const_f32_M: @const_f32 of prune-tile.mlir, X (M x 38) . W with
+    the constant W = CONST_WEIGHTS['tile_rhs'] (38 x 22, both sizes ragged)
+    tile-pruned at compile time under --sparsity=force --prune-method=tile.
+    Its magnitudes come from a small set, so tiles tie and the first mask
+    must win, as in stc_ref.prune_tile."""
+    m = int(m)
+    w = const_weight("tile_rhs")
+    return Case(
+        name=None, args=[Arg((m, w.shape[0]))], outputs=[Arg((m, w.shape[1]))],
+        ref=lambda x: stc_ref.spmm_ref(x, stc_ref.prune_tile(w, axis=0)),
+        stc_args=["--entry=const_f32", "--sparsity=force",
+                  "--prune-method=tile"],
+        wrong=[("strip pruning",
+                lambda x: stc_ref.spmm_ref(x, w, prune_b=(2, 4)))],
+        doc="constant weight, tile pruning")
+
+
+# ---------------------------------------------------------------------------
+# Channel permutations (test/E2E/permute-channels.mlir)
+# ---------------------------------------------------------------------------
+#
+# A 3-layer MLP in torch-mlir's form (nn.Linear weights out x in behind a
+# transposing linalg.generic): y = L3(relu(L2(gelu(L1(x))))), L(h) = h W^T
+# + b, GELU in its tanh form.  `python3 test/lib/e2e_cases.py mlp` prints
+# the program's function.  The weights are multiples of 1/64 in [-2, 2]
+# (exact in f32, never 0).  stc-permute-channels' remarks (print-permutation)
+# give the permutations the references need: run_e2e.py reads the file named
+# by STC_E2E_PERMUTATIONS, one permutation per remark line, in order.
+
+MLP_SEED = 201
+MLP_SHAPES = [("w1", (32, 16)), ("b1", (32,)), ("w2", (32, 32)),
+              ("b2", (32,)), ("w3", (8, 32)), ("b3", (8,))]
+
+
+def mlp_weights():
+    rng = np.random.default_rng(MLP_SEED)
+    out = {}
+    for name, shape in MLP_SHAPES:
+        mags = rng.integers(1, 129, size=shape) / 64.0
+        out[name] = mags * rng.choice([-1.0, 1.0], size=shape)
+    return out
+
+
+def mlp_forward(x, w, w1=None, w2=None, w3=None):
+    """The MLP in float64 with the weights of `w` (w1/w2/w3 override)."""
+    w1 = w["w1"] if w1 is None else w1
+    w2 = w["w2"] if w2 is None else w2
+    w3 = w["w3"] if w3 is None else w3
+    h1 = stc_ref.gelu(x @ w1.T + w["b1"], "tanh")
+    h2 = np.maximum(h1 @ w2.T + w["b2"], 0.0)
+    return h2 @ w3.T + w["b3"]
+
+
+def read_permutations():
+    """The permutations printed by stc-permute-channels{print-permutation}
+    into the file named by $STC_E2E_PERMUTATIONS, in order."""
+    import os
+    path = os.environ.get("STC_E2E_PERMUTATIONS")
+    if not path:
+        raise ValueError("this case needs STC_E2E_PERMUTATIONS (a file with "
+                         "stc-permute-channels' permutation remarks)")
+    perms = []
+    with open(path) as f:
+        for line in f:
+            marker = "remark: stc: permutation: "
+            if marker in line:
+                perms.append([int(t) for t in
+                              line.split(marker, 1)[1].split()])
+    return perms
+
+
+def _permuted_mask(w, perm):
+    """The strip 2:4 mask chosen on w's columns (K) in the order `perm`,
+    in w's own column order: mask[:, perm[i]] = strip(w[:, perm])[:, i]."""
+    chosen = stc_ref.strip_mask(stc_ref.permute_axis(w, perm, 1), 2, 4, 1)
+    mask = np.zeros_like(chosen)
+    mask[:, np.asarray(perm)] = chosen
+    return mask
+
+
+@family(r"permute_mlp_(dense|pruned|force)_f32_(\d+)")
+def _permute_mlp(kind, m):
+    """permute_mlp_{dense|pruned|force}_f32_M: the MLP of
+    permute-channels.mlir (x: M x 16) after stc-permute-channels, whose
+    remarks ($STC_E2E_PERMUTATIONS) hold the permutations P2, P3 of the
+    reduction channels of layers 2 and 3.
+      dense:  with test-skip-prune (no pruning at all): exactly the original
+              dense MLP, although every weight and bias was permuted;
+      pruned: sparsified as written (layers 2 and 3 pruned 2:4): the
+              original MLP with each of W2, W3 masked by strip pruning of
+              its permuted copy, the mask put back in the original order;
+      force:  as `pruned`, under sparsity=force (W1 strip-pruned too: its
+              input channels are the arguments, so it is not permuted)."""
+    m = int(m)
+    w = mlp_weights()
+
+    def perms():
+        p = read_permutations()
+        if len(p) != 2:
+            raise ValueError("expected 2 permutations, found %d" % len(p))
+        return p
+
+    def masked(x, use_perm=True, unpermute=True):
+        p2, p3 = perms()
+        w1 = stc_ref.prune_nm(w["w1"], 2, 4, 1) if kind == "force" else None
+        if use_perm and unpermute:
+            m2, m3 = _permuted_mask(w["w2"], p2), _permuted_mask(w["w3"], p3)
+        elif use_perm:
+            # The permuted mask laid on the weights in the original order.
+            m2 = stc_ref.strip_mask(stc_ref.permute_axis(w["w2"], p2, 1),
+                                    2, 4, 1)
+            m3 = stc_ref.strip_mask(stc_ref.permute_axis(w["w3"], p3, 1),
+                                    2, 4, 1)
+        else:
+            m2 = stc_ref.strip_mask(w["w2"], 2, 4, 1)
+            m3 = stc_ref.strip_mask(w["w3"], 2, 4, 1)
+        return mlp_forward(x, w, w1=w1, w2=w["w2"] * m2, w3=w["w3"] * m3)
+
+    if kind == "dense":
+        def weights_only(x):
+            # Only the consumers' weights permuted: the producers were not.
+            p2, p3 = perms()
+            return mlp_forward(x, w, w2=stc_ref.permute_axis(w["w2"], p2, 1),
+                               w3=stc_ref.permute_axis(w["w3"], p3, 1))
+        return Case(name=None, args=[Arg((m, 16))], outputs=[Arg((m, 8))],
+                    ref=lambda x: mlp_forward(x, w),
+                    wrong=[("weights permuted, producers not", weights_only),
+                           ("pruned", lambda x: masked(x, use_perm=False))],
+                    doc="MLP with folded permutations, not pruned")
+    return Case(name=None, args=[Arg((m, 16))], outputs=[Arg((m, 8))],
+                ref=masked,
+                wrong=[("strip masks without the permutation",
+                        lambda x: masked(x, use_perm=False)),
+                       ("permuted masks not put back in order",
+                        lambda x: masked(x, unpermute=False)),
+                       ("unpruned", lambda x: mlp_forward(x, w))],
+                doc="MLP pruned with permuted masks (%s)" % kind)
+
+
+def _example_constants(name):
+    """The dense_resource constants of examples/NAME in program order, as
+    float64 arrays (each blob: 4 alignment bytes, then little-endian f32)."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "examples", name)
+    with open(path) as f:
+        text = f.read()
+    blobs = {k: np.frombuffer(bytes.fromhex(h)[4:], "<f4").astype(np.float64)
+             for k, h in re.findall(r'^\s*([\w.]+): "0x([0-9A-Fa-f]+)"',
+                                    text, re.M)}
+    return [blobs[k].reshape(tuple(int(d) for d in shape.split("x")))
+            for k, shape in re.findall(
+                r"dense_resource<([\w.]+)> : tensor<([0-9x]+)xf32>", text)]
+
+
+#: stc-run options of permute_example_mlp: the search bounded by rounds
+#: only, so that stc-opt (which prints the permutations) finds the same.
+PERMUTE_EXAMPLE_ARGS = ["--sparsity=force", "--permute-channels",
+                        "--permute-max-rounds=20", "--permute-time-budget=0"]
+
+
+@family(r"permute_example_mlp")
+def _permute_example_mlp():
+    """permute_example_mlp: examples/mlp.mlir (3 layers, ReLU, weights as
+    dense_resource blobs, batch 32) under --sparsity=force
+    --permute-channels: layer 1 strip-pruned, layers 2 and 3 masked by strip
+    pruning of their copies permuted by the two permutations in
+    $STC_E2E_PERMUTATIONS, the masks put back in the original order."""
+    w1, b1, w2, b2, w3, b3 = _example_constants("mlp.mlir")
+
+    def forward(x, use_perm=True):
+        if use_perm:
+            p = read_permutations()
+            if len(p) != 2:
+                raise ValueError("expected 2 permutations, found %d" % len(p))
+            m2, m3 = _permuted_mask(w2, p[0]), _permuted_mask(w3, p[1])
+        else:
+            m2 = stc_ref.strip_mask(w2, 2, 4, 1)
+            m3 = stc_ref.strip_mask(w3, 2, 4, 1)
+        h = np.maximum(x @ stc_ref.prune_nm(w1, 2, 4, 1).T + b1, 0.0)
+        h = np.maximum(h @ (w2 * m2).T + b2, 0.0)
+        return h @ (w3 * m3).T + b3
+
+    return Case(name=None, args=[Arg((32, w1.shape[1]))],
+                outputs=[Arg((32, w3.shape[0]))], ref=forward,
+                stc_args=list(PERMUTE_EXAMPLE_ARGS),
+                wrong=[("strip masks without the permutation",
+                        lambda x: forward(x, use_perm=False))],
+                doc="examples/mlp.mlir with channel permutations")
+
+
+def _fmt(v):
+    return repr(float(v))
+
+
+def mlp_program():
+    """The function @main of permute-channels.mlir (see above)."""
+    w = mlp_weights()
+
+    def const(name):
+        a = w[name]
+        if a.ndim == 1:
+            body = "[" + ", ".join(_fmt(v) for v in a) + "]"
+        else:
+            body = "[" + ",\n      ".join(
+                "[" + ", ".join(_fmt(v) for v in row) + "]" for row in a) + "]"
+        shape = "x".join(str(d) for d in a.shape)
+        return "  %%%s = arith.constant dense<%s> : tensor<%sxf32>" % (
+            name, body, shape)
+
+    def linear(i, inp, k, n, prune):
+        lines = [const("w%d" % i), const("b%d" % i)]
+        src = "%%w%d" % i
+        if prune:
+            lines.append("  %%p%d = stc.prune %%w%d by #stc.nm<2:4> along 1 "
+                         "permute_channels : tensor<%dx%dxf32>" % (i, i, n, k))
+            src = "%%p%d" % i
+        lines += [
+            "  %%te%d = tensor.empty() : tensor<%dx%dxf32>" % (i, k, n),
+            "  %%wt%d = linalg.generic {indexing_maps = [#tr, #id], "
+            "iterator_types = [\"parallel\", \"parallel\"]}" % i,
+            "      ins(%s : tensor<%dx%dxf32>) outs(%%te%d : tensor<%dx%dxf32>) {"
+            % (src, n, k, i, k, n),
+            "  ^bb0(%in: f32, %out: f32):",
+            "    linalg.yield %in : f32",
+            "  } -> tensor<%dx%dxf32>" % (k, n),
+            "  %%e%d = tensor.empty(%%m) : tensor<?x%dxf32>" % (i, n),
+            "  %%z%d = linalg.fill ins(%%zero : f32) outs(%%e%d : tensor<?x%dxf32>)"
+            " -> tensor<?x%dxf32>" % (i, i, n, n),
+            "  %%mm%d = linalg.matmul ins(%s, %%wt%d : tensor<?x%dxf32>, "
+            "tensor<%dx%dxf32>) outs(%%z%d : tensor<?x%dxf32>) -> "
+            "tensor<?x%dxf32>" % (i, inp, i, k, k, n, i, n, n),
+            "  %%l%d = linalg.generic {indexing_maps = [#id, #col, #id], "
+            "iterator_types = [\"parallel\", \"parallel\"]}" % i,
+            "      ins(%%mm%d, %%b%d : tensor<?x%dxf32>, tensor<%dxf32>) "
+            "outs(%%e%d : tensor<?x%dxf32>) {" % (i, i, n, n, i, n),
+            "  ^bb0(%a: f32, %b: f32, %out: f32):",
+            "    %s = arith.addf %a, %b : f32",
+            "    linalg.yield %s : f32",
+            "  } -> tensor<?x%dxf32>" % n]
+        return lines
+
+    def act(name, inp, n, body):
+        return ["  %%%s = linalg.generic {indexing_maps = [#id, #id], "
+                "iterator_types = [\"parallel\", \"parallel\"]}" % name,
+                "      ins(%s : tensor<?x%dxf32>) outs(%%e%s : "
+                "tensor<?x%dxf32>) {" % (inp, n, name, n),
+                "  ^bb0(%in: f32, %out: f32):"] + body + [
+                "  } -> tensor<?x%dxf32>" % n]
+
+    gelu = ["    %half = arith.constant 5.000000e-01 : f32",
+            "    %one = arith.constant 1.000000e+00 : f32",
+            "    %k = arith.constant 0.797884583 : f32",
+            "    %c = arith.constant 4.471500e-02 : f32",
+            "    %x2 = arith.mulf %in, %in : f32",
+            "    %x3 = arith.mulf %x2, %in : f32",
+            "    %cx3 = arith.mulf %x3, %c : f32",
+            "    %inner = arith.addf %in, %cx3 : f32",
+            "    %arg = arith.mulf %inner, %k : f32",
+            "    %th = math.tanh %arg : f32",
+            "    %onep = arith.addf %th, %one : f32",
+            "    %hx = arith.mulf %in, %half : f32",
+            "    %r = arith.mulf %hx, %onep : f32",
+            "    linalg.yield %r : f32"]
+    relu = ["    %r = arith.maximumf %in, %zero : f32",
+            "    linalg.yield %r : f32"]
+    lines = ["func.func @main(%x: tensor<?x16xf32>) -> tensor<?x8xf32> {",
+             "  %c0 = arith.constant 0 : index",
+             "  %m = tensor.dim %x, %c0 : tensor<?x16xf32>",
+             "  %zero = arith.constant 0.000000e+00 : f32"]
+    lines += linear(1, "%x", 16, 32, False)
+    lines += ["  %eg1 = tensor.empty(%m) : tensor<?x32xf32>"]
+    lines += act("g1", "%l1", 32, gelu)
+    lines += linear(2, "%g1", 32, 32, True)
+    lines += ["  %er2 = tensor.empty(%m) : tensor<?x32xf32>"]
+    lines += act("r2", "%l2", 32, relu)
+    lines += linear(3, "%r2", 32, 8, True)
+    lines += ["  return %l3 : tensor<?x8xf32>", "}"]
+    return "\n".join(lines)
+
+
+def check_kept_grows(path, expected):
+    """Checks that the log at `path` has `expected` remarks of applied
+    channel permutations and that in each the magnitude kept with the
+    permutation exceeds the magnitude kept without it.  Returns 0 or 1."""
+    import re
+    pat = re.compile(r"stc: reduction channels permuted: strip pruning keeps "
+                     r"([0-9.]+) of the weight's magnitude without the "
+                     r"permutation, ([0-9.]+) with it")
+    found = []
+    with open(path) as f:
+        for line in f:
+            mm = pat.search(line)
+            if mm:
+                found.append((float(mm.group(1)), float(mm.group(2))))
+    bad = [(a, b) for a, b in found if not b > a]
+    for a, b in found:
+        print("kept %.4f -> %.4f%s" % (a, b, "" if b > a else "  NOT MORE"))
+    if len(found) != expected or bad:
+        print("FAIL: %d permutation remarks (expected %d), %d without gain"
+              % (len(found), expected, len(bad)))
+        return 1
+    print("PASS")
+    return 0
+
+
 def _main(argv):
     if len(argv) == 2 and argv[0] == "const" and argv[1] in CONST_WEIGHTS:
         print(mlir_constant(argv[1]))
         return 0
-    print("usage: e2e_cases.py const {%s}" % "|".join(CONST_WEIGHTS))
+    if argv == ["mlp"]:
+        print(mlp_program())
+        return 0
+    if len(argv) == 3 and argv[0] == "kept-grows":
+        return check_kept_grows(argv[1], int(argv[2]))
+    print("usage: e2e_cases.py const {%s}\n"
+          "       e2e_cases.py mlp\n"
+          "       e2e_cases.py kept-grows LOG COUNT" % "|".join(CONST_WEIGHTS))
     return 2
 
 

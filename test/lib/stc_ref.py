@@ -7,7 +7,8 @@ only python3 and numpy.
 
 Contents
   Rounding     : to_f16, to_bf16, round_to
-  N:M sparsity : prune_nm, is_nm, compress, decompress
+  N:M sparsity : prune_nm, is_nm, compress, decompress, tile_masks,
+                 prune_tile, strip_mask, permute_axis
   References   : apply_act, gelu, spmm_ref, spmm_compressed_ref,
                  conv2d_nhwc_ref
   Metrics      : rel_error
@@ -25,7 +26,7 @@ import numpy as np
 
 __all__ = [
     "to_f16", "to_bf16", "round_to", "prune_nm", "is_nm", "compress",
-    "decompress", "apply_act", "gelu", "spmm_ref", "spmm_compressed_ref",
+    "decompress", "tile_masks", "prune_tile", "strip_mask", "permute_axis", "apply_act", "gelu", "spmm_ref", "spmm_compressed_ref",
     "conv2d_nhwc_ref", "rel_error", "LEGAL_NIBBLES_2_4", "LEGAL_NIBBLES_1_2",
 ]
 
@@ -115,6 +116,66 @@ def is_nm(w, n=2, m=4, axis=-1):
     group zero-padded) has at most `n` non-zeros."""
     g, _ = _groups(w, m, axis)
     return bool(np.all(np.count_nonzero(g, axis=-1) <= n))
+
+
+def tile_masks():
+    """The 4x4 0/1 masks with exactly two ones in every row and every
+    column, as 16-bit words (bit 4*r + c = row r, column c), in increasing
+    order.  Found by brute force over all C(16, 8) masks with 8 ones."""
+    import itertools
+    words = []
+    for ones in itertools.combinations(range(16), 8):
+        bits = np.zeros((4, 4), dtype=int)
+        for b in ones:
+            bits[b // 4, b % 4] = 1
+        if np.all(bits.sum(axis=0) == 2) and np.all(bits.sum(axis=1) == 2):
+            words.append(sum(1 << b for b in ones))
+    return sorted(words)
+
+
+def prune_tile(w, axis=-1):
+    """Transposable 2:4 tile pruning of the 2-D `w` whose reduction axis is
+    `axis`: viewed as rows x K (rows = the other axis, columns = the
+    reduction axis), every 4x4 tile (rows 4i..4i+3, columns 4j..4j+3) keeps
+    the mask of `tile_masks()` with the largest sum of |w| over its kept
+    elements, the first such mask in increasing word order on ties.  Rows
+    and columns beyond the edges count as zeros.  Returns an array of w's
+    shape and dtype with the other elements zeroed."""
+    w = np.asarray(w)
+    a = _as_rows(w, axis)
+    rows, k = a.shape
+    pr, pk = -(-rows // 4) * 4, -(-k // 4) * 4
+    mag = np.zeros((pr, pk))
+    mag[:rows, :k] = np.abs(a.astype(np.float64))
+    masks = np.array([[(word >> b) & 1 for b in range(16)]
+                      for word in tile_masks()], dtype=np.float64)
+    keep = np.zeros((pr, pk), dtype=bool)
+    for i in range(0, pr, 4):
+        for j in range(0, pk, 4):
+            scores = masks @ mag[i:i + 4, j:j + 4].reshape(16)
+            best = int(np.argmax(scores))  # the first maximum
+            keep[i:i + 4, j:j + 4] = masks[best].reshape(4, 4) > 0
+    out = np.where(keep[:rows, :k], a, np.zeros((), dtype=a.dtype))
+    return np.moveaxis(out, -1, axis).astype(w.dtype, copy=False)
+
+
+def strip_mask(w, n=2, m=4, axis=-1):
+    """The 0/1 mask (w's shape) of the elements prune_nm(w, n, m, axis)
+    keeps, zeros included (same ranking: stable argsort on -|x|)."""
+    g, k = _groups(np.asarray(w, np.float64), m, axis)
+    order = np.argsort(-np.abs(g), axis=-1, kind="stable")
+    keep = np.zeros(g.shape, dtype=bool)
+    np.put_along_axis(keep, order[..., :n], True, axis=-1)
+    keep = keep.reshape(keep.shape[:-2] + (keep.shape[-2] * m,))[..., :k]
+    return np.moveaxis(keep, -1, axis).astype(np.float64)
+
+
+def permute_axis(w, perm, axis):
+    """w with its slices along `axis` reordered: new[..., i, ...] =
+    old[..., perm[i], ...] (a channel permutation as stc-permute-channels
+    prints it)."""
+    return np.take(np.asarray(w), np.asarray(perm, dtype=np.int64),
+                   axis=axis)
 
 
 def _as_rows(w, axis):

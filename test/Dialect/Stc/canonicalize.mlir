@@ -84,6 +84,55 @@ func.func @prune_resource() -> tensor<1x4xf32> {
   return %p : tensor<1x4xf32>
 }
 
+// Tile pruning keeps two per row and two per column of each 4x4 tile.
+// Strip pruning would keep 4 and 9 in row 2, a third element in column 0.
+// Row by row at most 15 + 11 + 13 + 7 = 46 can be kept; keeping row 2's 4
+// drops column 0 from row 0 (best 7 + 1, -7) or row 1 (best 5 + 2, -4), so at
+// most 42, while the block-diagonal mask keeps 8 7 | 6 5 | 9 1 | 3 4 = 43.
+// CHECK-LABEL: func.func @prune_tile_dim1
+// CHECK: %[[C:.*]] = arith.constant dense<{{\[}}[8.000000e+00, 7.000000e+00, 0.000000e+00, 0.000000e+00], [6.000000e+00, -5.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 9.000000e+00, 1.000000e+00], [0.000000e+00, 0.000000e+00, 3.000000e+00, -4.000000e+00]]> : tensor<4x4xf32>
+// CHECK: return %[[C]]
+func.func @prune_tile_dim1() -> tensor<4x4xf32> {
+  %w = arith.constant dense<[[8.0, 7.0, 1.0, 0.5],
+                             [6.0, -5.0, 2.0, 0.25],
+                             [4.0, 3.0, 9.0, 1.0],
+                             [1.0, 2.0, 3.0, -4.0]]> : tensor<4x4xf32>
+  %p = stc.prune %w by #stc.nm<2:4> along 1 method tile : tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}
+
+// All 90 masks tie on a splat: the first in increasing order of the mask
+// word (bit 4*r + c) wins, 0x33CC: rows 0 and 1 keep columns 2 and 3, rows
+// 2 and 3 columns 0 and 1. The method may also be given as an attribute.
+// CHECK-LABEL: func.func @prune_tile_tie
+// CHECK: %[[C:.*]] = arith.constant dense<{{\[}}[0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00], [0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00], [1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00], [1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<4x4xf32>
+// CHECK: return %[[C]]
+func.func @prune_tile_tie() -> tensor<4x4xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x4xf32>
+  %p = stc.prune %w by #stc.nm<2:4> along 1 {method = #stc.prune_method<tile>} : tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}
+
+// Along dimension 0 of a 6 x 3 f16 weight: the tiles are 4 reduction rows x
+// 4 columns, the columns (3) and the reduction (6) padded with zeros. Seen
+// as rows x K (the transpose), rows |1 4 7 2|5 1|, |2 5 8 1|4 2|,
+// |3 6 9 3|6 7| and a zero row. Tile 0: the zero row takes two columns, so
+// two columns hold one real element and two hold two; the best sum is 31,
+// reached by several masks of which 0x936C comes first: 7+2 | 5+8 | 3+6,
+// the zero row on columns 0 and 3.
+// Tile 1 (K 4, 5 and two padding columns): 5 | 2 | 6+7 = 20, first mask
+// 0xC369 (row 0 keeps column 4 and padding, row 1 column 5 and padding).
+// CHECK-LABEL: func.func @prune_tile_ragged_dim0
+// CHECK: %[[C:.*]] = arith.constant dense<{{\[}}[0.000000e+00, 0.000000e+00, 3.000000e+00], [0.000000e+00, 5.000000e+00, -6.000000e+00], [-7.000000e+00, 8.000000e+00, 0.000000e+00], [2.000000e+00, 0.000000e+00, 0.000000e+00], [5.000000e+00, 0.000000e+00, 6.000000e+00], [0.000000e+00, 2.000000e+00, 7.000000e+00]]> : tensor<6x3xf16>
+// CHECK: return %[[C]]
+func.func @prune_tile_ragged_dim0() -> tensor<6x3xf16> {
+  %w = arith.constant dense<[[1.0, -2.0, 3.0], [4.0, 5.0, -6.0],
+                             [-7.0, 8.0, 9.0], [2.0, 1.0, -3.0],
+                             [5.0, -4.0, 6.0], [-1.0, 2.0, 7.0]]> : tensor<6x3xf16>
+  %p = stc.prune %w by #stc.nm<2:4> along 0 method tile : tensor<6x3xf16>
+  return %p : tensor<6x3xf16>
+}
+
 // Row 0 groups keep (0,1) (0,2) (0,3) (1,2): nibbles 0x4 0x8 0xC 0x9, word
 // 0x9C84 = -25468. Row 1 keeps (1,3) (2,3), then an all-zero group stores
 // (0,1) and a group with one non-zero at 3 stores (0,3): nibbles 0xD 0xE 0x4

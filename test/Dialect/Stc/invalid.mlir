@@ -17,6 +17,22 @@ func.func @one_two_needs_f32(%w: tensor<8x16xf16>) -> tensor<8x16xf16> {
 
 // -----
 
+func.func @tile_needs_two_four(%w: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{'stc.prune' op method tile requires the 2:4 pattern, got 1:2}}
+  %p = stc.prune %w by #stc.nm<1:2> along 1 method tile : tensor<8x16xf32>
+  return %p : tensor<8x16xf32>
+}
+
+// -----
+
+func.func @unknown_prune_method(%w: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{expected prune method strip or tile, got 'random'}}
+  %p = stc.prune %w by #stc.nm<2:4> along 1 method random : tensor<8x16xf32>
+  return %p : tensor<8x16xf32>
+}
+
+// -----
+
 func.func @prune_rank(%w: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   // expected-error @+1 {{'stc.prune' op expects a rank-2 tensor, got rank 3}}
   %p = stc.prune %w by #stc.nm<2:4> along 1 : tensor<2x8x16xf32>

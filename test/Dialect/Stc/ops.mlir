@@ -17,6 +17,22 @@ func.func @prune_compress_check(%w: tensor<64x128xf32>, %h: tensor<32x?xf16>)
   return %v, %m, %ok, %q : tensor<128x32xf32>, tensor<128x4xi16>, i1, tensor<32x?xf16>
 }
 
+// The pruning method and the channel permutation request: strip is the
+// default and is not printed; the attribute-dictionary form parses too.
+// CHECK-LABEL: func.func @prune_methods
+func.func @prune_methods(%w: tensor<64x128xf32>, %h: tensor<16x32xbf16>)
+    -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<16x32xbf16>, tensor<64x128xf32>) {
+  // CHECK: stc.prune %{{.*}} by #stc.nm<2:4> along 0 method tile : tensor<64x128xf32>
+  %t = stc.prune %w by #stc.nm<2:4> along 0 method tile : tensor<64x128xf32>
+  // CHECK: stc.prune %{{.*}} by #stc.nm<2:4> along 1 permute_channels : tensor<64x128xf32>
+  %s = stc.prune %w by #stc.nm<2:4> along 1 method strip permute_channels : tensor<64x128xf32>
+  // CHECK: stc.prune %{{.*}} by #stc.nm<2:4> along 1 method tile permute_channels : tensor<16x32xbf16>
+  %b = stc.prune %h by #stc.nm<2:4> along 1 {method = #stc.prune_method<tile>, permute_channels} : tensor<16x32xbf16>
+  // CHECK: stc.prune %{{.*}} by #stc.nm<1:2> along 0 : tensor<64x128xf32>
+  %o = stc.prune %w by #stc.nm<1:2> along 0 {method = #stc.prune_method<strip>} : tensor<64x128xf32>
+  return %t, %s, %b, %o : tensor<64x128xf32>, tensor<64x128xf32>, tensor<16x32xbf16>, tensor<64x128xf32>
+}
+
 // CHECK-LABEL: func.func @decompress
 func.func @decompress(%v: tensor<128x32xf16>, %m: tensor<128x4xi16>) -> tensor<64x128xf16> {
   // CHECK: stc.decompress %{{.*}}, %{{.*}} by #stc.nm<2:4> along 0 : tensor<128x32xf16>, tensor<128x4xi16> -> tensor<64x128xf16>
