@@ -24,13 +24,15 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.stc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["stc-opt", "stc-compile", "stc-run", "StcUnitTests"], tool_dirs)
+    ["stc-opt", "stc-compile", "stc-run", "stc-prune", "StcUnitTests"], tool_dirs)
 config.substitutions.append(("%python", "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else config.python_executable))
 config.substitutions.append(
     ("%e2e", config.python_executable + " " +
      os.path.join(config.stc_src_root, "test", "lib", "run_e2e.py") +
      " --stc-run " + os.path.join(config.stc_tools_dir, "stc-run")))
 config.substitutions.append(("%stc_src", config.stc_src_root))
+config.substitutions.append(("%stc_obj_root", config.stc_obj_root))
+config.substitutions.append(("%stc_version", config.stc_version))
 
 try:
     import numpy  # noqa: F401

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/InitAll.h"
+#include "compiler/StcVersion.h"
 #include "compiler/lib/ToolSupport.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -78,7 +79,7 @@ int main(int argc, char **argv) {
   registerSharedToolOptions();
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "stc-compile " << STC_VERSION_STRING << " (LLVM/MLIR "
-       << LLVM_VERSION_STRING << ")\n";
+       << STC_LLVM_VERSION_STRING << ")\n";
   });
   cl::ParseCommandLineOptions(argc, argv, "stc-compile: the stc compiler\n");
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/InitAll.h"
+#include "compiler/StcVersion.h"
 #include "compiler/lib/ToolSupport.h"
 #include "runtime/npy/Npy.h"
 #include "runtime/stc_runtime.h"
@@ -467,7 +468,7 @@ int main(int argc, char **argv) {
   registerSharedToolOptions();
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "stc-run " << STC_VERSION_STRING << " (LLVM/MLIR "
-       << LLVM_VERSION_STRING << ")\n";
+       << STC_LLVM_VERSION_STRING << ")\n";
   });
   cl::ParseCommandLineOptions(argc, argv,
                               "stc-run: compile and run an stc program\n");
