@@ -195,4 +195,60 @@ def StcLowerToRuntime : Pass<"stc-lower-to-runtime", "ModuleOp"> {
   ];
 }
 
+def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
+  let summary = "Lower stc.spmm to mma.sp GPU kernels and their launch";
+  let description = [{
+    Generates, for every `stc.spmm`, a kernel in `gpu.module @stc_kernels`
+    built on `nvvm.mma.sp.sync` (m16n8k32, f16/bf16 inputs, f32
+    accumulation, ordered metadata unless `ordered-metadata=false`): a block
+    of 4 warps computes a 64 x 64 tile of the canonical problem
+    `Out[R, P] = S[R, K] . D[K, P]` (S the compressed operand, read in the
+    canonical format, which is already the mma.sp A-fragment layout), each
+    warp 32 x 32 as 2 x 4 instructions per step of 32 along K. Loads are
+    bounds-checked (zeros and the legal metadata nibble 0x4 past the edges),
+    so any M, N, K is correct; the fused epilogue (alpha, beta, bias,
+    ReLU/GELU, output type) runs on the accumulators before the store.
+
+    Each kernel carries a DictionaryAttr `stc.kernel_info` (launch
+    configuration, parameters, problem; see passes/GpuKernelInfo.h). The
+    op itself becomes a call, on buffers, to a private host function that
+    `stc-gpu-host-launch` defines after bufferization.
+
+    Errors: f32 operands (mma.sp has no f32 form; tf32 with 1:2 is not
+    implemented yet); block tiles other than 64 x 64.
+  }];
+  let options = [
+    Option<"blockRows", "block-rows", "int64_t", "64",
+           "Rows of the canonical problem per thread block">,
+    Option<"blockCols", "block-cols", "int64_t", "64",
+           "Columns of the canonical problem per thread block">,
+    Option<"orderedMetadata", "ordered-metadata", "bool", "true",
+           "Use mma.sp::ordered_metadata (PTX 8.5); false: plain mma.sp">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::func::FuncDialect"
+  ];
+}
+
+def StcGpuHostLaunch : Pass<"stc-gpu-host-launch", "ModuleOp"> {
+  let summary = "Define the host functions that launch stc GPU kernels";
+  let description = [{
+    After bufferization, gives each private function that
+    `stc-lower-spmm-to-gpu` declared (attribute `stc.gpu_spmm_host`) its
+    body: device buffers (`gpu.alloc`), copies of the inputs, the
+    `gpu.launch_func` configured from the kernel's `stc.kernel_info`, the
+    copy of the result back, and `gpu.dealloc`. Nothing is launched for an
+    empty result.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // STC_PASSES_PASSES_TD

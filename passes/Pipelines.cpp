@@ -11,6 +11,9 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -50,6 +53,50 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   // left of stc.prune/compress works on run-time values.
 }
 
+namespace {
+
+/// Tensors to memrefs with ownership-based deallocation.
+void addBufferization(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  // Results the function does not own (constants, arguments) are cloned.
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Post-condition: memrefs only; every temporary is freed and every
+  // returned buffer is a fresh allocation the caller frees.
+}
+
+/// Host code (memrefs, scf, vector, math) to the LLVM dialect. For a GPU
+/// host, gpu.* host ops become mgpu* runtime calls (gpu-to-llvm) on the
+/// way.
+void addHostToLLVM(OpPassManager &pm, bool gpuHost) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  if (gpuHost)
+    pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+} // namespace
+
 void mlir::stc::buildStcCpuLoweringPipeline(OpPassManager &pm,
                                             const StcPipelineOptions &options) {
   StcLowerSpmmToCpuOptions spmm;
@@ -66,48 +113,82 @@ void mlir::stc::buildStcCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   // Post-condition: no stc op is left; tensors, linalg, scf, vector only.
 
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::BufferDeallocationPipelineOptions dealloc;
-  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
-  // Results the function does not own (constants, arguments) are cloned.
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  // Post-condition: memrefs only; every temporary is freed and every
-  // returned buffer is a fresh allocation the caller frees.
-
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
+  addBufferization(pm);
+  addHostToLLVM(pm, /*gpuHost=*/false);
   // Post-condition: the module is in the LLVM dialect.
+}
+
+bool mlir::stc::isStcGpuTarget(llvm::StringRef target) {
+  return llvm::is_contained({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"},
+                            target);
+}
+
+void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
+                                          const StcPipelineOptions &options) {
+  buildStcHighLevelPipeline(pm, options);
+  if (options.stopAfterStc)
+    return;
+  StcLowerSpmmToGpuOptions spmm;
+  if (options.gpuBlockRows)
+    spmm.blockRows = options.gpuBlockRows;
+  if (options.gpuBlockCols)
+    spmm.blockCols = options.gpuBlockCols;
+  spmm.orderedMetadata = options.gpuOrderedMetadata;
+  pm.addPass(createStcLowerSpmmToGpu(spmm));
+  pm.addPass(createCanonicalizerPass());
+  // Weights that are function arguments are pruned/compressed on the host.
+  pm.addPass(createStcLowerToRuntime());
+  pm.addPass(createCanonicalizerPass());
+  // Post-condition: no stc op is left; kernels are in gpu.module
+  // @stc_kernels, the host calls declared launch functions on buffers.
+  addBufferization(pm);
+  pm.addPass(createStcGpuHostLaunch());
+  // Post-condition: memrefs only; the host launches kernels with
+  // gpu.launch_func between gpu.alloc/gpu.memcpy/gpu.dealloc.
+}
+
+void mlir::stc::buildStcGpuFinalizePipeline(OpPassManager &pm,
+                                            const StcPipelineOptions &options) {
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCanonicalizerPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.target;
+  // ordered_metadata needs PTX ISA 8.5 (CUDA 12.5 drivers); the plain form
+  // PTX 7.1.
+  target.features = options.gpuOrderedMetadata ? "+ptx85" : "+ptx71";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  addHostToLLVM(pm, /*gpuHost=*/true);
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.gpuBinaryFormat;
+  binary.toolkitPath = options.cudaToolkitPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  // Post-condition: the host is in the LLVM dialect and the kernels are a
+  // gpu.binary (PTX or cubin) it loads at start-up.
 }
 
 LogicalResult mlir::stc::buildStcPipeline(OpPassManager &pm,
                                           const StcPipelineOptions &options) {
-  buildStcHighLevelPipeline(pm, options);
-  if (options.stopAfterStc)
+  bool cpu = options.target == "cpu";
+  if (!cpu && !isStcGpuTarget(options.target))
+    return failure();
+  if (options.stopAfterStc) {
+    buildStcHighLevelPipeline(pm, options);
     return success();
-  if (options.target == "cpu") {
+  }
+  if (cpu) {
+    buildStcHighLevelPipeline(pm, options);
     buildStcCpuLoweringPipeline(pm, options);
     return success();
   }
-  return failure();
+  // The GPU kernel pipeline includes the high level.
+  buildStcGpuKernelPipeline(pm, options);
+  buildStcGpuFinalizePipeline(pm, options);
+  return success();
 }
 
 namespace {
@@ -158,8 +239,9 @@ void mlir::stc::registerStcPipelines() {
         options.reference = cl.reference;
         options.stopAfterStc = cl.stopAfterStc;
         if (failed(buildStcPipeline(pm, options)))
-          return errorHandler("stc-pipeline: unsupported target '" +
-                              options.target + "' (expected cpu)");
+          return errorHandler(
+              "stc-pipeline: unsupported target '" + options.target +
+              "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or sm_90a)");
         return success();
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {

@@ -9,6 +9,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <string>
@@ -18,7 +19,8 @@ namespace mlir::stc {
 /// Options of the whole pipeline; stc-compile's flags map one-to-one onto
 /// these.
 struct StcPipelineOptions {
-  /// Code generation target. Only "cpu" is implemented so far.
+  /// Code generation target: "cpu", or a GPU architecture "sm_80",
+  /// "sm_86", "sm_89", "sm_90", "sm_90a".
   std::string target = "cpu";
   /// Which operands are sparse: "explicit", "enable" or "force".
   std::string sparsity = "explicit";
@@ -45,7 +47,22 @@ struct StcPipelineOptions {
   int64_t reductionBlock = 256;
   int64_t rowBlock = 128;
   int64_t colBlock = 256;
+  /// GPU targets: what gpu-module-to-binary embeds, "isa" (PTX, JIT-compiled
+  /// by the driver at load time) or "bin" (cubin, assembled by ptxas from
+  /// cudaToolkitPath at compile time).
+  std::string gpuBinaryFormat = "isa";
+  std::string cudaToolkitPath = "/usr/local/cuda";
+  /// GPU kernel tiling (see stc-lower-spmm-to-gpu); 0 = the heuristic's
+  /// choice for the shape.
+  int64_t gpuBlockRows = 0;
+  int64_t gpuBlockCols = 0;
+  /// The PTX ISA's mma.sp::ordered_metadata (PTX 8.5); false gives the
+  /// plain mma.sp of older toolchains.
+  bool gpuOrderedMetadata = true;
 };
+
+/// True for the GPU architectures the pipeline accepts ("sm_80" ...).
+bool isStcGpuTarget(llvm::StringRef target);
 
 /// Target-independent part: recognise sparse contractions, fuse epilogues,
 /// permute channels where asked, fold constant weights (prune/compress at
@@ -56,6 +73,21 @@ void buildStcHighLevelPipeline(OpPassManager &pm,
 /// CPU part: stc ops to kernels and runtime calls, bufferize, lower to the
 /// LLVM dialect.
 void buildStcCpuLoweringPipeline(OpPassManager &pm,
+                                 const StcPipelineOptions &options);
+
+/// GPU part, first half: the high-level pipeline, then stc.spmm to kernels
+/// (stc-lower-spmm-to-gpu) and host code on memrefs. Afterwards the host
+/// functions launch kernels with gpu.launch_func, and gpu.module
+/// @stc_kernels holds one gpu.func per stc.spmm, each with a DictionaryAttr
+/// `stc.kernel_info` (entry name, launch configuration, parameter names and
+/// types, problem) that tools can read before the second half.
+void buildStcGpuKernelPipeline(OpPassManager &pm,
+                               const StcPipelineOptions &options);
+
+/// GPU part, second half: kernels to NVVM, attached to options.target,
+/// serialized into a gpu.binary (options.gpuBinaryFormat); host code to the
+/// LLVM dialect, calling the runtime's mgpu* entry points.
+void buildStcGpuFinalizePipeline(OpPassManager &pm,
                                  const StcPipelineOptions &options);
 
 /// The whole pipeline: high level, then (unless stopAfterStc) the lowering

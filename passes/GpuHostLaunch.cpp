@@ -1,0 +1,156 @@
+//===- GpuHostLaunch.cpp - host code that launches stc kernels -*- C++ -*-===//
+//
+// Defines the bodies of the private host functions stc-lower-spmm-to-gpu
+// declared (attribute `stc.gpu_spmm_host`), after bufferization: their
+// arguments are the host buffers of the kernel's inputs and, last, of the
+// result. The body allocates device buffers, copies the inputs in, launches
+// the kernel with the configuration of its `stc.kernel_info`, copies the
+// result back and frees the device buffers. An empty result launches
+// nothing (a grid of zero blocks is a launch error).
+//
+// Synchronous gpu ops: gpu-async-region, in the finalize pipeline, turns them
+// into one ordered stream.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GpuKernelInfo.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::stc {
+#define GEN_PASS_DEF_STCGPUHOSTLAUNCH
+#include "passes/Passes.h.inc"
+} // namespace mlir::stc
+
+using namespace mlir;
+using namespace mlir::stc;
+
+namespace {
+
+class GpuHostLaunch
+    : public mlir::stc::impl::StcGpuHostLaunchBase<GpuHostLaunch> {
+public:
+  void runOnOperation() override;
+
+private:
+  LogicalResult define(func::FuncOp host);
+};
+
+static int64_t intOf(DictionaryAttr info, StringRef key) {
+  auto attr = info.getAs<IntegerAttr>(key);
+  return attr ? attr.getInt() : -1;
+}
+
+LogicalResult GpuHostLaunch::define(func::FuncOp host) {
+  auto kernelRef = host->getAttrOfType<SymbolRefAttr>(kGpuSpmmHostAttrName);
+  auto kernel = dyn_cast_or_null<gpu::GPUFuncOp>(
+      SymbolTable::lookupSymbolIn(getOperation(), kernelRef));
+  if (!kernel)
+    return host.emitError("stc-gpu-host-launch: kernel ")
+           << kernelRef << " not found";
+  auto info = kernel->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
+  if (!info)
+    return host.emitError("stc-gpu-host-launch: kernel ")
+           << kernelRef << " has no " << kKernelInfoAttrName;
+  int64_t numPointers = intOf(info, "num_pointers");
+  int64_t threads =
+      cast<IntegerAttr>(cast<ArrayAttr>(info.get("block"))[0]).getInt();
+  auto tile = cast<ArrayAttr>(info.get("tile"));
+  int64_t blockRows = cast<IntegerAttr>(tile[0]).getInt();
+  int64_t blockCols = cast<IntegerAttr>(tile[1]).getInt();
+  bool sparseLhs = cast<StringAttr>(info.get("sparse")).getValue() == "lhs";
+  bool denseTransposed =
+      cast<BoolAttr>(info.get("dense_transposed")).getValue();
+  if (numPointers < 4 ||
+      host.getNumArguments() != static_cast<unsigned>(numPointers))
+    return host.emitError("stc-gpu-host-launch: ")
+           << host.getName() << " does not match its kernel's parameters";
+
+  MLIRContext *ctx = host.getContext();
+  Block *body = host.addEntryBlock();
+  host.setPrivate();
+  ImplicitLocOpBuilder b(host.getLoc(), ctx);
+  b.setInsertionPointToStart(body);
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, v); };
+  auto dim = [&](Value buffer, int64_t d) {
+    return memref::DimOp::create(b, buffer, d).getResult();
+  };
+
+  // Problem sizes from the buffers: values R x valueCols, meta R x
+  // metaCols, dense (K on its reduction dimension), out (P on its non-R
+  // dimension).
+  Value values = body->getArgument(0), meta = body->getArgument(1),
+        dense = body->getArgument(2);
+  Value out = body->getArgument(numPointers - 1);
+  int64_t denseK = (sparseLhs != denseTransposed) ? 0 : 1;
+  Value rows = dim(values, 0);
+  Value valueCols = dim(values, 1);
+  Value metaCols = dim(meta, 1);
+  Value depth = dim(dense, denseK);
+  Value cols = dim(out, sparseLhs ? 1 : 0);
+
+  // Nothing to compute for an empty result.
+  Value empty = arith::OrIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rows, index(0)),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, cols, index(0)));
+  auto nonEmpty = scf::IfOp::create(
+      b, arith::XOrIOp::create(b, empty, arith::ConstantIntOp::create(b, 1, 1)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(nonEmpty.thenBlock());
+
+  SmallVector<Value> deviceBuffers;
+  SmallVector<Value> kernelArgs;
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  for (int64_t i = 0; i < numPointers; ++i) {
+    Value hostBuffer = body->getArgument(i);
+    auto type = cast<MemRefType>(hostBuffer.getType());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(dim(hostBuffer, d));
+    auto alloc = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
+                                      ValueRange{}, sizes, ValueRange{});
+    Value device = alloc.getMemref();
+    deviceBuffers.push_back(device);
+    if (i != numPointers - 1)
+      gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, device, hostBuffer);
+    Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, device);
+    Value address64 = arith::IndexCastOp::create(b, b.getI64Type(), address);
+    kernelArgs.push_back(LLVM::IntToPtrOp::create(b, ptrType, address64));
+  }
+  for (Value v : {rows, cols, depth, valueCols, metaCols})
+    kernelArgs.push_back(arith::IndexCastOp::create(b, b.getI32Type(), v));
+
+  auto ceilDiv = [&](Value a, int64_t d) {
+    return arith::CeilDivUIOp::create(b, a, index(d)).getResult();
+  };
+  gpu::KernelDim3 grid{ceilDiv(cols, blockCols), ceilDiv(rows, blockRows),
+                       index(1)};
+  gpu::KernelDim3 block{index(threads), index(1), index(1)};
+  gpu::LaunchFuncOp::create(b, kernel, grid, block,
+                            /*dynamicSharedMemorySize=*/Value(), kernelArgs);
+  gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out,
+                        deviceBuffers.back());
+  for (Value device : deviceBuffers)
+    gpu::DeallocOp::create(b, TypeRange{}, ValueRange{}, device);
+
+  b.setInsertionPointToEnd(body);
+  func::ReturnOp::create(b);
+  host->removeAttr(kGpuSpmmHostAttrName);
+  return success();
+}
+
+void GpuHostLaunch::runOnOperation() {
+  SmallVector<func::FuncOp> hosts;
+  for (auto f : getOperation().getOps<func::FuncOp>())
+    if (f->hasAttr(kGpuSpmmHostAttrName) && f.isDeclaration())
+      hosts.push_back(f);
+  for (func::FuncOp host : hosts)
+    if (failed(define(host)))
+      return signalPassFailure();
+}
+
+} // namespace

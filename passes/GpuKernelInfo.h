@@ -1,0 +1,97 @@
+//===- GpuKernelInfo.h - what a generated GPU kernel expects --*- C++ -*-===//
+//
+// stc-lower-spmm-to-gpu describes each kernel it generates in a
+// DictionaryAttr on the gpu.func (`stc.kernel_info`): the host lowering
+// (stc-gpu-host-launch) launches it from that description, and tools export
+// it (stc-compile --kernel-info) so that benchmarks and autotuners can
+// launch the PTX themselves. Keys (all stable within a minor version):
+//
+//   kernel            entry name
+//   block             [threads, 1, 1]
+//   tile              [block rows, block cols] of the canonical problem
+//   grid              [ceil(P / cols), ceil(R / rows), 1], -1 when dynamic
+//   shared_bytes      dynamic shared memory
+//   params            parameter names in order; the first num_pointers are
+//                     64-bit device pointers, the rest i32
+//   param_types       "ptr" or "i32" for each
+//   R, P, K           canonical problem Out[R, P] = S[R, K] . D[K, P]
+//                     (-1 when dynamic)
+//   sparse            "lhs" or "rhs"; dense_transposed (bool)
+//   input_type, output_type, mma, ordered_metadata
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_PASSES_GPUKERNELINFO_H
+#define STC_PASSES_GPUKERNELINFO_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::stc {
+
+/// On each generated gpu.func.
+constexpr llvm::StringLiteral kKernelInfoAttrName = "stc.kernel_info";
+/// On the private host function that launches a kernel: the kernel's
+/// symbol (@stc_kernels::@name).
+constexpr llvm::StringLiteral kGpuSpmmHostAttrName = "stc.gpu_spmm_host";
+
+struct GpuKernelInfo {
+  std::string kernel;
+  int64_t blockThreads = 0;
+  int64_t blockRows = 0, blockCols = 0;
+  std::vector<std::string> paramNames;
+  unsigned numPointerParams = 0;
+  int64_t rows = -1, cols = -1, depth = -1;
+  bool sparseLhs = true;
+  bool denseTransposed = false;
+  Type inputType, outputType;
+  std::string mma;
+  bool orderedMetadata = true;
+
+  DictionaryAttr toAttr(MLIRContext *ctx) const {
+    Builder b(ctx);
+    auto dyn = [](int64_t v) { return v < 0 ? int64_t(-1) : v; };
+    auto ceilDiv = [&](int64_t a, int64_t d) {
+      return a < 0 ? int64_t(-1) : (a + d - 1) / d;
+    };
+    SmallVector<Attribute> names, types;
+    for (size_t i = 0; i < paramNames.size(); ++i) {
+      names.push_back(b.getStringAttr(paramNames[i]));
+      types.push_back(b.getStringAttr(i < numPointerParams ? "ptr" : "i32"));
+    }
+    auto typeName = [&](Type t) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      t.print(os);
+      return b.getStringAttr(s);
+    };
+    SmallVector<NamedAttribute> attrs = {
+        b.getNamedAttr("kernel", b.getStringAttr(kernel)),
+        b.getNamedAttr("block", b.getI64ArrayAttr({blockThreads, 1, 1})),
+        b.getNamedAttr("tile", b.getI64ArrayAttr({blockRows, blockCols})),
+        b.getNamedAttr("grid",
+                       b.getI64ArrayAttr({ceilDiv(cols, blockCols),
+                                          ceilDiv(rows, blockRows), 1})),
+        b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(0)),
+        b.getNamedAttr("params", b.getArrayAttr(names)),
+        b.getNamedAttr("param_types", b.getArrayAttr(types)),
+        b.getNamedAttr("num_pointers", b.getI64IntegerAttr(numPointerParams)),
+        b.getNamedAttr("R", b.getI64IntegerAttr(dyn(rows))),
+        b.getNamedAttr("P", b.getI64IntegerAttr(dyn(cols))),
+        b.getNamedAttr("K", b.getI64IntegerAttr(dyn(depth))),
+        b.getNamedAttr("sparse", b.getStringAttr(sparseLhs ? "lhs" : "rhs")),
+        b.getNamedAttr("dense_transposed", b.getBoolAttr(denseTransposed)),
+        b.getNamedAttr("input_type", typeName(inputType)),
+        b.getNamedAttr("output_type", typeName(outputType)),
+        b.getNamedAttr("mma", b.getStringAttr(mma)),
+        b.getNamedAttr("ordered_metadata", b.getBoolAttr(orderedMetadata)),
+    };
+    return b.getDictionaryAttr(attrs);
+  }
+};
+
+} // namespace mlir::stc
+
+#endif // STC_PASSES_GPUKERNELINFO_H

@@ -1,0 +1,567 @@
+//===- LowerSpmmToGpu.cpp - stc.spmm to mma.sp GPU kernels ----*- C++ -*-===//
+//
+// Lowers every stc.spmm to a generated GPU kernel built on the PTX sparse
+// tensor core instruction (nvvm.mma.sp.sync, m16n8k32, f16/bf16 inputs, f32
+// accumulation), and the host code that launches it.
+//
+// As on the CPU, every shape is one canonical problem
+//
+//   Out[R, P] = S[R, Kp] . D[Kp, P]
+//
+// with S the sparse operand in the canonical compressed format (R rows of
+// values and metadata, read as they are: canonical rows are already the
+// register layout of the mma.sp A fragment, see docs/GPU-LAYOUT.md) and D
+// the dense operand, addressed in place in whichever orientation the program
+// has it. For a sparse rhs (X . W) the kernel computes the transposed product
+// and its epilogue stores the transpose.
+//
+// Kernel: a block of 4 warps computes a 64 x 64 tile of Out; each warp a
+// 32 x 32 tile as 2 x 4 mma.sp m16n8k32 per step of 32 along K. Fragments
+// are loaded from global memory with bounds checks (zeros, and the legal
+// metadata nibble 0x4, past the edges), so any R, P, K is correct and
+// nothing is read or written out of bounds. The epilogue (alpha, beta * acc,
+// bias, ReLU/GELU, output type) runs on the accumulator registers before the
+// store.
+//
+// Host: this pass runs before bufferization, which cannot see through a
+// kernel launch, so it replaces stc.spmm with a call to a private function
+// taking buffers (inputs, then the result), declared with attribute
+// `stc.gpu_spmm_host`; stc-gpu-host-launch defines its body (device buffers,
+// copies, launch) after bufferization.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GpuKernelInfo.h"
+#include "passes/Passes.h"
+
+#include "dialects/Stc/StcOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::stc {
+#define GEN_PASS_DEF_STCLOWERSPMMTOGPU
+#include "passes/Passes.h.inc"
+} // namespace mlir::stc
+
+using namespace mlir;
+using namespace mlir::stc;
+
+namespace {
+
+/// The kernel's fixed shape (see the file comment). Warp tile 32 x 32: two
+/// 16-row mma tiles by four 8-column ones.
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kWarpRows = 32;
+constexpr int64_t kWarpCols = 32;
+constexpr int64_t kMmaM = 16;
+constexpr int64_t kMmaN = 8;
+constexpr int64_t kMmaK = 32;
+constexpr int64_t kRowTiles = kWarpRows / kMmaM; // 2
+constexpr int64_t kColTiles = kWarpCols / kMmaN; // 4
+/// Metadata word for padding: every nibble 0x4 keeps elements (0, 1), a
+/// legal pattern, of values that are zero.
+constexpr int64_t kPaddingMetadata = 0x44444444;
+
+/// How one stc.spmm maps onto the canonical problem.
+struct Problem {
+  bool sparseLhs;
+  /// D[k][p] is at k * ld + p (true) or p * ld + k (false).
+  bool denseKMajor;
+  Type inputType;  // f16 or bf16
+  Type outputType; // f32, f16 or bf16
+  Type biasType, accType;
+  bool hasBias, hasAcc;
+  double alpha, beta;
+  Activation activation;
+};
+
+/// Builds the body of one kernel.
+class KernelBuilder {
+public:
+  KernelBuilder(ImplicitLocOpBuilder &b, const Problem &problem,
+                int64_t blockRows, int64_t blockCols, bool ordered)
+      : b(b), pb(problem), blockRows(blockRows), blockCols(blockCols),
+        ordered(ordered) {}
+
+  /// Emits the kernel body into the entry block of `func`, whose arguments
+  /// follow kernelParamNames().
+  void build(gpu::GPUFuncOp func);
+
+private:
+  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
+  Value i64(int64_t v) { return arith::ConstantIntOp::create(b, v, 64); }
+  Value f32(double v) {
+    return arith::ConstantFloatOp::create(b, b.getF32Type(),
+                                          APFloat(static_cast<float>(v)));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value wide(Value v) { return arith::ExtSIOp::create(b, b.getI64Type(), v); }
+  /// Element `index` (i64) of global array `base` (type `type`).
+  Value loadAt(Value base, Type type, Value index) {
+    Value ptr =
+        LLVM::GEPOp::create(b, base.getType(), type, base, ValueRange{index});
+    return LLVM::LoadOp::create(b, type, ptr);
+  }
+  /// loadAt when `inBounds`, else `fallback`; the address is clamped to
+  /// element 0 so that no out-of-bounds address is ever formed.
+  Value loadIf(Value inBounds, Value base, Type type, Value index,
+               Value fallback) {
+    Value safe = arith::SelectOp::create(b, inBounds, index, i64(0));
+    Value v = loadAt(base, type, safe);
+    return arith::SelectOp::create(b, inBounds, v, fallback);
+  }
+  Value zeroOf(Type t) {
+    return arith::ConstantOp::create(b, t, b.getZeroAttr(t));
+  }
+  /// Two elements packed as one mma operand register: vector<2xf16> for
+  /// f16, i32 for bf16 (what nvvm.mma.sp.sync takes for each).
+  Value packPair(Value lo, Value hi);
+  Value activation(Value x);
+
+  ImplicitLocOpBuilder &b;
+  const Problem &pb;
+  int64_t blockRows, blockCols;
+  bool ordered;
+};
+
+Value KernelBuilder::packPair(Value lo, Value hi) {
+  auto vecType = VectorType::get({2}, pb.inputType);
+  Value vec = LLVM::UndefOp::create(b, vecType);
+  vec = LLVM::InsertElementOp::create(b, vec, lo, i32(0));
+  vec = LLVM::InsertElementOp::create(b, vec, hi, i32(1));
+  if (pb.inputType.isF16())
+    return vec;
+  return LLVM::BitcastOp::create(b, b.getI32Type(), vec);
+}
+
+Value KernelBuilder::activation(Value x) {
+  switch (pb.activation) {
+  case Activation::none:
+    return x;
+  case Activation::relu:
+    // maximumf keeps NaN, as the CPU path does.
+    return arith::MaximumFOp::create(b, x, f32(0.0));
+  case Activation::gelu_tanh:
+  case Activation::gelu_erf: {
+    // exp via the hardware's ex2 (llvm.exp2 lowers to ex2.approx), and
+    // LLVM's fabs/copysign rather than math ops, which convert-gpu-to-nvvm
+    // would turn into libdevice calls: no libdevice is needed to build or
+    // load the kernel.
+    auto exp = [&](Value y) {
+      Value scaled = arith::MulFOp::create(b, y, f32(1.4426950408889634));
+      return LLVM::Exp2Op::create(b, scaled).getResult();
+    };
+    Value inner;
+    if (pb.activation == Activation::gelu_tanh) {
+      // tanh(y) = 1 - 2 / (exp(2y) + 1), y = sqrt(2/pi) (x + 0.044715 x^3).
+      Value x3 = arith::MulFOp::create(b, arith::MulFOp::create(b, x, x), x);
+      Value y = arith::MulFOp::create(
+          b, f32(0.7978845608028654),
+          arith::AddFOp::create(b, x,
+                                arith::MulFOp::create(b, f32(0.044715), x3)));
+      // Clamp so that exp(2y) stays finite; tanh is +-1 there anyway.
+      y = arith::MinimumFOp::create(
+          b, arith::MaximumFOp::create(b, y, f32(-15.0)), f32(15.0));
+      Value e = exp(arith::MulFOp::create(b, y, f32(2.0)));
+      inner = arith::SubFOp::create(
+          b, f32(1.0),
+          arith::DivFOp::create(b, f32(2.0),
+                                arith::AddFOp::create(b, e, f32(1.0))));
+    } else {
+      // erf(z), z = x / sqrt(2), by Abramowitz & Stegun 7.1.26 (absolute
+      // error below 1.5e-7), odd in z.
+      Value z = arith::MulFOp::create(b, x, f32(0.7071067811865476));
+      Value az = LLVM::FAbsOp::create(b, z);
+      Value tt = arith::DivFOp::create(
+          b, f32(1.0),
+          arith::AddFOp::create(b, f32(1.0),
+                                arith::MulFOp::create(b, f32(0.3275911), az)));
+      const double coeffs[] = {1.061405429, -1.453152027, 1.421413741,
+                               -0.284496736, 0.254829592};
+      Value poly = f32(coeffs[0]);
+      for (int i = 1; i < 5; ++i)
+        poly = arith::AddFOp::create(b, arith::MulFOp::create(b, poly, tt),
+                                     f32(coeffs[i]));
+      poly = arith::MulFOp::create(b, poly, tt);
+      Value negZ2 = arith::NegFOp::create(b, arith::MulFOp::create(b, az, az));
+      Value erfAbs = arith::SubFOp::create(
+          b, f32(1.0), arith::MulFOp::create(b, poly, exp(negZ2)));
+      inner = LLVM::CopySignOp::create(b, erfAbs, z);
+    }
+    Value half = arith::MulFOp::create(b, f32(0.5), x);
+    return arith::MulFOp::create(b, half,
+                                 arith::AddFOp::create(b, f32(1.0), inner));
+  }
+  }
+  llvm_unreachable("unknown activation");
+}
+
+void KernelBuilder::build(gpu::GPUFuncOp func) {
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  unsigned arg = 0;
+  auto global = [&](Value p) {
+    return LLVM::AddrSpaceCastOp::create(
+        b, LLVM::LLVMPointerType::get(b.getContext(), 1), p);
+  };
+  Value values = global(entry.getArgument(arg++));
+  Value meta = global(entry.getArgument(arg++));
+  Value dense = global(entry.getArgument(arg++));
+  Value bias = pb.hasBias ? global(entry.getArgument(arg++)) : Value();
+  Value accIn = pb.hasAcc ? global(entry.getArgument(arg++)) : Value();
+  Value out = global(entry.getArgument(arg++));
+  Value rows = entry.getArgument(arg++);
+  Value cols = entry.getArgument(arg++);
+  Value depth = entry.getArgument(arg++);
+  Value valueCols = entry.getArgument(arg++);
+  Value metaCols = entry.getArgument(arg++);
+
+  auto toI32 = [&](Value index) {
+    return arith::IndexCastOp::create(b, b.getI32Type(), index);
+  };
+  Value tid = toI32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value warp = arith::DivUIOp::create(b, tid, i32(kWarpSize));
+  Value lane = arith::RemUIOp::create(b, tid, i32(kWarpSize));
+  Value g = arith::ShRUIOp::create(b, lane, i32(2));
+  Value t = arith::AndIOp::create(b, lane, i32(3));
+  int64_t warpsAcross = blockCols / kWarpCols;
+  Value warpRow = arith::DivUIOp::create(b, warp, i32(warpsAcross));
+  Value warpCol = arith::RemUIOp::create(b, warp, i32(warpsAcross));
+  Value blockRow =
+      mul(toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y)), i32(blockRows));
+  Value blockCol =
+      mul(toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x)), i32(blockCols));
+  Value rowBase = add(blockRow, mul(warpRow, i32(kWarpRows)));
+  Value colBase = add(blockCol, mul(warpCol, i32(kWarpCols)));
+  // Leading dimension of D: P when k-major (D is K x P), K otherwise.
+  Value denseLd = pb.denseKMajor ? cols : depth;
+
+  Type f32Type = b.getF32Type();
+  Type i16Type = b.getI16Type();
+  Value inputZero = zeroOf(pb.inputType);
+  Value metaPad16 = arith::ConstantIntOp::create(b, 0x4444, 16);
+
+  // K loop: ceil(K / 32) steps, 2 x 4 tiles of 4 f32 accumulators each.
+  Value steps =
+      arith::DivUIOp::create(b, add(depth, i32(kMmaK - 1)), i32(kMmaK));
+  SmallVector<Value> init(kRowTiles * kColTiles * 4, f32(0.0));
+  auto loop = scf::ForOp::create(b, i32(0), steps, i32(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    Value k0 = mul(step, i32(kMmaK));
+    Value valueCol0 = arith::DivUIOp::create(b, k0, i32(2));
+    Value metaCol0 = arith::DivUIOp::create(b, k0, i32(16));
+
+    // A fragments and metadata of each 16-row tile. Register j holds row
+    // g + 8 (j & 1), stored columns 2t, 2t + 1 (+ 8 for j >= 2).
+    SmallVector<SmallVector<Value, 4>> aRegs(kRowTiles);
+    SmallVector<Value> metaRegs(kRowTiles);
+    for (int64_t i = 0; i < kRowTiles; ++i) {
+      Value r0 = add(rowBase, i32(i * kMmaM));
+      for (int64_t j = 0; j < 4; ++j) {
+        Value row = add(add(r0, g), i32(8 * (j & 1)));
+        Value col = add(add(valueCol0, mul(t, i32(2))), i32(8 * (j >> 1)));
+        Value rowOk = lt(row, rows);
+        SmallVector<Value, 2> pair;
+        for (int64_t e = 0; e < 2; ++e) {
+          Value c = add(col, i32(e));
+          Value ok = both(rowOk, lt(c, valueCols));
+          Value index = add(mul(wide(row), wide(valueCols)), wide(c));
+          pair.push_back(loadIf(ok, values, pb.inputType, index, inputZero));
+        }
+        aRegs[i].push_back(packPair(pair[0], pair[1]));
+      }
+      // Ordered metadata, selector 0: lanes with t in {0, 1} supply it;
+      // bits 15:0 are row g, bits 31:16 row g + 8, each the canonical word
+      // of dense columns k0 + 16 t .. + 15 (the other lanes' words are
+      // ignored by the instruction).
+      Value metaCol = add(metaCol0, arith::AndIOp::create(b, t, i32(1)));
+      SmallVector<Value, 2> halves;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value row = add(add(r0, g), i32(8 * h));
+        Value ok = both(lt(row, rows), lt(metaCol, metaCols));
+        Value index = add(mul(wide(row), wide(metaCols)), wide(metaCol));
+        Value word = loadIf(ok, meta, i16Type, index, metaPad16);
+        halves.push_back(arith::ExtUIOp::create(b, b.getI32Type(), word));
+      }
+      metaRegs[i] = arith::OrIOp::create(
+          b, halves[0], arith::ShLIOp::create(b, halves[1], i32(16)));
+    }
+
+    // B fragments of each 8-column tile: register q holds D[k][p] for
+    // p = col + g and k = k0 + 2t + 8q + {0, 1}.
+    SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
+    for (int64_t j = 0; j < kColTiles; ++j) {
+      Value p = add(add(colBase, i32(j * kMmaN)), g);
+      Value colOk = lt(p, cols);
+      for (int64_t q = 0; q < 4; ++q) {
+        SmallVector<Value, 2> pair;
+        for (int64_t e = 0; e < 2; ++e) {
+          Value k = add(add(k0, mul(t, i32(2))), i32(8 * q + e));
+          Value ok = both(colOk, lt(k, depth));
+          Value index = pb.denseKMajor
+                            ? add(mul(wide(k), wide(denseLd)), wide(p))
+                            : add(mul(wide(p), wide(denseLd)), wide(k));
+          pair.push_back(loadIf(ok, dense, pb.inputType, index, inputZero));
+        }
+        bRegs[j].push_back(packPair(pair[0], pair[1]));
+      }
+    }
+
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {f32Type, f32Type, f32Type, f32Type});
+    std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
+    if (pb.inputType.isBF16())
+      ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                               NVVM::MMATypes::bf16};
+    SmallVector<Value> next;
+    auto iterArgs = loop.getRegionIterArgs();
+    for (int64_t i = 0; i < kRowTiles; ++i) {
+      for (int64_t j = 0; j < kColTiles; ++j) {
+        int64_t base = (i * kColTiles + j) * 4;
+        SmallVector<Value, 4> c(iterArgs.begin() + base,
+                                iterArgs.begin() + base + 4);
+        auto mma = NVVM::MmaSpOp::create(
+            b, resultType, aRegs[i], bRegs[j], c, metaRegs[i], i32(0),
+            ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
+            /*intOverflow=*/std::nullopt, ptxTypes);
+        if (ordered)
+          mma.setOrderedMetadata(true);
+        for (int64_t e = 0; e < 4; ++e)
+          next.push_back(LLVM::ExtractValueOp::create(b, mma, e));
+      }
+    }
+    scf::YieldOp::create(b, next);
+  }
+
+  // Epilogue on the registers: accumulator e of tile (i, j) is
+  // Out[row g + 8 (e >> 1)][col 2t + (e & 1)].
+  Value alpha = f32(pb.alpha);
+  Value beta = f32(pb.beta);
+  for (int64_t i = 0; i < kRowTiles; ++i) {
+    for (int64_t j = 0; j < kColTiles; ++j) {
+      for (int64_t e = 0; e < 4; ++e) {
+        Value r = add(add(add(rowBase, i32(i * kMmaM)), g), i32(8 * (e >> 1)));
+        Value p =
+            add(add(add(colBase, i32(j * kMmaN)), mul(t, i32(2))), i32(e & 1));
+        Value ok = both(lt(r, rows), lt(p, cols));
+        auto guard = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard insertion(b);
+        b.setInsertionPointToStart(guard.thenBlock());
+        // Out is R x P for a sparse lhs, its transpose P x R for a sparse
+        // rhs; acc has the result's shape.
+        Value index = pb.sparseLhs ? add(mul(wide(r), wide(cols)), wide(p))
+                                   : add(mul(wide(p), wide(rows)), wide(r));
+        Value v = loop.getResult((i * kColTiles + j) * 4 + e);
+        if (pb.alpha != 1.0)
+          v = arith::MulFOp::create(b, v, alpha);
+        if (pb.hasAcc && pb.beta != 0.0) {
+          Value a = loadAt(accIn, pb.accType, index);
+          if (!pb.accType.isF32())
+            a = arith::ExtFOp::create(b, f32Type, a);
+          v = arith::AddFOp::create(b, v, arith::MulFOp::create(b, a, beta));
+        }
+        if (pb.hasBias) {
+          Value bv = loadAt(bias, pb.biasType, wide(r));
+          if (!pb.biasType.isF32())
+            bv = arith::ExtFOp::create(b, f32Type, bv);
+          v = arith::AddFOp::create(b, v, bv);
+        }
+        v = activation(v);
+        if (!pb.outputType.isF32())
+          v = arith::TruncFOp::create(b, pb.outputType, v);
+        Value ptr = LLVM::GEPOp::create(b, out.getType(), pb.outputType, out,
+                                        ValueRange{index});
+        LLVM::StoreOp::create(b, v, ptr);
+      }
+    }
+  }
+  gpu::ReturnOp::create(b);
+}
+
+class LowerSpmmToGpu
+    : public mlir::stc::impl::StcLowerSpmmToGpuBase<LowerSpmmToGpu> {
+public:
+  using StcLowerSpmmToGpuBase::StcLowerSpmmToGpuBase;
+  void runOnOperation() override;
+
+private:
+  LogicalResult lower(SpmmOp op, gpu::GPUModuleOp kernels, unsigned index);
+};
+
+/// memref of the same shape and element type as tensor type `t`.
+static MemRefType bufferTypeOf(Type t) {
+  auto tensor = cast<RankedTensorType>(t);
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
+                                    unsigned index) {
+  Type valueType = op.getValues().getType().getElementType();
+  if (!valueType.isF16() && !valueType.isBF16())
+    return op.emitError("stc.spmm on a GPU target needs f16 or bf16 operands "
+                        "(mma.sp has no f32 form; f32 would be tf32 with the "
+                        "1:2 pattern, not implemented yet), got ")
+           << valueType;
+  // The verifier guarantees the rest: dense has the same element type, and
+  // f16/bf16 use the 2:4 pattern (1:2 is f32 only).
+  Problem pb;
+  pb.sparseLhs = op.getSparse() == SparseOperand::lhs;
+  // D[k][p]: sparse lhs, dense K x N is k-major, N x K (transposed) not;
+  // sparse rhs, dense M x K is p-major, K x M (transposed) k-major.
+  pb.denseKMajor = pb.sparseLhs != op.getDenseTransposed();
+  pb.inputType = valueType;
+  pb.outputType = op.getResult().getType().getElementType();
+  pb.hasBias = static_cast<bool>(op.getBias());
+  pb.hasAcc = static_cast<bool>(op.getAcc());
+  pb.biasType = pb.hasBias ? op.getBias().getType().getElementType() : Type();
+  pb.accType = pb.hasAcc ? op.getAcc().getType().getElementType() : Type();
+  pb.alpha = op.getAlpha().convertToDouble();
+  pb.beta = op.getBeta().convertToDouble();
+  pb.activation = op.getActivation();
+
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  std::string name = "stc_spmm_" + std::to_string(index);
+
+  // The kernel.
+  SmallVector<std::string> paramNames = {"values", "meta", "dense"};
+  if (pb.hasBias)
+    paramNames.push_back("bias");
+  if (pb.hasAcc)
+    paramNames.push_back("acc");
+  paramNames.push_back("out");
+  unsigned numPointers = paramNames.size();
+  for (const char *n : {"R", "P", "K", "value_cols", "meta_cols"})
+    paramNames.push_back(n);
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> paramTypes(numPointers, ptrType);
+  paramTypes.append(5, IntegerType::get(ctx, 32));
+  ImplicitLocOpBuilder kb(loc, ctx);
+  kb.setInsertionPointToEnd(kernels.getBody());
+  auto kernel =
+      gpu::GPUFuncOp::create(kb, name, FunctionType::get(ctx, paramTypes, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  int64_t threads = (blockRows / kWarpRows) * (blockCols / kWarpCols) * 32;
+  kernel.setKnownBlockSizeAttr(
+      kb.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  KernelBuilder(kb, pb, blockRows, blockCols, orderedMetadata).build(kernel);
+
+  // What tools (stc-compile --kernel-info) and the host lowering need to
+  // know about it.
+  auto tensorDims = [&](Value t) {
+    auto type = cast<RankedTensorType>(t.getType());
+    return std::make_pair(type.getDimSize(0), type.getDimSize(1));
+  };
+  auto [resultRows, resultCols] = tensorDims(op.getResult());
+  int64_t r = pb.sparseLhs ? resultRows : resultCols;
+  int64_t p = pb.sparseLhs ? resultCols : resultRows;
+  int64_t k = op.getStaticReductionSize();
+  GpuKernelInfo info;
+  info.kernel = name;
+  info.blockThreads = threads;
+  info.blockRows = blockRows;
+  info.blockCols = blockCols;
+  info.paramNames.assign(paramNames.begin(), paramNames.end());
+  info.numPointerParams = numPointers;
+  info.rows = r;
+  info.cols = p;
+  info.depth = k;
+  info.sparseLhs = pb.sparseLhs;
+  info.denseTransposed = op.getDenseTransposed();
+  info.inputType = valueType;
+  info.outputType = pb.outputType;
+  info.mma = "m16n8k32";
+  info.orderedMetadata = orderedMetadata;
+  kernel->setAttr(kKernelInfoAttrName, info.toAttr(ctx));
+
+  // The host side: a call to a private function on buffers, defined after
+  // bufferization by stc-gpu-host-launch.
+  ModuleOp module = getOperation();
+  ImplicitLocOpBuilder b(loc, op);
+  SmallVector<Value> tensors = {op.getValues(), op.getMeta(), op.getDense()};
+  if (pb.hasBias)
+    tensors.push_back(op.getBias());
+  if (pb.hasAcc)
+    tensors.push_back(op.getAcc());
+  SmallVector<Value> buffers;
+  SmallVector<Type> bufferTypes;
+  for (Value t : tensors) {
+    MemRefType type = bufferTypeOf(t.getType());
+    buffers.push_back(
+        bufferization::ToBufferOp::create(b, type, t, /*readOnly=*/true));
+    bufferTypes.push_back(type);
+  }
+  auto resultTensorType = cast<RankedTensorType>(op.getResult().getType());
+  // Result rows/cols: (sparse rows, dense other dim) for a sparse lhs,
+  // (dense other dim, sparse rows) for a sparse rhs.
+  int64_t denseOtherDim = 1 - op.getDenseReductionDim();
+  auto sizeSource = [&](int64_t d) -> std::pair<Value, int64_t> {
+    bool sparseSide = (d == 0) == pb.sparseLhs;
+    return sparseSide ? std::make_pair(op.getValues(), int64_t(0))
+                      : std::make_pair(op.getDense(), denseOtherDim);
+  };
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < 2; ++d) {
+    if (!resultTensorType.isDynamicDim(d))
+      continue;
+    auto [source, dim] = sizeSource(d);
+    dynamicSizes.push_back(tensor::DimOp::create(b, source, dim));
+  }
+  MemRefType outType = bufferTypeOf(resultTensorType);
+  Value outBuffer = memref::AllocOp::create(b, outType, dynamicSizes);
+  buffers.push_back(outBuffer);
+  bufferTypes.push_back(outType);
+
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToEnd(module.getBody());
+  auto host = func::FuncOp::create(mb, loc, name + "_host",
+                                   FunctionType::get(ctx, bufferTypes, {}));
+  host.setPrivate();
+  host->setAttr(kGpuSpmmHostAttrName,
+                SymbolRefAttr::get(kernels.getNameAttr(),
+                                   {FlatSymbolRefAttr::get(ctx, name)}));
+  func::CallOp::create(b, host, buffers);
+  Value result = bufferization::ToTensorOp::create(
+      b, resultTensorType, outBuffer, /*restrict=*/true, /*writable=*/true);
+  op.replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
+void LowerSpmmToGpu::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<SpmmOp> ops;
+  module.walk([&](SpmmOp op) { ops.push_back(op); });
+  if (ops.empty())
+    return;
+  if (blockRows != 64 || blockCols != 64) {
+    ops.front().emitError("stc-lower-spmm-to-gpu: only 64 x 64 block tiles "
+                          "are implemented, got ")
+        << static_cast<int64_t>(blockRows) << " x "
+        << static_cast<int64_t>(blockCols);
+    return signalPassFailure();
+  }
+  MLIRContext *ctx = module.getContext();
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(ctx));
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToEnd(module.getBody());
+  auto kernels = gpu::GPUModuleOp::create(mb, module.getLoc(), "stc_kernels");
+  unsigned index = 0;
+  for (SpmmOp op : ops)
+    if (failed(lower(op, kernels, index++)))
+      return signalPassFailure();
+}
+
+} // namespace

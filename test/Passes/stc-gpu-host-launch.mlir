@@ -1,0 +1,47 @@
+// stc-gpu-host-launch gives the declared host function its body: device
+// buffers for every argument, copies of the inputs (not of the result)
+// in, the launch configured by stc.kernel_info (grid = ceil(P / 64) x
+// ceil(R / 64), 128 threads; R, P, K, value and metadata columns as i32),
+// the result copied back, every device buffer freed, and no launch when the
+// result is empty.
+// RUN: stc-opt %s --stc-gpu-host-launch | FileCheck %s
+
+module attributes {gpu.container_module} {
+  func.func private @stc_spmm_0_host(memref<?x40xf16>, memref<?x5xi16>, memref<100x72xf16>, memref<40xf16>, memref<100x?xf16>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_0}
+  gpu.module @stc_kernels {
+    gpu.func @stc_spmm_0(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %a4: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc.kernel_info = {K = 72 : i64, P = 100 : i64, R = -1 : i64, block = [128, 1, 1], dense_transposed = false, grid = [2, -1, 1], kernel = "stc_spmm_0", num_pointers = 5 : i64, params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], sparse = "rhs", tile = [64, 64]}} {
+      gpu.return
+    }
+  }
+}
+
+// CHECK-LABEL: func.func private @stc_spmm_0_host(
+// CHECK-SAME: %[[V:[a-z0-9]+]]: memref<?x40xf16>, %[[M:[a-z0-9]+]]: memref<?x5xi16>, %[[D:[a-z0-9]+]]: memref<100x72xf16>, %[[B:[a-z0-9]+]]: memref<40xf16>, %[[OUT:[a-z0-9]+]]: memref<100x?xf16>)
+// CHECK-NOT: stc.gpu_spmm_host
+// CHECK-DAG: %[[R:.*]] = memref.dim %[[V]], %c0
+// CHECK-DAG: %[[VC:.*]] = memref.dim %[[V]], %c1
+// CHECK-DAG: %[[MC:.*]] = memref.dim %[[M]], %c1
+// The sparse rhs: K is dim 1 of the dense M x K operand, P dim 0 of out.
+// CHECK-DAG: %[[K:.*]] = memref.dim %[[D]], %c1
+// CHECK-DAG: %[[P:.*]] = memref.dim %[[OUT]], %c0
+// CHECK: scf.if
+// CHECK: %[[DV:.*]] = gpu.alloc (%{{.*}}) : memref<?x40xf16>
+// CHECK: gpu.memcpy %[[DV]], %[[V]]
+// CHECK: %[[DM:.*]] = gpu.alloc (%{{.*}}) : memref<?x5xi16>
+// CHECK: gpu.memcpy %[[DM]], %[[M]]
+// CHECK: %[[DD:.*]] = gpu.alloc () : memref<100x72xf16>
+// CHECK: gpu.memcpy %[[DD]], %[[D]]
+// CHECK: %[[DB:.*]] = gpu.alloc () : memref<40xf16>
+// CHECK: gpu.memcpy %[[DB]], %[[B]]
+// CHECK: %[[DO:.*]] = gpu.alloc (%{{.*}}) : memref<100x?xf16>
+// CHECK-NOT: gpu.memcpy %[[DO]]
+// CHECK: %[[GX:.*]] = arith.ceildivui %[[P]], %c64
+// CHECK: %[[GY:.*]] = arith.ceildivui %[[R]], %c64
+// CHECK: gpu.launch_func @stc_kernels::@stc_spmm_0 blocks in (%[[GX]], %[[GY]], %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) args({{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32)
+// CHECK: gpu.memcpy %[[OUT]], %[[DO]]
+// CHECK-DAG: gpu.dealloc %[[DV]]
+// CHECK-DAG: gpu.dealloc %[[DM]]
+// CHECK-DAG: gpu.dealloc %[[DD]]
+// CHECK-DAG: gpu.dealloc %[[DB]]
+// CHECK-DAG: gpu.dealloc %[[DO]]
+// CHECK: return

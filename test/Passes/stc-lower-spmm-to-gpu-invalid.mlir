@@ -1,0 +1,12 @@
+// What stc-lower-spmm-to-gpu cannot lower is an error at the op.
+// RUN: stc-opt %s -split-input-file -verify-diagnostics --stc-lower-spmm-to-gpu
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=block-rows=128 2>&1 | FileCheck %s --check-prefix=TILE
+
+// TILE: stc-lower-spmm-to-gpu-invalid.mlir:9:8: error: stc-lower-spmm-to-gpu: only 64 x 64 block tiles are implemented, got 128 x 64
+
+func.func @f32_operands(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %d: tensor<32x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{stc.spmm on a GPU target needs f16 or bf16 operands (mma.sp has no f32 form; f32 would be tf32 with the 1:2 pattern, not implemented yet), got 'f32'}}
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<16x16xf32>, tensor<16x2xi16>, tensor<32x8xf32> -> tensor<16x8xf32>
+  return %y : tensor<16x8xf32>
+}

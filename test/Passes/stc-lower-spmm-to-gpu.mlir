@@ -1,0 +1,63 @@
+// stc-lower-spmm-to-gpu: each stc.spmm becomes a kernel in gpu.module
+// @stc_kernels built on mma.sp (2 x 4 instructions per K step of 32, in a
+// loop over ceil(K / 32) steps), described by stc.kernel_info, and a call
+// of a private host function on buffers (defined later by
+// stc-gpu-host-launch).
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu | FileCheck %s
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu=ordered-metadata=false | FileCheck %s --check-prefix=PLAIN
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK-LABEL: func.func @lhs_f16
+// CHECK-DAG: %[[V:.*]] = bufferization.to_buffer %arg0 read_only : tensor<64x32xf16> to memref<64x32xf16>
+// CHECK-DAG: %[[M:.*]] = bufferization.to_buffer %arg1 read_only : tensor<64x4xi16> to memref<64x4xi16>
+// CHECK-DAG: %[[D:.*]] = bufferization.to_buffer %arg2 read_only : tensor<64x48xf16> to memref<64x48xf16>
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<64x48xf32>
+// CHECK: call @stc_spmm_0_host(%[[V]], %[[M]], %[[D]], %[[OUT]])
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: return %[[R]]
+func.func @lhs_f16(%v: tensor<64x32xf16>, %m: tensor<64x4xi16>, %d: tensor<64x48xf16>) -> tensor<64x48xf32> {
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<64x32xf16>, tensor<64x4xi16>, tensor<64x48xf16> -> tensor<64x48xf32>
+  return %y : tensor<64x48xf32>
+}
+
+// A sparse rhs with bias, ReLU and dynamic rows: the result's rows come
+// from the dense operand.
+// CHECK-LABEL: func.func @rhs_bf16_bias_relu
+// CHECK: %[[ROWS:.*]] = tensor.dim %arg2, %c0
+// CHECK: memref.alloc(%[[ROWS]]) : memref<?x40xbf16>
+// CHECK: call @stc_spmm_1_host({{.*}}) : (memref<40x40xbf16>, memref<40x5xi16>, memref<?x72xbf16>, memref<40xbf16>, memref<?x40xbf16>) -> ()
+func.func @rhs_bf16_bias_relu(%v: tensor<40x40xbf16>, %m: tensor<40x5xi16>, %x: tensor<?x72xbf16>, %b: tensor<40xbf16>) -> tensor<?x40xbf16> {
+  %y = stc.spmm %v, %m, %x bias(%b : tensor<40xbf16>)
+      {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, activation = #stc.activation<relu>}
+      : tensor<40x40xbf16>, tensor<40x5xi16>, tensor<?x72xbf16> -> tensor<?x40xbf16>
+  return %y : tensor<?x40xbf16>
+}
+
+// CHECK: gpu.module @stc_kernels
+// CHECK: gpu.func @stc_spmm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-SAME: stc.kernel_info = {K = 64 : i64, P = 48 : i64, R = 64 : i64, block = [128, 1, 1], dense_transposed = false, grid = [1, 1, 1], input_type = "f16", kernel = "stc_spmm_0", mma = "m16n8k32", num_pointers = 4 : i64, ordered_metadata = true, output_type = "f32", param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], shared_bytes = 0 : i64, sparse = "lhs", tile = [64, 64]}
+// CHECK: scf.for
+// CHECK-COUNT-8: nvvm.mma.sp.sync {{.*}} {orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: nvvm.mma.sp.sync
+// CHECK: scf.yield
+// The epilogue stores f32 as it is, guarded by the bounds.
+// CHECK-COUNT-32: scf.if
+// CHECK: gpu.return
+
+// The sparse rhs: bias pointer before out; bf16 operands are packed i32
+// registers with explicit PTX types; ReLU and the bf16 store in the
+// epilogue; dynamic P gives grid -1.
+// CHECK: gpu.func @stc_spmm_1(
+// CHECK-SAME: stc.kernel_info = {K = 72 : i64, P = -1 : i64, R = 40 : i64, {{.*}} grid = [-1, 1, 1], input_type = "bf16", {{.*}} num_pointers = 5 : i64, {{.*}} output_type = "bf16", {{.*}} params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], {{.*}} sparse = "rhs"
+// CHECK-COUNT-8: nvvm.mma.sp.sync {{.*}} {multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, f32)
+// CHECK: arith.maximumf
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+
+// CHECK: func.func private @stc_spmm_0_host(memref<64x32xf16>, memref<64x4xi16>, memref<64x48xf16>, memref<64x48xf32>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_0}
+// CHECK: func.func private @stc_spmm_1_host({{.*}}) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_1}
+
+// PLAIN-NOT: orderedMetadata
+// PLAIN: ordered_metadata = false
+// PLAIN: nvvm.mma.sp.sync
