@@ -251,4 +251,23 @@ def StcGpuHostLaunch : Pass<"stc-gpu-host-launch", "ModuleOp"> {
   ];
 }
 
+def StcEmulateGpuKernels : Pass<"stc-emulate-gpu-kernels", "ModuleOp"> {
+  let summary = "Run stc's GPU kernels on the CPU through the emulator";
+  let description = [{
+    For machines with no GPU: after `stc-gpu-host-launch`, turns each
+    kernel of `gpu.module @stc_kernels` into a CPU function that runs one
+    thread of it (`gpu.thread_id`/`gpu.block_id` become arguments, each
+    `nvvm.mma.sp.sync` a call of `stc_emu_mma_sp_m16n8k32`, the warp
+    rendezvous at which the CPU model of mma.sp computes the warp's result),
+    each `gpu.launch_func` a call of `stc_emu_launch`, and device memory
+    host memory (runtime/emulator/stc_gpu_emulator.h). `stc-run
+    --device=emulate` uses it to check the generated kernels against the
+    CPU reference without a GPU. Ops stc's kernels do not use are an error.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // STC_PASSES_PASSES_TD

@@ -171,6 +171,17 @@ void mlir::stc::buildStcGpuFinalizePipeline(OpPassManager &pm,
   // gpu.binary (PTX or cubin) it loads at start-up.
 }
 
+void mlir::stc::buildStcGpuEmulationPipeline(
+    OpPassManager &pm, const StcPipelineOptions &options) {
+  buildStcGpuKernelPipeline(pm, options);
+  if (options.stopAfterStc)
+    return;
+  pm.addPass(createStcEmulateGpuKernels());
+  addHostToLLVM(pm, /*gpuHost=*/false);
+  // Post-condition: a CPU module in the LLVM dialect that calls
+  // stc_emu_launch and stc_emu_mma_sp_m16n8k32.
+}
+
 LogicalResult mlir::stc::buildStcPipeline(OpPassManager &pm,
                                           const StcPipelineOptions &options) {
   bool cpu = options.target == "cpu";
@@ -185,7 +196,11 @@ LogicalResult mlir::stc::buildStcPipeline(OpPassManager &pm,
     buildStcCpuLoweringPipeline(pm, options);
     return success();
   }
-  // The GPU kernel pipeline includes the high level.
+  // The GPU pipelines include the high level.
+  if (options.gpuEmulate) {
+    buildStcGpuEmulationPipeline(pm, options);
+    return success();
+  }
   buildStcGpuKernelPipeline(pm, options);
   buildStcGpuFinalizePipeline(pm, options);
   return success();
@@ -212,6 +227,8 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
                                                 llvm::cl::init(10.0)};
   PassOptions::Option<bool> reference{*this, "reference",
                                       llvm::cl::init(false)};
+  PassOptions::Option<bool> gpuEmulate{*this, "gpu-emulate",
+                                       llvm::cl::init(false)};
   PassOptions::Option<bool> stopAfterStc{*this, "stop-after-stc",
                                          llvm::cl::init(false)};
 };
@@ -238,6 +255,7 @@ void mlir::stc::registerStcPipelines() {
         options.permuteTimeBudget = cl.permuteTimeBudget;
         options.reference = cl.reference;
         options.stopAfterStc = cl.stopAfterStc;
+        options.gpuEmulate = cl.gpuEmulate;
         if (failed(buildStcPipeline(pm, options)))
           return errorHandler(
               "stc-pipeline: unsupported target '" + options.target +

@@ -41,6 +41,9 @@ struct StcPipelineOptions {
   bool reference = false;
   /// Stop after the target-independent stc stage (no lowering to LLVM).
   bool stopAfterStc = false;
+  /// With a GPU target: run the kernels on the CPU through the emulator
+  /// (buildStcGpuEmulationPipeline) instead of building a GPU binary.
+  bool gpuEmulate = false;
   /// CPU microkernel tiling (see stc-lower-spmm-to-cpu).
   int64_t rowsPerTile = 8;
   int64_t vectorsPerTile = 2;
@@ -89,6 +92,13 @@ void buildStcGpuKernelPipeline(OpPassManager &pm,
 /// LLVM dialect, calling the runtime's mgpu* entry points.
 void buildStcGpuFinalizePipeline(OpPassManager &pm,
                                  const StcPipelineOptions &options);
+
+/// GPU kernels on the CPU (stc-run --device=emulate): the kernel pipeline,
+/// then stc-emulate-gpu-kernels and the CPU lowering of the host to the
+/// LLVM dialect. The program calls the emulator runtime
+/// (runtime/emulator/stc_gpu_emulator.h).
+void buildStcGpuEmulationPipeline(OpPassManager &pm,
+                                  const StcPipelineOptions &options);
 
 /// The whole pipeline: high level, then (unless stopAfterStc) the lowering
 /// for options.target. Fails for targets that are not implemented.

@@ -8,12 +8,22 @@
 // error line and a non-zero exit; outputs are written only after
 // everything succeeded, each atomically.
 //
+// `--device=cuda` compiles the kernels for the present GPU (its sm_XY, or
+// sm_90 PTX, JIT-compiled by the driver, on anything newer) and runs the
+// host code with the runtime's mgpu* entry points; `--device=auto` does so
+// when a CUDA driver and an sm_80+ GPU are present and the program compiles
+// for it, and runs on the CPU otherwise, saying which on stderr.
+// `--list-devices` prints the CUDA devices, one per line.
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/InitAll.h"
 #include "compiler/StcVersion.h"
 #include "compiler/lib/ToolSupport.h"
+#include "runtime/cuda/CudaDriver.h"
+#include "runtime/emulator/stc_gpu_emulator.h"
 #include "runtime/npy/Npy.h"
 #include "runtime/stc_runtime.h"
+#include "runtime/stc_runtime_cuda.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
@@ -31,6 +41,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <malloc.h>
 #include <random>
 
@@ -38,10 +49,14 @@ using namespace mlir;
 using namespace mlir::stc;
 namespace cl = llvm::cl;
 
+// Optional so that --list-devices needs no program; main() checks it.
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
+                                      cl::Optional);
 static cl::opt<std::string>
-    device("device", cl::desc("auto (default), cpu or cuda"), cl::init("auto"));
+    device("device",
+           cl::desc("auto (default), cpu, cuda, or emulate (the GPU kernels "
+                    "run on the CPU through the emulator, for testing)"),
+           cl::init("auto"));
 static cl::opt<std::string> entry("entry", cl::desc("Entry function"),
                                   cl::init("main"));
 static cl::list<std::string> inputs("input",
@@ -57,6 +72,10 @@ static cl::opt<bool> randomInputs("random-inputs",
                                            "normal distribution"));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random-inputs"),
                               cl::init(1));
+static cl::opt<bool> listDevices(
+    "list-devices",
+    cl::desc("Print the CUDA devices (\"N: NAME sm_XY, M MiB\") and exit; "
+             "exit status 1 when there is no driver or no device"));
 
 static constexpr const char *kTool = "stc-run";
 
@@ -295,6 +314,9 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
                            llvm::JITSymbolFlags::Exported};
   };
 #define STC_RT(name) add("_mlir_ciface_" #name, (void *)&_mlir_ciface_##name)
+  // The GPU emulator's entry points are plain C functions (no memrefs).
+  add("stc_emu_launch", (void *)&stc_emu_launch);
+  add("stc_emu_mma_sp_m16n8k32", (void *)&stc_emu_mma_sp_m16n8k32);
   STC_RT(stc_rt_prune_f32);
   STC_RT(stc_rt_prune_f16);
   STC_RT(stc_rt_prune_bf16);
@@ -312,7 +334,37 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
 #undef STC_RT
   // Strided copies that bufferization emits (upstream's C runner utils).
   add("memrefCopy", (void *)&memrefCopy);
+  // What gpu-to-llvm's host code calls (GPU targets).
+  size_t count = 0;
+  const StcCudaSymbol *symbols = stc_cuda_mgpu_symbols(&count);
+  for (size_t i = 0; i < count; ++i)
+    add(symbols[i].name, symbols[i].address);
   return map;
+}
+
+/// The runtime's CUDA error message as one line, without its "error: "
+/// prefix (the JIT log of a failed module load has several).
+std::string cudaErrorLine() {
+  std::string message = stc_cuda_last_error();
+  llvm::StringRef text(message);
+  text.consume_front("error: ");
+  std::string line;
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (llvm::StringRef l : lines) {
+    if (!line.empty())
+      line += line.back() == ':' ? " " : "; ";
+    line += l.trim().str();
+  }
+  return line;
+}
+
+/// Reports the recorded CUDA error, if any, as one "stc-run: error:" line.
+LogicalResult checkCudaError() {
+  if (!stc_cuda_has_error())
+    return success();
+  reportError(kTool, cudaErrorLine());
+  return failure();
 }
 
 /// A compiled program, ready to call.
@@ -358,6 +410,14 @@ FailureOr<CompiledProgram> compile(ModuleOp module,
     return failure();
   }
   (*engine)->registerSymbols(runtimeSymbols);
+  if (isStcGpuTarget(options.target) && !options.gpuEmulate) {
+    // Global constructors load the kernels (JIT-compiling the PTX): before
+    // the first timed call, and a failure is reported here.
+    stc_cuda_clear_error();
+    (*engine)->initialize();
+    if (failed(checkCudaError()))
+      return failure();
+  }
   // Materialize now, so that JIT compilation is not part of the first
   // timed call.
   auto entryPoint = (*engine)->lookupPacked("_mlir_ciface_" + entry);
@@ -419,6 +479,8 @@ FailureOr<SmallVector<HostTensor>> invoke(CompiledProgram &program,
     llvm::errs() << stc_rt_error_message() << "\n";
     return failure();
   }
+  if (failed(checkCudaError()))
+    return failure();
   return results;
 }
 
@@ -448,6 +510,93 @@ LogicalResult checkEntry(ModuleOp module) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// CUDA devices
+//===----------------------------------------------------------------------===//
+
+/// A runtime message without the advice to use --device=cpu (stc-run says
+/// itself what it falls back to).
+std::string withoutCpuAdvice(llvm::StringRef message) {
+  message.consume_front("error: ");
+  message.consume_back("; use --device=cpu");
+  return message.str();
+}
+
+/// `--list-devices`: one line per device, "N: NAME sm_XY, M MiB" (the
+/// memory when the driver reports it), marked when STC cannot use it.
+int listCudaDevices() {
+  using namespace ::stc::cuda;
+  CudaDriver &drv = CudaDriver::get();
+  if (!drv.status().ok()) {
+    reportError(kTool, (drv.status().code == STC_CUDA_ERROR_NO_DEVICE
+                            ? "no CUDA device: "
+                            : "no CUDA driver: ") +
+                           withoutCpuAdvice(drv.status().message));
+    return 1;
+  }
+  int count = 0;
+  if (CUresult r = drv.cuDeviceGetCount(&count); r != kCudaSuccess) {
+    reportError(kTool,
+                "no CUDA device: " + drv.describe("cuDeviceGetCount", r));
+    return 1;
+  }
+  if (count == 0) {
+    reportError(kTool, "no CUDA device: the driver reports 0 devices");
+    return 1;
+  }
+  // cuDeviceTotalMem is not among the entry points the runtime needs; look
+  // it up in the library the runtime loaded.
+  using TotalMemFn = CUresult (*)(size_t *, CUdevice);
+  TotalMemFn totalMem = nullptr;
+  if (void *lib = dlopen(drv.libraryPath().c_str(),
+                         RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD))
+    totalMem = reinterpret_cast<TotalMemFn>(dlsym(lib, "cuDeviceTotalMem_v2"));
+  for (int i = 0; i < count; ++i) {
+    DeviceProperties props;
+    Status status = drv.queryDevice(i, props);
+    if (!status.ok() && status.code != STC_CUDA_ERROR_UNSUPPORTED_DEVICE) {
+      llvm::outs() << i << ": (" << status.message
+                   << ")
+                      ";
+          continue;
+    }
+    llvm::outs() << i << ": " << props.name << " sm_" << props.smMajor
+                 << props.smMinor;
+    size_t bytes = 0;
+    if (totalMem && totalMem(&bytes, props.device) == kCudaSuccess)
+      llvm::outs() << ", " << (bytes >> 20) << " MiB";
+    if (!status.ok())
+      llvm::outs() << " (unsupported: STC's GPU kernels need sm_80 or later)";
+    llvm::outs() << "\n";
+  }
+  return 0;
+}
+
+/// The GPU target for a device of compute capability `sm` (10 * major +
+/// minor, at least 80): the newest target not newer than the device. Past
+/// sm_90 that is sm_90 PTX, which the driver JIT-compiles forward (sm_90a
+/// code would not run there).
+std::string targetForDevice(int sm) {
+  if (sm >= 90)
+    return "sm_90";
+  if (sm >= 89)
+    return "sm_89";
+  if (sm >= 86)
+    return "sm_86";
+  return "sm_80";
+}
+
+/// Probes device 0 for --device=cuda|auto. On success fills `info`; on
+/// failure returns the reason and leaves no error recorded.
+std::optional<std::string> probeCuda(StcCudaDeviceInfo &info) {
+  if (stc_cuda_init(0) == STC_CUDA_SUCCESS &&
+      stc_cuda_device_info(&info) == STC_CUDA_SUCCESS)
+    return std::nullopt;
+  std::string why = withoutCpuAdvice(cudaErrorLine());
+  stc_cuda_clear_error();
+  return why;
+}
+
 double toleranceFor(Type t) {
   if (t.isF16() || t.isBF16())
     return 1e-2;
@@ -472,19 +621,75 @@ int main(int argc, char **argv) {
   });
   cl::ParseCommandLineOptions(argc, argv,
                               "stc-run: compile and run an stc program\n");
+  if (listDevices)
+    return listCudaDevices();
+  if (inputFile.empty()) {
+    llvm::errs() << "stc-run: Not enough positional command line arguments "
+                    "specified!\nMust specify at least 1 positional argument: "
+                    "See: stc-run --help\n";
+    return 1;
+  }
 
   StcPipelineOptions options;
   if (failed(getPipelineOptions(kTool, options)))
     return 1;
-  if (device != "auto" && device != "cpu" && device != "cuda") {
-    reportError(kTool,
-                "--device must be auto, cpu or cuda, got '" + device + "'");
+  if (device != "auto" && device != "cpu" && device != "cuda" &&
+      device != "emulate") {
+    reportError(kTool, "--device must be auto, cpu, cuda or emulate, got '" +
+                           device + "'");
     return 1;
   }
-  if (device == "cuda") {
-    reportError(kTool, "--device=cuda: the GPU code generator is not "
-                       "implemented in this version (use --device=cpu)");
+  if (device == "emulate") {
+    // The GPU kernels, compiled for --target (sm_80 unless a GPU target is
+    // given), run on the CPU.
+    if (options.target == "cpu")
+      options.target = "sm_80";
+    options.gpuEmulate = true;
+  }
+  bool gpuTargetGiven = targetGiven() && options.target != "cpu";
+  if (device == "cpu" && gpuTargetGiven) {
+    reportError(kTool, "--target=" + options.target +
+                           " generates GPU code, which --device=cpu does not "
+                           "run (use --device=cuda or --device=emulate)");
     return 1;
+  }
+  if (device == "cuda" && targetGiven() && options.target == "cpu") {
+    reportError(kTool, "--target=cpu contradicts --device=cuda");
+    return 1;
+  }
+  // CUDA: which device, and the target its kernels are compiled for.
+  bool useCuda = false;
+  std::string cudaLine;
+  if (device == "cuda" || device == "auto") {
+    StcCudaDeviceInfo info;
+    std::optional<std::string> why = probeCuda(info);
+    if (why && (device == "cuda" || gpuTargetGiven)) {
+      reportError(kTool,
+                  "--device=" + device +
+                      (device == "auto" ? " with --target=" + options.target
+                                        : std::string()) +
+                      ": no usable CUDA device: " + *why);
+      return 1;
+    }
+    if (!why) {
+      useCuda = true;
+      std::string sm = "sm_" + std::to_string(info.sm);
+      if (!gpuTargetGiven) {
+        options.target = targetForDevice(info.sm);
+        // mma.sp::ordered_metadata is PTX ISA 8.5, which drivers before
+        // CUDA 12.5 cannot JIT-compile; the plain form is PTX 7.1.
+        if (info.driver_version > 0 && info.driver_version < 12050)
+          options.gpuOrderedMetadata = false;
+      }
+      cudaLine =
+          "stc-run: device: cuda (" + std::string(info.name) + ", " + sm +
+          (options.target == sm ? std::string()
+                                : ", running " + options.target + " kernels") +
+          ")";
+    } else {
+      cudaLine =
+          "stc-run: device: cpu (auto: no usable CUDA device: " + *why + ")";
+    }
   }
   if (repeat == 0) {
     reportError(kTool, "--repeat must be at least 1");
@@ -541,12 +746,43 @@ int main(int argc, char **argv) {
   if (check)
     referenceModule = module->clone();
 
-  llvm::errs() << "stc-run: device: cpu"
-               << (device == "auto" ? " (auto: this version generates CPU "
-                                      "code only)"
-                                    : "")
-               << "\n";
-  FailureOr<CompiledProgram> program = compile(*module, options);
+  if (device == "emulate")
+    llvm::errs() << "stc-run: device: emulate (" << options.target
+                 << " kernels on the CPU)\n";
+  else if (device == "auto" || useCuda)
+    llvm::errs() << cudaLine << "\n";
+  else
+    llvm::errs() << "stc-run: device: cpu\n";
+  FailureOr<CompiledProgram> program = failure();
+  if (useCuda && device == "auto") {
+    // Compile a copy for the GPU; a program the GPU code generator rejects
+    // (f32 operands, say) runs on the CPU instead.
+    OwningOpRef<ModuleOp> attempt = module->clone();
+    std::string why;
+    {
+      ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
+        if (d.getSeverity() != DiagnosticSeverity::Error)
+          return failure(); // remarks go on to the usual handlers
+        if (why.empty())
+          why = d.str();
+        return success();
+      });
+      program = compile(*attempt, options);
+    }
+    if (failed(program)) {
+      if (why.empty()) // not a compiler diagnostic: already reported
+        return 1;
+      llvm::errs() << "stc-run: device: cpu (auto: the GPU code generator "
+                      "rejected the program: "
+                   << why << ")\n";
+      options.target = "cpu";
+      setRemarksMuted(true); // Already reported by the attempt.
+      program = compile(*module, options);
+      setRemarksMuted(false);
+    }
+  } else {
+    program = compile(*module, options);
+  }
   if (failed(program))
     return 1;
 
@@ -572,6 +808,8 @@ int main(int argc, char **argv) {
   if (check) {
     StcPipelineOptions refOptions = options;
     refOptions.reference = true;
+    refOptions.target = "cpu";
+    refOptions.gpuEmulate = false;
     setRemarksMuted(true); // Already reported for the program itself.
     FailureOr<CompiledProgram> reference =
         compile(*referenceModule, refOptions);

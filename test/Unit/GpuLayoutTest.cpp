@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/StcGpuLayout.h"
-#include "test/Unit/MmaSpModel.h"
+#include "runtime/emulator/MmaSpModel.h"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@
 #include <vector>
 
 using namespace stc::format;
-using namespace stc::test;
+using namespace stc::emu;
 
 namespace {
 

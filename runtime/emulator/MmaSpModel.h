@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef STC_TEST_UNIT_MMASPMODEL_H
-#define STC_TEST_UNIT_MMASPMODEL_H
+#ifndef STC_RUNTIME_EMULATOR_MMASPMODEL_H
+#define STC_RUNTIME_EMULATOR_MMASPMODEL_H
 
 #include "runtime/format/StcGpuLayout.h"
 
@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-namespace stc::test {
+namespace stc::emu {
 
 /// Operand element types.
 enum class MmaElem { F16, BF16, TF32, S8, U8, F32, S32 };
@@ -85,6 +85,6 @@ struct MmaSpResult {
 MmaSpResult runMmaSp(const MmaSpInstr &instr, const MmaSpFragments &in,
                      int selector);
 
-} // namespace stc::test
+} // namespace stc::emu
 
-#endif // STC_TEST_UNIT_MMASPMODEL_H
+#endif // STC_RUNTIME_EMULATOR_MMASPMODEL_H

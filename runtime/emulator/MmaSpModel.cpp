@@ -11,12 +11,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "test/Unit/MmaSpModel.h"
+#include "runtime/emulator/MmaSpModel.h"
 
 #include <cstring>
 #include <sstream>
 
-namespace stc::test {
+namespace stc::emu {
 
 using format::MmaSpShape;
 
@@ -425,4 +425,4 @@ MmaSpResult runMmaSp(const MmaSpInstr &instr, const MmaSpFragments &in,
   return result;
 }
 
-} // namespace stc::test
+} // namespace stc::emu

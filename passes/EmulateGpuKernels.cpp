@@ -1,0 +1,307 @@
+//===- EmulateGpuKernels.cpp - run stc GPU kernels on the CPU -*- C++ -*-===//
+//
+// For machines with no GPU (CI, this project's build machines): turns the
+// kernels stc-lower-spmm-to-gpu generated, and the host code that launches
+// them, into CPU code that runs the very same kernel bodies through the
+// emulator runtime (runtime/emulator/stc_gpu_emulator.h):
+//
+// - each gpu.func @k becomes func.func @k_emu(%params: !llvm.ptr, %thread,
+//   %blockX, %blockY: i32): its parameters are read from the array of
+//   64-bit words, gpu.thread_id/block_id are the arguments, and every
+//   nvvm.mma.sp.sync becomes a call of stc_emu_mma_sp_m16n8k32, the warp
+//   rendezvous at which the CPU model of mma.sp computes the warp's result;
+// - gpu.launch_func packs its arguments into such an array and calls
+//   stc_emu_launch; gpu.alloc/memcpy/dealloc become host memref ops.
+//
+// Runs after stc-gpu-host-launch; the result is a plain CPU module for the
+// usual lowering to LLVM. Only the ops stc's kernels use are handled;
+// anything else is an error.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::stc {
+#define GEN_PASS_DEF_STCEMULATEGPUKERNELS
+#include "passes/Passes.h.inc"
+} // namespace mlir::stc
+
+using namespace mlir;
+using namespace mlir::stc;
+
+namespace {
+
+constexpr llvm::StringLiteral kLaunchFn = "stc_emu_launch";
+constexpr llvm::StringLiteral kMmaFn = "stc_emu_mma_sp_m16n8k32";
+
+class EmulateGpuKernels
+    : public mlir::stc::impl::StcEmulateGpuKernelsBase<EmulateGpuKernels> {
+public:
+  void runOnOperation() override;
+
+private:
+  FailureOr<func::FuncOp> emulateKernel(gpu::GPUFuncOp kernel);
+  LogicalResult emulateMma(NVVM::MmaSpOp mma);
+  void declareRuntime();
+
+  FunctionType kernelType() {
+    MLIRContext *ctx = &getContext();
+    Type i32 = IntegerType::get(ctx, 32);
+    return FunctionType::get(
+        ctx, {LLVM::LLVMPointerType::get(ctx), i32, i32, i32}, {});
+  }
+};
+
+void EmulateGpuKernels::declareRuntime() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToStart(module.getBody());
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i32 = IntegerType::get(ctx, 32);
+  Type i64 = IntegerType::get(ctx, 64);
+  auto declare = [&](StringRef name, ArrayRef<Type> args) {
+    if (module.lookupSymbol(name))
+      return;
+    auto f = func::FuncOp::create(b, module.getLoc(), name,
+                                  FunctionType::get(ctx, args, {}));
+    f.setPrivate();
+  };
+  declare(kLaunchFn, {kernelType(), i64, i64, i64, ptr});
+  declare(kMmaFn, {i32, i32, ptr, ptr, ptr, i32, i32, ptr});
+}
+
+/// An alloca of `n` elements of `type` in the entry block of `fn`, so that
+/// loops do not grow the stack.
+static Value entryAlloca(func::FuncOp fn, Type type, int64_t n, Location loc) {
+  OpBuilder b(&fn.getBody().front(), fn.getBody().front().begin());
+  Value count = LLVM::ConstantOp::create(b, loc, b.getI64Type(), n);
+  return LLVM::AllocaOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), type, count);
+}
+
+LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
+  auto shape = mma.getShape();
+  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 32 ||
+      mma.getOperandA().size() != 4 || mma.getOperandB().size() != 4 ||
+      mma.getOperandC().size() != 4)
+    return mma.emitError("stc-emulate-gpu: only m16n8k32 f16/bf16 mma.sp "
+                         "with f32 accumulators is emulated");
+  auto fn = mma->getParentOfType<func::FuncOp>();
+  Location loc = mma.getLoc();
+  ImplicitLocOpBuilder b(loc, mma);
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  Value a = entryAlloca(fn, i32, 4, loc), bRegs = entryAlloca(fn, i32, 4, loc),
+        c = entryAlloca(fn, f32, 4, loc), d = entryAlloca(fn, f32, 4, loc);
+  auto storeAll = [&](Value base, ValueRange values, Type type) {
+    for (auto [i, v] : llvm::enumerate(values)) {
+      Value word = v;
+      if (v.getType() != type)
+        word = LLVM::BitcastOp::create(b, type, v);
+      Value p = LLVM::GEPOp::create(b, base.getType(), type, base,
+                                    ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      LLVM::StoreOp::create(b, word, p);
+    }
+  };
+  storeAll(a, mma.getOperandA(), i32);
+  storeAll(bRegs, mma.getOperandB(), i32);
+  storeAll(c, mma.getOperandC(), f32);
+  Type aElem = mma.getOperandA().front().getType();
+  bool bf16 = !isa<VectorType>(aElem) ||
+              cast<VectorType>(aElem).getElementType().isBF16();
+  Value kind = arith::ConstantIntOp::create(b, bf16 ? 1 : 0, 32);
+  Value ordered =
+      arith::ConstantIntOp::create(b, mma.getOrderedMetadata() ? 1 : 0, 32);
+  func::CallOp::create(b, kMmaFn, TypeRange{},
+                       ValueRange{kind, ordered, a, bRegs, c,
+                                  mma.getSparseMetadata(),
+                                  mma.getSparsitySelector(), d});
+  Value result = LLVM::UndefOp::create(b, mma.getType());
+  for (int32_t i = 0; i < 4; ++i) {
+    Value p =
+        LLVM::GEPOp::create(b, d.getType(), f32, d, ArrayRef<LLVM::GEPArg>{i});
+    Value v = LLVM::LoadOp::create(b, f32, p);
+    result = LLVM::InsertValueOp::create(b, result, v, i);
+  }
+  (void)ctx;
+  mma.replaceAllUsesWith(result);
+  mma.erase();
+  return success();
+}
+
+FailureOr<func::FuncOp>
+EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = module.getContext();
+  Location loc = kernel.getLoc();
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToEnd(module.getBody());
+  auto fn = func::FuncOp::create(mb, loc, (kernel.getName() + "_emu").str(),
+                                 kernelType());
+  fn.setPrivate();
+  Block *entry = fn.addEntryBlock();
+  ImplicitLocOpBuilder b(loc, ctx);
+  b.setInsertionPointToStart(entry);
+  Value params = entry->getArgument(0);
+  IRMapping mapping;
+  Type i64 = b.getI64Type();
+  for (auto [i, arg] : llvm::enumerate(kernel.getArguments())) {
+    Value p = LLVM::GEPOp::create(b, params.getType(), i64, params,
+                                  ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    Value word = LLVM::LoadOp::create(b, i64, p);
+    Value v;
+    if (isa<LLVM::LLVMPointerType>(arg.getType()))
+      v = LLVM::IntToPtrOp::create(b, arg.getType(), word);
+    else if (arg.getType().isInteger(32))
+      v = arith::TruncIOp::create(b, arg.getType(), word);
+    else
+      return kernel.emitError("stc-emulate-gpu: unsupported kernel parameter "
+                              "type ")
+             << arg.getType();
+    mapping.map(arg, v);
+  }
+  // The body (one block: stc kernels use structured control flow).
+  if (!kernel.getBody().hasOneBlock())
+    return kernel.emitError("stc-emulate-gpu: kernels with more than one "
+                            "block are not emulated");
+  for (Operation &op : kernel.getBody().front())
+    b.clone(op, mapping);
+
+  Value thread = entry->getArgument(1);
+  Value blockX = entry->getArgument(2), blockY = entry->getArgument(3);
+  SmallVector<Operation *> toReplace;
+  fn.walk([&](Operation *op) {
+    if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::ReturnOp, NVVM::MmaSpOp>(op))
+      toReplace.push_back(op);
+  });
+  for (Operation *op : toReplace) {
+    b.setInsertionPoint(op);
+    if (auto tid = dyn_cast<gpu::ThreadIdOp>(op)) {
+      if (tid.getDimension() != gpu::Dimension::x)
+        return op->emitError("stc-emulate-gpu: only thread_id x is emulated");
+      op->replaceAllUsesWith(
+          arith::IndexCastOp::create(b, b.getIndexType(), thread)
+              ->getResults());
+      op->erase();
+    } else if (auto bid = dyn_cast<gpu::BlockIdOp>(op)) {
+      if (bid.getDimension() == gpu::Dimension::z)
+        return op->emitError("stc-emulate-gpu: block_id z is not emulated");
+      Value v = bid.getDimension() == gpu::Dimension::x ? blockX : blockY;
+      op->replaceAllUsesWith(
+          arith::IndexCastOp::create(b, b.getIndexType(), v)->getResults());
+      op->erase();
+    } else if (isa<gpu::ReturnOp>(op)) {
+      func::ReturnOp::create(b);
+      op->erase();
+    } else if (failed(emulateMma(cast<NVVM::MmaSpOp>(op)))) {
+      return failure();
+    }
+  }
+  // What a GPU kernel may contain that the CPU cannot run.
+  WalkResult unsupported = fn.walk([&](Operation *op) {
+    if (isa<gpu::GPUDialect, NVVM::NVVMDialect>(op->getDialect())) {
+      op->emitError("stc-emulate-gpu: cannot emulate ") << op->getName();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (unsupported.wasInterrupted())
+    return failure();
+  return fn;
+}
+
+void EmulateGpuKernels::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+  if (gpuModules.empty())
+    return;
+  declareRuntime();
+  MLIRContext *ctx = module.getContext();
+
+  // Kernels to CPU functions.
+  llvm::StringMap<func::FuncOp> emulated;
+  for (gpu::GPUModuleOp gm : gpuModules)
+    for (auto kernel : gm.getOps<gpu::GPUFuncOp>()) {
+      FailureOr<func::FuncOp> fn = emulateKernel(kernel);
+      if (failed(fn))
+        return signalPassFailure();
+      emulated[(gm.getName() + "::" + kernel.getName()).str()] = *fn;
+    }
+
+  // Host: launches and device memory.
+  SmallVector<Operation *> hostOps;
+  module.walk([&](Operation *op) {
+    if (isa<gpu::LaunchFuncOp, gpu::AllocOp, gpu::MemcpyOp, gpu::DeallocOp>(
+            op) &&
+        !op->getParentOfType<gpu::GPUModuleOp>())
+      hostOps.push_back(op);
+  });
+  Type i64 = IntegerType::get(ctx, 64);
+  for (Operation *op : hostOps) {
+    ImplicitLocOpBuilder b(op->getLoc(), op);
+    if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+      if (alloc.getAsyncToken())
+        return (void)(op->emitError("stc-emulate-gpu: async gpu.alloc"),
+                      signalPassFailure());
+      Value m =
+          memref::AllocOp::create(b, alloc.getType(), alloc.getDynamicSizes());
+      alloc.getMemref().replaceAllUsesWith(m);
+      op->erase();
+    } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+      memref::CopyOp::create(b, copy.getSrc(), copy.getDst());
+      op->erase();
+    } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
+      memref::DeallocOp::create(b, dealloc.getMemref());
+      op->erase();
+    } else {
+      auto launch = cast<gpu::LaunchFuncOp>(op);
+      std::string key = (launch.getKernelModuleName().getValue() +
+                         "::" + launch.getKernelName().getValue())
+                            .str();
+      auto it = emulated.find(key);
+      if (it == emulated.end())
+        return (void)(op->emitError("stc-emulate-gpu: no kernel ") << key,
+                      signalPassFailure());
+      auto fn = op->getParentOfType<func::FuncOp>();
+      int64_t n = launch.getKernelOperands().size();
+      Value params =
+          entryAlloca(fn, i64, std::max<int64_t>(n, 1), op->getLoc());
+      for (auto [i, v] : llvm::enumerate(launch.getKernelOperands())) {
+        Value word;
+        if (isa<LLVM::LLVMPointerType>(v.getType()))
+          word = LLVM::PtrToIntOp::create(b, i64, v);
+        else if (v.getType().isInteger(32))
+          word = arith::ExtSIOp::create(b, i64, v);
+        else
+          return (void)(op->emitError("stc-emulate-gpu: unsupported kernel "
+                                      "argument type ")
+                            << v.getType(),
+                        signalPassFailure());
+        Value p = LLVM::GEPOp::create(b, params.getType(), i64, params,
+                                      ArrayRef<LLVM::GEPArg>{int32_t(i)});
+        LLVM::StoreOp::create(b, word, p);
+      }
+      auto toI64 = [&](Value index) {
+        return arith::IndexCastOp::create(b, i64, index).getResult();
+      };
+      gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+      gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+      Value kernelRef = func::ConstantOp::create(
+          b, it->second.getFunctionType(),
+          FlatSymbolRefAttr::get(it->second.getSymNameAttr()));
+      func::CallOp::create(b, kLaunchFn, TypeRange{},
+                           ValueRange{kernelRef, toI64(grid.x), toI64(grid.y),
+                                      toI64(block.x), params});
+      op->erase();
+    }
+  }
+  for (gpu::GPUModuleOp gm : gpuModules)
+    gm.erase();
+  module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+}
+
+} // namespace

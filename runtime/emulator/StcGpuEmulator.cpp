@@ -1,0 +1,121 @@
+//===- StcGpuEmulator.cpp - run generated GPU kernels on the CPU ----------===//
+
+#include "runtime/emulator/MmaSpModel.h"
+#include "runtime/emulator/stc_gpu_emulator.h"
+
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace stc::emu;
+
+namespace {
+
+/// The 32 threads of one warp meet here at each mma.sp: every lane
+/// deposits its registers; the last to arrive runs the model for the warp
+/// and wakes the others, who take their result.
+struct Warp {
+  std::mutex mutex;
+  std::condition_variable done;
+  int arrived = 0;
+  uint64_t generation = 0;
+  MmaSpFragments in;
+  std::vector<uint32_t> d;
+  int inputKind = 0, selector = 0;
+
+  Warp() {
+    in.a.resize(32 * 4);
+    in.b.resize(32 * 4);
+    in.c.resize(32 * 4);
+  }
+};
+
+/// The calling thread's warp and lane (set by stc_emu_launch).
+thread_local Warp *currentWarp = nullptr;
+thread_local int currentLane = 0;
+
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "stc-gpu-emulator: error: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+} // namespace
+
+extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
+                               int64_t gridY, int64_t threads,
+                               int64_t *params) {
+  if (threads <= 0 || threads % 32 != 0 || threads > 1024)
+    fail("a block of " + std::to_string(threads) +
+         " threads (expected a multiple of 32 up to 1024)");
+  int64_t warps = threads / 32;
+  for (int64_t by = 0; by < gridY; ++by) {
+    for (int64_t bx = 0; bx < gridX; ++bx) {
+      std::vector<std::unique_ptr<Warp>> block;
+      for (int64_t w = 0; w < warps; ++w)
+        block.push_back(std::make_unique<Warp>());
+      std::vector<std::thread> workers;
+      workers.reserve(threads);
+      for (int64_t t = 0; t < threads; ++t) {
+        workers.emplace_back([&, t] {
+          currentWarp = block[t / 32].get();
+          currentLane = static_cast<int>(t % 32);
+          kernel(params, static_cast<int32_t>(t), static_cast<int32_t>(bx),
+                 static_cast<int32_t>(by));
+        });
+      }
+      for (std::thread &worker : workers)
+        worker.join();
+    }
+  }
+}
+
+extern "C" void stc_emu_mma_sp_m16n8k32(int32_t inputKind, int32_t ordered,
+                                        const int32_t *a, const int32_t *b,
+                                        const float *c, int32_t meta,
+                                        int32_t selector, float *d) {
+  (void)ordered; // The model is of the ordered form; the plain form reads
+                 // the same metadata for the legal (increasing) nibbles.
+  Warp *warp = currentWarp;
+  if (!warp)
+    fail("mma.sp called outside stc_emu_launch");
+  int lane = currentLane;
+  std::unique_lock<std::mutex> lock(warp->mutex);
+  for (int i = 0; i < 4; ++i) {
+    warp->in.a[lane * 4 + i] = static_cast<uint32_t>(a[i]);
+    warp->in.b[lane * 4 + i] = static_cast<uint32_t>(b[i]);
+    uint32_t bits;
+    std::memcpy(&bits, &c[i], 4);
+    warp->in.c[lane * 4 + i] = bits;
+  }
+  warp->in.e[lane] = static_cast<uint32_t>(meta);
+  if (warp->arrived == 0) {
+    warp->inputKind = inputKind;
+    warp->selector = selector;
+  } else if (warp->inputKind != inputKind || warp->selector != selector) {
+    fail("the lanes of a warp disagree on the mma.sp's type or selector");
+  }
+  uint64_t generation = warp->generation;
+  if (++warp->arrived == 32) {
+    MmaSpInstr instr{stc::format::MmaSpShape::M16N8K32B16,
+                     inputKind == 0 ? MmaElem::F16 : MmaElem::BF16,
+                     inputKind == 0 ? MmaElem::F16 : MmaElem::BF16,
+                     MmaElem::F32};
+    MmaSpResult result = runMmaSp(instr, warp->in, selector);
+    if (!result.ok)
+      fail("mma.sp: " + result.error);
+    warp->d = std::move(result.d);
+    warp->arrived = 0;
+    ++warp->generation;
+    warp->done.notify_all();
+  } else {
+    warp->done.wait(lock, [&] { return warp->generation != generation; });
+  }
+  for (int i = 0; i < 4; ++i)
+    std::memcpy(&d[i], &warp->d[lane * 4 + i], 4);
+}

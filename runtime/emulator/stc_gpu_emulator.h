@@ -1,0 +1,49 @@
+/*===- stc_gpu_emulator.h - run generated GPU kernels on the CPU -*- C -*-===//
+ *
+ * What generated code calls when `stc-emulate-gpu` has turned its kernels
+ * into CPU functions (stc-run --device=emulate): a launch runs every thread
+ * of every block as a CPU thread, and each warp-wide mma.sp is a
+ * rendezvous of the warp's 32 threads at which the CPU model of mma.sp
+ * (MmaSpModel.h, written from the PTX ISA's fragment tables) computes the
+ * warp's result. Slow, and only as faithful as the model, but it runs the
+ * kernel's own index arithmetic, bounds checks, fragment packing and
+ * epilogue on machines with no GPU.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef STC_RUNTIME_EMULATOR_STC_GPU_EMULATOR_H
+#define STC_RUNTIME_EMULATOR_STC_GPU_EMULATOR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One thread of a kernel: its parameters (each widened to 64 bits, in
+ * order), its thread index and its block's (x, y) index. */
+typedef void (*stc_emu_kernel_fn)(int64_t *params, int32_t thread,
+                                  int32_t blockX, int32_t blockY);
+
+/* Runs `kernel` on a grid of grid_x x grid_y blocks of `threads` threads
+ * (a multiple of 32). Blocks run one after the other; the threads of a
+ * block concurrently. */
+void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t grid_x, int64_t grid_y,
+                    int64_t threads, int64_t *params);
+
+/* mma.sp(::ordered_metadata).sync.aligned.m16n8k32.row.col.f32.<t>.<t>.f32
+ * for the calling thread's lane: a[4], b[4] its A and B registers (f16x2 or
+ * bf16x2 as 32-bit words; input_kind 0 = f16, 1 = bf16), c[4] its
+ * accumulators, meta its metadata register, selector the sparsity
+ * selector; d[4] receives its result. Every thread of the warp must call it
+ * with the same input_kind, ordered and selector. An illegal metadata
+ * nibble in a lane the selector reads is reported (once, on stderr) and
+ * aborts the emulation: the hardware's result would be undefined. */
+void stc_emu_mma_sp_m16n8k32(int32_t input_kind, int32_t ordered,
+                             const int32_t *a, const int32_t *b, const float *c,
+                             int32_t meta, int32_t selector, float *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STC_RUNTIME_EMULATOR_STC_GPU_EMULATOR_H */

@@ -1,0 +1,81 @@
+// The generated mma.sp kernels, run on the CPU through the emulator
+// (stc-run --device=emulate: each thread of each block is a CPU thread, and
+// each warp-wide mma.sp is computed by the CPU model of the instruction,
+// written from the PTX ISA's fragment tables), against the CPU dense
+// reference of the same program (--check) on random data. This runs the
+// kernels' own index arithmetic, bounds checks (every shape below is ragged
+// in some dimension), fragment packing, metadata words (with run-time
+// pruned, hence non-uniform, metadata) and epilogue on machines with no
+// GPU; it cannot show timing or hardware behaviour the model does not have.
+// REQUIRES: numpy
+// RUN: stc-run %s --device=emulate --entry=lhs_f16_f32 --random-inputs --seed=1 --check 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=rhs_bf16_bias_gelu --random-inputs --seed=2 --check 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=3 --check 2>&1 | FileCheck %s
+// RUN: %python -c "import numpy as np; np.save('%t.xt.npy', np.random.default_rng(4).standard_normal((48, 45)).astype(np.float16))"
+// RUN: stc-run %s --device=emulate --entry=rhs_transposed_dynamic_gelu_erf --input=%t.xt.npy --random-inputs --seed=4 --check 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=tiny --random-inputs --seed=5 --check 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=linear_force --sparsity=force --random-inputs --seed=6 --check 2>&1 | FileCheck %s
+// CHECK: stc-run: device: emulate (sm_80 kernels on the CPU)
+// CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
+
+// A sparse lhs (M x K, pruned along K at run time), f32 output.
+func.func @lhs_f16_f32(%a: tensor<130x96xf16>, %b: tensor<96x70xf16>) -> tensor<130x70xf32> {
+  %p = stc.prune %a by #stc.nm<2:4> along 1 : tensor<130x96xf16>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 1 : tensor<130x96xf16> -> tensor<130x48xf16>, tensor<130x6xi16>
+  %y = stc.spmm %v, %m, %b {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<130x48xf16>, tensor<130x6xi16>, tensor<96x70xf16> -> tensor<130x70xf32>
+  return %y : tensor<130x70xf32>
+}
+
+// X . W with W (K x N) sparse along K; K = 50 is not a multiple of 32 (nor
+// of 16: the compressed rows are padded), bias and tanh GELU, bf16 out.
+func.func @rhs_bf16_bias_gelu(%x: tensor<37x50xbf16>, %w: tensor<50x29xbf16>, %bias: tensor<29xbf16>) -> tensor<37x29xbf16> {
+  %p = stc.prune %w by #stc.nm<2:4> along 0 : tensor<50x29xbf16>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 0 : tensor<50x29xbf16> -> tensor<29x32xbf16>, tensor<29x4xi16>
+  %y = stc.spmm %v, %m, %x bias(%bias : tensor<29xbf16>)
+      {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, activation = #stc.activation<gelu_tanh>}
+      : tensor<29x32xbf16>, tensor<29x4xi16>, tensor<37x50xbf16> -> tensor<37x29xbf16>
+  return %y : tensor<37x29xbf16>
+}
+
+// Dense operand given N x K (transposed), alpha, beta with an f16
+// accumulator input, ReLU, f16 out.
+func.func @lhs_transposed_alpha_beta_relu(%a: tensor<65x64xf16>, %bt: tensor<72x64xf16>, %acc: tensor<65x72xf16>) -> tensor<65x72xf16> {
+  %p = stc.prune %a by #stc.nm<2:4> along 1 : tensor<65x64xf16>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 1 : tensor<65x64xf16> -> tensor<65x32xf16>, tensor<65x4xi16>
+  %y = stc.spmm %v, %m, %bt acc(%acc : tensor<65x72xf16>)
+      {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>, dense_transposed = true,
+       alpha = 0.5 : f64, beta = 2.0 : f64, activation = #stc.activation<relu>}
+      : tensor<65x32xf16>, tensor<65x4xi16>, tensor<72x64xf16> -> tensor<65x72xf16>
+  return %y : tensor<65x72xf16>
+}
+
+// A sparse rhs with the dense operand K x M (transposed), dynamic sizes,
+// an f32 bias and the erf GELU.
+func.func @rhs_transposed_dynamic_gelu_erf(%xt: tensor<?x?xf16>, %w: tensor<48x33xf16>, %bias: tensor<33xf32>) -> tensor<?x33xf32> {
+  %p = stc.prune %w by #stc.nm<2:4> along 0 : tensor<48x33xf16>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 0 : tensor<48x33xf16> -> tensor<33x24xf16>, tensor<33x3xi16>
+  %y = stc.spmm %v, %m, %xt bias(%bias : tensor<33xf32>)
+      {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, dense_transposed = true,
+       activation = #stc.activation<gelu_erf>}
+      : tensor<33x24xf16>, tensor<33x3xi16>, tensor<?x?xf16> -> tensor<?x33xf32>
+  return %y : tensor<?x33xf32>
+}
+
+// One row, one 16-column group.
+func.func @tiny(%a: tensor<1x16xf16>, %b: tensor<16x8xf16>) -> tensor<1x8xf32> {
+  %p = stc.prune %a by #stc.nm<2:4> along 1 : tensor<1x16xf16>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 1 : tensor<1x16xf16> -> tensor<1x8xf16>, tensor<1x1xi16>
+  %y = stc.spmm %v, %m, %b {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<1x8xf16>, tensor<1x1xi16>, tensor<16x8xf16> -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// The whole path from linalg: --sparsity=force prunes the weight of X . W.
+func.func @linear_force(%x: tensor<66x128xf16>, %w: tensor<128x80xf16>) -> tensor<66x80xf16> {
+  %e = tensor.empty() : tensor<66x80xf16>
+  %z = arith.constant 0.0 : f16
+  %f = linalg.fill ins(%z : f16) outs(%e : tensor<66x80xf16>) -> tensor<66x80xf16>
+  %y = linalg.matmul ins(%x, %w : tensor<66x128xf16>, tensor<128x80xf16>) outs(%f : tensor<66x80xf16>) -> tensor<66x80xf16>
+  return %y : tensor<66x80xf16>
+}
