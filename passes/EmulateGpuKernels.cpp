@@ -36,6 +36,9 @@ namespace {
 
 constexpr llvm::StringLiteral kLaunchFn = "stc_emu_launch";
 constexpr llvm::StringLiteral kMmaFn = "stc_emu_mma_sp_m16n8k32";
+constexpr llvm::StringLiteral kLdmatrixFn = "stc_emu_ldmatrix";
+constexpr llvm::StringLiteral kCpAsyncFn = "stc_emu_cp_async";
+constexpr llvm::StringLiteral kBarrierFn = "stc_emu_barrier";
 
 class EmulateGpuKernels
     : public mlir::stc::impl::StcEmulateGpuKernelsBase<EmulateGpuKernels> {
@@ -45,6 +48,8 @@ public:
 private:
   FailureOr<func::FuncOp> emulateKernel(gpu::GPUFuncOp kernel);
   LogicalResult emulateMma(NVVM::MmaSpOp mma);
+  LogicalResult emulateLdmatrix(NVVM::LdMatrixOp op);
+  void emulateCpAsync(NVVM::CpAsyncOp op);
   void declareRuntime();
 
   FunctionType kernelType() {
@@ -72,6 +77,9 @@ void EmulateGpuKernels::declareRuntime() {
   };
   declare(kLaunchFn, {kernelType(), i64, i64, i64, ptr});
   declare(kMmaFn, {i32, i32, ptr, ptr, ptr, i32, i32, ptr});
+  declare(kLdmatrixFn, {ptr, i32, i32, ptr});
+  declare(kCpAsyncFn, {ptr, ptr, i32, i32});
+  declare(kBarrierFn, {});
 }
 
 /// An alloca of `n` elements of `type` in the entry block of `fn`, so that
@@ -133,6 +141,58 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
   return success();
 }
 
+/// A pointer in the CPU's (only) address space.
+static Value flat(ImplicitLocOpBuilder &b, Value ptr) {
+  auto type = cast<LLVM::LLVMPointerType>(ptr.getType());
+  if (type.getAddressSpace() == 0)
+    return ptr;
+  return LLVM::AddrSpaceCastOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext()), ptr);
+}
+
+LogicalResult EmulateGpuKernels::emulateLdmatrix(NVVM::LdMatrixOp op) {
+  auto shape = op.getShape();
+  if (shape.getM() != 8 || shape.getN() != 8 ||
+      op.getEltType() != NVVM::LdStMatrixEltType::B16)
+    return op.emitError("stc-emulate-gpu: only m8n8 b16 ldmatrix is emulated");
+  auto fn = op->getParentOfType<func::FuncOp>();
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Type i32 = b.getI32Type();
+  int64_t num = op.getNum();
+  Value out = entryAlloca(fn, i32, 4, op.getLoc());
+  Value numValue = arith::ConstantIntOp::create(b, num, 32);
+  Value trans = arith::ConstantIntOp::create(
+      b, op.getLayout() == NVVM::MMALayout::col ? 1 : 0, 32);
+  func::CallOp::create(b, kLdmatrixFn, TypeRange{},
+                       ValueRange{flat(b, op.getPtr()), numValue, trans, out});
+  auto wordAt = [&](int32_t i) {
+    Value p = LLVM::GEPOp::create(b, out.getType(), i32, out,
+                                  ArrayRef<LLVM::GEPArg>{i});
+    return LLVM::LoadOp::create(b, i32, p).getResult();
+  };
+  Value result;
+  if (num == 1) {
+    result = wordAt(0);
+  } else {
+    result = LLVM::UndefOp::create(b, op.getType());
+    for (int32_t i = 0; i < num; ++i)
+      result = LLVM::InsertValueOp::create(b, result, wordAt(i), i);
+  }
+  op.replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
+void EmulateGpuKernels::emulateCpAsync(NVVM::CpAsyncOp op) {
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Value size = arith::ConstantIntOp::create(b, op.getSize(), 32);
+  Value srcSize = op.getCpSize() ? op.getCpSize() : size;
+  func::CallOp::create(
+      b, kCpAsyncFn, TypeRange{},
+      ValueRange{flat(b, op.getDst()), flat(b, op.getSrc()), size, srcSize});
+  op.erase();
+}
+
 FailureOr<func::FuncOp>
 EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
   ModuleOp module = getOperation();
@@ -175,7 +235,9 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
   Value blockX = entry->getArgument(2), blockY = entry->getArgument(3);
   SmallVector<Operation *> toReplace;
   fn.walk([&](Operation *op) {
-    if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::ReturnOp, NVVM::MmaSpOp>(op))
+    if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::ReturnOp, gpu::BarrierOp,
+            NVVM::MmaSpOp, NVVM::LdMatrixOp, NVVM::CpAsyncOp,
+            NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op))
       toReplace.push_back(op);
   });
   for (Operation *op : toReplace) {
@@ -196,6 +258,19 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
       op->erase();
     } else if (isa<gpu::ReturnOp>(op)) {
       func::ReturnOp::create(b);
+      op->erase();
+    } else if (isa<gpu::BarrierOp>(op)) {
+      func::CallOp::create(b, kBarrierFn, TypeRange{}, ValueRange{});
+      op->erase();
+    } else if (auto ld = dyn_cast<NVVM::LdMatrixOp>(op)) {
+      if (failed(emulateLdmatrix(ld)))
+        return failure();
+    } else if (auto cp = dyn_cast<NVVM::CpAsyncOp>(op)) {
+      // The copy happens at once: a legal schedule of an asynchronous copy,
+      // so commit and wait have nothing to do. (The emulator cannot catch a
+      // read that does not wait.)
+      emulateCpAsync(cp);
+    } else if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op)) {
       op->erase();
     } else if (failed(emulateMma(cast<NVVM::MmaSpOp>(op)))) {
       return failure();
@@ -221,6 +296,12 @@ void EmulateGpuKernels::runOnOperation() {
     return;
   declareRuntime();
   MLIRContext *ctx = module.getContext();
+
+  // Shared memory: the kernels' globals move to the module. Blocks run one
+  // after the other, so one copy serves the block that runs.
+  for (gpu::GPUModuleOp gm : gpuModules)
+    for (auto global : llvm::make_early_inc_range(gm.getOps<LLVM::GlobalOp>()))
+      global->moveBefore(module.getBody(), module.getBody()->end());
 
   // Kernels to CPU functions.
   llvm::StringMap<func::FuncOp> emulated;

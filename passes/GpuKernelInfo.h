@@ -18,6 +18,9 @@
 //                     (-1 when dynamic)
 //   sparse            "lhs" or "rhs"; dense_transposed (bool)
 //   input_type, output_type, mma, ordered_metadata
+//   variant           "direct" (fragments from global memory) or "staged"
+//                     (cp.async pipeline through shared memory, ldmatrix)
+//   static_shared_bytes  shared memory the kernel declares itself
 //
 //===----------------------------------------------------------------------===//
 #ifndef STC_PASSES_GPUKERNELINFO_H
@@ -49,6 +52,8 @@ struct GpuKernelInfo {
   Type inputType, outputType;
   std::string mma;
   bool orderedMetadata = true;
+  std::string variant;
+  int64_t staticSharedBytes = 0;
 
   DictionaryAttr toAttr(MLIRContext *ctx) const {
     Builder b(ctx);
@@ -87,6 +92,9 @@ struct GpuKernelInfo {
         b.getNamedAttr("output_type", typeName(outputType)),
         b.getNamedAttr("mma", b.getStringAttr(mma)),
         b.getNamedAttr("ordered_metadata", b.getBoolAttr(orderedMetadata)),
+        b.getNamedAttr("variant", b.getStringAttr(variant)),
+        b.getNamedAttr("static_shared_bytes",
+                       b.getI64IntegerAttr(staticSharedBytes)),
     };
     return b.getDictionaryAttr(attrs);
   }

@@ -63,7 +63,20 @@ constexpr int64_t kRowTiles = kWarpRows / kMmaM; // 2
 constexpr int64_t kColTiles = kWarpCols / kMmaN; // 4
 /// Metadata word for padding: every nibble 0x4 keeps elements (0, 1), a
 /// legal pattern, of values that are zero.
-constexpr int64_t kPaddingMetadata = 0x44444444;
+constexpr int64_t kThreads = 128;
+/// The staged kernel: kStages buffers of one K step each in shared memory,
+/// A (64 rows x 16 stored elements = 32 bytes) then B (64 p-rows x 32 k =
+/// 64 bytes, or 32 k-rows x 64 p = 128 bytes), 16-byte chunks swizzled so
+/// that ldmatrix's 8 row addresses hit distinct banks.
+constexpr int64_t kStages = 3;
+constexpr int64_t kChunkBytes = 16;
+constexpr int64_t kChunkElems = 8;
+constexpr int64_t kARowBytes = 32;
+constexpr int64_t kABytes = 64 * kARowBytes;
+constexpr int64_t kBPMajorRowBytes = 64;
+constexpr int64_t kBKMajorRowBytes = 128;
+constexpr int64_t kBBytes = 4096;
+constexpr int64_t kStageBytes = kABytes + kBBytes;
 
 /// How one stc.spmm maps onto the canonical problem.
 struct Problem {
@@ -87,8 +100,12 @@ public:
         ordered(ordered) {}
 
   /// Emits the kernel body into the entry block of `func`, whose arguments
-  /// follow kernelParamNames().
+  /// follow kernelParamNames(): fragments loaded from global memory.
   void build(gpu::GPUFuncOp func);
+  /// The same kernel with A and B staged through shared memory
+  /// (`sharedMemory`, kStages x kStageBytes) by a cp.async pipeline and read
+  /// with ldmatrix. Needs 16-byte aligned rows of D (checked by the caller).
+  void buildStaged(gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory);
 
 private:
   Value i32(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
@@ -126,10 +143,23 @@ private:
   Value packPair(Value lo, Value hi);
   Value activation(Value x);
 
+  /// Kernel arguments and thread coordinates, and the pieces both kernels
+  /// share.
+  void prologue(gpu::GPUFuncOp func);
+  SmallVector<Value> metadataRegs(Value k0);
+  SmallVector<Value> mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
+                             ArrayRef<SmallVector<Value, 4>> bRegs,
+                             ArrayRef<Value> metaRegs, ValueRange acc);
+  void epilogue(ValueRange acc);
+
   ImplicitLocOpBuilder &b;
   const Problem &pb;
   int64_t blockRows, blockCols;
   bool ordered;
+  Value values, meta, dense, bias, accIn, out;
+  Value rows, cols, depth, valueCols, metaCols, denseLd, steps;
+  Value tid, lane, g, t, warpRow, warpCol, blockRow, blockCol, rowBase, colBase,
+      inputZero;
 };
 
 Value KernelBuilder::packPair(Value lo, Value hi) {
@@ -204,7 +234,7 @@ Value KernelBuilder::activation(Value x) {
   llvm_unreachable("unknown activation");
 }
 
-void KernelBuilder::build(gpu::GPUFuncOp func) {
+void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   unsigned arg = 0;
@@ -212,60 +242,109 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
     return LLVM::AddrSpaceCastOp::create(
         b, LLVM::LLVMPointerType::get(b.getContext(), 1), p);
   };
-  Value values = global(entry.getArgument(arg++));
-  Value meta = global(entry.getArgument(arg++));
-  Value dense = global(entry.getArgument(arg++));
-  Value bias = pb.hasBias ? global(entry.getArgument(arg++)) : Value();
-  Value accIn = pb.hasAcc ? global(entry.getArgument(arg++)) : Value();
-  Value out = global(entry.getArgument(arg++));
-  Value rows = entry.getArgument(arg++);
-  Value cols = entry.getArgument(arg++);
-  Value depth = entry.getArgument(arg++);
-  Value valueCols = entry.getArgument(arg++);
-  Value metaCols = entry.getArgument(arg++);
+  values = global(entry.getArgument(arg++));
+  meta = global(entry.getArgument(arg++));
+  dense = global(entry.getArgument(arg++));
+  bias = pb.hasBias ? global(entry.getArgument(arg++)) : Value();
+  accIn = pb.hasAcc ? global(entry.getArgument(arg++)) : Value();
+  out = global(entry.getArgument(arg++));
+  rows = entry.getArgument(arg++);
+  cols = entry.getArgument(arg++);
+  depth = entry.getArgument(arg++);
+  valueCols = entry.getArgument(arg++);
+  metaCols = entry.getArgument(arg++);
 
   auto toI32 = [&](Value index) {
     return arith::IndexCastOp::create(b, b.getI32Type(), index);
   };
-  Value tid = toI32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  tid = toI32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value warp = arith::DivUIOp::create(b, tid, i32(kWarpSize));
-  Value lane = arith::RemUIOp::create(b, tid, i32(kWarpSize));
-  Value g = arith::ShRUIOp::create(b, lane, i32(2));
-  Value t = arith::AndIOp::create(b, lane, i32(3));
+  lane = arith::RemUIOp::create(b, tid, i32(kWarpSize));
+  g = arith::ShRUIOp::create(b, lane, i32(2));
+  t = arith::AndIOp::create(b, lane, i32(3));
   int64_t warpsAcross = blockCols / kWarpCols;
-  Value warpRow = arith::DivUIOp::create(b, warp, i32(warpsAcross));
-  Value warpCol = arith::RemUIOp::create(b, warp, i32(warpsAcross));
-  Value blockRow =
+  warpRow = arith::DivUIOp::create(b, warp, i32(warpsAcross));
+  warpCol = arith::RemUIOp::create(b, warp, i32(warpsAcross));
+  blockRow =
       mul(toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y)), i32(blockRows));
-  Value blockCol =
+  blockCol =
       mul(toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x)), i32(blockCols));
-  Value rowBase = add(blockRow, mul(warpRow, i32(kWarpRows)));
-  Value colBase = add(blockCol, mul(warpCol, i32(kWarpCols)));
+  rowBase = add(blockRow, mul(warpRow, i32(kWarpRows)));
+  colBase = add(blockCol, mul(warpCol, i32(kWarpCols)));
   // Leading dimension of D: P when k-major (D is K x P), K otherwise.
-  Value denseLd = pb.denseKMajor ? cols : depth;
+  denseLd = pb.denseKMajor ? cols : depth;
+  inputZero = zeroOf(pb.inputType);
+  steps = arith::DivUIOp::create(b, add(depth, i32(kMmaK - 1)), i32(kMmaK));
+}
 
-  Type f32Type = b.getF32Type();
-  Type i16Type = b.getI16Type();
-  Value inputZero = zeroOf(pb.inputType);
+SmallVector<Value> KernelBuilder::metadataRegs(Value k0) {
+  // Ordered metadata, selector 0: lanes with t in {0, 1} supply it; bits
+  // 15:0 are row g, bits 31:16 row g + 8, each the canonical word of dense
+  // columns k0 + 16 t .. + 15 (the other lanes' words are ignored by the
+  // instruction). Past the edges: 0x4444, a legal pattern over zeros.
+  Value metaCol0 = arith::DivUIOp::create(b, k0, i32(16));
   Value metaPad16 = arith::ConstantIntOp::create(b, 0x4444, 16);
+  SmallVector<Value> regs;
+  for (int64_t i = 0; i < kRowTiles; ++i) {
+    Value r0 = add(rowBase, i32(i * kMmaM));
+    Value metaCol = add(metaCol0, arith::AndIOp::create(b, t, i32(1)));
+    SmallVector<Value, 2> halves;
+    for (int64_t h = 0; h < 2; ++h) {
+      Value row = add(add(r0, g), i32(8 * h));
+      Value ok = both(lt(row, rows), lt(metaCol, metaCols));
+      Value index = add(mul(wide(row), wide(metaCols)), wide(metaCol));
+      Value word = loadIf(ok, meta, b.getI16Type(), index, metaPad16);
+      halves.push_back(arith::ExtUIOp::create(b, b.getI32Type(), word));
+    }
+    regs.push_back(arith::OrIOp::create(
+        b, halves[0], arith::ShLIOp::create(b, halves[1], i32(16))));
+  }
+  return regs;
+}
 
+SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
+                                          ArrayRef<SmallVector<Value, 4>> bRegs,
+                                          ArrayRef<Value> metaRegs,
+                                          ValueRange acc) {
+  Type f32Type = b.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), {f32Type, f32Type, f32Type, f32Type});
+  std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
+  if (pb.inputType.isBF16())
+    ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                             NVVM::MMATypes::bf16};
+  SmallVector<Value> next;
+  for (int64_t i = 0; i < kRowTiles; ++i) {
+    for (int64_t j = 0; j < kColTiles; ++j) {
+      int64_t base = (i * kColTiles + j) * 4;
+      SmallVector<Value, 4> c(acc.begin() + base, acc.begin() + base + 4);
+      auto mma = NVVM::MmaSpOp::create(b, resultType, aRegs[i], bRegs[j], c,
+                                       metaRegs[i], i32(0),
+                                       ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
+                                       /*intOverflow=*/std::nullopt, ptxTypes);
+      if (ordered)
+        mma.setOrderedMetadata(true);
+      for (int64_t e = 0; e < 4; ++e)
+        next.push_back(LLVM::ExtractValueOp::create(b, mma, e));
+    }
+  }
+  return next;
+}
+
+void KernelBuilder::build(gpu::GPUFuncOp func) {
+  prologue(func);
   // K loop: ceil(K / 32) steps, 2 x 4 tiles of 4 f32 accumulators each.
-  Value steps =
-      arith::DivUIOp::create(b, add(depth, i32(kMmaK - 1)), i32(kMmaK));
   SmallVector<Value> init(kRowTiles * kColTiles * 4, f32(0.0));
   auto loop = scf::ForOp::create(b, i32(0), steps, i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value step = loop.getInductionVar();
-    Value k0 = mul(step, i32(kMmaK));
+    Value k0 = mul(loop.getInductionVar(), i32(kMmaK));
     Value valueCol0 = arith::DivUIOp::create(b, k0, i32(2));
-    Value metaCol0 = arith::DivUIOp::create(b, k0, i32(16));
 
-    // A fragments and metadata of each 16-row tile. Register j holds row
-    // g + 8 (j & 1), stored columns 2t, 2t + 1 (+ 8 for j >= 2).
+    // A fragments of each 16-row tile. Register j holds row g + 8 (j & 1),
+    // stored columns 2t, 2t + 1 (+ 8 for j >= 2).
     SmallVector<SmallVector<Value, 4>> aRegs(kRowTiles);
-    SmallVector<Value> metaRegs(kRowTiles);
     for (int64_t i = 0; i < kRowTiles; ++i) {
       Value r0 = add(rowBase, i32(i * kMmaM));
       for (int64_t j = 0; j < 4; ++j) {
@@ -281,22 +360,8 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
         }
         aRegs[i].push_back(packPair(pair[0], pair[1]));
       }
-      // Ordered metadata, selector 0: lanes with t in {0, 1} supply it;
-      // bits 15:0 are row g, bits 31:16 row g + 8, each the canonical word
-      // of dense columns k0 + 16 t .. + 15 (the other lanes' words are
-      // ignored by the instruction).
-      Value metaCol = add(metaCol0, arith::AndIOp::create(b, t, i32(1)));
-      SmallVector<Value, 2> halves;
-      for (int64_t h = 0; h < 2; ++h) {
-        Value row = add(add(r0, g), i32(8 * h));
-        Value ok = both(lt(row, rows), lt(metaCol, metaCols));
-        Value index = add(mul(wide(row), wide(metaCols)), wide(metaCol));
-        Value word = loadIf(ok, meta, i16Type, index, metaPad16);
-        halves.push_back(arith::ExtUIOp::create(b, b.getI32Type(), word));
-      }
-      metaRegs[i] = arith::OrIOp::create(
-          b, halves[0], arith::ShLIOp::create(b, halves[1], i32(16)));
     }
+    SmallVector<Value> metaRegs = metadataRegs(k0);
 
     // B fragments of each 8-column tile: register q holds D[k][p] for
     // p = col + g and k = k0 + 2t + 8q + {0, 1}.
@@ -317,35 +382,235 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
         bRegs[j].push_back(packPair(pair[0], pair[1]));
       }
     }
+    scf::YieldOp::create(
+        b, mmaStep(aRegs, bRegs, metaRegs, loop.getRegionIterArgs()));
+  }
+  epilogue(loop.getResults());
+}
 
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), {f32Type, f32Type, f32Type, f32Type});
-    std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
-    if (pb.inputType.isBF16())
-      ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                               NVVM::MMATypes::bf16};
-    SmallVector<Value> next;
-    auto iterArgs = loop.getRegionIterArgs();
-    for (int64_t i = 0; i < kRowTiles; ++i) {
-      for (int64_t j = 0; j < kColTiles; ++j) {
-        int64_t base = (i * kColTiles + j) * 4;
-        SmallVector<Value, 4> c(iterArgs.begin() + base,
-                                iterArgs.begin() + base + 4);
-        auto mma = NVVM::MmaSpOp::create(
-            b, resultType, aRegs[i], bRegs[j], c, metaRegs[i], i32(0),
-            ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
-            /*intOverflow=*/std::nullopt, ptxTypes);
-        if (ordered)
-          mma.setOrderedMetadata(true);
-        for (int64_t e = 0; e < 4; ++e)
-          next.push_back(LLVM::ExtractValueOp::create(b, mma, e));
-      }
+void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
+                                LLVM::GlobalOp sharedMemory) {
+  prologue(func);
+  Type i8 = b.getI8Type();
+  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  Value smem =
+      LLVM::AddressOfOp::create(b, sharedPtr, sharedMemory.getSymNameAttr());
+  auto byteAt = [&](Value base, Value offset) {
+    return LLVM::GEPOp::create(b, base.getType(), i8, base, ValueRange{offset})
+        .getResult();
+  };
+  auto clamp8 = [&](Value n) {
+    return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, n, i32(0)),
+                                  i32(kChunkElems));
+  };
+  // Bytes of A and B per stage (see the layout in buildStaged's comment in
+  // the header of this file).
+  auto stageBase = [&](Value slot) { return mul(slot, i32(kStageBytes)); };
+
+  // Issues the cp.async copies of K step `step` into stage `slot`; copies
+  // past an edge read nothing (src-size 0 zero-fills) from a clamped,
+  // aligned address.
+  auto issueLoads = [&](Value step, Value slot) {
+    Value base = stageBase(slot);
+    auto copyChunk = [&](Value smemOffset, Value src, Value index,
+                         Value validElems) {
+      Value srcSize = mul(validElems, i32(2));
+      Value safe = arith::SelectOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, validElems,
+                                i32(0)),
+          index, i64(0));
+      Value from = LLVM::GEPOp::create(b, globalPtr, pb.inputType, src,
+                                       ValueRange{safe});
+      NVVM::CpAsyncOp::create(b, byteAt(smem, add(base, smemOffset)), from,
+                              kChunkBytes, NVVM::LoadCacheModifierKind::CG,
+                              srcSize);
+    };
+    // A: 64 rows x 2 chunks, one per thread; chunk c of row r lives at
+    // chunk c ^ ((r >> 2) & 1) (ldmatrix reads 8 rows of one chunk without
+    // bank conflicts).
+    {
+      Value row = arith::DivUIOp::create(b, tid, i32(2));
+      Value c = arith::RemUIOp::create(b, tid, i32(2));
+      Value gRow = add(blockRow, row);
+      Value col = add(mul(step, i32(kMmaK / 2)), mul(c, i32(kChunkElems)));
+      Value valid = arith::SelectOp::create(
+          b, lt(gRow, rows), clamp8(arith::SubIOp::create(b, valueCols, col)),
+          i32(0));
+      Value phys = arith::XOrIOp::create(
+          b, c,
+          arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, i32(2)),
+                                i32(1)));
+      Value offset =
+          add(mul(row, i32(kARowBytes)), mul(phys, i32(kChunkBytes)));
+      Value index = add(mul(wide(gRow), wide(valueCols)), wide(col));
+      copyChunk(offset, values, index, valid);
     }
-    scf::YieldOp::create(b, next);
+    // B: 256 chunks, two per thread.
+    for (int64_t half = 0; half < 2; ++half) {
+      Value id = add(tid, i32(half * kThreads));
+      Value row, c, valid, phys, offset, index;
+      if (!pb.denseKMajor) {
+        // p-major: 64 rows (p) x 4 chunks of 8 k; chunk c of row r at
+        // c ^ ((r >> 1) & 3).
+        row = arith::DivUIOp::create(b, id, i32(4));
+        c = arith::RemUIOp::create(b, id, i32(4));
+        Value p = add(blockCol, row);
+        Value k = add(mul(step, i32(kMmaK)), mul(c, i32(kChunkElems)));
+        valid = arith::SelectOp::create(
+            b, lt(p, cols), clamp8(arith::SubIOp::create(b, depth, k)), i32(0));
+        phys = arith::XOrIOp::create(
+            b, c,
+            arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, i32(1)),
+                                  i32(3)));
+        offset =
+            add(mul(row, i32(kBPMajorRowBytes)), mul(phys, i32(kChunkBytes)));
+        index = add(mul(wide(p), wide(denseLd)), wide(k));
+      } else {
+        // k-major: 32 rows (k) x 8 chunks of 8 p; chunk c of row r at
+        // c ^ (r & 7).
+        row = arith::DivUIOp::create(b, id, i32(8));
+        c = arith::RemUIOp::create(b, id, i32(8));
+        Value k = add(mul(step, i32(kMmaK)), row);
+        Value p = add(blockCol, mul(c, i32(kChunkElems)));
+        valid = arith::SelectOp::create(
+            b, lt(k, depth), clamp8(arith::SubIOp::create(b, cols, p)), i32(0));
+        phys =
+            arith::XOrIOp::create(b, c, arith::AndIOp::create(b, row, i32(7)));
+        offset =
+            add(mul(row, i32(kBKMajorRowBytes)), mul(phys, i32(kChunkBytes)));
+        index = add(mul(wide(k), wide(denseLd)), wide(p));
+      }
+      copyChunk(add(i32(kABytes), offset), dense, index, valid);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b);
+  };
+
+  // Prologue of the pipeline: the first kStages - 1 steps in flight (a
+  // commit group per stage even when empty, so that wait counts hold).
+  for (int64_t s = 0; s < kStages - 1; ++s) {
+    Value step = i32(s);
+    auto inRange = scf::IfOp::create(b, lt(step, steps), false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(inRange.thenBlock());
+      issueLoads(step, i32(s));
+    }
   }
 
-  // Epilogue on the registers: accumulator e of tile (i, j) is
-  // Out[row g + 8 (e >> 1)][col 2t + (e & 1)].
+  SmallVector<Value> init(kRowTiles * kColTiles * 4, f32(0.0));
+  auto loop = scf::ForOp::create(b, i32(0), steps, i32(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    Value k0 = mul(step, i32(kMmaK));
+    // Step `step` has landed once at most kStages - 2 younger groups are
+    // pending; the barrier also tells every thread that the slot the next
+    // loads overwrite (the one computed in the previous iteration) is free.
+    Value ahead = add(step, i32(kStages - 1));
+    Value aheadInRange = lt(ahead, steps);
+    // Groups committed after step's: min(kStages - 2, steps - 1 - step).
+    // Waiting for kStages - 2 is exact while the pipeline is full; at the
+    // tail, wait for everything.
+    Value tail = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                                       add(step, i32(kStages - 2)), steps);
+    auto waitIf = scf::IfOp::create(b, tail, true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(waitIf.thenBlock());
+      NVVM::CpAsyncWaitGroupOp::create(b, 0);
+      b.setInsertionPointToStart(waitIf.elseBlock());
+      NVVM::CpAsyncWaitGroupOp::create(b, kStages - 2);
+    }
+    gpu::BarrierOp::create(b);
+    auto loadAhead = scf::IfOp::create(b, aheadInRange, false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(loadAhead.thenBlock());
+      issueLoads(ahead, arith::RemUIOp::create(b, ahead, i32(kStages)));
+    }
+    Value base = stageBase(arith::RemUIOp::create(b, step, i32(kStages)));
+    auto regsOf = [&](Value structValue) {
+      SmallVector<Value, 4> regs;
+      for (int64_t r = 0; r < 4; ++r) {
+        Value word = LLVM::ExtractValueOp::create(b, structValue, r);
+        if (pb.inputType.isF16())
+          word = LLVM::BitcastOp::create(b, VectorType::get({2}, pb.inputType),
+                                         word);
+        regs.push_back(word);
+      }
+      return regs;
+    };
+    Type i32Type = b.getI32Type();
+    auto x4Type = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {i32Type, i32Type, i32Type, i32Type});
+    auto shape = NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8);
+    // A: ldmatrix.x4 per 16-row tile; lane L addresses row
+    // (L % 8) + 8 ((L / 8) % 2) of the tile, chunk L / 16.
+    SmallVector<SmallVector<Value, 4>> aRegs(kRowTiles);
+    for (int64_t i = 0; i < kRowTiles; ++i) {
+      Value row =
+          add(add(mul(warpRow, i32(kWarpRows)), i32(i * kMmaM)),
+              add(arith::RemUIOp::create(b, lane, i32(8)),
+                  mul(arith::AndIOp::create(
+                          b, arith::ShRUIOp::create(b, lane, i32(3)), i32(1)),
+                      i32(8))));
+      Value c = arith::ShRUIOp::create(b, lane, i32(4));
+      Value phys = arith::XOrIOp::create(
+          b, c,
+          arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, i32(2)),
+                                i32(1)));
+      Value offset = add(
+          base, add(mul(row, i32(kARowBytes)), mul(phys, i32(kChunkBytes))));
+      Value frag = NVVM::LdMatrixOp::create(b, x4Type, byteAt(smem, offset), 4,
+                                            NVVM::MMALayout::row, shape,
+                                            NVVM::LdStMatrixEltType::B16);
+      aRegs[i] = regsOf(frag);
+    }
+    SmallVector<Value> metaRegs = metadataRegs(k0);
+    // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7.
+    SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
+    for (int64_t j = 0; j < kColTiles; ++j) {
+      Value offset;
+      NVVM::MMALayout layout;
+      if (!pb.denseKMajor) {
+        // Lane L: row p = tile + L % 8, chunk L / 8 (plain ldmatrix).
+        Value row = add(add(mul(warpCol, i32(kWarpCols)), i32(j * kMmaN)),
+                        arith::RemUIOp::create(b, lane, i32(8)));
+        Value c = arith::ShRUIOp::create(b, lane, i32(3));
+        Value phys = arith::XOrIOp::create(
+            b, c,
+            arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, i32(1)),
+                                  i32(3)));
+        offset =
+            add(mul(row, i32(kBPMajorRowBytes)), mul(phys, i32(kChunkBytes)));
+        layout = NVVM::MMALayout::row;
+      } else {
+        // Lane L: row k = L, the chunk of the tile's 8 columns
+        // (ldmatrix.trans gives each lane D[2t, 2t + 1][g]).
+        Value c = add(mul(warpCol, i32(kWarpCols / kChunkElems)), i32(j));
+        Value phys =
+            arith::XOrIOp::create(b, c, arith::AndIOp::create(b, lane, i32(7)));
+        offset =
+            add(mul(lane, i32(kBKMajorRowBytes)), mul(phys, i32(kChunkBytes)));
+        layout = NVVM::MMALayout::col;
+      }
+      Value frag = NVVM::LdMatrixOp::create(
+          b, x4Type, byteAt(smem, add(base, add(i32(kABytes), offset))), 4,
+          layout, shape, NVVM::LdStMatrixEltType::B16);
+      bRegs[j] = regsOf(frag);
+    }
+    scf::YieldOp::create(
+        b, mmaStep(aRegs, bRegs, metaRegs, loop.getRegionIterArgs()));
+  }
+  epilogue(loop.getResults());
+}
+
+void KernelBuilder::epilogue(ValueRange acc) {
+  // Accumulator e of tile (i, j) is Out[row g + 8 (e >> 1)][col 2t + (e & 1)].
+  Type f32Type = b.getF32Type();
   Value alpha = f32(pb.alpha);
   Value beta = f32(pb.beta);
   for (int64_t i = 0; i < kRowTiles; ++i) {
@@ -362,7 +627,7 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
         // rhs; acc has the result's shape.
         Value index = pb.sparseLhs ? add(mul(wide(r), wide(cols)), wide(p))
                                    : add(mul(wide(p), wide(rows)), wide(r));
-        Value v = loop.getResult((i * kColTiles + j) * 4 + e);
+        Value v = acc[(i * kColTiles + j) * 4 + e];
         if (pb.alpha != 1.0)
           v = arith::MulFOp::create(b, v, alpha);
         if (pb.hasAcc && pb.beta != 0.0) {
@@ -455,7 +720,36 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   int64_t threads = (blockRows / kWarpRows) * (blockCols / kWarpCols) * 32;
   kernel.setKnownBlockSizeAttr(
       kb.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
-  KernelBuilder(kb, pb, blockRows, blockCols, orderedMetadata).build(kernel);
+  // The staged kernel copies 16-byte chunks of D's rows with cp.async: its
+  // leading dimension must be a multiple of 8 elements (canonical value rows
+  // always are: Kp / 2 with Kp a multiple of 16).
+  // (D's leading dimension is the dense operand's dimension 1 whichever
+  // way it is used.)
+  int64_t staticLd = op.getDense().getType().getDimSize(1);
+  bool stageable = !ShapedType::isDynamic(staticLd) && staticLd % 8 == 0;
+  bool staged =
+      kernelVariant == "staged" || (kernelVariant == "auto" && stageable);
+  if (staged && !stageable)
+    return op.emitError("stc-lower-spmm-to-gpu: kernel=staged needs a static "
+                        "leading dimension of the dense operand that is a "
+                        "multiple of 8, got ")
+           << (ShapedType::isDynamic(staticLd) ? std::string("?")
+                                               : std::to_string(staticLd));
+  KernelBuilder builder(kb, pb, blockRows, blockCols, orderedMetadata);
+  int64_t sharedBytes = 0;
+  if (staged) {
+    sharedBytes = kStages * kStageBytes;
+    OpBuilder gb(kernels.getBodyRegion());
+    gb.setInsertionPointToStart(kernels.getBody());
+    auto arrayType =
+        LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), sharedBytes);
+    auto smem = LLVM::GlobalOp::create(
+        gb, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
+        name + "_smem", Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    builder.buildStaged(kernel, smem);
+  } else {
+    builder.build(kernel);
+  }
 
   // What tools (stc-compile --kernel-info) and the host lowering need to
   // know about it.
@@ -483,6 +777,8 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   info.outputType = pb.outputType;
   info.mma = "m16n8k32";
   info.orderedMetadata = orderedMetadata;
+  info.variant = staged ? "staged" : "direct";
+  info.staticSharedBytes = sharedBytes;
   kernel->setAttr(kKernelInfoAttrName, info.toAttr(ctx));
 
   // The host side: a call to a private function on buffers, defined after
@@ -545,6 +841,12 @@ void LowerSpmmToGpu::runOnOperation() {
   module.walk([&](SpmmOp op) { ops.push_back(op); });
   if (ops.empty())
     return;
+  if (kernelVariant != "auto" && kernelVariant != "direct" &&
+      kernelVariant != "staged") {
+    ops.front().emitError("stc-lower-spmm-to-gpu: unknown kernel '")
+        << kernelVariant << "' (expected auto, direct or staged)";
+    return signalPassFailure();
+  }
   if (blockRows != 64 || blockCols != 64) {
     ops.front().emitError("stc-lower-spmm-to-gpu: only 64 x 64 block tiles "
                           "are implemented, got ")

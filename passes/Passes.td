@@ -224,6 +224,10 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
            "Columns of the canonical problem per thread block">,
     Option<"orderedMetadata", "ordered-metadata", "bool", "true",
            "Use mma.sp::ordered_metadata (PTX 8.5); false: plain mma.sp">,
+    Option<"kernelVariant", "kernel", "std::string", "\"auto\"",
+           "direct (fragments from global memory), staged (3-stage cp.async "
+           "pipeline through swizzled shared memory, ldmatrix) or auto "
+           "(staged where the dense operand's rows are 16-byte aligned)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

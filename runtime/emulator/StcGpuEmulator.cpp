@@ -27,6 +27,10 @@ struct Warp {
   MmaSpFragments in;
   std::vector<uint32_t> d;
   int inputKind = 0, selector = 0;
+  // ldmatrix: each lane's row address, and the words it receives.
+  const uint8_t *rows[32] = {};
+  uint32_t words[32][4] = {};
+  int num = 0, trans = 0;
 
   Warp() {
     in.a.resize(32 * 4);
@@ -35,7 +39,17 @@ struct Warp {
   }
 };
 
-/// The calling thread's warp and lane (set by stc_emu_launch).
+/// The threads of one block, for bar.sync.
+struct Block {
+  std::mutex mutex;
+  std::condition_variable done;
+  int64_t threads = 0;
+  int64_t arrived = 0;
+  uint64_t generation = 0;
+};
+
+/// The calling thread's block, warp and lane (set by stc_emu_launch).
+thread_local Block *currentBlock = nullptr;
 thread_local Warp *currentWarp = nullptr;
 thread_local int currentLane = 0;
 
@@ -59,10 +73,13 @@ extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
       std::vector<std::unique_ptr<Warp>> block;
       for (int64_t w = 0; w < warps; ++w)
         block.push_back(std::make_unique<Warp>());
+      Block barrier;
+      barrier.threads = threads;
       std::vector<std::thread> workers;
       workers.reserve(threads);
       for (int64_t t = 0; t < threads; ++t) {
         workers.emplace_back([&, t] {
+          currentBlock = &barrier;
           currentWarp = block[t / 32].get();
           currentLane = static_cast<int>(t % 32);
           kernel(params, static_cast<int32_t>(t), static_cast<int32_t>(bx),
@@ -118,4 +135,81 @@ extern "C" void stc_emu_mma_sp_m16n8k32(int32_t inputKind, int32_t ordered,
   }
   for (int i = 0; i < 4; ++i)
     std::memcpy(&d[i], &warp->d[lane * 4 + i], 4);
+}
+
+extern "C" void stc_emu_ldmatrix(const void *row, int32_t num, int32_t trans,
+                                 int32_t *out) {
+  Warp *warp = currentWarp;
+  if (!warp)
+    fail("ldmatrix called outside stc_emu_launch");
+  if (num != 1 && num != 2 && num != 4)
+    fail("ldmatrix .x" + std::to_string(num));
+  int lane = currentLane;
+  std::unique_lock<std::mutex> lock(warp->mutex);
+  warp->rows[lane] = static_cast<const uint8_t *>(row);
+  if (warp->arrived == 0) {
+    warp->num = num;
+    warp->trans = trans;
+  } else if (warp->num != num || warp->trans != trans) {
+    fail("the lanes of a warp disagree on an ldmatrix's shape");
+  }
+  uint64_t generation = warp->generation;
+  if (++warp->arrived == 32) {
+    // Matrix m's row r is at the address of lane 8m + r (8 b16 elements,
+    // 16 bytes, which must be 16-byte aligned).
+    for (int m = 0; m < num; ++m)
+      for (int r = 0; r < 8; ++r)
+        if (reinterpret_cast<uintptr_t>(warp->rows[8 * m + r]) % 16 != 0)
+          fail("ldmatrix row address not 16-byte aligned");
+    for (int l = 0; l < 32; ++l) {
+      for (int m = 0; m < num; ++m) {
+        uint16_t lo, hi;
+        if (!warp->trans) {
+          const uint8_t *r = warp->rows[8 * m + l / 4];
+          std::memcpy(&lo, r + 4 * (l % 4), 2);
+          std::memcpy(&hi, r + 4 * (l % 4) + 2, 2);
+        } else {
+          std::memcpy(&lo, warp->rows[8 * m + 2 * (l % 4)] + 2 * (l / 4), 2);
+          std::memcpy(&hi, warp->rows[8 * m + 2 * (l % 4) + 1] + 2 * (l / 4),
+                      2);
+        }
+        warp->words[l][m] = uint32_t(lo) | (uint32_t(hi) << 16);
+      }
+    }
+    warp->arrived = 0;
+    ++warp->generation;
+    warp->done.notify_all();
+  } else {
+    warp->done.wait(lock, [&] { return warp->generation != generation; });
+  }
+  for (int m = 0; m < num; ++m)
+    out[m] = static_cast<int32_t>(warp->words[lane][m]);
+}
+
+extern "C" void stc_emu_cp_async(void *dst, const void *src, int32_t size,
+                                 int32_t srcSize) {
+  if (srcSize < 0 || srcSize > size)
+    fail("cp.async with src-size " + std::to_string(srcSize) +
+         " of a copy of " + std::to_string(size) + " bytes");
+  if (reinterpret_cast<uintptr_t>(dst) % size != 0 ||
+      (srcSize > 0 && reinterpret_cast<uintptr_t>(src) % size != 0))
+    fail("cp.async of " + std::to_string(size) +
+         " bytes from or to a misaligned address");
+  std::memcpy(dst, src, srcSize);
+  std::memset(static_cast<uint8_t *>(dst) + srcSize, 0, size - srcSize);
+}
+
+extern "C" void stc_emu_barrier(void) {
+  Block *block = currentBlock;
+  if (!block)
+    fail("bar.sync called outside stc_emu_launch");
+  std::unique_lock<std::mutex> lock(block->mutex);
+  uint64_t generation = block->generation;
+  if (++block->arrived == block->threads) {
+    block->arrived = 0;
+    ++block->generation;
+    block->done.notify_all();
+  } else {
+    block->done.wait(lock, [&] { return block->generation != generation; });
+  }
 }

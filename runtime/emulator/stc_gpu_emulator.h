@@ -42,6 +42,22 @@ void stc_emu_mma_sp_m16n8k32(int32_t input_kind, int32_t ordered,
                              const int32_t *a, const int32_t *b, const float *c,
                              int32_t meta, int32_t selector, float *d);
 
+/* ldmatrix.sync.aligned.m8n8.x<num>(.trans).shared.b16 for the calling
+ * thread: `row` is the address this lane supplies (lanes 8i .. 8i + 7 give
+ * the rows of matrix i); out[i] receives this lane's word of matrix i:
+ * row lane / 4, elements 2 (lane % 4) and + 1 (with trans: elements
+ * [2 (lane % 4)][lane / 4] and [2 (lane % 4) + 1][lane / 4]). */
+void stc_emu_ldmatrix(const void *row, int32_t num, int32_t trans,
+                      int32_t *out);
+
+/* cp.async of `size` bytes: the first `src_size` from src, the rest zeros,
+ * done at once. Misaligned addresses are an error, as on the GPU. */
+void stc_emu_cp_async(void *dst, const void *src, int32_t size,
+                      int32_t src_size);
+
+/* bar.sync 0 over the calling thread's block. */
+void stc_emu_barrier(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,8 +15,20 @@
 // RUN: stc-run %s --device=emulate --entry=rhs_transposed_dynamic_gelu_erf --input=%t.xt.npy --random-inputs --seed=4 --check 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=tiny --random-inputs --seed=5 --check 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=linear_force --sparsity=force --random-inputs --seed=6 --check 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=7 --check 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=8 --check 2>&1 | FileCheck %s
+// Which kernel each program gets (kernel=auto: staged where the dense
+// operand's rows are 16-byte aligned), so that both are covered above.
+// RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
 // CHECK: stc-run: device: emulate (sm_80 kernels on the CPU)
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
+// VARIANTS: kernel = "stc_spmm_0"{{.*}}variant = "direct"
+// VARIANTS: kernel = "stc_spmm_1"{{.*}}variant = "direct"
+// VARIANTS: kernel = "stc_spmm_2"{{.*}}variant = "staged"
+// VARIANTS: kernel = "stc_spmm_3"{{.*}}variant = "direct"
+// VARIANTS: kernel = "stc_spmm_4"{{.*}}variant = "staged"
+// VARIANTS: kernel = "stc_spmm_5"{{.*}}variant = "staged"
+// VARIANTS: kernel = "stc_spmm_6"{{.*}}variant = "staged"
 
 // A sparse lhs (M x K, pruned along K at run time), f32 output.
 func.func @lhs_f16_f32(%a: tensor<130x96xf16>, %b: tensor<96x70xf16>) -> tensor<130x70xf32> {
@@ -78,4 +90,25 @@ func.func @linear_force(%x: tensor<66x128xf16>, %w: tensor<128x80xf16>) -> tenso
   %f = linalg.fill ins(%z : f16) outs(%e : tensor<66x80xf16>) -> tensor<66x80xf16>
   %y = linalg.matmul ins(%x, %w : tensor<66x128xf16>, tensor<128x80xf16>) outs(%f : tensor<66x80xf16>) -> tensor<66x80xf16>
   return %y : tensor<66x80xf16>
+}
+
+// The staged kernel with a k-major D (K x N, read with ldmatrix.trans):
+// ragged rows (100), K = 80 (the last of 3 stages half empty), N = 56
+// (the last 8-column tile of the second block column out of range).
+func.func @lhs_kmajor_staged(%a: tensor<100x80xf16>, %b: tensor<80x56xf16>) -> tensor<100x56xf32> {
+  %p = stc.prune %a by #stc.nm<2:4> along 1 : tensor<100x80xf16>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 1 : tensor<100x80xf16> -> tensor<100x40xf16>, tensor<100x5xi16>
+  %y = stc.spmm %v, %m, %b {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<100x40xf16>, tensor<100x5xi16>, tensor<80x56xf16> -> tensor<100x56xf32>
+  return %y : tensor<100x56xf32>
+}
+
+// The staged kernel with a p-major D (X, M x K) over many K steps (the
+// pipeline's steady state, the ring of stages wrapping around), bf16.
+func.func @rhs_pmajor_staged_long_k(%x: tensor<20x264xbf16>, %w: tensor<264x70xbf16>) -> tensor<20x70xbf16> {
+  %p = stc.prune %w by #stc.nm<2:4> along 0 : tensor<264x70xbf16>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 0 : tensor<264x70xbf16> -> tensor<70x136xbf16>, tensor<70x17xi16>
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<70x136xbf16>, tensor<70x17xi16>, tensor<20x264xbf16> -> tensor<20x70xbf16>
+  return %y : tensor<20x70xbf16>
 }

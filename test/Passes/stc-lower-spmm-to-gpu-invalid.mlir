@@ -2,11 +2,24 @@
 // RUN: stc-opt %s -split-input-file -verify-diagnostics --stc-lower-spmm-to-gpu
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=block-rows=128 2>&1 | FileCheck %s --check-prefix=TILE
 
-// TILE: stc-lower-spmm-to-gpu-invalid.mlir:9:8: error: stc-lower-spmm-to-gpu: only 64 x 64 block tiles are implemented, got 128 x 64
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=staged 2>&1 | FileCheck %s --check-prefix=STAGED
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=fastest 2>&1 | FileCheck %s --check-prefix=VARIANT
+
+// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs a static leading dimension of the dense operand that is a multiple of 8, got ?
+// VARIANT: error: stc-lower-spmm-to-gpu: unknown kernel 'fastest' (expected auto, direct or staged)
+// TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: only 64 x 64 block tiles are implemented, got 128 x 64
 
 func.func @f32_operands(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %d: tensor<32x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{stc.spmm on a GPU target needs f16 or bf16 operands (mma.sp has no f32 form; f32 would be tf32 with the 1:2 pattern, not implemented yet), got 'f32'}}
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
       : tensor<16x16xf32>, tensor<16x2xi16>, tensor<32x8xf32> -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @dynamic_dense(%v: tensor<16x8xf16>, %m: tensor<16x1xi16>, %d: tensor<16x?xf16>) -> tensor<16x?xf32> {
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<16x8xf16>, tensor<16x1xi16>, tensor<16x?xf16> -> tensor<16x?xf32>
+  return %y : tensor<16x?xf32>
 }

@@ -3,8 +3,9 @@
 // loop over ceil(K / 32) steps), described by stc.kernel_info, and a call
 // of a private host function on buffers (defined later by
 // stc-gpu-host-launch).
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu | FileCheck %s
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu=ordered-metadata=false | FileCheck %s --check-prefix=PLAIN
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu=kernel=direct | FileCheck %s
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu="kernel=direct ordered-metadata=false" | FileCheck %s --check-prefix=PLAIN
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=AUTO
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @lhs_f16
@@ -37,7 +38,7 @@ func.func @rhs_bf16_bias_relu(%v: tensor<40x40xbf16>, %m: tensor<40x5xi16>, %x: 
 // CHECK: gpu.module @stc_kernels
 // CHECK: gpu.func @stc_spmm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: stc.kernel_info = {K = 64 : i64, P = 48 : i64, R = 64 : i64, block = [128, 1, 1], dense_transposed = false, grid = [1, 1, 1], input_type = "f16", kernel = "stc_spmm_0", mma = "m16n8k32", num_pointers = 4 : i64, ordered_metadata = true, output_type = "f32", param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], shared_bytes = 0 : i64, sparse = "lhs", tile = [64, 64]}
+// CHECK-SAME: stc.kernel_info = {K = 64 : i64, P = 48 : i64, R = 64 : i64, block = [128, 1, 1], dense_transposed = false, grid = [1, 1, 1], input_type = "f16", kernel = "stc_spmm_0", mma = "m16n8k32", num_pointers = 4 : i64, ordered_metadata = true, output_type = "f32", param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], shared_bytes = 0 : i64, sparse = "lhs", static_shared_bytes = 0 : i64, tile = [64, 64], variant = "direct"}
 // CHECK: scf.for
 // CHECK-COUNT-8: nvvm.mma.sp.sync {{.*}} {orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: nvvm.mma.sp.sync
@@ -61,3 +62,33 @@ func.func @rhs_bf16_bias_relu(%v: tensor<40x40xbf16>, %m: tensor<40x5xi16>, %x: 
 // PLAIN-NOT: orderedMetadata
 // PLAIN: ordered_metadata = false
 // PLAIN: nvvm.mma.sp.sync
+
+// kernel=auto: the staged kernel where D's rows are 16-byte aligned: in
+// @lhs_f16, D = the K x N dense operand, 48 columns (k-major, read with
+// ldmatrix.trans); in @rhs_bf16_bias_relu, D[k][p] = X[p][k], 72 columns
+// (p-major, plain ldmatrix; X's dynamic rows do not matter).
+// The staged kernel: 3 stages of 6 KiB of shared memory; per stage one
+// cp.async of A and two of B per thread, zero-filling past the edges
+// (src-size operand); a prologue of 2 stages; in the loop a wait (all
+// groups at the tail, 1 otherwise), a barrier, the next stage's copies, and
+// ldmatrix.x4 of 2 A tiles and 4 B tiles for the 8 mma.sp.
+// AUTO: gpu.module @stc_kernels
+// AUTO: llvm.mlir.global internal @stc_spmm_0_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<18432 x i8>
+// AUTO: gpu.func @stc_spmm_0(
+// AUTO-SAME: static_shared_bytes = 18432 : i64, tile = [64, 64], variant = "staged"
+// AUTO-COUNT-2: nvvm.cp.async.commit.group
+// AUTO: scf.for
+// AUTO: nvvm.cp.async.wait.group 0
+// AUTO: nvvm.cp.async.wait.group 1
+// AUTO: gpu.barrier
+// AUTO-COUNT-3: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// AUTO: nvvm.cp.async.commit.group
+// AUTO-COUNT-2: nvvm.ldmatrix {{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// AUTO-COUNT-4: nvvm.ldmatrix {{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
+// AUTO-COUNT-8: nvvm.mma.sp.sync
+// AUTO: scf.yield
+// AUTO: gpu.func @stc_spmm_1(
+// AUTO-SAME: variant = "staged"
+// AUTO: scf.for
+// AUTO-COUNT-6: nvvm.ldmatrix {{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// AUTO-NOT: nvvm.ldmatrix
