@@ -40,8 +40,69 @@ try:
 except ImportError:
     pass
 
-# GPU tests say `// REQUIRES: cuda`.
-if shutil.which("nvidia-smi") or os.path.exists("/dev/nvidiactl"):
-    config.available_features.add("cuda")
-if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+# The fake CUDA driver of the runtime's unit tests (test/Unit/FakeCudaDriver.cpp):
+# tools tests load it with STC_CUDA_DRIVER_LIBRARY=%fake_cuda and pick its
+# behaviour with STC_FAKE_CUDA_SCENARIO.
+config.substitutions.append(
+    ("%fake_cuda", os.path.join(config.stc_obj_root, "lib", "libstc_fake_cuda.so")))
+
+# A C compiler and the runtime libraries, to link AOT objects into programs.
+config.substitutions.append(("%host_cc", getattr(config, "host_cc", "cc") or "cc"))
+config.substitutions.append(
+    ("%stc_runtime_libs", " ".join(
+        [os.path.join(config.stc_obj_root, "runtime", lib)
+         for lib in ("libstc_runtime.a", "libStcFormat.a")] +
+        ["-lstdc++", "-ldl", "-lm", "-lpthread"])))
+
+# The CUDA toolkit: -DSTC_CUDA_PATH=... at configure time, else $CUDA_PATH,
+# $CUDA_HOME, /usr/local/cuda, as stc-compile looks for it; then ptxas on
+# $PATH. Feature `ptxas` when there is one; %ptxas runs it and %cuda_path
+# names its toolkit (for stc-compile --cuda-path).
+def find_ptxas():
+    roots = [getattr(config, "stc_cuda_path", ""), os.environ.get("CUDA_PATH", ""),
+             os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"]
+    for root in roots:
+        candidate = os.path.join(root, "bin", "ptxas") if root else ""
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("ptxas")
+
+
+ptxas = find_ptxas()
+if ptxas:
     config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+    config.substitutions.append(
+        ("%cuda_path", os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))))
+
+
+# Feature `cuda`: a real CUDA driver with an sm_80 or later device, as
+# `stc-run --list-devices` reports it ("N: NAME sm_XY, M MiB"; exit 1
+# without driver or device). GPU tests say `REQUIRES: cuda` and are
+# UNSUPPORTED elsewhere. The fake driver never counts.
+def has_cuda_device():
+    import re
+    import subprocess
+    stc_run = os.path.join(config.stc_tools_dir, "stc-run")
+    if not os.access(stc_run, os.X_OK):
+        return False
+    env = dict(os.environ)
+    env.pop("STC_CUDA_DRIVER_LIBRARY", None)
+    env.pop("STC_FAKE_CUDA_SCENARIO", None)
+    try:
+        out = subprocess.run([stc_run, "--list-devices"], env=env, timeout=120,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             universal_newlines=True)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    if out.returncode != 0:
+        return False
+    for line in out.stdout.splitlines():
+        m = re.match(r"^\d+: .* sm_(\d+)[a-z]?(,| |$)", line)
+        if m and int(m.group(1)) >= 80 and "unsupported" not in line:
+            return True
+    return False
+
+
+if has_cuda_device():
+    config.available_features.add("cuda")

@@ -10,8 +10,14 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::stc;
@@ -22,9 +28,14 @@ namespace cl = llvm::cl;
 struct SharedOptions {
   cl::opt<std::string> target{
       "target",
-      cl::desc("Code generation target: cpu (sm_80, sm_86, sm_89, "
-               "sm_90, sm_90a are reserved for the GPU path)"),
+      cl::desc("Code generation target: cpu (default), or a GPU "
+               "architecture: sm_80, sm_86, sm_89, sm_90, sm_90a"),
       cl::init("cpu")};
+  cl::opt<std::string> cudaPath{
+      "cuda-path",
+      cl::desc("CUDA toolkit directory, for ptxas (--emit=cubin) "
+               "(default: $CUDA_PATH, else $CUDA_HOME, else /usr/local/cuda)"),
+      cl::value_desc("dir"), cl::init("")};
   cl::opt<std::string> sparsity{
       "sparsity",
       cl::desc("Which operands are sparse: explicit (default), enable, force"),
@@ -135,18 +146,57 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   if (options.pruneMethod == "tile" && options.pattern != "2:4")
     return fail("--prune-method=tile requires --pattern=2:4, got '" +
                 options.pattern + "'");
-  static const char *gpuTargets[] = {"sm_80", "sm_86", "sm_89", "sm_90",
-                                     "sm_90a"};
-  if (options.target != "cpu") {
-    for (const char *gpu : gpuTargets)
-      if (options.target == gpu)
-        return fail("--target=" + options.target +
-                    ": the GPU code generator is not implemented in this "
-                    "version (use --target=cpu)");
+  if (options.target != "cpu" && !isStcGpuTarget(options.target))
     return fail("unknown --target '" + options.target +
                 "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or sm_90a)");
-  }
+  options.cudaToolkitPath = cudaToolkitPath();
+  if (shared->cudaPath.getNumOccurrences() && options.cudaToolkitPath.empty())
+    return fail("--cuda-path must name a directory, got ''");
   return success();
+}
+
+bool mlir::stc::targetGiven() {
+  return shared && shared->target.getNumOccurrences() > 0;
+}
+
+std::string mlir::stc::cudaToolkitPath() {
+  if (shared && shared->cudaPath.getNumOccurrences())
+    return shared->cudaPath;
+  for (const char *var : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char *value = std::getenv(var); value && *value)
+      return value;
+  return "/usr/local/cuda";
+}
+
+FailureOr<std::string> mlir::stc::findPtxas(llvm::StringRef tool,
+                                            StcPipelineOptions &options) {
+  llvm::SmallString<256> path(options.cudaToolkitPath);
+  llvm::sys::path::append(path, "bin", "ptxas");
+  if (llvm::sys::fs::can_execute(path))
+    return std::string(path);
+  // Only the default location falls back to $PATH: a toolkit named on the
+  // command line or in the environment is what the user wants used.
+  auto set = [](const char *var) {
+    const char *value = std::getenv(var);
+    return value && *value;
+  };
+  bool named = (shared && shared->cudaPath.getNumOccurrences()) ||
+               set("CUDA_PATH") || set("CUDA_HOME");
+  if (!named) {
+    if (llvm::ErrorOr<std::string> found =
+            llvm::sys::findProgramByName("ptxas")) {
+      // <toolkit>/bin/ptxas: the pass wants the toolkit directory.
+      llvm::SmallString<256> toolkit(*found);
+      llvm::sys::path::remove_filename(toolkit);
+      llvm::sys::path::remove_filename(toolkit);
+      options.cudaToolkitPath = std::string(toolkit);
+      return *found;
+    }
+  }
+  reportError(tool, "ptxas not found at " + path +
+                        " (cubin output needs the CUDA toolkit: give its "
+                        "directory with --cuda-path=DIR or $CUDA_PATH)");
+  return failure();
 }
 
 OwningOpRef<ModuleOp> mlir::stc::parseInput(llvm::StringRef tool,
@@ -183,5 +233,13 @@ LogicalResult mlir::stc::runStcPipeline(ModuleOp module,
   PassManager pm(module.getContext());
   if (failed(buildStcPipeline(pm, options)))
     return failure();
+  return pm.run(module);
+}
+
+LogicalResult
+mlir::stc::runPipeline(ModuleOp module,
+                       llvm::function_ref<void(OpPassManager &)> build) {
+  PassManager pm(module.getContext());
+  build(pm);
   return pm.run(module);
 }

@@ -20,7 +20,8 @@
 
 namespace mlir::stc {
 
-/// Registers the options shared by both drivers (`--target`, `--sparsity`,
+/// Registers the options shared by both drivers (`--target`, `--cuda-path`,
+/// `--sparsity`,
 /// `--pattern`, `--prune-method`, `--permute-channels`, `--permute-seed`,
 /// `--permute-max-rounds`, `--permute-time-budget`, tiling) with llvm::cl.
 /// Call before ParseCommandLineOptions.
@@ -28,7 +29,23 @@ void registerSharedToolOptions();
 
 /// The pipeline options from the command line; fails (with a
 /// "<tool>: error: ..." line on stderr) for values outside the contract.
+/// `cudaToolkitPath` is cudaToolkitPath().
 LogicalResult getPipelineOptions(llvm::StringRef tool,
+                                 StcPipelineOptions &options);
+
+/// Whether `--target` was given on the command line (stc-run picks the GPU
+/// architecture itself otherwise).
+bool targetGiven();
+
+/// The CUDA toolkit directory: `--cuda-path`, else $CUDA_PATH, else
+/// $CUDA_HOME, else /usr/local/cuda.
+std::string cudaToolkitPath();
+
+/// The ptxas that cubin output will run: `<options.cudaToolkitPath>/bin/ptxas`,
+/// or, when no toolkit was named (neither `--cuda-path` nor the environment),
+/// one on $PATH, whose toolkit then becomes options.cudaToolkitPath. Fails
+/// with a "<tool>: error: ptxas not found ..." line.
+FailureOr<std::string> findPtxas(llvm::StringRef tool,
                                  StcPipelineOptions &options);
 
 /// Whether remarks were asked for (`--remarks`).
@@ -56,6 +73,10 @@ void addCInterfaces(ModuleOp module);
 /// dropped unless `--remarks` was given.
 LogicalResult runStcPipeline(ModuleOp module,
                              const StcPipelineOptions &options);
+
+/// Runs the passes `build` adds on `module`; diagnostics go to stderr.
+LogicalResult runPipeline(ModuleOp module,
+                          llvm::function_ref<void(OpPassManager &)> build);
 
 /// Prints "<tool>: error: <message>" to stderr.
 void reportError(llvm::StringRef tool, const llvm::Twine &message);

@@ -1,0 +1,276 @@
+"""Results of the GPU GEMM benchmark: the JSON document assembled from the
+worker's records, and the Markdown table generated from it (nothing typed by
+hand). Pure Python (no torch, no NumPy): `run_gpu_bench.sh selftest` runs it
+on synthetic records.
+"""
+
+METHODS = ("stc", "cublas", "cutlass", "cusparselt")
+BASELINES = ("cublas", "cutlass", "cusparselt")
+NAMES = {"stc": "STC", "cublas": "cuBLAS dense", "cutlass": "CUTLASS 2:4",
+         "cusparselt": "cuSPARSELt 2:4"}
+
+
+def finite_json(obj):
+    """The document with every non-finite float (an infinite relative error)
+    written as the string "inf"/"-inf"/"nan", so that the JSON is standard."""
+    if isinstance(obj, float) and obj != obj:
+        return "nan"
+    if isinstance(obj, float) and obj in (float("inf"), float("-inf")):
+        return "inf" if obj > 0 else "-inf"
+    if isinstance(obj, dict):
+        return {k: finite_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite_json(v) for v in obj]
+    return obj
+
+
+def _entry_from(rec, prog):
+    e = {k: prog.get(k) for k in ("name", "shape", "group", "M", "N", "K", "dtype",
+                                  "out_dtype")}
+    e["flop"] = 2 * prog["M"] * prog["N"] * prog["K"]
+    build = {k: prog.get(k) for k in ("command", "compile_seconds", "ptx_version",
+                                      "ptx_target", "ptx_bytes", "kernel", "ptxas")}
+    e["build"] = {k: v for k, v in build.items() if v is not None}
+    methods = {}
+    if rec is None:
+        methods["stc"] = {"status": "not_run", "error": "no record (the run ended early)"}
+    elif "build_failed" in rec:
+        methods["stc"] = {"status": "build_failed", "error": rec["build_failed"]}
+    elif "skipped" in rec:
+        methods = {m: {"status": "skipped", "error": rec["skipped"]} for m in METHODS}
+    elif "worker_died" in rec:
+        methods["stc"] = {"status": "failed", "error": rec["worker_died"]}
+    elif "not_run" in rec:
+        methods["stc"] = {"status": "not_run", "error": rec["not_run"]}
+    else:
+        methods = dict(rec.get("methods") or {})
+        if "error" in rec:
+            methods.setdefault("stc", {"status": "failed", "error": rec["error"]})
+        for k in ("copies", "working_set_bytes_stc", "rotation_target_bytes", "seed",
+                  "prep_seconds", "wall_seconds", "format", "format_error"):
+            if k in rec:
+                e[k] = rec[k]
+    for m in METHODS:
+        methods.setdefault(m, {"status": "not_run"})
+        ent = methods[m]
+        if "median_ms" in ent and "tflops_median" not in ent:
+            ent["tflops_median"] = e["flop"] / (ent["median_ms"] * 1e-3) / 1e12
+            ent["tflops_best"] = e["flop"] / (ent["min_ms"] * 1e-3) / 1e12
+    e["methods"] = methods
+    ratios = {}
+    stc = methods["stc"]
+    for b in BASELINES:
+        be = methods[b]
+        if stc.get("status") == "ok" and be.get("status") == "ok":
+            ratios["stc_speedup_vs_" + b] = be["median_ms"] / stc["median_ms"]
+    cb = methods["cublas"]
+    for b in ("cutlass", "cusparselt"):
+        be = methods[b]
+        if cb.get("status") == "ok" and be.get("status") == "ok":
+            ratios[b + "_speedup_vs_cublas"] = cb["median_ms"] / be["median_ms"]
+    e["ratios"] = ratios
+    return e
+
+
+def assemble(manifest, recs, programs, selected, meta):
+    """The results document. `recs`: the worker's JSONL records plus the
+    parent's own result records; `selected`: the program indices of this
+    run, in order; `meta`: the parent's settings and nvidia-smi readings."""
+    envs = [r for r in recs if r.get("type") == "env"]
+    fmt = [r for r in recs if r.get("type") == "format_check"]
+    fatal = [r for r in recs if r.get("type") == "fatal"]
+    by_index = {}
+    for r in recs:
+        if r.get("type") == "result":
+            by_index[r["index"]] = r  # the last record of a program wins
+    results = [_entry_from(by_index.get(i), programs[i]) for i in selected]
+    env = envs[0] if envs else {}
+    st = {}
+    for e in results:
+        for m in METHODS:
+            s = e["methods"][m].get("status", "not_run")
+            st.setdefault(m, {}).setdefault(s, 0)
+            st[m][s] += 1
+    stc_bad = sum(v for s, v in st.get("stc", {}).items() if s != "ok")
+    base_wrong = sum(st.get(b, {}).get("wrong", 0) for b in BASELINES)
+    # None: no format check ran (no worker got that far).
+    fmt_ok = (all(r.get("ok") for r in fmt) and all(
+        not e.get("format_error") for e in results)) if fmt else None
+    summary = {"ok": stc_bad == 0 and base_wrong == 0 and fmt_ok is True and not fatal,
+               "programs": len(results), "status_counts": st,
+               "format_checks_ok": fmt_ok,
+               "worker_fatal": [r["error"] for r in fatal]}
+    build = {k: v for k, v in manifest.items() if k != "programs"}
+    return {
+        "schema": "stc-gpu-gemm-bench/1",
+        "utc": meta["utc"],
+        "mock": bool(manifest.get("mock")),
+        "quick": bool(manifest.get("quick")),
+        "commit": manifest.get("commit"), "commit_short": manifest.get("commit_short"),
+        "dirty": manifest.get("dirty"),
+        "flop_counting": "dense-equivalent 2*M*N*K for every method",
+        "gpu": dict(env.get("gpu") or {}, nvidia_smi_start=meta.get("nvidia_smi_start"),
+                    nvidia_smi_end=meta.get("nvidia_smi_end")),
+        "software": env.get("software"),
+        "torch_settings": env.get("torch_settings"),
+        "build": build,
+        "settings": {
+            "tolerance": meta["tolerance"],
+            "reference": "float64 torch on the GPU: A_pruned @ B (STC, 2:4 baselines), "
+                         "A @ B (cuBLAS, which multiplies the unpruned A)",
+            "timing": "CUDA events around every call on the current stream; the queue is "
+                      "pre-filled by a sleep kernel (torch.cuda._sleep) so the times are GPU "
+                      "times, not host launch overhead; warm-up first; median and min",
+            "rotation": "every call uses the next of `copies` input sets (A/B/output), "
+                        "chosen so STC's working set is at least twice the L2 size",
+            "sleep_cycles_per_ms": env.get("sleep_cycles_per_ms"),
+            "time_budget_s": meta["time_budget_s"], "stall_s": meta["stall_s"],
+            "max_method_s": meta["max_method_s"], "max_repeats": meta["max_repeats"],
+            "only": meta.get("only"),
+        },
+        "format_check": fmt,
+        "worker_restarts": meta.get("worker_restarts"),
+        "wall_seconds": meta.get("wall_seconds"),
+        "results": results,
+        "summary": summary,
+    }
+
+
+def _cell(ent, what):
+    if ent.get("status") != "ok" and "median_ms" not in ent:
+        return ent.get("status", "not_run")
+    tag = "" if ent.get("status") == "ok" else " (%s)" % ent.get("status")
+    if what == "ms":
+        return "%.4f (%.4f)%s" % (ent["median_ms"], ent["min_ms"], tag)
+    tf = ent["tflops_median"]
+    return ("%.1f%s" if tf >= 10 else "%.3g%s") % (tf, tag)
+
+
+def _ratio(r):
+    return "%.2f×" % r if r is not None else "–"
+
+
+def markdown(doc):
+    g, sw, b = doc["gpu"], doc.get("software") or {}, doc["build"]
+    smi0, smi1 = g.get("nvidia_smi_start") or {}, g.get("nvidia_smi_end") or {}
+    md = ["# STC GPU GEMM benchmark, %s%s%s\n" % (
+        doc["utc"], " (quick)" if doc["quick"] else "",
+        " — MOCK kernels, not STC" if doc["mock"] else "")]
+    if doc["mock"]:
+        md.append("**The STC column of this run is `bench/gpu/mock_spmm.cu`, a plain CUDA C "
+                  "kernel that tests the harness; it is not STC.**\n")
+    md.append("- GPU: %s (sm %s, %s SMs, L2 %s MiB, %s GiB); CUDA driver %s; nvidia-smi "
+              "driver %s" % (
+                  g.get("name"), g.get("compute_capability"), g.get("multiprocessors"),
+                  "%.0f" % (g["l2_bytes"] / 2**20) if g.get("l2_bytes") else "?",
+                  "%.0f" % (g["memory_bytes"] / 2**30) if g.get("memory_bytes") else "?",
+                  g.get("cuda_driver_version"), smi0.get("driver_version")))
+    md.append("- SM clock at start %s (max %s), at end %s; memory clock %s; power limit %s; "
+              "clock event reasons at end `%s`" % (
+                  smi0.get("clocks.sm"), smi0.get("clocks.max.sm"), smi1.get("clocks.sm"),
+                  smi1.get("clocks.mem"), smi1.get("power.limit"),
+                  smi1.get("clocks_event_reasons.active")))
+    md.append("- torch %s (CUDA %s), cuSPARSELt %s, Python %s" % (
+        sw.get("torch"), sw.get("torch_cuda"), sw.get("cusparselt"), sw.get("python")))
+    md.append("- Kernels: %s, target %s%s, built %s from commit `%s`%s; %s" % (
+        b.get("kernel_source"), b.get("target"),
+        (" flags `%s`" % " ".join(b["flags"])) if b.get("flags") else "",
+        b.get("utc"), (doc.get("commit") or "unknown")[:12],
+        " (dirty tree)" if doc.get("dirty") else "", b.get("stc_version") or ""))
+    s = doc["settings"]
+    md.append("- C = A·B, A the sparse M×K operand (2:4 along K; STC gets it in the canonical "
+              "compressed format), B dense K×N. cuBLAS multiplies the unpruned A. "
+              "TFLOP/s count dense-equivalent 2·M·N·K flops for every method; times are GPU "
+              "times from CUDA events around each call (median, min in brackets), after "
+              "warm-up, rotating over input copies ≥ 2× L2.")
+    md.append("- Every result is checked against float64 torch first (relative Frobenius "
+              "error < %.0e; NaN fails); a wrong one is not used for the ratios. "
+              "Ratio = the other method's median / STC's median (> 1: STC faster).\n"
+              % s["tolerance"])
+    for dt in ("f16", "bf16"):
+        rows = [e for e in doc["results"] if e["dtype"] == dt]
+        if not rows:
+            continue
+        md.append("## %s\n" % dt)
+        md.append("| shape | M | N | K | STC ms (min) | STC TFLOP/s | cuBLAS TFLOP/s | "
+                  "CUTLASS 2:4 TFLOP/s | cuSPARSELt 2:4 TFLOP/s | STC vs cuBLAS | "
+                  "STC vs CUTLASS | STC vs cuSPARSELt |")
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for e in rows:
+            mt, r = e["methods"], e["ratios"]
+            md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                e["shape"], e["M"], e["N"], e["K"], _cell(mt["stc"], "ms"),
+                _cell(mt["stc"], "tf"), _cell(mt["cublas"], "tf"), _cell(mt["cutlass"], "tf"),
+                _cell(mt["cusparselt"], "tf"), _ratio(r.get("stc_speedup_vs_cublas")),
+                _ratio(r.get("stc_speedup_vs_cutlass")),
+                _ratio(r.get("stc_speedup_vs_cusparselt"))))
+        md.append("")
+    kr = [e for e in doc["results"] if isinstance(e["methods"]["stc"].get("kernel"), dict)]
+    if kr:
+        md.append("## STC kernels\n")
+        md.append("| program | kernel | grid | block | dyn. shared B | regs | local B | "
+                  "blocks/SM | rel. error | runs (warm-up) | copies |")
+        md.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for e in kr:
+            st = e["methods"]["stc"]
+            k = st["kernel"]
+            md.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                e["name"], k.get("kernel"), "×".join(map(str, k.get("grid", []))),
+                "×".join(map(str, k.get("block", []))), k.get("shared_bytes"),
+                k.get("registers", "?"), k.get("local_bytes", "?"),
+                k.get("blocks_per_sm", "?"),
+                ("%.1e" % st["rel_error"]) if isinstance(st.get("rel_error"), float)
+                else str(st.get("rel_error", "–")),
+                "%s (%s)" % (st.get("repeats", "–"), st.get("warmup", "–")),
+                e.get("copies", "–")))
+        md.append("")
+    bad = [(e, m) for e in doc["results"] for m in METHODS
+           if e["methods"][m].get("status") != "ok"]
+    if bad:
+        md.append("## Not measured, unavailable or wrong\n")
+        groups = {}  # a baseline failing alike on many programs: one line
+        for e, m in bad:
+            ent = e["methods"][m]
+            first = ((ent.get("error") or "").strip().splitlines() or [""])[0]
+            rel = ent.get("rel_error")
+            rel = (" (rel. error %.2e)" % rel) if isinstance(rel, float) else ""
+            if m == "stc":
+                md.append("- %s, STC: %s%s%s" % (e["name"], ent.get("status"),
+                                                  (": " + first) if first else "", rel))
+            else:
+                groups.setdefault((m, ent.get("status"), first), []).append(e["name"] + rel)
+        for (m, status, first), names in groups.items():
+            md.append("- %s: %s%s, on %d program(s): %s" % (
+                NAMES[m], status, (": " + first) if first else "", len(names),
+                ", ".join(names) if len(names) <= 6 else
+                ", ".join(names[:6]) + ", ..."))
+        md.append("")
+    sm = doc["summary"]
+    md.append("Status counts: %s. Format checks %s. Wall time %s s.%s" % (
+        ", ".join("%s %s" % (NAMES[m], ", ".join("%s %d" % kv for kv in sorted(c.items())))
+                  for m, c in sm["status_counts"].items()),
+        {True: "ok", False: "FAILED", None: "not run"}[sm["format_checks_ok"]],
+        doc.get("wall_seconds"),
+        (" Worker restarts: %s." % "; ".join("after %s (%s)" % (r["after"], r["why"])
+                                              for r in doc["worker_restarts"]))
+        if doc.get("worker_restarts") else ""))
+    return "\n".join(md) + "\n"
+
+
+def compact(doc):
+    """One line per program (for the end of a console log): each method's
+    TFLOP/s (dense-equivalent) or status, and STC's ratios."""
+    fmt = "%-40s %12s %12s %12s %12s  %s"
+    out = [fmt % ("program (TFLOP/s)", "STC", "cuBLAS", "CUTLASS", "cuSPARSELt",
+                  "STC vs cuBLAS / cuSPARSELt")]
+    for e in doc["results"]:
+        cells = []
+        for m in METHODS:
+            ent = e["methods"][m]
+            cells.append((_cell(ent, "tf") if "median_ms" in ent
+                          else str(ent.get("status")))[:12])
+        r = e["ratios"]
+        out.append(fmt % (e["name"][:40], cells[0], cells[1], cells[2], cells[3],
+                          "%s / %s" % (_ratio(r.get("stc_speedup_vs_cublas")),
+                                       _ratio(r.get("stc_speedup_vs_cusparselt")))))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,66 @@
+"""Shape table of the GPU GEMM benchmark (DESIGN.md section 8).
+
+Every entry is C = A . B with A the sparse M x K operand (2:4 along K, the
+reduction dimension; a weight in out_features x in_features layout) and B the
+dense K x N operand (N = tokens, batch x sequence or the square size). This is
+the orientation of PyTorch's `torch.mm(A_sparse, B)` with A a
+SparseSemiStructuredTensor. Pure Python: imported by the build step (no GPU,
+no torch) and by the run step.
+"""
+
+DTYPES = ("f16", "bf16")
+
+#: The three shapes of `build --quick`: one square, one LLM decode (small N),
+#: one BERT layer.
+QUICK = (
+    ("square-4096", "square", 4096, 4096, 4096),
+    ("llm-up-11008x4096-n16", "llm", 11008, 16, 4096),
+    ("bert-base-ffn-in-3072x768-b8", "bert", 3072, 1024, 768),
+)
+
+
+def full_table():
+    """Returns [(name, group, M, N, K)] for the whole table, in run order."""
+    rows = []
+    for s in (4096, 8192, 16384):
+        rows.append(("square-%d" % s, "square", s, s, s))
+    # LLM linear layers (LLaMA-7B sizes): the weight is M x K
+    # (out_features x in_features); N tokens.
+    llm = (("llm-attn-4096x4096", 4096, 4096),
+           ("llm-up-11008x4096", 11008, 4096),
+           ("llm-down-4096x11008", 4096, 11008))
+    for name, m, k in llm:
+        for n in (16, 128, 512, 2048, 4096):
+            rows.append(("%s-n%d" % (name, n), "llm", m, n, k))
+    # BERT linear layers, sequence length 128, batch 8 and 32.
+    bert = (("bert-base-attn-768x768", 768, 768),
+            ("bert-base-ffn-in-3072x768", 3072, 768),
+            ("bert-base-ffn-out-768x3072", 768, 3072),
+            ("bert-large-attn-1024x1024", 1024, 1024),
+            ("bert-large-ffn-in-4096x1024", 4096, 1024),
+            ("bert-large-ffn-out-1024x4096", 1024, 4096))
+    for name, m, k in bert:
+        for batch in (8, 32):
+            rows.append(("%s-b%d" % (name, batch), "bert", m, 128 * batch, k))
+    return rows
+
+
+def table(quick=False):
+    """The shapes of a `build [--quick]`: [(name, group, M, N, K)]."""
+    return list(QUICK) if quick else full_table()
+
+
+def check_shape(m, n, k):
+    """Returns a list of reasons why (M, N, K) does not suit the benchmark
+    (empty when it does): the canonical format needs K % 16 == 0, and
+    PyTorch's semi-structured tensors need M % 32 == 0 and K % 64 == 0 (the
+    CUTLASS backend's minimum sparse block for f16/bf16) and N % 8 == 0."""
+    why = []
+    if k % 16:
+        why.append("K=%d is not a multiple of 16 (one metadata word)" % k)
+    if m % 32 or k % 64:
+        why.append("A=%dx%d is not a multiple of 32x64 (PyTorch CUTLASS "
+                   "semi-structured minimum)" % (m, k))
+    if n % 8:
+        why.append("N=%d is not a multiple of 8 (PyTorch dense minimum)" % n)
+    return why

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# GPU GEMM benchmark of STC against cuBLAS dense and PyTorch's 2:4
+# semi-structured sparse (CUTLASS and cuSPARSELt backends), DESIGN.md §8.
+# See bench/README.md ("GPU GEMM").
+#
+#   bench/run_gpu_bench.sh build [--quick] [--mock] [--only REGEX]
+#       On the build machine (no GPU): write one MLIR program per shape and
+#       dtype, compile each with build/bin/stc-compile --target=sm_90
+#       --emit=ptx --kernel-info, check it (and ptxas it when the CUDA
+#       toolkit is here), into bench/work/gpu/ (git-ignored; PTX + JSON).
+#       --quick: three shapes. --mock: a plain CUDA C kernel (nvcc) instead
+#       of STC, to test the harness; its results are labelled MOCK.
+#   bench/run_gpu_bench.sh run [--copy-to DIR] [--time-budget S] [--only REGEX]
+#       On the GPU machine, from the repository root, with bench/work/gpu
+#       carried: check and time every built program and the baselines;
+#       writes bench/results/gpu-gemm-<UTC time>-<commit>.{json,md}
+#       (copies, plus the worker's raw .jsonl, in DIR when given).
+#   bench/run_gpu_bench.sh selftest
+#       On the build machine: the format code against test/lib/stc_ref.py,
+#       the launcher's parsing, the report, the program text through stc-opt
+#       and stc-run (CPU), `build --quick` (skipped while stc-compile has no
+#       --kernel-info) and `build --quick --mock`, each PTX through ptxas.
+#
+# Environment overrides:
+#   STC_COMPILE      stc-compile binary (build/bin/stc-compile)
+#   STC_GPU_TARGET   --target of stc-compile and ptxas's -arch (sm_90)
+#   STC_GPU_FLAGS    extra stc-compile flags
+#   STC_GPU_OUT      output element type: same (as the inputs) or f32 (same)
+#   GPU_BENCH_WORK   the build directory that travels (bench/work/gpu)
+#   PYTHON           the Python to use (run: one with torch; build/selftest:
+#                    /usr/bin/python3, which has NumPy)
+#   CUDA_HOME        CUDA toolkit for ptxas/nvcc (/usr/local/cuda)
+# Exit status: 0 all ok; 1 something failed or was wrong (results are still
+# written; every failure is recorded with its reason); 2 usage/setup error.
+set -u -o pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH="$ROOT/bench"
+GPU="$BENCH/gpu"
+WORK="${GPU_BENCH_WORK:-$BENCH/work/gpu}"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+
+log() { echo "[run_gpu_bench] $*" >&2; }
+usage() { sed -n '2,34p' "$0"; }
+
+[ $# -ge 1 ] || { usage; exit 2; }
+CMD="$1"; shift
+
+case "$CMD" in
+  build)
+    QUICK=(); MOCK=(); ONLY=()
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --quick) QUICK=(--quick) ;;
+        --mock) MOCK=(--mock) ;;
+        --only) [ $# -ge 2 ] || { log "--only needs a regex"; exit 2; }; ONLY=(--only "$2"); shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) log "build: unknown argument '$1'"; exit 2 ;;
+      esac
+      shift
+    done
+    PY="${PYTHON:-}"
+    if [ -z "$PY" ]; then
+      for cand in /usr/bin/python3 python3; do
+        if command -v "$cand" >/dev/null 2>&1; then PY="$cand"; break; fi
+      done
+    fi
+    [ -n "$PY" ] || { log "no python3 found"; exit 2; }
+    exec "$PY" "$GPU/build_programs.py" --work "$WORK" "${QUICK[@]}" "${MOCK[@]}" "${ONLY[@]}" \
+      --stc-compile "${STC_COMPILE:-$ROOT/build/bin/stc-compile}" \
+      --target "${STC_GPU_TARGET:-sm_90}" --flags "${STC_GPU_FLAGS:-}" \
+      --out-dtype "${STC_GPU_OUT:-same}" --cuda "$CUDA_HOME"
+    ;;
+  run)
+    PY="${PYTHON:-}"
+    if [ -z "$PY" ]; then
+      for cand in python3 /opt/torch/.venv/bin/python3 /usr/bin/python3; do
+        if command -v "$cand" >/dev/null 2>&1 && "$cand" -c "import torch" 2>/dev/null; then
+          PY="$cand"; break
+        fi
+      done
+    fi
+    if [ -z "$PY" ]; then
+      log "no python3 with torch found (tried python3, /opt/torch/.venv/bin/python3, /usr/bin/python3); set PYTHON"
+      exit 2
+    fi
+    if [ ! -f "$WORK/manifest.json" ]; then
+      log "no $WORK/manifest.json: run 'bench/run_gpu_bench.sh build' on the build machine, then carry bench/work/gpu (run tool: carry=[\"bench/work/gpu\"])"
+      exit 2
+    fi
+    cd "$ROOT" || exit 2
+    exec "$PY" -u "$GPU/gemm_bench.py" run --manifest "$WORK/manifest.json" \
+      --results-dir "$BENCH/results" "$@"
+    ;;
+  selftest)
+    PY="${PYTHON:-}"
+    if [ -z "$PY" ]; then
+      for cand in /usr/bin/python3 python3; do
+        if "$cand" -c "import numpy" 2>/dev/null; then PY="$cand"; break; fi
+      done
+    fi
+    [ -n "$PY" ] || { log "no python3 with NumPy found (apt-get install python3-numpy)"; exit 2; }
+    exec "$PY" "$GPU/selftest.py" "$@"
+    ;;
+  -h|--help) usage; exit 0 ;;
+  *) log "unknown subcommand '$CMD' (build, run or selftest)"; usage; exit 2 ;;
+esac
