@@ -239,6 +239,9 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
             NVVM::MmaSpOp, NVVM::LdMatrixOp, NVVM::CpAsyncOp,
             NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op))
       toReplace.push_back(op);
+    else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
+      if (call.getIntrin().starts_with("llvm.nvvm."))
+        toReplace.push_back(op);
   });
   for (Operation *op : toReplace) {
     b.setInsertionPoint(op);
@@ -271,6 +274,14 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
       // read that does not wait.)
       emulateCpAsync(cp);
     } else if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op)) {
+      op->erase();
+    } else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      // The NVVM intrinsics the kernels call by name, by their CPU meaning.
+      if (call.getIntrin() != "llvm.nvvm.ex2.approx")
+        return op->emitError("stc-emulate-gpu: cannot emulate ")
+               << call.getIntrin();
+      Value v = LLVM::Exp2Op::create(b, call.getArgs()[0]);
+      op->replaceAllUsesWith(ValueRange{v});
       op->erase();
     } else if (failed(emulateMma(cast<NVVM::MmaSpOp>(op)))) {
       return failure();

@@ -20,6 +20,7 @@
 //   input_type, output_type, mma, ordered_metadata
 //   variant           "direct" (fragments from global memory) or "staged"
 //                     (cp.async pipeline through shared memory, ldmatrix)
+//   stages            shared-memory stages of the staged kernel (0: direct)
 //   static_shared_bytes  shared memory the kernel declares itself
 //
 //===----------------------------------------------------------------------===//
@@ -53,6 +54,7 @@ struct GpuKernelInfo {
   std::string mma;
   bool orderedMetadata = true;
   std::string variant;
+  int64_t stages = 0;
   int64_t staticSharedBytes = 0;
 
   DictionaryAttr toAttr(MLIRContext *ctx) const {
@@ -93,6 +95,7 @@ struct GpuKernelInfo {
         b.getNamedAttr("mma", b.getStringAttr(mma)),
         b.getNamedAttr("ordered_metadata", b.getBoolAttr(orderedMetadata)),
         b.getNamedAttr("variant", b.getStringAttr(variant)),
+        b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
         b.getNamedAttr("static_shared_bytes",
                        b.getI64IntegerAttr(staticSharedBytes)),
     };

@@ -63,20 +63,25 @@ constexpr int64_t kRowTiles = kWarpRows / kMmaM; // 2
 constexpr int64_t kColTiles = kWarpCols / kMmaN; // 4
 /// Metadata word for padding: every nibble 0x4 keeps elements (0, 1), a
 /// legal pattern, of values that are zero.
-constexpr int64_t kThreads = 128;
-/// The staged kernel: kStages buffers of one K step each in shared memory,
-/// A (64 rows x 16 stored elements = 32 bytes) then B (64 p-rows x 32 k =
-/// 64 bytes, or 32 k-rows x 64 p = 128 bytes), 16-byte chunks swizzled so
-/// that ldmatrix's 8 row addresses hit distinct banks.
-constexpr int64_t kStages = 3;
+/// The staged kernel: `stages` buffers of one K step each in shared memory,
+/// A (block rows x 16 stored elements = 32 bytes each) then B (block cols
+/// p-rows x 32 k = 64 bytes each, or 32 k-rows x block cols), 16-byte
+/// chunks swizzled so that ldmatrix's 8 row addresses hit distinct banks.
 constexpr int64_t kChunkBytes = 16;
+/// 2^x, approximately (ex2.approx.f32), for the GELU epilogues.
+constexpr llvm::StringLiteral kEx2Intrinsic = "llvm.nvvm.ex2.approx";
 constexpr int64_t kChunkElems = 8;
 constexpr int64_t kARowBytes = 32;
-constexpr int64_t kABytes = 64 * kARowBytes;
 constexpr int64_t kBPMajorRowBytes = 64;
-constexpr int64_t kBKMajorRowBytes = 128;
-constexpr int64_t kBBytes = 4096;
-constexpr int64_t kStageBytes = kABytes + kBBytes;
+
+/// Shared-memory geometry of the staged kernel for a block tile.
+struct StagedLayout {
+  int64_t threads, aBytes, bBytes, bKMajorRowBytes, stageBytes;
+  StagedLayout(int64_t blockRows, int64_t blockCols)
+      : threads((blockRows / kWarpRows) * (blockCols / kWarpCols) * kWarpSize),
+        aBytes(blockRows * kARowBytes), bBytes(blockCols * kBPMajorRowBytes),
+        bKMajorRowBytes(blockCols * 2), stageBytes(aBytes + bBytes) {}
+};
 
 /// How one stc.spmm maps onto the canonical problem.
 struct Problem {
@@ -95,15 +100,17 @@ struct Problem {
 class KernelBuilder {
 public:
   KernelBuilder(ImplicitLocOpBuilder &b, const Problem &problem,
-                int64_t blockRows, int64_t blockCols, bool ordered)
+                int64_t blockRows, int64_t blockCols, int64_t stages,
+                bool ordered)
       : b(b), pb(problem), blockRows(blockRows), blockCols(blockCols),
-        ordered(ordered) {}
+        stages(stages), ordered(ordered) {}
 
   /// Emits the kernel body into the entry block of `func`, whose arguments
   /// follow kernelParamNames(): fragments loaded from global memory.
   void build(gpu::GPUFuncOp func);
   /// The same kernel with A and B staged through shared memory
-  /// (`sharedMemory`, kStages x kStageBytes) by a cp.async pipeline and read
+  /// (`sharedMemory`, stages x StagedLayout::stageBytes) by a cp.async
+  /// pipeline and read
   /// with ldmatrix. Needs 16-byte aligned rows of D (checked by the caller).
   void buildStaged(gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory);
 
@@ -154,7 +161,7 @@ private:
 
   ImplicitLocOpBuilder &b;
   const Problem &pb;
-  int64_t blockRows, blockCols;
+  int64_t blockRows, blockCols, stages;
   bool ordered;
   Value values, meta, dense, bias, accIn, out;
   Value rows, cols, depth, valueCols, metaCols, denseLd, steps;
@@ -181,13 +188,17 @@ Value KernelBuilder::activation(Value x) {
     return arith::MaximumFOp::create(b, x, f32(0.0));
   case Activation::gelu_tanh:
   case Activation::gelu_erf: {
-    // exp via the hardware's ex2 (llvm.exp2 lowers to ex2.approx), and
-    // LLVM's fabs/copysign rather than math ops, which convert-gpu-to-nvvm
-    // would turn into libdevice calls: no libdevice is needed to build or
-    // load the kernel.
+    // exp through the hardware's ex2.approx (the NVVM intrinsic, called by
+    // name), |x| and copysign with arith ops: math ops and LLVM's own
+    // exp2/fabs would become libdevice calls (or be rejected) in
+    // convert-gpu-to-nvvm, and no libdevice is needed to build or load the
+    // kernel this way. (The emulator maps the intrinsic back to exp2.)
     auto exp = [&](Value y) {
       Value scaled = arith::MulFOp::create(b, y, f32(1.4426950408889634));
-      return LLVM::Exp2Op::create(b, scaled).getResult();
+      return LLVM::CallIntrinsicOp::create(b, b.getF32Type(),
+                                           b.getStringAttr(kEx2Intrinsic),
+                                           ValueRange{scaled})
+          .getResult(0);
     };
     Value inner;
     if (pb.activation == Activation::gelu_tanh) {
@@ -209,7 +220,7 @@ Value KernelBuilder::activation(Value x) {
       // erf(z), z = x / sqrt(2), by Abramowitz & Stegun 7.1.26 (absolute
       // error below 1.5e-7), odd in z.
       Value z = arith::MulFOp::create(b, x, f32(0.7071067811865476));
-      Value az = LLVM::FAbsOp::create(b, z);
+      Value az = arith::MaximumFOp::create(b, z, arith::NegFOp::create(b, z));
       Value tt = arith::DivFOp::create(
           b, f32(1.0),
           arith::AddFOp::create(b, f32(1.0),
@@ -224,7 +235,9 @@ Value KernelBuilder::activation(Value x) {
       Value negZ2 = arith::NegFOp::create(b, arith::MulFOp::create(b, az, az));
       Value erfAbs = arith::SubFOp::create(
           b, f32(1.0), arith::MulFOp::create(b, poly, exp(negZ2)));
-      inner = LLVM::CopySignOp::create(b, erfAbs, z);
+      inner = arith::SelectOp::create(
+          b, arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, z, f32(0.0)),
+          arith::NegFOp::create(b, erfAbs), erfAbs);
     }
     Value half = arith::MulFOp::create(b, f32(0.5), x);
     return arith::MulFOp::create(b, half,
@@ -406,7 +419,24 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
   };
   // Bytes of A and B per stage (see the layout in buildStaged's comment in
   // the header of this file).
-  auto stageBase = [&](Value slot) { return mul(slot, i32(kStageBytes)); };
+  StagedLayout layout(blockRows, blockCols);
+  auto stageBase = [&](Value slot) {
+    return mul(slot, i32(layout.stageBytes));
+  };
+  // Calls body(id) for the chunk ids tid, tid + threads, ... below `total`.
+  auto forChunks = [&](int64_t total, function_ref<void(Value)> body) {
+    for (int64_t first = 0; first < total; first += layout.threads) {
+      Value id = add(tid, i32(first));
+      if (first + layout.threads <= total) {
+        body(id);
+        continue;
+      }
+      auto guard = scf::IfOp::create(b, lt(id, i32(total)), false);
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPointToStart(guard.thenBlock());
+      body(id);
+    }
+  };
 
   // Issues the cp.async copies of K step `step` into stage `slot`; copies
   // past an edge read nothing (src-size 0 zero-fills) from a clamped,
@@ -427,12 +457,12 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
                               kChunkBytes, NVVM::LoadCacheModifierKind::CG,
                               srcSize);
     };
-    // A: 64 rows x 2 chunks, one per thread; chunk c of row r lives at
-    // chunk c ^ ((r >> 2) & 1) (ldmatrix reads 8 rows of one chunk without
-    // bank conflicts).
-    {
-      Value row = arith::DivUIOp::create(b, tid, i32(2));
-      Value c = arith::RemUIOp::create(b, tid, i32(2));
+    // A: block rows x 2 chunks; chunk c of row r lives at chunk
+    // c ^ ((r >> 2) & 1) (ldmatrix reads 8 rows of one chunk without bank
+    // conflicts).
+    forChunks(blockRows * 2, [&](Value id) {
+      Value row = arith::DivUIOp::create(b, id, i32(2));
+      Value c = arith::RemUIOp::create(b, id, i32(2));
       Value gRow = add(blockRow, row);
       Value col = add(mul(step, i32(kMmaK / 2)), mul(c, i32(kChunkElems)));
       Value valid = arith::SelectOp::create(
@@ -446,13 +476,12 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
           add(mul(row, i32(kARowBytes)), mul(phys, i32(kChunkBytes)));
       Value index = add(mul(wide(gRow), wide(valueCols)), wide(col));
       copyChunk(offset, values, index, valid);
-    }
-    // B: 256 chunks, two per thread.
-    for (int64_t half = 0; half < 2; ++half) {
-      Value id = add(tid, i32(half * kThreads));
+    });
+    // B: 4 chunks per column of the block.
+    forChunks(blockCols * 4, [&](Value id) {
       Value row, c, valid, phys, offset, index;
       if (!pb.denseKMajor) {
-        // p-major: 64 rows (p) x 4 chunks of 8 k; chunk c of row r at
+        // p-major: block cols rows (p) x 4 chunks of 8 k; chunk c of row r at
         // c ^ ((r >> 1) & 3).
         row = arith::DivUIOp::create(b, id, i32(4));
         c = arith::RemUIOp::create(b, id, i32(4));
@@ -468,28 +497,29 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
             add(mul(row, i32(kBPMajorRowBytes)), mul(phys, i32(kChunkBytes)));
         index = add(mul(wide(p), wide(denseLd)), wide(k));
       } else {
-        // k-major: 32 rows (k) x 8 chunks of 8 p; chunk c of row r at
-        // c ^ (r & 7).
-        row = arith::DivUIOp::create(b, id, i32(8));
-        c = arith::RemUIOp::create(b, id, i32(8));
+        // k-major: 32 rows (k) x block cols / 8 chunks of 8 p; chunk c of
+        // row r at c ^ (r & 7).
+        int64_t chunksPerRow = blockCols / kChunkElems;
+        row = arith::DivUIOp::create(b, id, i32(chunksPerRow));
+        c = arith::RemUIOp::create(b, id, i32(chunksPerRow));
         Value k = add(mul(step, i32(kMmaK)), row);
         Value p = add(blockCol, mul(c, i32(kChunkElems)));
         valid = arith::SelectOp::create(
             b, lt(k, depth), clamp8(arith::SubIOp::create(b, cols, p)), i32(0));
         phys =
             arith::XOrIOp::create(b, c, arith::AndIOp::create(b, row, i32(7)));
-        offset =
-            add(mul(row, i32(kBKMajorRowBytes)), mul(phys, i32(kChunkBytes)));
+        offset = add(mul(row, i32(layout.bKMajorRowBytes)),
+                     mul(phys, i32(kChunkBytes)));
         index = add(mul(wide(k), wide(denseLd)), wide(p));
       }
-      copyChunk(add(i32(kABytes), offset), dense, index, valid);
-    }
+      copyChunk(add(i32(layout.aBytes), offset), dense, index, valid);
+    });
     NVVM::CpAsyncCommitGroupOp::create(b);
   };
 
-  // Prologue of the pipeline: the first kStages - 1 steps in flight (a
+  // Prologue of the pipeline: the first stages - 1 steps in flight (a
   // commit group per stage even when empty, so that wait counts hold).
-  for (int64_t s = 0; s < kStages - 1; ++s) {
+  for (int64_t s = 0; s < stages - 1; ++s) {
     Value step = i32(s);
     auto inRange = scf::IfOp::create(b, lt(step, steps), false);
     {
@@ -506,32 +536,32 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     b.setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
     Value k0 = mul(step, i32(kMmaK));
-    // Step `step` has landed once at most kStages - 2 younger groups are
+    // Step `step` has landed once at most stages - 2 younger groups are
     // pending; the barrier also tells every thread that the slot the next
     // loads overwrite (the one computed in the previous iteration) is free.
-    Value ahead = add(step, i32(kStages - 1));
+    Value ahead = add(step, i32(stages - 1));
     Value aheadInRange = lt(ahead, steps);
-    // Groups committed after step's: min(kStages - 2, steps - 1 - step).
-    // Waiting for kStages - 2 is exact while the pipeline is full; at the
+    // Groups committed after step's: min(stages - 2, steps - 1 - step).
+    // Waiting for stages - 2 is exact while the pipeline is full; at the
     // tail, wait for everything.
     Value tail = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
-                                       add(step, i32(kStages - 2)), steps);
+                                       add(step, i32(stages - 2)), steps);
     auto waitIf = scf::IfOp::create(b, tail, true);
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(waitIf.thenBlock());
       NVVM::CpAsyncWaitGroupOp::create(b, 0);
       b.setInsertionPointToStart(waitIf.elseBlock());
-      NVVM::CpAsyncWaitGroupOp::create(b, kStages - 2);
+      NVVM::CpAsyncWaitGroupOp::create(b, stages - 2);
     }
     gpu::BarrierOp::create(b);
     auto loadAhead = scf::IfOp::create(b, aheadInRange, false);
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(loadAhead.thenBlock());
-      issueLoads(ahead, arith::RemUIOp::create(b, ahead, i32(kStages)));
+      issueLoads(ahead, arith::RemUIOp::create(b, ahead, i32(stages)));
     }
-    Value base = stageBase(arith::RemUIOp::create(b, step, i32(kStages)));
+    Value base = stageBase(arith::RemUIOp::create(b, step, i32(stages)));
     auto regsOf = [&](Value structValue) {
       SmallVector<Value, 4> regs;
       for (int64_t r = 0; r < 4; ++r) {
@@ -574,7 +604,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
     for (int64_t j = 0; j < kColTiles; ++j) {
       Value offset;
-      NVVM::MMALayout layout;
+      NVVM::MMALayout ldLayout;
       if (!pb.denseKMajor) {
         // Lane L: row p = tile + L % 8, chunk L / 8 (plain ldmatrix).
         Value row = add(add(mul(warpCol, i32(kWarpCols)), i32(j * kMmaN)),
@@ -586,20 +616,20 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
                                   i32(3)));
         offset =
             add(mul(row, i32(kBPMajorRowBytes)), mul(phys, i32(kChunkBytes)));
-        layout = NVVM::MMALayout::row;
+        ldLayout = NVVM::MMALayout::row;
       } else {
         // Lane L: row k = L, the chunk of the tile's 8 columns
         // (ldmatrix.trans gives each lane D[2t, 2t + 1][g]).
         Value c = add(mul(warpCol, i32(kWarpCols / kChunkElems)), i32(j));
         Value phys =
             arith::XOrIOp::create(b, c, arith::AndIOp::create(b, lane, i32(7)));
-        offset =
-            add(mul(lane, i32(kBKMajorRowBytes)), mul(phys, i32(kChunkBytes)));
-        layout = NVVM::MMALayout::col;
+        offset = add(mul(lane, i32(layout.bKMajorRowBytes)),
+                     mul(phys, i32(kChunkBytes)));
+        ldLayout = NVVM::MMALayout::col;
       }
       Value frag = NVVM::LdMatrixOp::create(
-          b, x4Type, byteAt(smem, add(base, add(i32(kABytes), offset))), 4,
-          layout, shape, NVVM::LdStMatrixEltType::B16);
+          b, x4Type, byteAt(smem, add(base, add(i32(layout.aBytes), offset))),
+          4, ldLayout, shape, NVVM::LdStMatrixEltType::B16);
       bRegs[j] = regsOf(frag);
     }
     scf::YieldOp::create(
@@ -654,6 +684,30 @@ void KernelBuilder::epilogue(ValueRange acc) {
   gpu::ReturnOp::create(b);
 }
 
+/// The block tile (rows x cols of the canonical problem Out[R, P]) for a
+/// problem, before pass options override it. Warps are 32 x 32, so a
+/// 64 x 64 tile is 4 warps and 128 x 128 is 16. Bigger tiles reuse each
+/// staged chunk of A and B more (arithmetic intensity grows with the tile),
+/// but leave SMs idle when the problem has few tiles: take the largest tile
+/// that still gives at least kMinBlocks blocks (about two waves on the 108
+/// to 132 SMs of A100/H100), growing the side of the problem that is larger;
+/// small or dynamic problems keep 64 x 64.
+static std::pair<int64_t, int64_t> chooseBlockTile(int64_t r, int64_t p) {
+  constexpr int64_t kMinBlocks = 256;
+  if (ShapedType::isDynamic(r) || ShapedType::isDynamic(p))
+    return {64, 64};
+  auto blocks = [&](int64_t tr, int64_t tc) {
+    return ((r + tr - 1) / tr) * ((p + tc - 1) / tc);
+  };
+  if (blocks(128, 128) >= kMinBlocks)
+    return {128, 128};
+  if (r >= p && blocks(128, 64) >= kMinBlocks)
+    return {128, 64};
+  if (p > r && blocks(64, 128) >= kMinBlocks)
+    return {64, 128};
+  return {64, 64};
+}
+
 class LowerSpmmToGpu
     : public mlir::stc::impl::StcLowerSpmmToGpuBase<LowerSpmmToGpu> {
 public:
@@ -699,6 +753,17 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   Location loc = op.getLoc();
   std::string name = "stc_spmm_" + std::to_string(index);
 
+  // The canonical problem's sizes (dynamic ones are ShapedType::kDynamic).
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t r = resultType.getDimSize(pb.sparseLhs ? 0 : 1);
+  int64_t p = resultType.getDimSize(pb.sparseLhs ? 1 : 0);
+  int64_t k = op.getStaticReductionSize();
+  auto [tileRows, tileCols] = chooseBlockTile(r, p);
+  if (blockRows)
+    tileRows = blockRows;
+  if (blockCols)
+    tileCols = blockCols;
+
   // The kernel.
   SmallVector<std::string> paramNames = {"values", "meta", "dense"};
   if (pb.hasBias)
@@ -717,7 +782,7 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   auto kernel =
       gpu::GPUFuncOp::create(kb, name, FunctionType::get(ctx, paramTypes, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
-  int64_t threads = (blockRows / kWarpRows) * (blockCols / kWarpCols) * 32;
+  int64_t threads = (tileRows / kWarpRows) * (tileCols / kWarpCols) * 32;
   kernel.setKnownBlockSizeAttr(
       kb.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
   // The staged kernel copies 16-byte chunks of D's rows with cp.async: its
@@ -735,10 +800,10 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
                         "multiple of 8, got ")
            << (ShapedType::isDynamic(staticLd) ? std::string("?")
                                                : std::to_string(staticLd));
-  KernelBuilder builder(kb, pb, blockRows, blockCols, orderedMetadata);
+  KernelBuilder builder(kb, pb, tileRows, tileCols, stages, orderedMetadata);
   int64_t sharedBytes = 0;
   if (staged) {
-    sharedBytes = kStages * kStageBytes;
+    sharedBytes = stages * StagedLayout(tileRows, tileCols).stageBytes;
     OpBuilder gb(kernels.getBodyRegion());
     gb.setInsertionPointToStart(kernels.getBody());
     auto arrayType =
@@ -753,19 +818,12 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
 
   // What tools (stc-compile --kernel-info) and the host lowering need to
   // know about it.
-  auto tensorDims = [&](Value t) {
-    auto type = cast<RankedTensorType>(t.getType());
-    return std::make_pair(type.getDimSize(0), type.getDimSize(1));
-  };
-  auto [resultRows, resultCols] = tensorDims(op.getResult());
-  int64_t r = pb.sparseLhs ? resultRows : resultCols;
-  int64_t p = pb.sparseLhs ? resultCols : resultRows;
-  int64_t k = op.getStaticReductionSize();
   GpuKernelInfo info;
   info.kernel = name;
   info.blockThreads = threads;
-  info.blockRows = blockRows;
-  info.blockCols = blockCols;
+  info.blockRows = tileRows;
+  info.blockCols = tileCols;
+  info.stages = staged ? static_cast<int64_t>(stages) : 0;
   info.paramNames.assign(paramNames.begin(), paramNames.end());
   info.numPointerParams = numPointers;
   info.rows = r;
@@ -847,11 +905,19 @@ void LowerSpmmToGpu::runOnOperation() {
         << kernelVariant << "' (expected auto, direct or staged)";
     return signalPassFailure();
   }
-  if (blockRows != 64 || blockCols != 64) {
-    ops.front().emitError("stc-lower-spmm-to-gpu: only 64 x 64 block tiles "
-                          "are implemented, got ")
+  auto validTile = [](int64_t v) { return v == 0 || v == 64 || v == 128; };
+  if (!validTile(blockRows) || !validTile(blockCols)) {
+    ops.front().emitError("stc-lower-spmm-to-gpu: block tiles are 64 or 128 "
+                          "rows by 64 or 128 columns (0: the heuristic's "
+                          "choice), got ")
         << static_cast<int64_t>(blockRows) << " x "
         << static_cast<int64_t>(blockCols);
+    return signalPassFailure();
+  }
+  if (stages < 2 || stages > 4) {
+    ops.front().emitError("stc-lower-spmm-to-gpu: stages must be 2, 3 or 4, "
+                          "got ")
+        << static_cast<int64_t>(stages);
     return signalPassFailure();
   }
   MLIRContext *ctx = module.getContext();

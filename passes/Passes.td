@@ -200,14 +200,26 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
   let description = [{
     Generates, for every `stc.spmm`, a kernel in `gpu.module @stc_kernels`
     built on `nvvm.mma.sp.sync` (m16n8k32, f16/bf16 inputs, f32
-    accumulation, ordered metadata unless `ordered-metadata=false`): a block
-    of 4 warps computes a 64 x 64 tile of the canonical problem
-    `Out[R, P] = S[R, K] . D[K, P]` (S the compressed operand, read in the
-    canonical format, which is already the mma.sp A-fragment layout), each
-    warp 32 x 32 as 2 x 4 instructions per step of 32 along K. Loads are
-    bounds-checked (zeros and the legal metadata nibble 0x4 past the edges),
-    so any M, N, K is correct; the fused epilogue (alpha, beta, bias,
-    ReLU/GELU, output type) runs on the accumulators before the store.
+    accumulation, ordered metadata unless `ordered-metadata=false`) for the
+    canonical problem `Out[R, P] = S[R, K] . D[K, P]` (S the compressed
+    operand, read in the canonical format, which is already the mma.sp
+    A-fragment layout). Each warp computes 32 x 32 of Out as 2 x 4
+    instructions per step of 32 along K; a block computes a block tile of
+    64 or 128 by 64 or 128 (4 to 16 warps), chosen per shape (the largest
+    that still gives about two waves of blocks; see chooseBlockTile) unless
+    `block-rows`/`block-cols` say otherwise.
+
+    Two kernels (`kernel=auto` picks staged where it applies): `staged`
+    copies A and D through `stages` (default 3) shared-memory buffers with
+    16-byte cp.async (zero-filling past the edges), XOR-swizzled so that
+    ldmatrix reads are free of bank conflicts, and loads fragments with
+    ldmatrix.x4 (.trans for a K x P dense operand); it needs D's rows 16-byte
+    aligned (a static leading dimension that is a multiple of 8). `direct`
+    loads fragments from global memory and works for anything. Both
+    bounds-check every load (zeros and the legal metadata nibble 0x4 past
+    the edges), so any M, N, K is correct, and apply the fused epilogue
+    (alpha, beta, bias, ReLU/GELU, output type) on the accumulators before
+    the store.
 
     Each kernel carries a DictionaryAttr `stc.kernel_info` (launch
     configuration, parameters, problem; see passes/GpuKernelInfo.h). The
@@ -215,13 +227,18 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     `stc-gpu-host-launch` defines after bufferization.
 
     Errors: f32 operands (mma.sp has no f32 form; tf32 with 1:2 is not
-    implemented yet); block tiles other than 64 x 64.
+    implemented yet); block tiles other than 64/128; stages outside 2..4;
+    kernel=staged where it does not apply.
   }];
   let options = [
-    Option<"blockRows", "block-rows", "int64_t", "64",
-           "Rows of the canonical problem per thread block">,
-    Option<"blockCols", "block-cols", "int64_t", "64",
-           "Columns of the canonical problem per thread block">,
+    Option<"blockRows", "block-rows", "int64_t", "0",
+           "Rows of the canonical problem per thread block: 64 or 128 (0: "
+           "the heuristic's choice for the shape)">,
+    Option<"blockCols", "block-cols", "int64_t", "0",
+           "Columns of the canonical problem per thread block: 64 or 128 (0: "
+           "the heuristic's choice)">,
+    Option<"stages", "stages", "int64_t", "3",
+           "Shared-memory pipeline stages of the staged kernel (2 to 4)">,
     Option<"orderedMetadata", "ordered-metadata", "bool", "true",
            "Use mma.sp::ordered_metadata (PTX 8.5); false: plain mma.sp">,
     Option<"kernelVariant", "kernel", "std::string", "\"auto\"",

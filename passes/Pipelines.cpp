@@ -134,6 +134,8 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   if (options.gpuBlockCols)
     spmm.blockCols = options.gpuBlockCols;
   spmm.orderedMetadata = options.gpuOrderedMetadata;
+  spmm.stages = options.gpuStages;
+  spmm.kernelVariant = options.gpuKernel;
   pm.addPass(createStcLowerSpmmToGpu(spmm));
   pm.addPass(createCanonicalizerPass());
   // Weights that are function arguments are pruned/compressed on the host.
@@ -229,6 +231,14 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
                                       llvm::cl::init(false)};
   PassOptions::Option<bool> gpuEmulate{*this, "gpu-emulate",
                                        llvm::cl::init(false)};
+  PassOptions::Option<std::string> gpuKernel{*this, "gpu-kernel",
+                                             llvm::cl::init("auto")};
+  PassOptions::Option<int64_t> gpuBlockRows{*this, "gpu-block-rows",
+                                            llvm::cl::init(0)};
+  PassOptions::Option<int64_t> gpuBlockCols{*this, "gpu-block-cols",
+                                            llvm::cl::init(0)};
+  PassOptions::Option<int64_t> gpuStages{*this, "gpu-stages",
+                                         llvm::cl::init(3)};
   PassOptions::Option<bool> stopAfterStc{*this, "stop-after-stc",
                                          llvm::cl::init(false)};
 };
@@ -256,6 +266,10 @@ void mlir::stc::registerStcPipelines() {
         options.reference = cl.reference;
         options.stopAfterStc = cl.stopAfterStc;
         options.gpuEmulate = cl.gpuEmulate;
+        options.gpuKernel = cl.gpuKernel;
+        options.gpuBlockRows = cl.gpuBlockRows;
+        options.gpuBlockCols = cl.gpuBlockCols;
+        options.gpuStages = cl.gpuStages;
         if (failed(buildStcPipeline(pm, options)))
           return errorHandler(
               "stc-pipeline: unsupported target '" + options.target +

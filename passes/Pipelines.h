@@ -59,6 +59,9 @@ struct StcPipelineOptions {
   /// choice for the shape.
   int64_t gpuBlockRows = 0;
   int64_t gpuBlockCols = 0;
+  int64_t gpuStages = 3;
+  /// "auto", "direct" or "staged" (see stc-lower-spmm-to-gpu).
+  std::string gpuKernel = "auto";
   /// The PTX ISA's mma.sp::ordered_metadata (PTX 8.5); false gives the
   /// plain mma.sp of older toolchains.
   bool gpuOrderedMetadata = true;

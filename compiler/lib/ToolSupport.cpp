@@ -77,6 +77,22 @@ struct SharedOptions {
   cl::opt<int64_t> mc{"mc", cl::desc("CPU kernel: row block"), cl::init(128)};
   cl::opt<int64_t> nc{"nc", cl::desc("CPU kernel: column block"),
                       cl::init(256)};
+  cl::opt<std::string> gpuKernel{
+      "gpu-kernel",
+      cl::desc("GPU kernel: auto (default), direct (fragments from global "
+               "memory) or staged (cp.async pipeline, ldmatrix)"),
+      cl::init("auto")};
+  cl::opt<int64_t> gpuBlockRows{
+      "gpu-block-rows",
+      cl::desc("GPU kernel: block tile rows, 64 or 128 (0: by shape)"),
+      cl::init(0)};
+  cl::opt<int64_t> gpuBlockCols{
+      "gpu-block-cols",
+      cl::desc("GPU kernel: block tile columns, 64 or 128 (0: by shape)"),
+      cl::init(0)};
+  cl::opt<int64_t> gpuStages{"gpu-stages",
+                             cl::desc("GPU kernel: pipeline stages, 2 to 4"),
+                             cl::init(3)};
   cl::opt<bool> remarks{"remarks",
                         cl::desc("Print the compiler's remarks (which "
                                  "contractions became sparse, and why)"),
@@ -118,6 +134,10 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   options.reductionBlock = shared->kc;
   options.rowBlock = shared->mc;
   options.colBlock = shared->nc;
+  options.gpuKernel = shared->gpuKernel;
+  options.gpuBlockRows = shared->gpuBlockRows;
+  options.gpuBlockCols = shared->gpuBlockCols;
+  options.gpuStages = shared->gpuStages;
   auto fail = [&](const llvm::Twine &msg) {
     reportError(tool, msg);
     return failure();
@@ -126,6 +146,18 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
       options.sparsity != "force")
     return fail("--sparsity must be explicit, enable or force, got '" +
                 options.sparsity + "'");
+  if (options.gpuKernel != "auto" && options.gpuKernel != "direct" &&
+      options.gpuKernel != "staged")
+    return fail("--gpu-kernel must be auto, direct or staged, got '" +
+                options.gpuKernel + "'");
+  for (int64_t tile : {options.gpuBlockRows, options.gpuBlockCols})
+    if (tile != 0 && tile != 64 && tile != 128)
+      return fail("--gpu-block-rows and --gpu-block-cols must be 64 or 128 "
+                  "(or 0), got " +
+                  std::to_string(tile));
+  if (options.gpuStages < 2 || options.gpuStages > 4)
+    return fail("--gpu-stages must be 2, 3 or 4, got " +
+                std::to_string(options.gpuStages));
   if (options.pattern != "2:4" && options.pattern != "1:2")
     return fail("--pattern must be 2:4 or 1:2, got '" + options.pattern + "'");
   if (options.pruneMethod != "strip" && options.pruneMethod != "tile")

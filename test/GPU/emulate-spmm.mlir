@@ -17,6 +17,13 @@
 // RUN: stc-run %s --device=emulate --entry=linear_force --sparsity=force --random-inputs --seed=6 --check 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=7 --check 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=8 --check 2>&1 | FileCheck %s
+// Other block tiles and pipeline depths (warps are 32 x 32: 8 and 16 warps
+// per block, several chunks per thread and per stage, 2 and 4 stages), and
+// the direct kernel with a big tile.
+// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=9 --check --gpu-block-rows=128 --gpu-block-cols=128 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=10 --check --gpu-block-rows=128 --gpu-block-cols=64 --gpu-stages=2 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=11 --check --gpu-block-rows=64 --gpu-block-cols=128 --gpu-stages=4 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=12 --check --gpu-kernel=direct --gpu-block-rows=128 --gpu-block-cols=128 2>&1 | FileCheck %s
 // Which kernel each program gets (kernel=auto: staged where the dense
 // operand's rows are 16-byte aligned), so that both are covered above.
 // RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS

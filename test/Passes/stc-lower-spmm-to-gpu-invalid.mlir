@@ -1,13 +1,13 @@
 // What stc-lower-spmm-to-gpu cannot lower is an error at the op.
 // RUN: stc-opt %s -split-input-file -verify-diagnostics --stc-lower-spmm-to-gpu
-// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=block-rows=128 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=block-rows=96 2>&1 | FileCheck %s --check-prefix=TILE
 
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=staged 2>&1 | FileCheck %s --check-prefix=STAGED
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=fastest 2>&1 | FileCheck %s --check-prefix=VARIANT
 
 // STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs a static leading dimension of the dense operand that is a multiple of 8, got ?
 // VARIANT: error: stc-lower-spmm-to-gpu: unknown kernel 'fastest' (expected auto, direct or staged)
-// TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: only 64 x 64 block tiles are implemented, got 128 x 64
+// TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (0: the heuristic's choice), got 96 x 0
 
 func.func @f32_operands(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %d: tensor<32x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{stc.spmm on a GPU target needs f16 or bf16 operands (mma.sp has no f32 form; f32 would be tf32 with the 1:2 pattern, not implemented yet), got 'f32'}}
