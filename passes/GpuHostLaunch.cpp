@@ -140,6 +140,10 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   b.setInsertionPointToEnd(body);
   func::ReturnOp::create(b);
   host->removeAttr(kGpuSpmmHostAttrName);
+  // Internal to the object: two AOT objects each with a @stc_spmm_0_host
+  // must link together.
+  host->setAttr("llvm.linkage",
+                LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
   return success();
 }
 

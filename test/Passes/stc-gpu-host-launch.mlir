@@ -17,6 +17,7 @@ module attributes {gpu.container_module} {
 
 // CHECK-LABEL: func.func private @stc_spmm_0_host(
 // CHECK-SAME: %[[V:[a-z0-9]+]]: memref<?x40xf16>, %[[M:[a-z0-9]+]]: memref<?x5xi16>, %[[D:[a-z0-9]+]]: memref<100x72xf16>, %[[B:[a-z0-9]+]]: memref<40xf16>, %[[OUT:[a-z0-9]+]]: memref<100x?xf16>)
+// CHECK-SAME: attributes {llvm.linkage = #llvm.linkage<internal>}
 // CHECK-NOT: stc.gpu_spmm_host
 // CHECK-DAG: %[[R:.*]] = memref.dim %[[V]], %c0
 // CHECK-DAG: %[[VC:.*]] = memref.dim %[[V]], %c1
