@@ -3,7 +3,9 @@
 
   python3 examples/gen_examples.py [--out-dir DIR]
       (re)writes mlp.mlir and transformer_ffn.mlir (seeded: the output is
-      the same on every run).
+      the same on every run), and mlp_f16.mlir: the same MLP with every
+      tensor, constant and weight in f16 (the weights are mlp.mlir's,
+      rounded), the form the GPU kernels (mma.sp on f16/bf16) take.
   python3 examples/gen_examples.py verify PROG.mlir X.npy Y.npy [--dense]
       recomputes PROG's result for the input X in float64 with NumPy, using
       the weights read back from PROG's dense_resource blobs, each nn.Linear
@@ -326,6 +328,27 @@ def verify(argv):
     return 0 if ok else 1
 
 
+def to_f16(text):
+    """The f32 program `text` with every f32 type and constant in f16 and
+    its dense_resource blobs rewritten as f16 (2-byte alignment header)."""
+    body, sep, resources = text.partition("{-#")
+
+    def blob(m):
+        raw = bytes.fromhex(m.group(2))[4:]
+        halves = np.frombuffer(raw, dtype="<f4").astype("<f2")
+        return '%s"0x02000000%s"' % (m.group(1), halves.tobytes().hex().upper())
+    resources = re.sub(r'(\s*[\w.]+: )"0x([0-9A-Fa-f]+)"', blob, resources)
+    body = body.replace("f32", "f16").replace("mlp.mlir", "mlp_f16.mlir")
+    return body + sep + resources
+
+
+def gen_mlp_f16():
+    header = ("// The MLP of mlp.mlir in f16 (weights rounded from mlp.mlir's):"
+              " what the GPU\n// path compiles (stc-run --device=cuda|auto;"
+              " --device=emulate without a GPU).\n")
+    return header + to_f16(gen_mlp())
+
+
 def main(argv):
     if argv and argv[0] == "verify":
         return verify(argv[1:])
@@ -336,7 +359,8 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     for name, fn in (("mlp.mlir", gen_mlp), ("transformer_ffn.mlir",
-                                              gen_ffn)):
+                                              gen_ffn),
+                     ("mlp_f16.mlir", gen_mlp_f16)):
         path = os.path.join(out_dir, name)
         with open(path, "w") as f:
             f.write(fn())

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/format/StcGpuLayout.h"
 #include "runtime/emulator/MmaSpModel.h"
+#include "runtime/format/StcGpuLayout.h"
 
 #include <gtest/gtest.h>
 
