@@ -129,10 +129,8 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   if (options.stopAfterStc)
     return;
   StcLowerSpmmToGpuOptions spmm;
-  if (options.gpuBlockRows)
-    spmm.blockRows = options.gpuBlockRows;
-  if (options.gpuBlockCols)
-    spmm.blockCols = options.gpuBlockCols;
+  spmm.blockRows = options.gpuBlockRows; // 0: the heuristic's choice
+  spmm.blockCols = options.gpuBlockCols;
   spmm.orderedMetadata = options.gpuOrderedMetadata;
   spmm.stages = options.gpuStages;
   spmm.kernelVariant = options.gpuKernel;
