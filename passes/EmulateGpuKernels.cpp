@@ -8,7 +8,7 @@
 // - each gpu.func @k becomes func.func @k_emu(%params: !llvm.ptr, %thread,
 //   %blockX, %blockY: i32): its parameters are read from the array of
 //   64-bit words, gpu.thread_id/block_id are the arguments, and every
-//   nvvm.mma.sp.sync becomes a call of stc_emu_mma_sp_m16n8k32, the warp
+//   nvvm.mma.sp.sync becomes a call of stc_emu_mma_sp, the warp
 //   rendezvous at which the CPU model of mma.sp computes the warp's result;
 // - gpu.launch_func packs its arguments into such an array and calls
 //   stc_emu_launch; gpu.alloc/memcpy/dealloc become host memref ops.
@@ -35,7 +35,7 @@ using namespace mlir::stc;
 namespace {
 
 constexpr llvm::StringLiteral kLaunchFn = "stc_emu_launch";
-constexpr llvm::StringLiteral kMmaFn = "stc_emu_mma_sp_m16n8k32";
+constexpr llvm::StringLiteral kMmaFn = "stc_emu_mma_sp";
 constexpr llvm::StringLiteral kLdmatrixFn = "stc_emu_ldmatrix";
 constexpr llvm::StringLiteral kCpAsyncFn = "stc_emu_cp_async";
 constexpr llvm::StringLiteral kBarrierFn = "stc_emu_barrier";
@@ -93,11 +93,14 @@ static Value entryAlloca(func::FuncOp fn, Type type, int64_t n, Location loc) {
 
 LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
   auto shape = mma.getShape();
-  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 32 ||
-      mma.getOperandA().size() != 4 || mma.getOperandB().size() != 4 ||
-      mma.getOperandC().size() != 4)
-    return mma.emitError("stc-emulate-gpu: only m16n8k32 f16/bf16 mma.sp "
-                         "with f32 accumulators is emulated");
+  auto aType = mma.getMultiplicandAPtxType();
+  bool tf32 = aType && *aType == NVVM::MMATypes::tf32;
+  if (shape.getM() != 16 || shape.getN() != 8 ||
+      shape.getK() != (tf32 ? 16 : 32) || mma.getOperandA().size() != 4 ||
+      mma.getOperandB().size() != 4 || mma.getOperandC().size() != 4)
+    return mma.emitError("stc-emulate-gpu: only m16n8k32 f16/bf16 and "
+                         "m16n8k16 tf32 mma.sp with f32 accumulators are "
+                         "emulated");
   auto fn = mma->getParentOfType<func::FuncOp>();
   Location loc = mma.getLoc();
   ImplicitLocOpBuilder b(loc, mma);
@@ -118,10 +121,8 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
   storeAll(a, mma.getOperandA(), i32);
   storeAll(bRegs, mma.getOperandB(), i32);
   storeAll(c, mma.getOperandC(), f32);
-  Type aElem = mma.getOperandA().front().getType();
-  bool bf16 = !isa<VectorType>(aElem) ||
-              cast<VectorType>(aElem).getElementType().isBF16();
-  Value kind = arith::ConstantIntOp::create(b, bf16 ? 1 : 0, 32);
+  bool bf16 = aType && *aType == NVVM::MMATypes::bf16;
+  Value kind = arith::ConstantIntOp::create(b, tf32 ? 2 : bf16 ? 1 : 0, 32);
   Value ordered =
       arith::ConstantIntOp::create(b, mma.getOrderedMetadata() ? 1 : 0, 32);
   func::CallOp::create(b, kMmaFn, TypeRange{},
@@ -237,7 +238,8 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
   fn.walk([&](Operation *op) {
     if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::ReturnOp, gpu::BarrierOp,
             NVVM::MmaSpOp, NVVM::LdMatrixOp, NVVM::CpAsyncOp,
-            NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op))
+            NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
+            NVVM::ConvertFloatToTF32Op>(op))
       toReplace.push_back(op);
     else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
       if (call.getIntrin().starts_with("llvm.nvvm."))
@@ -274,6 +276,26 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
       // read that does not wait.)
       emulateCpAsync(cp);
     } else if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op)) {
+      op->erase();
+    } else if (auto cvt = dyn_cast<NVVM::ConvertFloatToTF32Op>(op)) {
+      if (cvt.getRnd() != NVVM::FPRoundingMode::RNA ||
+          cvt.getSat() != NVVM::SaturationMode::NONE || cvt.getRelu())
+        return op->emitError("stc-emulate-gpu: only cvt.rna.tf32.f32 is "
+                             "emulated");
+      // Round to nearest, ties away from zero, at bit 13; NaN and infinity
+      // (exponent all ones) pass unchanged.
+      Type i32 = b.getI32Type();
+      auto c = [&](int64_t v) {
+        return arith::ConstantIntOp::create(b, v, 32).getResult();
+      };
+      Value bits = arith::BitcastOp::create(b, i32, cvt.getSrc());
+      Value rounded = arith::AndIOp::create(
+          b, arith::AddIOp::create(b, bits, c(0x1000)), c(0xFFFFE000));
+      Value exponent = arith::AndIOp::create(b, bits, c(0x7F800000));
+      Value special = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                            exponent, c(0x7F800000));
+      Value v = arith::SelectOp::create(b, special, bits, rounded);
+      op->replaceAllUsesWith(ValueRange{v});
       op->erase();
     } else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
       // The NVVM intrinsics the kernels call by name, by their CPU meaning.

@@ -58,7 +58,9 @@ constexpr int64_t kWarpRows = 32;
 constexpr int64_t kWarpCols = 32;
 constexpr int64_t kMmaM = 16;
 constexpr int64_t kMmaN = 8;
+/// K of one instruction: 32 for f16/bf16 (2:4), 16 for tf32 (1:2).
 constexpr int64_t kMmaK = 32;
+constexpr int64_t kMmaKTf32 = 16;
 constexpr int64_t kRowTiles = kWarpRows / kMmaM; // 2
 constexpr int64_t kColTiles = kWarpCols / kMmaN; // 4
 /// Metadata word for padding: every nibble 0x4 keeps elements (0, 1), a
@@ -88,7 +90,8 @@ struct Problem {
   bool sparseLhs;
   /// D[k][p] is at k * ld + p (true) or p * ld + k (false).
   bool denseKMajor;
-  Type inputType;  // f16 or bf16
+  Type inputType; // f16, bf16, or f32 (computed as tf32)
+  bool tf32;
   Type outputType; // f32, f16 or bf16
   Type biasType, accType;
   bool hasBias, hasAcc;
@@ -142,6 +145,7 @@ private:
     Value v = loadAt(base, type, safe);
     return arith::SelectOp::create(b, inBounds, v, fallback);
   }
+  int64_t mmaK() const { return pb.tf32 ? kMmaKTf32 : kMmaK; }
   Value zeroOf(Type t) {
     return arith::ConstantOp::create(b, t, b.getZeroAttr(t));
   }
@@ -287,7 +291,7 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   // Leading dimension of D: P when k-major (D is K x P), K otherwise.
   denseLd = pb.denseKMajor ? cols : depth;
   inputZero = zeroOf(pb.inputType);
-  steps = arith::DivUIOp::create(b, add(depth, i32(kMmaK - 1)), i32(kMmaK));
+  steps = arith::DivUIOp::create(b, add(depth, i32(mmaK() - 1)), i32(mmaK()));
 }
 
 SmallVector<Value> KernelBuilder::metadataRegs(Value k0) {
@@ -295,7 +299,8 @@ SmallVector<Value> KernelBuilder::metadataRegs(Value k0) {
   // 15:0 are row g, bits 31:16 row g + 8, each the canonical word of dense
   // columns k0 + 16 t .. + 15 (the other lanes' words are ignored by the
   // instruction). Past the edges: 0x4444, a legal pattern over zeros.
-  Value metaCol0 = arith::DivUIOp::create(b, k0, i32(16));
+  // A canonical word covers 16 dense columns (2:4) or 8 (tf32's 1:2).
+  Value metaCol0 = arith::DivUIOp::create(b, k0, i32(pb.tf32 ? 8 : 16));
   Value metaPad16 = arith::ConstantIntOp::create(b, 0x4444, 16);
   SmallVector<Value> regs;
   for (int64_t i = 0; i < kRowTiles; ++i) {
@@ -326,6 +331,9 @@ SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
   if (pb.inputType.isBF16())
     ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
                                              NVVM::MMATypes::bf16};
+  if (pb.tf32)
+    ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                             NVVM::MMATypes::tf32};
   SmallVector<Value> next;
   for (int64_t i = 0; i < kRowTiles; ++i) {
     for (int64_t j = 0; j < kColTiles; ++j) {
@@ -333,7 +341,7 @@ SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
       SmallVector<Value, 4> c(acc.begin() + base, acc.begin() + base + 4);
       auto mma = NVVM::MmaSpOp::create(b, resultType, aRegs[i], bRegs[j], c,
                                        metaRegs[i], i32(0),
-                                       ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
+                                       ArrayRef<int64_t>{kMmaM, kMmaN, mmaK()},
                                        /*intOverflow=*/std::nullopt, ptxTypes);
       if (ordered)
         mma.setOrderedMetadata(true);
@@ -352,8 +360,18 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value k0 = mul(loop.getInductionVar(), i32(kMmaK));
+    Value k0 = mul(loop.getInductionVar(), i32(mmaK()));
     Value valueCol0 = arith::DivUIOp::create(b, k0, i32(2));
+    // One tf32 element per register: stored column t (+ 4 for j >= 2) of
+    // A, dense row t + 4q of B, rounded to nearest (cvt.rna.tf32.f32, as
+    // cuBLAS does) rather than left to mma.sp, which ignores the low 13
+    // bits (truncation, a bias that grows with K).
+    auto tf32Reg = [&](Value inBounds, Value base, Value index) {
+      Value v = loadIf(inBounds, base, pb.inputType, index, inputZero);
+      return NVVM::ConvertFloatToTF32Op::create(b, b.getI32Type(), v,
+                                                NVVM::FPRoundingMode::RNA)
+          .getResult();
+    };
 
     // A fragments of each 16-row tile. Register j holds row g + 8 (j & 1),
     // stored columns 2t, 2t + 1 (+ 8 for j >= 2).
@@ -362,6 +380,13 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
       Value r0 = add(rowBase, i32(i * kMmaM));
       for (int64_t j = 0; j < 4; ++j) {
         Value row = add(add(r0, g), i32(8 * (j & 1)));
+        if (pb.tf32) {
+          Value col = add(add(valueCol0, t), i32(4 * (j >> 1)));
+          Value ok = both(lt(row, rows), lt(col, valueCols));
+          Value index = add(mul(wide(row), wide(valueCols)), wide(col));
+          aRegs[i].push_back(tf32Reg(ok, values, index));
+          continue;
+        }
         Value col = add(add(valueCol0, mul(t, i32(2))), i32(8 * (j >> 1)));
         Value rowOk = lt(row, rows);
         SmallVector<Value, 2> pair;
@@ -382,15 +407,23 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
     for (int64_t j = 0; j < kColTiles; ++j) {
       Value p = add(add(colBase, i32(j * kMmaN)), g);
       Value colOk = lt(p, cols);
+      auto denseIndex = [&](Value k) {
+        return pb.denseKMajor ? add(mul(wide(k), wide(denseLd)), wide(p))
+                              : add(mul(wide(p), wide(denseLd)), wide(k));
+      };
       for (int64_t q = 0; q < 4; ++q) {
+        if (pb.tf32) {
+          Value k = add(add(k0, t), i32(4 * q));
+          bRegs[j].push_back(
+              tf32Reg(both(colOk, lt(k, depth)), dense, denseIndex(k)));
+          continue;
+        }
         SmallVector<Value, 2> pair;
         for (int64_t e = 0; e < 2; ++e) {
           Value k = add(add(k0, mul(t, i32(2))), i32(8 * q + e));
           Value ok = both(colOk, lt(k, depth));
-          Value index = pb.denseKMajor
-                            ? add(mul(wide(k), wide(denseLd)), wide(p))
-                            : add(mul(wide(p), wide(denseLd)), wide(k));
-          pair.push_back(loadIf(ok, dense, pb.inputType, index, inputZero));
+          pair.push_back(
+              loadIf(ok, dense, pb.inputType, denseIndex(k), inputZero));
         }
         bRegs[j].push_back(packPair(pair[0], pair[1]));
       }
@@ -727,14 +760,16 @@ static MemRefType bufferTypeOf(Type t) {
 LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
                                     unsigned index) {
   Type valueType = op.getValues().getType().getElementType();
-  if (!valueType.isF16() && !valueType.isBF16())
-    return op.emitError("stc.spmm on a GPU target needs f16 or bf16 operands "
-                        "(mma.sp has no f32 form; f32 would be tf32 with the "
-                        "1:2 pattern, not implemented yet), got ")
-           << valueType;
-  // The verifier guarantees the rest: dense has the same element type, and
-  // f16/bf16 use the 2:4 pattern (1:2 is f32 only).
+  // The verifier guarantees that dense has the same element type, and that
+  // f16/bf16 use 2:4 (1:2 is f32 only).
+  if (valueType.isF32() && op.getPattern().getN() != 1)
+    return op.emitError("stc.spmm on a GPU target computes f32 as tf32, "
+                        "whose mma.sp needs the 1:2 pattern (--pattern=1:2), "
+                        "got ")
+           << op.getPattern().getN() << ":" << op.getPattern().getM()
+           << "; or use f16/bf16 operands for 2:4";
   Problem pb;
+  pb.tf32 = valueType.isF32();
   pb.sparseLhs = op.getSparse() == SparseOperand::lhs;
   // D[k][p]: sparse lhs, dense K x N is k-major, N x K (transposed) not;
   // sparse rhs, dense M x K is p-major, K x M (transposed) k-major.
@@ -791,13 +826,15 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   // (D's leading dimension is the dense operand's dimension 1 whichever
   // way it is used.)
   int64_t staticLd = op.getDense().getType().getDimSize(1);
-  bool stageable = !ShapedType::isDynamic(staticLd) && staticLd % 8 == 0;
+  bool stageable =
+      !pb.tf32 && !ShapedType::isDynamic(staticLd) && staticLd % 8 == 0;
   bool staged =
       kernelVariant == "staged" || (kernelVariant == "auto" && stageable);
   if (staged && !stageable)
-    return op.emitError("stc-lower-spmm-to-gpu: kernel=staged needs a static "
-                        "leading dimension of the dense operand that is a "
-                        "multiple of 8, got ")
+    return op.emitError("stc-lower-spmm-to-gpu: kernel=staged needs f16/bf16 "
+                        "and a static leading dimension of the dense operand "
+                        "that is a multiple of 8, got ")
+           << valueType << " and "
            << (ShapedType::isDynamic(staticLd) ? std::string("?")
                                                : std::to_string(staticLd));
   KernelBuilder builder(kb, pb, tileRows, tileCols, stages, orderedMetadata);
@@ -833,7 +870,7 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   info.denseTransposed = op.getDenseTransposed();
   info.inputType = valueType;
   info.outputType = pb.outputType;
-  info.mma = "m16n8k32";
+  info.mma = pb.tf32 ? "m16n8k16" : "m16n8k32";
   info.orderedMetadata = orderedMetadata;
   info.variant = staged ? "staged" : "direct";
   info.staticSharedBytes = sharedBytes;

@@ -278,7 +278,7 @@ def StcEmulateGpuKernels : Pass<"stc-emulate-gpu-kernels", "ModuleOp"> {
     For machines with no GPU: after `stc-gpu-host-launch`, turns each
     kernel of `gpu.module @stc_kernels` into a CPU function that runs one
     thread of it (`gpu.thread_id`/`gpu.block_id` become arguments, each
-    `nvvm.mma.sp.sync` a call of `stc_emu_mma_sp_m16n8k32`, the warp
+    `nvvm.mma.sp.sync` a call of `stc_emu_mma_sp`, the warp
     rendezvous at which the CPU model of mma.sp computes the warp's result),
     each `gpu.launch_func` a call of `stc_emu_launch`, and device memory
     host memory (runtime/emulator/stc_gpu_emulator.h). `stc-run

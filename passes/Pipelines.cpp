@@ -179,7 +179,7 @@ void mlir::stc::buildStcGpuEmulationPipeline(
   pm.addPass(createStcEmulateGpuKernels());
   addHostToLLVM(pm, /*gpuHost=*/false);
   // Post-condition: a CPU module in the LLVM dialect that calls
-  // stc_emu_launch and stc_emu_mma_sp_m16n8k32.
+  // stc_emu_launch and stc_emu_mma_sp.
 }
 
 LogicalResult mlir::stc::buildStcPipeline(OpPassManager &pm,

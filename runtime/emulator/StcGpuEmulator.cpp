@@ -92,10 +92,10 @@ extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
   }
 }
 
-extern "C" void stc_emu_mma_sp_m16n8k32(int32_t inputKind, int32_t ordered,
-                                        const int32_t *a, const int32_t *b,
-                                        const float *c, int32_t meta,
-                                        int32_t selector, float *d) {
+extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
+                               const int32_t *a, const int32_t *b,
+                               const float *c, int32_t meta, int32_t selector,
+                               float *d) {
   (void)ordered; // The model is of the ordered form; the plain form reads
                  // the same metadata for the legal (increasing) nibbles.
   Warp *warp = currentWarp;
@@ -119,10 +119,12 @@ extern "C" void stc_emu_mma_sp_m16n8k32(int32_t inputKind, int32_t ordered,
   }
   uint64_t generation = warp->generation;
   if (++warp->arrived == 32) {
-    MmaSpInstr instr{stc::format::MmaSpShape::M16N8K32B16,
-                     inputKind == 0 ? MmaElem::F16 : MmaElem::BF16,
-                     inputKind == 0 ? MmaElem::F16 : MmaElem::BF16,
-                     MmaElem::F32};
+    MmaElem elem = inputKind == 0   ? MmaElem::F16
+                   : inputKind == 1 ? MmaElem::BF16
+                                    : MmaElem::TF32;
+    MmaSpInstr instr{inputKind == 2 ? stc::format::MmaSpShape::M16N8K16TF32
+                                    : stc::format::MmaSpShape::M16N8K32B16,
+                     elem, elem, MmaElem::F32};
     MmaSpResult result = runMmaSp(instr, warp->in, selector);
     if (!result.ok)
       fail("mma.sp: " + result.error);

@@ -30,17 +30,18 @@ typedef void (*stc_emu_kernel_fn)(int64_t *params, int32_t thread,
 void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t grid_x, int64_t grid_y,
                     int64_t threads, int64_t *params);
 
-/* mma.sp(::ordered_metadata).sync.aligned.m16n8k32.row.col.f32.<t>.<t>.f32
- * for the calling thread's lane: a[4], b[4] its A and B registers (f16x2 or
- * bf16x2 as 32-bit words; input_kind 0 = f16, 1 = bf16), c[4] its
+/* mma.sp(::ordered_metadata).sync.aligned.<shape>.row.col.f32.<t>.<t>.f32
+ * for the calling thread's lane: input_kind 0 = m16n8k32 f16, 1 = m16n8k32
+ * bf16, 2 = m16n8k16 tf32; a[4], b[4] its A and B registers (f16x2, bf16x2
+ * or one tf32 as 32-bit words), c[4] its
  * accumulators, meta its metadata register, selector the sparsity
  * selector; d[4] receives its result. Every thread of the warp must call it
  * with the same input_kind, ordered and selector. An illegal metadata
  * nibble in a lane the selector reads is reported (once, on stderr) and
  * aborts the emulation: the hardware's result would be undefined. */
-void stc_emu_mma_sp_m16n8k32(int32_t input_kind, int32_t ordered,
-                             const int32_t *a, const int32_t *b, const float *c,
-                             int32_t meta, int32_t selector, float *d);
+void stc_emu_mma_sp(int32_t input_kind, int32_t ordered, const int32_t *a,
+                    const int32_t *b, const float *c, int32_t meta,
+                    int32_t selector, float *d);
 
 /* ldmatrix.sync.aligned.m8n8.x<num>(.trans).shared.b16 for the calling
  * thread: `row` is the address this lane supplies (lanes 8i .. 8i + 7 give

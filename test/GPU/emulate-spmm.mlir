@@ -17,6 +17,10 @@
 // RUN: stc-run %s --device=emulate --entry=linear_force --sparsity=force --random-inputs --seed=6 --check 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=7 --check 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=8 --check 2>&1 | FileCheck %s
+// f32 operands are computed as tf32 with the 1:2 pattern (mma.sp
+// m16n8k16, direct kernel); tolerance 1e-3 (DESIGN section 7).
+// RUN: stc-run %s --device=emulate --entry=tf32_lhs_relu --random-inputs --seed=13 --check 2>&1 | FileCheck %s --check-prefix=TF32
+// TF32: stc-run: check: result #0 relative error {{.*}} (tolerance 1e-03): PASS
 // Other block tiles and pipeline depths (warps are 32 x 32: 8 and 16 warps
 // per block, several chunks per thread and per stage, 2 and 4 stages), and
 // the direct kernel with a big tile.
@@ -36,6 +40,7 @@
 // VARIANTS: kernel = "stc_spmm_4"{{.*}}variant = "staged"
 // VARIANTS: kernel = "stc_spmm_5"{{.*}}variant = "staged"
 // VARIANTS: kernel = "stc_spmm_6"{{.*}}variant = "staged"
+// VARIANTS: kernel = "stc_spmm_7"{{.*}}mma = "m16n8k16"{{.*}}variant = "direct"
 
 // A sparse lhs (M x K, pruned along K at run time), f32 output.
 func.func @lhs_f16_f32(%a: tensor<130x96xf16>, %b: tensor<96x70xf16>) -> tensor<130x70xf32> {
@@ -118,4 +123,14 @@ func.func @rhs_pmajor_staged_long_k(%x: tensor<20x264xbf16>, %w: tensor<264x70xb
   %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
       : tensor<70x136xbf16>, tensor<70x17xi16>, tensor<20x264xbf16> -> tensor<20x70xbf16>
   return %y : tensor<20x70xbf16>
+}
+
+// tf32: a sparse lhs pruned 1:2 (K = 36: ragged for the 16-wide steps and
+// the 8-column metadata words), ReLU.
+func.func @tf32_lhs_relu(%a: tensor<70x36xf32>, %b: tensor<36x45xf32>) -> tensor<70x45xf32> {
+  %p = stc.prune %a by #stc.nm<1:2> along 1 : tensor<70x36xf32>
+  %v, %m = stc.compress %p by #stc.nm<1:2> along 1 : tensor<70x36xf32> -> tensor<70x20xf32>, tensor<70x5xi16>
+  %y = stc.spmm %v, %m, %b {pattern = #stc.nm<1:2>, sparse = #stc.operand<lhs>, activation = #stc.activation<relu>}
+      : tensor<70x20xf32>, tensor<70x5xi16>, tensor<36x45xf32> -> tensor<70x45xf32>
+  return %y : tensor<70x45xf32>
 }

@@ -5,12 +5,12 @@
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=staged 2>&1 | FileCheck %s --check-prefix=STAGED
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=fastest 2>&1 | FileCheck %s --check-prefix=VARIANT
 
-// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs a static leading dimension of the dense operand that is a multiple of 8, got ?
+// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs f16/bf16 and a static leading dimension of the dense operand that is a multiple of 8, got 'f16' and ?
 // VARIANT: error: stc-lower-spmm-to-gpu: unknown kernel 'fastest' (expected auto, direct or staged)
 // TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (0: the heuristic's choice), got 96 x 0
 
 func.func @f32_operands(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %d: tensor<32x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{stc.spmm on a GPU target needs f16 or bf16 operands (mma.sp has no f32 form; f32 would be tf32 with the 1:2 pattern, not implemented yet), got 'f32'}}
+  // expected-error @+1 {{stc.spmm on a GPU target computes f32 as tf32, whose mma.sp needs the 1:2 pattern (--pattern=1:2), got 2:4; or use f16/bf16 operands for 2:4}}
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
       : tensor<16x16xf32>, tensor<16x2xi16>, tensor<32x8xf32> -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
