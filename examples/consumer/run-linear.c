@@ -10,6 +10,7 @@
  *===----------------------------------------------------------------------===*/
 #include "compiler/StcVersion.h"
 #include "runtime/stc_runtime.h"
+#include "runtime/stc_runtime_cuda.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -106,5 +107,17 @@ int main(void) {
     return 1;
   }
   printf("run-linear: OK\n");
+
+  /* The installed CUDA runtime API is C too: report whether this machine
+   * could run GPU objects (it never fails the CPU run). */
+  if (stc_cuda_init(0) == STC_CUDA_SUCCESS) {
+    StcCudaDeviceInfo info;
+    if (stc_cuda_device_info(&info) == STC_CUDA_SUCCESS)
+      printf("run-linear: cuda: %s\n", info.name);
+  } else {
+    printf("run-linear: cuda: unavailable (%s)\n",
+           stc_cuda_status_name(stc_cuda_error_status()));
+    stc_cuda_clear_error();
+  }
   return 0;
 }
