@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/TransposeMatch.h"
 
 #include "dialects/Stc/StcConstants.h"
 #include "dialects/Stc/StcOps.h"
@@ -137,33 +138,6 @@ static std::string describeOp(Operation *op) {
   return "'" + op->getName().getStringRef().str() + "'";
 }
 
-/// The input of a 2-D transpose (`linalg.transpose` [1, 0], or a
-/// `linalg.generic` that only transposes), or null.
-static OpOperand *getTransposeInput(Operation *op) {
-  if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
-    if (transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
-      return nullptr;
-    return transpose.getDpsInputOperand(0);
-  }
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 2 ||
-      generic.getNumReductionLoops() != 0)
-    return nullptr;
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  AffineMap swap =
-      AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, op->getContext());
-  bool transposing = (maps[0] == swap && maps[1].isIdentity()) ||
-                     (maps[0].isIdentity() && maps[1] == swap);
-  Block &body = generic.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (!transposing || body.getOperations().size() != 1 ||
-      yield.getValues().size() != 1 ||
-      yield.getValues()[0] != body.getArgument(0))
-    return nullptr;
-  return generic.getDpsInputOperand(0);
-}
-
 /// Plans permuting the value of `use` along `axis`, where that value is
 /// known at compile time: a constant (through transposes, broadcasts and a
 /// strip stc.prune along another dimension), or a value that every
@@ -194,7 +168,7 @@ static LogicalResult planConstant(OpOperand &use, int64_t axis, Plan &plan,
     why = "the result of " + describeOp(def) + ", which has other uses";
     return failure();
   }
-  if (OpOperand *in = getTransposeInput(def))
+  if (OpOperand *in = getTransposeInputOperand(def))
     return planConstant(*in, 1 - axis, plan, why);
   if (auto broadcast = dyn_cast<linalg::BroadcastOp>(def)) {
     ArrayRef<int64_t> added = broadcast.getDimensions();
@@ -403,7 +377,7 @@ static LogicalResult planProducer(OpOperand &start, int64_t axis, Plan &plan,
     }
     if (auto spmm = dyn_cast<SpmmOp>(def))
       return planSpmmProducer(spmm, axis, plan, why);
-    if (OpOperand *in = getTransposeInput(def)) {
+    if (OpOperand *in = getTransposeInputOperand(def)) {
       use = in;
       axis = 1 - axis;
       continue;
@@ -468,7 +442,7 @@ static std::optional<Consumer> findConsumer(PruneOp prune, std::string &why) {
   OpOperand *use = &*v.getUses().begin();
   while (true) {
     Operation *owner = use->getOwner();
-    if (getTransposeInput(owner) == use) {
+    if (getTransposeInputOperand(owner) == use) {
       Value t = owner->getResult(0);
       if (!t.hasOneUse()) {
         why = "the transposed weight has several uses";

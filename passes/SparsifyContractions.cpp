@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/RuntimeCalls.h"
+#include "passes/TransposeMatch.h"
 
 #include "dialects/Stc/StcConstants.h"
 #include "dialects/Stc/StcOps.h"
@@ -54,34 +55,6 @@ struct OperandTrace {
     return source && matchPattern(source, m_Constant());
   }
 };
-
-/// Returns the input of a 2-D transpose (`linalg.transpose` with permutation
-/// [1, 0], or a `linalg.generic` that only transposes), or null.
-static Value getTransposeInput(Value v) {
-  Operation *def = v.getDefiningOp();
-  if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(def)) {
-    if (transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
-      return transpose.getInput();
-    return nullptr;
-  }
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(def);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 2 ||
-      generic.getNumReductionLoops() != 0)
-    return nullptr;
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  MLIRContext *ctx = v.getContext();
-  AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
-  bool transposing = (maps[0] == swap && maps[1].isIdentity()) ||
-                     (maps[0].isIdentity() && maps[1] == swap);
-  Block &body = generic.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (!transposing || body.getOperations().size() != 1 ||
-      yield.getValues().size() != 1 ||
-      yield.getValues()[0] != body.getArgument(0))
-    return nullptr;
-  return generic.getDpsInputs()[0];
-}
 
 /// Position of the dimension a structured[2, 4] level of `type`'s encoding
 /// runs along, or -1 when the type has no such level.

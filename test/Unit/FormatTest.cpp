@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/StcFormat.h"
+#include "test/Unit/TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -21,19 +22,10 @@
 
 using namespace stc::format;
 
+using stc::test::bitsOf;
+using stc::test::floatOf;
+
 namespace {
-
-uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
-
-float floatOf(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
 
 /// Prunes a single group of row-major floats with the library.
 std::vector<float> pruneRow(const std::vector<float> &row, NMPattern p) {

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/emulator/MmaSpModel.h"
+#include "test/Unit/TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -28,6 +29,9 @@
 
 using namespace stc::format;
 using namespace stc::emu;
+
+using stc::test::bitsOf;
+using stc::test::floatOf;
 
 namespace {
 
@@ -112,18 +116,6 @@ uint32_t get(const std::vector<uint32_t> &regs, int nregs, Loc at, int bits) {
 //===----------------------------------------------------------------------===//
 // Random tiles
 //===----------------------------------------------------------------------===//
-
-uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
-
-float floatOf(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
 
 const std::vector<unsigned> kLegal24 = {0x4, 0x8, 0xC, 0x9, 0xD, 0xE};
 const std::vector<unsigned> kLegal12 = {0x4, 0xE};

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/npy/Npy.h"
+#include "test/Unit/TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -32,46 +33,12 @@
 
 using namespace stc::npy;
 
+using stc::test::TempDir;
+
 namespace {
 
 const std::vector<std::string> kAllDtypes = {
     "f2", "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "b1"};
-
-/// A fresh temporary directory, removed (with its files) on destruction.
-class TempDir {
-public:
-  TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    std::string templ =
-        std::string(base && *base ? base : "/tmp") + "/stc-npy-test-XXXXXX";
-    std::vector<char> buf(templ.begin(), templ.end());
-    buf.push_back('\0');
-    if (::mkdtemp(buf.data()))
-      path = buf.data();
-  }
-  ~TempDir() {
-    if (path.empty())
-      return;
-    for (const std::string &name : list())
-      ::unlink((path + "/" + name).c_str());
-    ::rmdir(path.c_str());
-  }
-  std::string file(const std::string &name) const { return path + "/" + name; }
-  /// Names of the entries of the directory (without "." and "..").
-  std::vector<std::string> list() const {
-    std::vector<std::string> names;
-    if (DIR *dir = ::opendir(path.c_str())) {
-      while (dirent *entry = ::readdir(dir)) {
-        std::string name = entry->d_name;
-        if (name != "." && name != "..")
-          names.push_back(name);
-      }
-      ::closedir(dir);
-    }
-    return names;
-  }
-  std::string path;
-};
 
 void writeBytes(const std::string &path, const std::string &bytes) {
   std::ofstream out(path, std::ios::binary);

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/StcPrune.h"
+#include "test/Unit/TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -26,13 +27,9 @@
 
 using namespace stc::format;
 
-namespace {
+using stc::test::bitsOf;
 
-uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Independent references

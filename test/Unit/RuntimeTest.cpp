@@ -9,6 +9,7 @@
 #include "runtime/format/StcFormat.h"
 #include "runtime/format/StcPrune.h"
 #include "runtime/stc_runtime.h"
+#include "test/Unit/TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -20,13 +21,9 @@
 
 using namespace stc::format;
 
-namespace {
+using stc::test::bitsOf;
 
-uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
+namespace {
 
 template <typename T>
 StcMemRef2D memref(std::vector<T> &buf, int64_t offset, int64_t s0, int64_t s1,

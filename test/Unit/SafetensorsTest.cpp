@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/safetensors/Safetensors.h"
+#include "test/Unit/TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -31,42 +32,9 @@
 
 using namespace stc::safetensors;
 
-namespace {
+using stc::test::TempDir;
 
-/// A fresh temporary directory, removed (with its files) on destruction.
-class TempDir {
-public:
-  TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    std::string templ = std::string(base && *base ? base : "/tmp") +
-                        "/stc-safetensors-test-XXXXXX";
-    std::vector<char> buf(templ.begin(), templ.end());
-    buf.push_back('\0');
-    if (::mkdtemp(buf.data()))
-      path = buf.data();
-  }
-  ~TempDir() {
-    if (path.empty())
-      return;
-    for (const std::string &name : list())
-      ::unlink((path + "/" + name).c_str());
-    ::rmdir(path.c_str());
-  }
-  std::string file(const std::string &name) const { return path + "/" + name; }
-  std::vector<std::string> list() const {
-    std::vector<std::string> names;
-    if (DIR *d = ::opendir(path.c_str())) {
-      while (dirent *e = ::readdir(d)) {
-        std::string n = e->d_name;
-        if (n != "." && n != "..")
-          names.push_back(n);
-      }
-      ::closedir(d);
-    }
-    return names;
-  }
-  std::string path;
-};
+namespace {
 
 /// Little-endian u64 length field followed by `header` and `data`.
 std::vector<uint8_t> assemble(const std::string &header,
