@@ -220,5 +220,135 @@ LogicalResult SpmmOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// ConvOp
+//===----------------------------------------------------------------------===//
+
+int64_t ConvOp::getChannelsPerGroup() {
+  int64_t channels = getInput().getType().getDimSize(3);
+  if (ShapedType::isDynamic(channels) || getGroups() < 1)
+    return ShapedType::kDynamic;
+  return channels / getGroups();
+}
+
+int64_t ConvOp::getPaddedChannelsPerGroup() {
+  int64_t c = getChannelsPerGroup();
+  if (ShapedType::isDynamic(c))
+    return c;
+  int64_t m = getPattern().getM();
+  return (c + m - 1) / m * m;
+}
+
+int64_t ConvOp::getFlatReductionSize() {
+  int64_t cp = getPaddedChannelsPerGroup();
+  ArrayRef<int64_t> filter = getFilterSize();
+  if (ShapedType::isDynamic(cp) || filter.size() != 2)
+    return ShapedType::kDynamic;
+  return filter[0] * filter[1] * cp;
+}
+
+int64_t ConvOp::getOutputSize(int64_t in, int64_t filter, int64_t stride,
+                              int64_t dilation, int64_t padLow,
+                              int64_t padHigh) {
+  if (ShapedType::isDynamic(in))
+    return ShapedType::kDynamic;
+  int64_t span = in + padLow + padHigh - dilation * (filter - 1) - 1;
+  // Floor division: a negative span means the filter does not fit.
+  return span < 0 ? 0 : span / stride + 1;
+}
+
+LogicalResult ConvOp::verify() {
+  RankedTensorType input = getInput().getType();
+  RankedTensorType result = getResult().getType();
+  if (input.getRank() != 4)
+    return emitOpError("expects a rank-4 NHWC input, got rank ")
+           << input.getRank();
+  if (result.getRank() != 4)
+    return emitOpError("expects a rank-4 NHWC result, got rank ")
+           << result.getRank();
+  if (input.getElementType() != getValues().getType().getElementType())
+    return emitOpError("input element type ")
+           << input.getElementType() << " differs from the filter's "
+           << getValues().getType().getElementType();
+
+  auto pairOf = [&](StringRef name, ArrayRef<int64_t> v,
+                    int64_t min) -> LogicalResult {
+    if (v.size() != 2)
+      return emitOpError() << name << " must have 2 entries (H, W), got "
+                           << v.size();
+    if (v[0] < min || v[1] < min)
+      return emitOpError() << name << " must be at least " << min << ", got ["
+                           << v[0] << ", " << v[1] << "]";
+    return success();
+  };
+  if (failed(pairOf("filter_size", getFilterSize(), 1)) ||
+      failed(pairOf("strides", getStrides(), 1)) ||
+      failed(pairOf("dilations", getDilations(), 1)) ||
+      failed(pairOf("pad_low", getPadLow(), 0)) ||
+      failed(pairOf("pad_high", getPadHigh(), 0)))
+    return failure();
+  int64_t groups = getGroups();
+  if (groups < 1)
+    return emitOpError("groups must be at least 1, got ") << groups;
+
+  int64_t inChannels = input.getDimSize(3);
+  int64_t outChannels = result.getDimSize(3);
+  if (!ShapedType::isDynamic(inChannels) && inChannels % groups != 0)
+    return emitOpError("input channels (")
+           << inChannels << ") are not a multiple of groups (" << groups
+           << ")";
+  if (!ShapedType::isDynamic(outChannels) && outChannels % groups != 0)
+    return emitOpError("output channels (")
+           << outChannels << ") are not a multiple of groups (" << groups
+           << ")";
+  if (mismatch(input.getDimSize(0), result.getDimSize(0)))
+    return emitOpError("result batch ")
+           << result.getDimSize(0) << " differs from the input's "
+           << input.getDimSize(0);
+  for (int64_t d = 0; d < 2; ++d) {
+    int64_t in = input.getDimSize(1 + d);
+    int64_t expected =
+        getOutputSize(in, getFilterSize()[d], getStrides()[d],
+                      getDilations()[d], getPadLow()[d], getPadHigh()[d]);
+    if (expected == 0)
+      return emitOpError("the dilated filter (")
+             << getDilations()[d] * (getFilterSize()[d] - 1) + 1
+             << ") does not fit the padded input "
+             << (d == 0 ? "height" : "width") << " ("
+             << in + getPadLow()[d] + getPadHigh()[d] << ")";
+    if (mismatch(result.getDimSize(1 + d), expected))
+      return emitOpError("result ")
+             << (d == 0 ? "height " : "width ") << result.getDimSize(1 + d)
+             << " differs from the convolution's " << expected;
+  }
+  if (failed(verifyCompressedPair(*this, getValues().getType(),
+                                  getMeta().getType(), getPattern(),
+                                  outChannels, getFlatReductionSize())))
+    return failure();
+
+  if (Value bias = getBias()) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1)
+      return emitOpError("bias must be rank 1, got rank ")
+             << biasType.getRank();
+    if (mismatch(biasType.getDimSize(0), outChannels))
+      return emitOpError("bias has ")
+             << biasType.getDimSize(0) << " elements, expected "
+             << outChannels << " (one per output channel)";
+  }
+  if (Value acc = getAcc()) {
+    auto accType = cast<RankedTensorType>(acc.getType());
+    bool same = accType.getRank() == 4;
+    for (int64_t d = 0; same && d < 4; ++d)
+      same = !mismatch(accType.getDimSize(d), result.getDimSize(d));
+    if (!same)
+      return emitOpError("acc must have the result's shape");
+  } else if (getBeta().convertToDouble() != 0.0) {
+    return emitOpError("beta is ")
+           << getBeta().convertToDouble() << " but no acc operand is given";
+  }
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Stc/StcOps.cpp.inc"

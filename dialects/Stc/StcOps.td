@@ -218,4 +218,87 @@ def STC_SpmmOp : STC_Op<"spmm", [Pure, AttrSizedOperandSegments]> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// stc.conv
+//===----------------------------------------------------------------------===//
+
+def STC_ConvOp : STC_Op<"conv", [Pure, AttrSizedOperandSegments]> {
+  let summary = "2-D convolution with an N:M-sparse filter and a fused epilogue";
+  let description = [{
+    `result = act(alpha * conv(input, filter) + beta * acc + bias)` in NHWC:
+    `input` is `N x H x W x (G*C)`, the result `N x OH x OW x (G*F)`, with
+    `G = groups`, `F` output channels per group and
+
+        OH = (H + pad_low[0] + pad_high[0] - dilations[0]*(KH-1) - 1)
+             / strides[0] + 1            (OW likewise along W)
+
+    Input pixels outside the image (padding) are zeros. Products accumulate
+    in f32 and are converted to the result element type at the end.
+
+    The filter is given in canonical compressed form (`values`, `meta`) as
+    the `(G*F) x (KH*KW*Cp)` matrix whose row `o` is output channel `o`'s
+    `F x KH x KW x C` (FHWC) filter with the input channels zero-padded to
+    `Cp`, a multiple of the pattern's `M`, and flattened in (kh, kw, c)
+    order. The pattern therefore runs along the input channels for each
+    (output channel, filter row, filter column), the rule of TensorRT and
+    Apex ASP. Output channel `o` belongs to group `o / F` and reads input
+    channels `[(o / F) * C, (o / F + 1) * C)`. `bias` has `G*F` elements;
+    `acc` (the residual, required when `beta != 0`) has the result's shape.
+
+    This is the form `stc-sparsify-convolutions` produces from the linalg
+    convolutions (NCHW and HWCF layouts are converted at the boundary). On
+    the GPU it is an implicit GEMM: the im2col matrix is gathered tile by
+    tile, never materialized.
+
+    ```mlir
+    %y = stc.conv %v, %m, %x bias(%b : tensor<64xf32>)
+        {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>,
+         strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+         pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>,
+         activation = #stc.activation<relu>}
+        : tensor<64x288xf16>, tensor<64x36xi16>, tensor<1x56x56x64xf16>
+        -> tensor<1x56x56x64xf16>
+    ```
+  }];
+  let arguments = (ins
+    STC_FloatTensor:$values,
+    STC_MetaTensor:$meta,
+    STC_FloatTensor:$input,
+    Optional<RankedTensorOf<[F32, F16, BF16]>>:$bias,
+    Optional<RankedTensorOf<[F32, F16, BF16]>>:$acc,
+    STC_NMPatternAttr:$pattern,
+    DenseI64ArrayAttr:$filter_size,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$pad_low,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$pad_high,
+    DefaultValuedAttr<I64Attr, "1">:$groups,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+    DefaultValuedAttr<F64Attr, "0.0">:$beta,
+    DefaultValuedAttr<STC_ActivationAttr, "::mlir::stc::Activation::none">:$activation
+  );
+  let results = (outs STC_FloatTensor:$result);
+  let assemblyFormat = [{
+    $values `,` $meta `,` $input
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`acc` `(` $acc^ `:` type($acc) `)`)?
+    attr-dict `:` type($values) `,` type($meta) `,` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Input channels per group C (static), or ShapedType::kDynamic.
+    int64_t getChannelsPerGroup();
+    /// C rounded up to a multiple of the pattern's M.
+    int64_t getPaddedChannelsPerGroup();
+    /// Columns of the flattened filter KH*KW*Cp, or ShapedType::kDynamic.
+    int64_t getFlatReductionSize();
+    /// Output size along one spatial dimension of size `in` (dynamic in,
+    /// dynamic out); may be <= 0 when the filter does not fit.
+    static int64_t getOutputSize(int64_t in, int64_t filter, int64_t stride,
+                                 int64_t dilation, int64_t padLow,
+                                 int64_t padHigh);
+  }];
+}
+
 #endif // STC_DIALECTS_STC_STCOPS_TD

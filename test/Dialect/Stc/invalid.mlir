@@ -208,3 +208,174 @@ func.func @spmm_beta_without_acc(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: t
       : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x16xf32> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @conv_input_rank(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<4x4x16xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op expects a rank-4 NHWC input, got rank 3}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_result_rank(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<16x8xf16> {
+  // expected-error @+1 {{'stc.conv' op expects a rank-4 NHWC result, got rank 2}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<16x8xf16>
+  return %y : tensor<16x8xf16>
+}
+
+// -----
+
+func.func @conv_element_type(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xbf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op input element type 'bf16' differs from the filter's 'f16'}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xbf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_filter_size_entries(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op filter_size must have 2 entries (H, W), got 3}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_stride_zero(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op strides must be at least 1, got [0, 1]}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>, strides = array<i64: 0, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_negative_padding(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op pad_low must be at least 0, got [-1, 0]}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>, pad_low = array<i64: -1, 0>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_groups_zero(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op groups must be at least 1, got 0}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>, groups = 0}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_input_groups(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x15xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op input channels (15) are not a multiple of groups (2)}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>, groups = 2}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x15xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_output_groups(%v: tensor<9x8xf16>, %m: tensor<9x1xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x4x4x9xf16> {
+  // expected-error @+1 {{'stc.conv' op output channels (9) are not a multiple of groups (2)}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>, groups = 2}
+      : tensor<9x8xf16>, tensor<9x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x9xf16>
+  return %y : tensor<1x4x4x9xf16>
+}
+
+// -----
+
+func.func @conv_batch(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<2x4x4x16xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op result batch 1 differs from the input's 2}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<2x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_filter_too_big(%v: tensor<8x200xf16>, %m: tensor<8x25xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x1x1x8xf16> {
+  // expected-error @+1 {{'stc.conv' op the dilated filter (5) does not fit the padded input height (4)}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 5, 5>}
+      : tensor<8x200xf16>, tensor<8x25xi16>, tensor<1x4x4x16xf16> -> tensor<1x1x1x8xf16>
+  return %y : tensor<1x1x1x8xf16>
+}
+
+// -----
+
+func.func @conv_output_width(%v: tensor<8x72xf16>, %m: tensor<8x9xi16>, %x: tensor<1x8x8x16xf16>) -> tensor<1x6x8x8xf16> {
+  // expected-error @+1 {{'stc.conv' op result width 8 differs from the convolution's 6}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>}
+      : tensor<8x72xf16>, tensor<8x9xi16>, tensor<1x8x8x16xf16> -> tensor<1x6x8x8xf16>
+  return %y : tensor<1x6x8x8xf16>
+}
+
+// -----
+
+func.func @conv_filter_columns(%v: tensor<8x64xf16>, %m: tensor<8x8xi16>, %x: tensor<1x8x8x16xf16>) -> tensor<1x6x6x8xf16> {
+  // expected-error @+1 {{'stc.conv' op reduction size 144 needs 72 values per row under 2:4, got 64}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>}
+      : tensor<8x64xf16>, tensor<8x8xi16>, tensor<1x8x8x16xf16> -> tensor<1x6x6x8xf16>
+  return %y : tensor<1x6x6x8xf16>
+}
+
+// -----
+
+func.func @conv_filter_rows(%v: tensor<4x8xf16>, %m: tensor<4x1xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op compressed operand has 4 rows, expected 8}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<4x8xf16>, tensor<4x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_bias(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>, %b: tensor<4xf32>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op bias has 4 elements, expected 8 (one per output channel)}}
+  %y = stc.conv %v, %m, %x bias(%b : tensor<4xf32>) {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_bias_rank(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>, %b: tensor<1x8xf32>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op bias must be rank 1, got rank 2}}
+  %y = stc.conv %v, %m, %x bias(%b : tensor<1x8xf32>) {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_acc_shape(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>, %a: tensor<1x4x8x4xf32>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op acc must have the result's shape}}
+  %y = stc.conv %v, %m, %x acc(%a : tensor<1x4x8x4xf32>) {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>, beta = 1.0 : f64}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_beta_without_acc(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op beta is 1.000000e+00 but no acc operand is given}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>, beta = 1.0 : f64}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+func.func @conv_one_two_f16(%v: tensor<8x8xf16>, %m: tensor<8x2xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op pattern 1:2 requires f32 elements, got 'f16'}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<1:2>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xf16>, tensor<8x2xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}

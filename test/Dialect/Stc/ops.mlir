@@ -63,3 +63,39 @@ func.func @spmm_forms(%v: tensor<128x32xf32>, %m: tensor<128x4xi16>,
       : tensor<128x32xf32>, tensor<128x4xi16>, tensor<64x16xf32> -> tensor<128x16xf32>
   return %y, %z, %w : tensor<16x128xf32>, tensor<16x128xf16>, tensor<128x16xf32>
 }
+
+// CHECK-LABEL: func.func @conv_forms
+func.func @conv_forms(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>,
+                      %x: tensor<1x56x56x64xf16>, %b: tensor<64xf32>,
+                      %gv: tensor<8x24xbf16>, %gm: tensor<8x3xi16>,
+                      %gx: tensor<2x15x15x6xbf16>,
+                      %dv: tensor<32x8xf16>, %dm: tensor<32x1xi16>,
+                      %dx: tensor<?x?x?x16xf16>, %dacc: tensor<?x?x?x32xf32>,
+                      %tv: tensor<8x4xf32>, %tm: tensor<8x1xi16>,
+                      %tx: tensor<1x4x4x8xf32>)
+    -> (tensor<1x56x56x64xf16>, tensor<2x6x7x8xf32>, tensor<?x?x?x32xf32>,
+        tensor<1x4x4x8xf32>) {
+  // CHECK: stc.conv %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<64xf32>) {activation = #stc.activation<relu>, filter_size = array<i64: 3, 3>, pad_high = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pattern = #stc.nm<2:4>} : tensor<64x288xf16>, tensor<64x36xi16>, tensor<1x56x56x64xf16> -> tensor<1x56x56x64xf16>
+  %y = stc.conv %v, %m, %x bias(%b : tensor<64xf32>)
+      {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>,
+       pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>,
+       activation = #stc.activation<relu>}
+      : tensor<64x288xf16>, tensor<64x36xi16>, tensor<1x56x56x64xf16> -> tensor<1x56x56x64xf16>
+  // Two groups of C = 3 (padded to 4): K = 3 * 3 * 4 = 36, padded to 48.
+  // OH = (15 + 1 + 0 - 2 * 2 - 1) / 2 + 1 = 6, OW = (15 + 1 + 1 - 5) / 2 + 1 = 7.
+  // CHECK: stc.conv {{.*}} {dilations = array<i64: 2, 2>, filter_size = array<i64: 3, 3>, groups = 2 : i64, pad_high = array<i64: 0, 1>, pad_low = array<i64: 1, 1>, pattern = #stc.nm<2:4>, strides = array<i64: 2, 2>} : tensor<8x24xbf16>, tensor<8x3xi16>, tensor<2x15x15x6xbf16> -> tensor<2x6x7x8xf32>
+  %g = stc.conv %gv, %gm, %gx
+      {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>,
+       strides = array<i64: 2, 2>, dilations = array<i64: 2, 2>,
+       pad_low = array<i64: 1, 1>, pad_high = array<i64: 0, 1>, groups = 2}
+      : tensor<8x24xbf16>, tensor<8x3xi16>, tensor<2x15x15x6xbf16> -> tensor<2x6x7x8xf32>
+  // CHECK: stc.conv %{{.*}}, %{{.*}}, %{{.*}} acc(%{{.*}} : tensor<?x?x?x32xf32>) {beta = 1.000000e+00 : f64, filter_size = array<i64: 1, 1>, pattern = #stc.nm<2:4>} : tensor<32x8xf16>, tensor<32x1xi16>, tensor<?x?x?x16xf16> -> tensor<?x?x?x32xf32>
+  %d = stc.conv %dv, %dm, %dx acc(%dacc : tensor<?x?x?x32xf32>)
+      {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>, beta = 1.0 : f64}
+      : tensor<32x8xf16>, tensor<32x1xi16>, tensor<?x?x?x16xf16> -> tensor<?x?x?x32xf32>
+  // CHECK: stc.conv {{.*}}pattern = #stc.nm<1:2>{{.*}} : tensor<8x4xf32>, tensor<8x1xi16>, tensor<1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+  %t = stc.conv %tv, %tm, %tx {pattern = #stc.nm<1:2>, filter_size = array<i64: 1, 1>}
+      : tensor<8x4xf32>, tensor<8x1xi16>, tensor<1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+  return %y, %g, %d, %t : tensor<1x56x56x64xf16>, tensor<2x6x7x8xf32>,
+                          tensor<?x?x?x32xf32>, tensor<1x4x4x8xf32>
+}
