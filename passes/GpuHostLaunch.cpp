@@ -81,16 +81,31 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
 
   // Problem sizes from the buffers: values R x valueCols, meta R x
   // metaCols, dense (K on its reduction dimension), out (P on its non-R
-  // dimension).
+  // dimension). A convolution's dense operand is its N x H x W x IC input
+  // and its out N x OH x OW x OC: R is one group's rows, P = N * OH * OW
+  // and K = KH * KW * Cp (static).
   Value values = body->getArgument(0), meta = body->getArgument(1),
         dense = body->getArgument(2);
   Value out = body->getArgument(numPointers - 1);
-  int64_t denseK = (sparseLhs != denseTransposed) ? 0 : 1;
+  auto conv = info.getAs<DictionaryAttr>("conv");
+  int64_t groups = std::max<int64_t>(intOf(info, "groups"), 1);
   Value rows = dim(values, 0);
   Value valueCols = dim(values, 1);
   Value metaCols = dim(meta, 1);
-  Value depth = dim(dense, denseK);
-  Value cols = dim(out, sparseLhs ? 1 : 0);
+  Value depth, cols;
+  SmallVector<Value> convSizes;
+  if (conv) {
+    rows = arith::DivUIOp::create(b, rows, index(groups));
+    depth = index(intOf(info, "K"));
+    convSizes = {dim(dense, 0), dim(dense, 1), dim(dense, 2), dim(out, 1),
+                 dim(out, 2)};
+    cols = arith::MulIOp::create(
+        b, convSizes[0], arith::MulIOp::create(b, convSizes[3], convSizes[4]));
+  } else {
+    int64_t denseK = (sparseLhs != denseTransposed) ? 0 : 1;
+    depth = dim(dense, denseK);
+    cols = dim(out, sparseLhs ? 1 : 0);
+  }
 
   // Nothing to compute for an empty result.
   Value empty = arith::OrIOp::create(
@@ -121,14 +136,19 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
     Value address64 = arith::IndexCastOp::create(b, b.getI64Type(), address);
     kernelArgs.push_back(LLVM::IntToPtrOp::create(b, ptrType, address64));
   }
-  for (Value v : {rows, cols, depth, valueCols, metaCols})
+  SmallVector<Value> sizes = {rows, cols, depth, valueCols, metaCols};
+  sizes.append(convSizes);
+  for (Value v : sizes)
     kernelArgs.push_back(arith::IndexCastOp::create(b, b.getI32Type(), v));
 
   auto ceilDiv = [&](Value a, int64_t d) {
     return arith::CeilDivUIOp::create(b, a, index(d)).getResult();
   };
-  gpu::KernelDim3 grid{ceilDiv(cols, blockCols), ceilDiv(rows, blockRows),
-                       index(1)};
+  Value colTiles = ceilDiv(cols, blockCols);
+  Value rowTiles = ceilDiv(rows, blockRows);
+  if (groups > 1)
+    rowTiles = arith::MulIOp::create(b, rowTiles, index(groups));
+  gpu::KernelDim3 grid{colTiles, rowTiles, index(1)};
   gpu::KernelDim3 block{index(threads), index(1), index(1)};
   gpu::LaunchFuncOp::create(b, kernel, grid, block,
                             /*dynamicSharedMemorySize=*/Value(), kernelArgs);

@@ -22,6 +22,14 @@
 //                     (cp.async pipeline through shared memory, ldmatrix)
 //   stages            shared-memory stages of the staged kernel (0: direct)
 //   static_shared_bytes  shared memory the kernel declares itself
+//   groups            independent GEMMs whose row tiles the grid's y
+//                     stacks (a grouped convolution; 1 otherwise): grid y
+//                     is groups * ceil(R / rows)
+//   conv              only for stc.conv's implicit GEMM: its geometry (KH,
+//                     KW, stride_h/w, dilation_h/w, pad_top/left/bottom/
+//                     right, C and Cp per group, groups, N, H, W, OH, OW;
+//                     -1 when dynamic). Its kernels take the i32 parameters
+//                     N, H, W, OH, OW after meta_cols.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STC_PASSES_GPUKERNELINFO_H
@@ -56,6 +64,9 @@ struct GpuKernelInfo {
   std::string variant;
   int64_t stages = 0;
   int64_t staticSharedBytes = 0;
+  int64_t groups = 1;
+  /// Convolution geometry, in order (empty: not a convolution).
+  std::vector<std::pair<std::string, int64_t>> conv;
 
   DictionaryAttr toAttr(MLIRContext *ctx) const {
     Builder b(ctx);
@@ -78,9 +89,12 @@ struct GpuKernelInfo {
         b.getNamedAttr("kernel", b.getStringAttr(kernel)),
         b.getNamedAttr("block", b.getI64ArrayAttr({blockThreads, 1, 1})),
         b.getNamedAttr("tile", b.getI64ArrayAttr({blockRows, blockCols})),
-        b.getNamedAttr("grid",
-                       b.getI64ArrayAttr({ceilDiv(cols, blockCols),
-                                          ceilDiv(rows, blockRows), 1})),
+        b.getNamedAttr(
+            "grid",
+            b.getI64ArrayAttr(
+                {ceilDiv(cols, blockCols),
+                 rows < 0 ? int64_t(-1) : groups * ceilDiv(rows, blockRows),
+                 1})),
         b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(0)),
         b.getNamedAttr("params", b.getArrayAttr(names)),
         b.getNamedAttr("param_types", b.getArrayAttr(types)),
@@ -98,7 +112,15 @@ struct GpuKernelInfo {
         b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
         b.getNamedAttr("static_shared_bytes",
                        b.getI64IntegerAttr(staticSharedBytes)),
+        b.getNamedAttr("groups", b.getI64IntegerAttr(groups)),
     };
+    if (!conv.empty()) {
+      SmallVector<NamedAttribute> geometry;
+      for (const auto &[key, value] : conv)
+        geometry.push_back(
+            b.getNamedAttr(key, b.getI64IntegerAttr(dyn(value))));
+      attrs.push_back(b.getNamedAttr("conv", b.getDictionaryAttr(geometry)));
+    }
     return b.getDictionaryAttr(attrs);
   }
 };

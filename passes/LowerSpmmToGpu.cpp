@@ -85,7 +85,17 @@ struct StagedLayout {
         bKMajorRowBytes(blockCols * 2), stageBytes(aBytes + bBytes) {}
 };
 
-/// How one stc.spmm maps onto the canonical problem.
+/// The convolution behind an implicit GEMM (stc.conv): D[k][p] is the
+/// im2col element of output pixel p = (n, oh, ow) and filter column
+/// k = (kh, kw, c), gathered from the NHWC input.
+struct ConvGeometry {
+  int64_t kh, kw, strideH, strideW, dilationH, dilationW, padH, padW;
+  /// Input channels per group, padded per group, and in all; output
+  /// channels in all; groups.
+  int64_t c, cp, ic, oc, groups;
+};
+
+/// How one stc.spmm or stc.conv maps onto the canonical problem.
 struct Problem {
   bool sparseLhs;
   /// D[k][p] is at k * ld + p (true) or p * ld + k (false).
@@ -97,6 +107,10 @@ struct Problem {
   bool hasBias, hasAcc;
   double alpha, beta;
   Activation activation;
+  /// Set for stc.conv: D is the implicit im2col matrix (p-major), R the
+  /// output channels of one group, and block row tiles of all groups are
+  /// stacked along the grid's y.
+  std::optional<ConvGeometry> conv;
 };
 
 /// Builds the body of one kernel.
@@ -163,12 +177,28 @@ private:
                              ArrayRef<Value> metaRegs, ValueRange acc);
   void epilogue(ValueRange acc);
 
+  /// Where the implicit-GEMM gather of output pixel `p` starts: batch
+  /// offset (in pixels) and the top-left input row and column of its
+  /// receptive field; `ok` when p < P.
+  struct PixelOrigin {
+    Value ok, pixelBase, ih0, iw0;
+  };
+  PixelOrigin pixelOrigin(Value p);
+  /// Element D[k][p] of the dense operand: (in bounds, i64 element index).
+  /// For a convolution, out-of-image taps and padded channels are out of
+  /// bounds (zeros).
+  std::pair<Value, Value> denseElement(const PixelOrigin &origin, Value p,
+                                       Value k);
+
   ImplicitLocOpBuilder &b;
   const Problem &pb;
   int64_t blockRows, blockCols, stages;
   bool ordered;
   Value values, meta, dense, bias, accIn, out;
   Value rows, cols, depth, valueCols, metaCols, denseLd, steps;
+  /// Leading dimension of Out for a sparse rhs (R, or all output channels
+  /// of a convolution); convolution sizes.
+  Value outLd, batch, inH, inW, outH, outW;
   Value tid, lane, g, t, warpRow, warpCol, blockRow, blockCol, rowBase, colBase,
       inputZero;
 };
@@ -270,6 +300,13 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   depth = entry.getArgument(arg++);
   valueCols = entry.getArgument(arg++);
   metaCols = entry.getArgument(arg++);
+  if (pb.conv) {
+    batch = entry.getArgument(arg++);
+    inH = entry.getArgument(arg++);
+    inW = entry.getArgument(arg++);
+    outH = entry.getArgument(arg++);
+    outW = entry.getArgument(arg++);
+  }
 
   auto toI32 = [&](Value index) {
     return arith::IndexCastOp::create(b, b.getI32Type(), index);
@@ -282,8 +319,32 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   int64_t warpsAcross = blockCols / kWarpCols;
   warpRow = arith::DivUIOp::create(b, warp, i32(warpsAcross));
   warpCol = arith::RemUIOp::create(b, warp, i32(warpsAcross));
-  blockRow =
-      mul(toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y)), i32(blockRows));
+  Value blockY = toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  outLd = rows;
+  if (pb.conv) {
+    // Grid y stacks the row tiles of every group: group = y / tiles. Each
+    // group is its own GEMM over rows [group * R, (group + 1) * R) of the
+    // filter, bias and output channels and input channels
+    // [group * C, (group + 1) * C): offset the base pointers once.
+    Value rowTiles = arith::DivUIOp::create(b, add(rows, i32(blockRows - 1)),
+                                            i32(blockRows));
+    Value group = arith::DivUIOp::create(b, blockY, rowTiles);
+    blockY = arith::RemUIOp::create(b, blockY, rowTiles);
+    Value firstRow = wide(mul(group, rows));
+    auto advance = [&](Value &ptr, Type type, Value elems) {
+      if (ptr)
+        ptr =
+            LLVM::GEPOp::create(b, ptr.getType(), type, ptr, ValueRange{elems});
+    };
+    advance(values, pb.inputType, mul(firstRow, wide(valueCols)));
+    advance(meta, b.getI16Type(), mul(firstRow, wide(metaCols)));
+    advance(bias, pb.biasType, firstRow);
+    advance(accIn, pb.accType, firstRow);
+    advance(out, pb.outputType, firstRow);
+    advance(dense, pb.inputType, wide(mul(group, i32(pb.conv->c))));
+    outLd = i32(pb.conv->oc);
+  }
+  blockRow = mul(blockY, i32(blockRows));
   blockCol =
       mul(toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x)), i32(blockCols));
   rowBase = add(blockRow, mul(warpRow, i32(kWarpRows)));
@@ -292,6 +353,50 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   denseLd = pb.denseKMajor ? cols : depth;
   inputZero = zeroOf(pb.inputType);
   steps = arith::DivUIOp::create(b, add(depth, i32(mmaK() - 1)), i32(mmaK()));
+}
+
+KernelBuilder::PixelOrigin KernelBuilder::pixelOrigin(Value p) {
+  PixelOrigin origin;
+  origin.ok = lt(p, cols);
+  if (!pb.conv)
+    return origin;
+  const ConvGeometry &cg = *pb.conv;
+  Value image = mul(outH, outW);
+  Value n = arith::DivUIOp::create(b, p, image);
+  Value rest = arith::RemUIOp::create(b, p, image);
+  Value oh = arith::DivUIOp::create(b, rest, outW);
+  Value ow = arith::RemUIOp::create(b, rest, outW);
+  origin.pixelBase = mul(n, mul(inH, inW));
+  origin.ih0 = arith::SubIOp::create(b, mul(oh, i32(cg.strideH)), i32(cg.padH));
+  origin.iw0 = arith::SubIOp::create(b, mul(ow, i32(cg.strideW)), i32(cg.padW));
+  return origin;
+}
+
+std::pair<Value, Value> KernelBuilder::denseElement(const PixelOrigin &origin,
+                                                    Value p, Value k) {
+  Value ok = both(origin.ok, lt(k, depth));
+  if (!pb.conv) {
+    Value index = pb.denseKMajor ? add(mul(wide(k), wide(denseLd)), wide(p))
+                                 : add(mul(wide(p), wide(denseLd)), wide(k));
+    return {ok, index};
+  }
+  // k = (kh * KW + kw) * Cp + c; the tap (ih, iw) must be inside the image
+  // and c a real channel.
+  const ConvGeometry &cg = *pb.conv;
+  Value tap = arith::DivUIOp::create(b, k, i32(cg.cp));
+  Value c = arith::RemUIOp::create(b, k, i32(cg.cp));
+  Value ih = add(origin.ih0, mul(arith::DivUIOp::create(b, tap, i32(cg.kw)),
+                                 i32(cg.dilationH)));
+  Value iw = add(origin.iw0, mul(arith::RemUIOp::create(b, tap, i32(cg.kw)),
+                                 i32(cg.dilationW)));
+  auto inside = [&](Value v, Value size) {
+    // One unsigned compare: negative coordinates wrap to large values.
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, v, size);
+  };
+  ok = both(ok, both(both(inside(ih, inH), inside(iw, inW)), lt(c, i32(cg.c))));
+  Value pixel = add(add(origin.pixelBase, mul(ih, inW)), iw);
+  Value index = add(mul(wide(pixel), wide(i32(cg.ic))), wide(c));
+  return {ok, index};
 }
 
 SmallVector<Value> KernelBuilder::metadataRegs(Value k0) {
@@ -355,6 +460,14 @@ SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
 void KernelBuilder::build(gpu::GPUFuncOp func) {
   prologue(func);
   // K loop: ceil(K / 32) steps, 2 x 4 tiles of 4 f32 accumulators each.
+  // Each lane's B columns are fixed for the whole K loop: decompose them
+  // (divisions by run-time sizes for a convolution) once, outside it.
+  SmallVector<Value> bCols;
+  SmallVector<PixelOrigin> bOrigins;
+  for (int64_t j = 0; j < kColTiles; ++j) {
+    bCols.push_back(add(add(colBase, i32(j * kMmaN)), g));
+    bOrigins.push_back(pixelOrigin(bCols.back()));
+  }
   SmallVector<Value> init(kRowTiles * kColTiles * 4, f32(0.0));
   auto loop = scf::ForOp::create(b, i32(0), steps, i32(1), init);
   {
@@ -405,25 +518,20 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
     // p = col + g and k = k0 + 2t + 8q + {0, 1}.
     SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
     for (int64_t j = 0; j < kColTiles; ++j) {
-      Value p = add(add(colBase, i32(j * kMmaN)), g);
-      Value colOk = lt(p, cols);
-      auto denseIndex = [&](Value k) {
-        return pb.denseKMajor ? add(mul(wide(k), wide(denseLd)), wide(p))
-                              : add(mul(wide(p), wide(denseLd)), wide(k));
-      };
+      Value p = bCols[j];
+      const PixelOrigin &origin = bOrigins[j];
       for (int64_t q = 0; q < 4; ++q) {
         if (pb.tf32) {
           Value k = add(add(k0, t), i32(4 * q));
-          bRegs[j].push_back(
-              tf32Reg(both(colOk, lt(k, depth)), dense, denseIndex(k)));
+          auto [ok, index] = denseElement(origin, p, k);
+          bRegs[j].push_back(tf32Reg(ok, dense, index));
           continue;
         }
         SmallVector<Value, 2> pair;
         for (int64_t e = 0; e < 2; ++e) {
           Value k = add(add(k0, mul(t, i32(2))), i32(8 * q + e));
-          Value ok = both(colOk, lt(k, depth));
-          pair.push_back(
-              loadIf(ok, dense, pb.inputType, denseIndex(k), inputZero));
+          auto [ok, index] = denseElement(origin, p, k);
+          pair.push_back(loadIf(ok, dense, pb.inputType, index, inputZero));
         }
         bRegs[j].push_back(packPair(pair[0], pair[1]));
       }
@@ -457,19 +565,30 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     return mul(slot, i32(layout.stageBytes));
   };
   // Calls body(id) for the chunk ids tid, tid + threads, ... below `total`.
-  auto forChunks = [&](int64_t total, function_ref<void(Value)> body) {
+  // The second argument of body is the round (first / threads).
+  auto forChunks = [&](int64_t total, function_ref<void(Value, int64_t)> body) {
     for (int64_t first = 0; first < total; first += layout.threads) {
       Value id = add(tid, i32(first));
+      int64_t round = first / layout.threads;
       if (first + layout.threads <= total) {
-        body(id);
+        body(id, round);
         continue;
       }
       auto guard = scf::IfOp::create(b, lt(id, i32(total)), false);
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPointToStart(guard.thenBlock());
-      body(id);
+      body(id, round);
     }
   };
+  // B's p-major chunks: the pixel of each of a thread's chunks is the same
+  // in every K step; for a convolution, decompose it (divisions by
+  // run-time sizes) once, before the pipeline.
+  int64_t bChunks = blockCols * 4;
+  SmallVector<PixelOrigin> chunkOrigins;
+  if (pb.conv)
+    for (int64_t first = 0; first < bChunks; first += layout.threads)
+      chunkOrigins.push_back(pixelOrigin(add(
+          blockCol, arith::DivUIOp::create(b, add(tid, i32(first)), i32(4)))));
 
   // Issues the cp.async copies of K step `step` into stage `slot`; copies
   // past an edge read nothing (src-size 0 zero-fills) from a clamped,
@@ -493,7 +612,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     // A: block rows x 2 chunks; chunk c of row r lives at chunk
     // c ^ ((r >> 2) & 1) (ldmatrix reads 8 rows of one chunk without bank
     // conflicts).
-    forChunks(blockRows * 2, [&](Value id) {
+    forChunks(blockRows * 2, [&](Value id, int64_t) {
       Value row = arith::DivUIOp::create(b, id, i32(2));
       Value c = arith::RemUIOp::create(b, id, i32(2));
       Value gRow = add(blockRow, row);
@@ -511,7 +630,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
       copyChunk(offset, values, index, valid);
     });
     // B: 4 chunks per column of the block.
-    forChunks(blockCols * 4, [&](Value id) {
+    forChunks(bChunks, [&](Value id, int64_t round) {
       Value row, c, valid, phys, offset, index;
       if (!pb.denseKMajor) {
         // p-major: block cols rows (p) x 4 chunks of 8 k; chunk c of row r at
@@ -520,15 +639,24 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
         c = arith::RemUIOp::create(b, id, i32(4));
         Value p = add(blockCol, row);
         Value k = add(mul(step, i32(kMmaK)), mul(c, i32(kChunkElems)));
-        valid = arith::SelectOp::create(
-            b, lt(p, cols), clamp8(arith::SubIOp::create(b, depth, k)), i32(0));
+        if (pb.conv) {
+          // Implicit GEMM: with C a multiple of 8 a chunk of 8 k is 8
+          // consecutive channels of one tap, all in or all out of the image.
+          auto [ok, at] = denseElement(chunkOrigins[round], p, k);
+          valid = arith::SelectOp::create(b, ok, i32(kChunkElems), i32(0));
+          index = at;
+        } else {
+          valid = arith::SelectOp::create(
+              b, lt(p, cols), clamp8(arith::SubIOp::create(b, depth, k)),
+              i32(0));
+          index = add(mul(wide(p), wide(denseLd)), wide(k));
+        }
         phys = arith::XOrIOp::create(
             b, c,
             arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, i32(1)),
                                   i32(3)));
         offset =
             add(mul(row, i32(kBPMajorRowBytes)), mul(phys, i32(kChunkBytes)));
-        index = add(mul(wide(p), wide(denseLd)), wide(k));
       } else {
         // k-major: 32 rows (k) x block cols / 8 chunks of 8 p; chunk c of
         // row r at c ^ (r & 7).
@@ -689,7 +817,7 @@ void KernelBuilder::epilogue(ValueRange acc) {
         // Out is R x P for a sparse lhs, its transpose P x R for a sparse
         // rhs; acc has the result's shape.
         Value index = pb.sparseLhs ? add(mul(wide(r), wide(cols)), wide(p))
-                                   : add(mul(wide(p), wide(rows)), wide(r));
+                                   : add(mul(wide(p), wide(outLd)), wide(r));
         Value v = acc[(i * kColTiles + j) * 4 + e];
         if (pb.alpha != 1.0)
           v = arith::MulFOp::create(b, v, alpha);
@@ -749,6 +877,19 @@ public:
 
 private:
   LogicalResult lower(SpmmOp op, gpu::GPUModuleOp kernels, unsigned index);
+  LogicalResult lower(ConvOp op, gpu::GPUModuleOp kernels, unsigned index);
+  /// Generates kernel `name` for `pb` (canonical sizes r, p, k; dynamic ones
+  /// ShapedType::kDynamic) and its stc.kernel_info, which `info` brings in
+  /// with the op-specific fields set. `stageable` says whether the staged
+  /// kernel applies; `why` what it needs, for the error of kernel=staged.
+  LogicalResult emitKernel(Operation *op, gpu::GPUModuleOp kernels,
+                           const Problem &pb, int64_t r, int64_t p, int64_t k,
+                           bool stageable, StringRef why, GpuKernelInfo info);
+  /// Replaces `op` by a call to the private host function of kernel `name`
+  /// on the buffers of `tensors` and of a new result buffer (dynamic sizes
+  /// `dynamicSizes`).
+  void emitHostCall(Operation *op, gpu::GPUModuleOp kernels, StringRef name,
+                    ArrayRef<Value> tensors, ValueRange dynamicSizes);
 };
 
 /// memref of the same shape and element type as tensor type `t`.
@@ -757,23 +898,12 @@ static MemRefType bufferTypeOf(Type t) {
   return MemRefType::get(tensor.getShape(), tensor.getElementType());
 }
 
-LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
-                                    unsigned index) {
-  Type valueType = op.getValues().getType().getElementType();
-  // The verifier guarantees that dense has the same element type, and that
-  // f16/bf16 use 2:4 (1:2 is f32 only).
-  if (valueType.isF32() && op.getPattern().getN() != 1)
-    return op.emitError("stc.spmm on a GPU target computes f32 as tf32, "
-                        "whose mma.sp needs the 1:2 pattern (--pattern=1:2), "
-                        "got ")
-           << op.getPattern().getN() << ":" << op.getPattern().getM()
-           << "; or use f16/bf16 operands for 2:4";
+/// The epilogue and element types shared by stc.spmm and stc.conv.
+template <typename OpTy>
+static Problem problemOf(OpTy op) {
   Problem pb;
+  Type valueType = op.getValues().getType().getElementType();
   pb.tf32 = valueType.isF32();
-  pb.sparseLhs = op.getSparse() == SparseOperand::lhs;
-  // D[k][p]: sparse lhs, dense K x N is k-major, N x K (transposed) not;
-  // sparse rhs, dense M x K is p-major, K x M (transposed) k-major.
-  pb.denseKMajor = pb.sparseLhs != op.getDenseTransposed();
   pb.inputType = valueType;
   pb.outputType = op.getResult().getType().getElementType();
   pb.hasBias = static_cast<bool>(op.getBias());
@@ -783,23 +913,38 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   pb.alpha = op.getAlpha().convertToDouble();
   pb.beta = op.getBeta().convertToDouble();
   pb.activation = op.getActivation();
+  return pb;
+}
 
-  MLIRContext *ctx = op.getContext();
-  Location loc = op.getLoc();
-  std::string name = "stc_spmm_" + std::to_string(index);
+/// mma.sp has no f32 form: f32 runs as tf32, whose sparse shape is 1:2.
+template <typename OpTy>
+static LogicalResult checkGpuPattern(OpTy op) {
+  Type valueType = op.getValues().getType().getElementType();
+  if (valueType.isF32() && op.getPattern().getN() != 1)
+    return op.emitError()
+           << op->getName() << " on a GPU target computes f32 as tf32, "
+           << "whose mma.sp needs the 1:2 pattern (--pattern=1:2), got "
+           << op.getPattern().getN() << ":" << op.getPattern().getM()
+           << "; or use f16/bf16 operands for 2:4";
+  return success();
+}
 
-  // The canonical problem's sizes (dynamic ones are ShapedType::kDynamic).
-  auto resultType = cast<RankedTensorType>(op.getResult().getType());
-  int64_t r = resultType.getDimSize(pb.sparseLhs ? 0 : 1);
-  int64_t p = resultType.getDimSize(pb.sparseLhs ? 1 : 0);
-  int64_t k = op.getStaticReductionSize();
+LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
+                                         gpu::GPUModuleOp kernels,
+                                         const Problem &pb, int64_t r,
+                                         int64_t p, int64_t k, bool stageable,
+                                         StringRef why, GpuKernelInfo info) {
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  const std::string &name = info.kernel;
   auto [tileRows, tileCols] = chooseBlockTile(r, p);
   if (blockRows)
     tileRows = blockRows;
   if (blockCols)
     tileCols = blockCols;
 
-  // The kernel.
+  // Parameters: the buffers, then the canonical problem's sizes, then a
+  // convolution's.
   SmallVector<std::string> paramNames = {"values", "meta", "dense"};
   if (pb.hasBias)
     paramNames.push_back("bias");
@@ -809,9 +954,12 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   unsigned numPointers = paramNames.size();
   for (const char *n : {"R", "P", "K", "value_cols", "meta_cols"})
     paramNames.push_back(n);
+  if (pb.conv)
+    for (const char *n : {"N", "H", "W", "OH", "OW"})
+      paramNames.push_back(n);
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> paramTypes(numPointers, ptrType);
-  paramTypes.append(5, IntegerType::get(ctx, 32));
+  paramTypes.append(paramNames.size() - numPointers, IntegerType::get(ctx, 32));
   ImplicitLocOpBuilder kb(loc, ctx);
   kb.setInsertionPointToEnd(kernels.getBody());
   auto kernel =
@@ -820,23 +968,10 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   int64_t threads = (tileRows / kWarpRows) * (tileCols / kWarpCols) * 32;
   kernel.setKnownBlockSizeAttr(
       kb.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
-  // The staged kernel copies 16-byte chunks of D's rows with cp.async: its
-  // leading dimension must be a multiple of 8 elements (canonical value rows
-  // always are: Kp / 2 with Kp a multiple of 16).
-  // (D's leading dimension is the dense operand's dimension 1 whichever
-  // way it is used.)
-  int64_t staticLd = op.getDense().getType().getDimSize(1);
-  bool stageable =
-      !pb.tf32 && !ShapedType::isDynamic(staticLd) && staticLd % 8 == 0;
   bool staged =
       kernelVariant == "staged" || (kernelVariant == "auto" && stageable);
   if (staged && !stageable)
-    return op.emitError("stc-lower-spmm-to-gpu: kernel=staged needs f16/bf16 "
-                        "and a static leading dimension of the dense operand "
-                        "that is a multiple of 8, got ")
-           << valueType << " and "
-           << (ShapedType::isDynamic(staticLd) ? std::string("?")
-                                               : std::to_string(staticLd));
+    return op->emitError("stc-lower-spmm-to-gpu: kernel=staged needs ") << why;
   KernelBuilder builder(kb, pb, tileRows, tileCols, stages, orderedMetadata);
   int64_t sharedBytes = 0;
   if (staged) {
@@ -855,8 +990,6 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
 
   // What tools (stc-compile --kernel-info) and the host lowering need to
   // know about it.
-  GpuKernelInfo info;
-  info.kernel = name;
   info.blockThreads = threads;
   info.blockRows = tileRows;
   info.blockCols = tileCols;
@@ -866,25 +999,22 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   info.rows = r;
   info.cols = p;
   info.depth = k;
-  info.sparseLhs = pb.sparseLhs;
-  info.denseTransposed = op.getDenseTransposed();
-  info.inputType = valueType;
+  info.inputType = pb.inputType;
   info.outputType = pb.outputType;
   info.mma = pb.tf32 ? "m16n8k16" : "m16n8k32";
   info.orderedMetadata = orderedMetadata;
   info.variant = staged ? "staged" : "direct";
   info.staticSharedBytes = sharedBytes;
   kernel->setAttr(kKernelInfoAttrName, info.toAttr(ctx));
+  return success();
+}
 
-  // The host side: a call to a private function on buffers, defined after
-  // bufferization by stc-gpu-host-launch.
-  ModuleOp module = getOperation();
+void LowerSpmmToGpu::emitHostCall(Operation *op, gpu::GPUModuleOp kernels,
+                                  StringRef name, ArrayRef<Value> tensors,
+                                  ValueRange dynamicSizes) {
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
   ImplicitLocOpBuilder b(loc, op);
-  SmallVector<Value> tensors = {op.getValues(), op.getMeta(), op.getDense()};
-  if (pb.hasBias)
-    tensors.push_back(op.getBias());
-  if (pb.hasAcc)
-    tensors.push_back(op.getAcc());
   SmallVector<Value> buffers;
   SmallVector<Type> bufferTypes;
   for (Value t : tensors) {
@@ -893,30 +1023,16 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
         bufferization::ToBufferOp::create(b, type, t, /*readOnly=*/true));
     bufferTypes.push_back(type);
   }
-  auto resultTensorType = cast<RankedTensorType>(op.getResult().getType());
-  // Result rows/cols: (sparse rows, dense other dim) for a sparse lhs,
-  // (dense other dim, sparse rows) for a sparse rhs.
-  int64_t denseOtherDim = 1 - op.getDenseReductionDim();
-  auto sizeSource = [&](int64_t d) -> std::pair<Value, int64_t> {
-    bool sparseSide = (d == 0) == pb.sparseLhs;
-    return sparseSide ? std::make_pair(op.getValues(), int64_t(0))
-                      : std::make_pair(op.getDense(), denseOtherDim);
-  };
-  SmallVector<Value> dynamicSizes;
-  for (int64_t d = 0; d < 2; ++d) {
-    if (!resultTensorType.isDynamicDim(d))
-      continue;
-    auto [source, dim] = sizeSource(d);
-    dynamicSizes.push_back(tensor::DimOp::create(b, source, dim));
-  }
+  auto resultTensorType = cast<RankedTensorType>(op->getResult(0).getType());
   MemRefType outType = bufferTypeOf(resultTensorType);
   Value outBuffer = memref::AllocOp::create(b, outType, dynamicSizes);
   buffers.push_back(outBuffer);
   bufferTypes.push_back(outType);
 
+  ModuleOp module = getOperation();
   OpBuilder mb(module.getBodyRegion());
   mb.setInsertionPointToEnd(module.getBody());
-  auto host = func::FuncOp::create(mb, loc, name + "_host",
+  auto host = func::FuncOp::create(mb, loc, (name + "_host").str(),
                                    FunctionType::get(ctx, bufferTypes, {}));
   host.setPrivate();
   host->setAttr(kGpuSpmmHostAttrName,
@@ -925,35 +1041,201 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   func::CallOp::create(b, host, buffers);
   Value result = bufferization::ToTensorOp::create(
       b, resultTensorType, outBuffer, /*restrict=*/true, /*writable=*/true);
-  op.replaceAllUsesWith(result);
-  op.erase();
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+}
+
+LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
+                                    unsigned index) {
+  if (failed(checkGpuPattern(op)))
+    return failure();
+  Problem pb = problemOf(op);
+  pb.sparseLhs = op.getSparse() == SparseOperand::lhs;
+  // D[k][p]: sparse lhs, dense K x N is k-major, N x K (transposed) not;
+  // sparse rhs, dense M x K is p-major, K x M (transposed) k-major.
+  pb.denseKMajor = pb.sparseLhs != op.getDenseTransposed();
+
+  // The canonical problem's sizes (dynamic ones are ShapedType::kDynamic).
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t r = resultType.getDimSize(pb.sparseLhs ? 0 : 1);
+  int64_t p = resultType.getDimSize(pb.sparseLhs ? 1 : 0);
+  int64_t k = op.getStaticReductionSize();
+  // The staged kernel copies 16-byte chunks of D's rows with cp.async: its
+  // leading dimension (the dense operand's dimension 1 whichever way it is
+  // used) must be a multiple of 8 elements (canonical value rows always
+  // are: Kp / 2 with Kp a multiple of 16).
+  int64_t staticLd = op.getDense().getType().getDimSize(1);
+  bool stageable =
+      !pb.tf32 && !ShapedType::isDynamic(staticLd) && staticLd % 8 == 0;
+  std::string why;
+  llvm::raw_string_ostream(why)
+      << "f16/bf16 and a static leading dimension of the dense operand that "
+         "is a multiple of 8, got "
+      << "'" << pb.inputType << "' and "
+      << (ShapedType::isDynamic(staticLd) ? std::string("?")
+                                          : std::to_string(staticLd));
+  GpuKernelInfo info;
+  info.kernel = "stc_spmm_" + std::to_string(index);
+  info.sparseLhs = pb.sparseLhs;
+  info.denseTransposed = op.getDenseTransposed();
+  if (failed(emitKernel(op, kernels, pb, r, p, k, stageable, why, info)))
+    return failure();
+
+  // The host side: a call to a private function on buffers, defined after
+  // bufferization by stc-gpu-host-launch. Result rows/cols: (sparse rows,
+  // dense other dim) for a sparse lhs, (dense other dim, sparse rows) for
+  // a sparse rhs.
+  SmallVector<Value> tensors = {op.getValues(), op.getMeta(), op.getDense()};
+  if (pb.hasBias)
+    tensors.push_back(op.getBias());
+  if (pb.hasAcc)
+    tensors.push_back(op.getAcc());
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  int64_t denseOtherDim = 1 - op.getDenseReductionDim();
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < 2; ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    bool sparseSide = (d == 0) == pb.sparseLhs;
+    dynamicSizes.push_back(
+        sparseSide ? tensor::DimOp::create(b, op.getValues(), 0).getResult()
+                   : tensor::DimOp::create(b, op.getDense(), denseOtherDim)
+                         .getResult());
+  }
+  emitHostCall(op, kernels, info.kernel, tensors, dynamicSizes);
+  return success();
+}
+
+LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
+                                    unsigned index) {
+  if (failed(checkGpuPattern(op)))
+    return failure();
+  RankedTensorType inputType = op.getInput().getType();
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  if (inputType.isDynamicDim(3) || resultType.isDynamicDim(3))
+    return op.emitError("stc.conv on a GPU target needs static channel "
+                        "counts, got ")
+           << inputType << " -> " << resultType;
+  Problem pb = problemOf(op);
+  // Out[R, P] = S[R, K] . im2col^T: the filter is the sparse lhs of the
+  // canonical problem, stored as the transpose (pixels x channels), like a
+  // sparse rhs whose dense operand is the p-major im2col matrix.
+  pb.sparseLhs = false;
+  pb.denseKMajor = false;
+  ConvGeometry cg;
+  cg.kh = op.getFilterSize()[0];
+  cg.kw = op.getFilterSize()[1];
+  cg.strideH = op.getStrides()[0];
+  cg.strideW = op.getStrides()[1];
+  cg.dilationH = op.getDilations()[0];
+  cg.dilationW = op.getDilations()[1];
+  cg.padH = op.getPadLow()[0];
+  cg.padW = op.getPadLow()[1];
+  cg.groups = op.getGroups();
+  cg.c = op.getChannelsPerGroup();
+  cg.cp = op.getPaddedChannelsPerGroup();
+  cg.ic = inputType.getDimSize(3);
+  cg.oc = resultType.getDimSize(3);
+  pb.conv = cg;
+
+  int64_t r = cg.oc / cg.groups;
+  int64_t p = ShapedType::kDynamic;
+  if (resultType.hasStaticShape())
+    p = resultType.getDimSize(0) * resultType.getDimSize(1) *
+        resultType.getDimSize(2);
+  int64_t k = op.getFlatReductionSize();
+  // A 16-byte cp.async chunk is 8 consecutive channels of one tap: whole
+  // taps need C % 8 == 0 (which also aligns every chunk).
+  bool stageable = !pb.tf32 && cg.c % 8 == 0;
+  std::string why;
+  llvm::raw_string_ostream(why)
+      << "f16/bf16 and input channels per group that are a multiple of 8, "
+         "got "
+      << "'" << pb.inputType << "' and " << cg.c;
+  GpuKernelInfo info;
+  info.kernel = "stc_conv_" + std::to_string(index);
+  info.sparseLhs = false;
+  info.groups = cg.groups;
+  info.conv = {{"KH", cg.kh},
+               {"KW", cg.kw},
+               {"stride_h", cg.strideH},
+               {"stride_w", cg.strideW},
+               {"dilation_h", cg.dilationH},
+               {"dilation_w", cg.dilationW},
+               {"pad_top", cg.padH},
+               {"pad_left", cg.padW},
+               {"pad_bottom", op.getPadHigh()[0]},
+               {"pad_right", op.getPadHigh()[1]},
+               {"C", cg.c},
+               {"Cp", cg.cp},
+               {"groups", cg.groups},
+               {"N", inputType.getDimSize(0)},
+               {"H", inputType.getDimSize(1)},
+               {"W", inputType.getDimSize(2)},
+               {"OH", resultType.getDimSize(1)},
+               {"OW", resultType.getDimSize(2)}};
+  if (failed(emitKernel(op, kernels, pb, r, p, k, stageable, why, info)))
+    return failure();
+
+  SmallVector<Value> tensors = {op.getValues(), op.getMeta(), op.getInput()};
+  if (pb.hasBias)
+    tensors.push_back(op.getBias());
+  if (pb.hasAcc)
+    tensors.push_back(op.getAcc());
+  // Dynamic result sizes: N from the input, OH and OW by the convolution's
+  // arithmetic (floor division of non-negative values; the verifier and
+  // the host's empty-result check cover filters that do not fit).
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  SmallVector<Value> dynamicSizes;
+  if (resultType.isDynamicDim(0))
+    dynamicSizes.push_back(tensor::DimOp::create(b, op.getInput(), 0));
+  for (int64_t d = 0; d < 2; ++d) {
+    if (!resultType.isDynamicDim(1 + d))
+      continue;
+    auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, v); };
+    Value in = tensor::DimOp::create(b, op.getInput(), 1 + d);
+    int64_t reach = op.getDilations()[d] * (op.getFilterSize()[d] - 1) + 1;
+    Value span = arith::AddIOp::create(
+        b, in, cst(op.getPadLow()[d] + op.getPadHigh()[d]));
+    // max(span - reach, -stride) / stride + 1 is max(0, ...) for any span.
+    Value rest =
+        arith::MaxSIOp::create(b, arith::SubIOp::create(b, span, cst(reach)),
+                               cst(-op.getStrides()[d]));
+    dynamicSizes.push_back(arith::AddIOp::create(
+        b, arith::FloorDivSIOp::create(b, rest, cst(op.getStrides()[d])),
+        cst(1)));
+  }
+  emitHostCall(op, kernels, info.kernel, tensors, dynamicSizes);
   return success();
 }
 
 void LowerSpmmToGpu::runOnOperation() {
   ModuleOp module = getOperation();
-  SmallVector<SpmmOp> ops;
-  module.walk([&](SpmmOp op) { ops.push_back(op); });
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa<SpmmOp, ConvOp>(op))
+      ops.push_back(op);
+  });
   if (ops.empty())
     return;
   if (kernelVariant != "auto" && kernelVariant != "direct" &&
       kernelVariant != "staged") {
-    ops.front().emitError("stc-lower-spmm-to-gpu: unknown kernel '")
+    ops.front()->emitError("stc-lower-spmm-to-gpu: unknown kernel '")
         << kernelVariant << "' (expected auto, direct or staged)";
     return signalPassFailure();
   }
   auto validTile = [](int64_t v) { return v == 0 || v == 64 || v == 128; };
   if (!validTile(blockRows) || !validTile(blockCols)) {
-    ops.front().emitError("stc-lower-spmm-to-gpu: block tiles are 64 or 128 "
-                          "rows by 64 or 128 columns (0: the heuristic's "
-                          "choice), got ")
+    ops.front()->emitError("stc-lower-spmm-to-gpu: block tiles are 64 or 128 "
+                           "rows by 64 or 128 columns (0: the heuristic's "
+                           "choice), got ")
         << static_cast<int64_t>(blockRows) << " x "
         << static_cast<int64_t>(blockCols);
     return signalPassFailure();
   }
   if (stages < 2 || stages > 4) {
-    ops.front().emitError("stc-lower-spmm-to-gpu: stages must be 2, 3 or 4, "
-                          "got ")
+    ops.front()->emitError("stc-lower-spmm-to-gpu: stages must be 2, 3 or 4, "
+                           "got ")
         << static_cast<int64_t>(stages);
     return signalPassFailure();
   }
@@ -964,9 +1246,13 @@ void LowerSpmmToGpu::runOnOperation() {
   mb.setInsertionPointToEnd(module.getBody());
   auto kernels = gpu::GPUModuleOp::create(mb, module.getLoc(), "stc_kernels");
   unsigned index = 0;
-  for (SpmmOp op : ops)
-    if (failed(lower(op, kernels, index++)))
+  for (Operation *op : ops) {
+    LogicalResult lowered = isa<SpmmOp>(op)
+                                ? lower(cast<SpmmOp>(op), kernels, index++)
+                                : lower(cast<ConvOp>(op), kernels, index++);
+    if (failed(lowered))
       return signalPassFailure();
+  }
 }
 
 } // namespace

@@ -38,7 +38,7 @@ func.func @rhs_bf16_bias_relu(%v: tensor<40x40xbf16>, %m: tensor<40x5xi16>, %x: 
 // CHECK: gpu.module @stc_kernels
 // CHECK: gpu.func @stc_spmm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: stc.kernel_info = {K = 64 : i64, P = 48 : i64, R = 64 : i64, block = [128, 1, 1], dense_transposed = false, grid = [1, 1, 1], input_type = "f16", kernel = "stc_spmm_0", mma = "m16n8k32", num_pointers = 4 : i64, ordered_metadata = true, output_type = "f32", param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], shared_bytes = 0 : i64, sparse = "lhs", stages = 0 : i64, static_shared_bytes = 0 : i64, tile = [64, 64], variant = "direct"}
+// CHECK-SAME: stc.kernel_info = {K = 64 : i64, P = 48 : i64, R = 64 : i64, block = [128, 1, 1], dense_transposed = false, grid = [1, 1, 1], groups = 1 : i64, input_type = "f16", kernel = "stc_spmm_0", mma = "m16n8k32", num_pointers = 4 : i64, ordered_metadata = true, output_type = "f32", param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], shared_bytes = 0 : i64, sparse = "lhs", stages = 0 : i64, static_shared_bytes = 0 : i64, tile = [64, 64], variant = "direct"}
 // CHECK: scf.for
 // CHECK-COUNT-8: nvvm.mma.sp.sync {{.*}} {orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: nvvm.mma.sp.sync
@@ -51,7 +51,7 @@ func.func @rhs_bf16_bias_relu(%v: tensor<40x40xbf16>, %m: tensor<40x5xi16>, %x: 
 // registers with explicit PTX types; ReLU and the bf16 store in the
 // epilogue; dynamic P gives grid -1.
 // CHECK: gpu.func @stc_spmm_1(
-// CHECK-SAME: stc.kernel_info = {K = 72 : i64, P = -1 : i64, R = 40 : i64, {{.*}} grid = [-1, 1, 1], input_type = "bf16", {{.*}} num_pointers = 5 : i64, {{.*}} output_type = "bf16", {{.*}} params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], {{.*}} sparse = "rhs"
+// CHECK-SAME: stc.kernel_info = {K = 72 : i64, P = -1 : i64, R = 40 : i64, {{.*}} grid = [-1, 1, 1], groups = 1 : i64, input_type = "bf16", {{.*}} num_pointers = 5 : i64, {{.*}} output_type = "bf16", {{.*}} params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], {{.*}} sparse = "rhs"
 // CHECK-COUNT-8: nvvm.mma.sp.sync {{.*}} {multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, f32)
 // CHECK: arith.maximumf
 // CHECK: arith.truncf {{.*}} : f32 to bf16
