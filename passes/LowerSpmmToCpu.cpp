@@ -13,6 +13,7 @@
 // and nv FMAs with a contiguous row of D: no gathers, no scalar FMAs.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/CpuEpilogue.h"
 #include "passes/Passes.h"
 #include "passes/RuntimeCalls.h"
 
@@ -453,95 +454,25 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
 
 Value SpmmLowering::epilogue(Value prod, bool prodTransposed) {
   auto resultType = op.getResult().getType();
-  Type outElem = resultType.getElementType();
-  Type f32 = b.getF32Type();
   bool lhs = op.getSparse() == SparseOperand::lhs;
   // Result sizes: M x N.
-  SmallVector<Value> sizes;
-  for (int64_t i = 0; i < 2; ++i)
-    sizes.push_back(dimOf(prod, prodTransposed ? 1 - i : i));
   SmallVector<Value> dyn;
   for (int64_t i = 0; i < 2; ++i)
     if (resultType.isDynamicDim(i))
-      dyn.push_back(sizes[i]);
-  Value init = tensor::EmptyOp::create(b, resultType.getShape(), outElem, dyn);
-
+      dyn.push_back(dimOf(prod, prodTransposed ? 1 - i : i));
   MLIRContext *ctx = b.getContext();
-  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
-  SmallVector<Value> inputs = {prod};
-  SmallVector<AffineMap> maps = {
+  AffineMap prodMap =
       prodTransposed
           ? AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx)
-          : id};
-  Value bias = op.getBias(), acc = op.getAcc();
-  if (bias) {
-    inputs.push_back(bias);
-    maps.push_back(AffineMap::get(2, 0, getAffineDimExpr(lhs ? 0 : 1, ctx)));
-  }
-  if (acc) {
-    inputs.push_back(acc);
-    maps.push_back(id);
-  }
-  maps.push_back(id);
-  double alpha = op.getAlpha().convertToDouble();
-  double beta = op.getBeta().convertToDouble();
-  Activation act = op.getActivation();
-  SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, resultType, inputs, ValueRange{init}, maps, iters,
-      [&](OpBuilder &nb, Location loc, ValueRange args) {
-        ImplicitLocOpBuilder eb(loc, nb);
-        auto cF = [&](double v) {
-          return arith::ConstantOp::create(eb, eb.getF32FloatAttr(v));
-        };
-        auto toF32 = [&](Value v) -> Value {
-          return v.getType() == f32 ? v : arith::ExtFOp::create(eb, f32, v);
-        };
-        Value x = args[0];
-        if (alpha != 1.0)
-          x = arith::MulFOp::create(eb, x, cF(alpha));
-        unsigned next = 1;
-        if (bias)
-          x = arith::AddFOp::create(eb, x, toF32(args[next++]));
-        if (acc) {
-          Value a = toF32(args[next++]);
-          if (beta != 1.0)
-            a = arith::MulFOp::create(eb, a, cF(beta));
-          x = arith::AddFOp::create(eb, x, a);
-        }
-        switch (act) {
-        case Activation::none:
-          break;
-        case Activation::relu:
-          x = arith::MaximumFOp::create(eb, x, cF(0.0));
-          break;
-        case Activation::gelu_tanh: {
-          // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-          Value x3 =
-              arith::MulFOp::create(eb, x, arith::MulFOp::create(eb, x, x));
-          Value inner = arith::MulFOp::create(
-              eb, cF(0.7978845608028654),
-              arith::AddFOp::create(
-                  eb, x, arith::MulFOp::create(eb, cF(0.044715), x3)));
-          Value t = math::TanhOp::create(eb, inner);
-          x = arith::MulFOp::create(eb, arith::MulFOp::create(eb, cF(0.5), x),
-                                    arith::AddFOp::create(eb, cF(1.0), t));
-          break;
-        }
-        case Activation::gelu_erf: {
-          // 0.5 x (1 + erf(x / sqrt(2)))
-          Value e = math::ErfOp::create(
-              eb, arith::MulFOp::create(eb, x, cF(0.7071067811865476)));
-          x = arith::MulFOp::create(eb, arith::MulFOp::create(eb, cF(0.5), x),
-                                    arith::AddFOp::create(eb, cF(1.0), e));
-          break;
-        }
-        }
-        if (outElem != f32)
-          x = arith::TruncFOp::create(eb, outElem, x);
-        linalg::YieldOp::create(eb, x);
-      });
-  return generic.getResult(0);
+          : AffineMap::getMultiDimIdentityMap(2, ctx);
+  EpilogueSpec spec;
+  spec.bias = op.getBias();
+  spec.biasMap = AffineMap::get(2, 0, getAffineDimExpr(lhs ? 0 : 1, ctx));
+  spec.acc = op.getAcc();
+  spec.alpha = op.getAlpha().convertToDouble();
+  spec.beta = op.getBeta().convertToDouble();
+  spec.activation = op.getActivation();
+  return buildCpuEpilogue(b, prod, prodMap, resultType, dyn, spec);
 }
 
 Value SpmmLowering::lowerToKernel() {

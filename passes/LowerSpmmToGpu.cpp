@@ -1112,10 +1112,6 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
     return failure();
   RankedTensorType inputType = op.getInput().getType();
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
-  if (inputType.isDynamicDim(3) || resultType.isDynamicDim(3))
-    return op.emitError("stc.conv on a GPU target needs static channel "
-                        "counts, got ")
-           << inputType << " -> " << resultType;
   Problem pb = problemOf(op);
   // Out[R, P] = S[R, K] . im2col^T: the filter is the sparse lhs of the
   // canonical problem, stored as the transpose (pixels x channels), like a

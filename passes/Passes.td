@@ -54,6 +54,63 @@ def StcSparsifyContractions : Pass<"stc-sparsify-contractions", "ModuleOp"> {
   ];
 }
 
+def StcSparsifyConvolutions : Pass<"stc-sparsify-convolutions", "ModuleOp"> {
+  let summary = "Rewrite 2-D linalg convolutions with a sparse filter to stc.conv";
+  let description = [{
+    Rewrites `linalg.conv_2d_nhwc_fhwc`, `linalg.conv_2d_nchw_fchw`,
+    `linalg.conv_2d_nhwc_hwcf` and the grouped `linalg.conv_2d_ngchw_fgchw`,
+    `linalg.conv_2d_ngchw_gfchw` and `linalg.conv_2d_nhwgc_gfhwc` (f32, f16
+    or bf16, any strides and dilations, dynamic batch and image sizes) to
+    `stc.compress` + `stc.conv` when the filter is sparse:
+
+    - explicitly, by the upstream `structured[2, 4]` encoding on the filter's
+      input-channel dimension (the encoding is stripped), or by an
+      `stc.prune` of the flattened filter: `stc.prune` is rank-2, so the
+      program prunes the `(G*F) x (KH*KW*C)` matrix whose rows are output
+      channels and whose columns run over (kh, kw, c) `along 1` and
+      `tensor.expand_shape`s it to `F x KH x KW x C` (`G x F x KH x KW x C`
+      when grouped), optionally transposed to the convolution's filter
+      layout. With C a multiple of the pattern's M that prunes along the
+      input channels of every (output channel, filter row, filter column);
+      otherwise its groups straddle filter positions and the convolution is
+      left dense with a remark, as it is for an `stc.prune` along any other
+      dimension;
+    - or by the `sparsity` option: `enable` takes a constant filter that
+      already satisfies the pattern along the input channels (C counted as
+      zero-padded to a multiple of M); `force` prunes every filter, constant
+      or not, by magnitude along the input channels.
+
+    The pattern runs along the input channels of each (output channel,
+    filter row, filter column), as TensorRT and Apex ASP prune. The filter
+    is brought to the `(G*F) x (KH*KW*Cp)` matrix `stc.conv` takes
+    (transposed to FHWC, input channels zero-padded to Cp, a multiple of the
+    pattern's M, flattened); for a constant filter this happens on the data,
+    so that `stc.prune` and `stc.compress` fold. NCHW-style inputs and
+    results are transposed (grouped ones also collapsed / expanded) at the
+    boundary, never inside the kernel. A `tensor.pad` of zeros on the
+    spatial dimensions only, in front of the input, is folded into
+    `pad_low`/`pad_high` (it stays if it has other users). An `outs` that is
+    not a zero fill or zero constant becomes `acc` with `beta = 1`.
+
+    Every rewrite emits a remark. Depthwise, quantized, 1-D and 3-D
+    convolutions, one input channel per group, other element types and
+    dynamic channel or filter sizes are left dense with a remark saying why,
+    when the filter would otherwise have been sparse; when that filter
+    carries the encoding, or its encoding runs along another dimension, it
+    is an error instead, since the encoding cannot be honoured.
+  }];
+  let options = [
+    Option<"sparsity", "sparsity", "std::string", "\"explicit\"",
+           "Which filters are sparse: explicit, enable or force">,
+    Option<"pattern", "pattern", "std::string", "\"2:4\"",
+           "N:M pattern for pruned filters (2:4, or 1:2 for f32)">,
+  ];
+  let dependentDialects = [
+    "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
 def StcPermuteChannels : Pass<"stc-permute-channels", "func::FuncOp"> {
   let summary = "Permute reduction channels so that 2:4 pruning keeps more";
   let description = [{
@@ -120,17 +177,67 @@ def StcPermuteChannels : Pass<"stc-permute-channels", "func::FuncOp"> {
 }
 
 def StcFuseEpilogue : Pass<"stc-fuse-epilogue", "func::FuncOp"> {
-  let summary = "Fold element-wise consumers of stc.spmm into its epilogue";
+  let summary = "Fold element-wise consumers of stc.spmm and stc.conv into their epilogue";
   let description = [{
-    Folds the element-wise tail that follows a contraction into the fused
-    epilogue of `stc.spmm`: a broadcast bias add (`linalg.generic` with
-    `arith.addf` of a rank-1 tensor indexed by the sparse operand's rows),
-    ReLU (`arith.maximumf` with zero, or `cmpf ugt/ogt`+`select`). Only
-    single-use results are folded, in epilogue order (bias, then activation).
+    Folds the element-wise tail that follows a contraction or a convolution
+    into the fused epilogue of `stc.spmm` / `stc.conv`:
+
+    - a broadcast bias add (`linalg.generic` with `arith.addf` of a rank-1
+      tensor indexed by the sparse operand's rows for `stc.spmm`, by the
+      output channel for `stc.conv`; or `linalg.add` of a
+      `linalg.broadcast`) becomes the `bias` operand;
+    - for `stc.conv`, a residual add (`linalg.generic` with `arith.addf`, or
+      `linalg.add`, of a tensor of the result's type) becomes `acc` with
+      `beta = 1`, when the conv has no `acc` yet;
+    - ReLU (`arith.maximumf` with zero, or `cmpf ugt/ogt` + `select`)
+      becomes `activation = relu`.
+
+    Only single-use results are folded, and only in epilogue order: bias
+    and residual in either order, then the activation (conv -> bias ->
+    residual add -> ReLU, the ResNet bottleneck tail, becomes one
+    `stc.conv`). For an NCHW convolution, whose `stc.conv` result is
+    transposed back to NCHW by a `linalg.transpose`, the same tail after the
+    transpose is folded: the bias is then indexed by dimension 1 and the
+    residual is transposed to NHWC for `acc`.
     Note that the fused ReLU is `maximumf`: a NaN stays NaN where the
-    `select` form would give 0.
+    `select` form would give 0; and the fused bias and residual are added in
+    f32 before the conversion to the result type.
   }];
   let dependentDialects = ["::mlir::stc::StcDialect"];
+}
+
+def StcLowerConvToCpu : Pass<"stc-lower-conv-to-cpu", "func::FuncOp"> {
+  let summary = "Lower stc.conv to tiles of im2col and stc.spmm for the CPU";
+  let description = [{
+    Lowers `stc.conv` for the CPU as an implicit GEMM: a loop over tiles of
+    `pixels` output pixels (flattened N*OH*OW) whose body gathers that
+    tile's im2col rows (`pixels x KH*KW*Cp`, zeros for padding and padded
+    channels) and multiplies them with the compressed filter by `stc.spmm`
+    (sparse rhs, so `stc-lower-spmm-to-cpu` then generates the vectorized
+    microkernel), with the epilogue (alpha, beta * the tile of acc, bias,
+    activation) fused in that `stc.spmm`. The full im2col matrix is never
+    materialized. Each group is its own GEMM: up to 8 groups are unrolled,
+    with the group's rows of constant values/metadata as constants of their
+    own (so that `stc-lower-spmm-to-cpu` still decodes them at compile
+    time); more groups are a loop. A 1x1, stride-1, unpadded convolution
+    whose channels are a multiple of the pattern's `M` reads the input rows
+    directly instead of gathering them.
+
+    With `reference=true` it emits the dense reference instead
+    (`stc.decompress` + a direct convolution as `linalg.generic`), used by
+    `stc-run --check`.
+  }];
+  let options = [
+    Option<"pixels", "pixels", "int64_t", "256",
+           "Output pixels per im2col tile">,
+    Option<"reference", "reference", "bool", "false",
+           "Emit the dense reference lowering instead">,
+  ];
+  let dependentDialects = [
+    "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect"
+  ];
 }
 
 def StcLowerSpmmToCpu : Pass<"stc-lower-spmm-to-cpu", "ModuleOp"> {
@@ -196,7 +303,7 @@ def StcLowerToRuntime : Pass<"stc-lower-to-runtime", "ModuleOp"> {
 }
 
 def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
-  let summary = "Lower stc.spmm to mma.sp GPU kernels and their launch";
+  let summary = "Lower stc.spmm and stc.conv to mma.sp GPU kernels and their launch";
   let description = [{
     Generates, for every `stc.spmm`, a kernel in `gpu.module @stc_kernels`
     built on `nvvm.mma.sp.sync` (m16n8k32, f16/bf16 inputs, f32
@@ -226,9 +333,20 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     op itself becomes a call, on buffers, to a private host function that
     `stc-gpu-host-launch` defines after bufferization.
 
-    Errors: f32 operands (mma.sp has no f32 form; tf32 with 1:2 is not
-    implemented yet); block tiles other than 64/128; stages outside 2..4;
-    kernel=staged where it does not apply.
+    `stc.conv` becomes the same kernel as an implicit GEMM: S is the
+    `(G*F) x (KH*KW*Cp)` filter, D the im2col matrix of the NHWC input
+    (p-major: pixel p = (n, oh, ow), column k = (kh, kw, c)), gathered tile
+    by tile from the input by the loads themselves (out-of-image taps and
+    padded channels read as zeros) and never materialized; the epilogue
+    stores NHWC (the residual `acc` likewise). The convolution's N, H, W,
+    OH, OW are extra kernel parameters; grid y stacks the row tiles of every
+    group (each group its own GEMM, its rows and input channels offset once
+    per block). The staged kernel applies when the input channels per
+    group are a multiple of 8 (a 16-byte chunk is 8 channels of one tap).
+
+    Errors: f32 operands with 2:4 (mma.sp has no f32 form; f32 runs as
+    tf32, which needs 1:2); block tiles other than 64/128; stages outside 2..4; kernel=staged where
+    it does not apply.
   }];
   let options = [
     Option<"blockRows", "block-rows", "int64_t", "0",

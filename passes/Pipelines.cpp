@@ -24,6 +24,13 @@ using namespace mlir::stc;
 
 void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
                                           const StcPipelineOptions &options) {
+  // Convolutions first: they consume the structured[2, 4] encoding of
+  // their filters, which stc-sparsify-contractions would otherwise report
+  // as used by an op it cannot lower.
+  StcSparsifyConvolutionsOptions convolutions;
+  convolutions.sparsity = options.sparsity;
+  convolutions.pattern = options.pattern;
+  pm.addPass(createStcSparsifyConvolutions(convolutions));
   StcSparsifyContractionsOptions sparsify;
   sparsify.sparsity = options.sparsity;
   sparsify.pattern = options.pattern;
@@ -31,7 +38,8 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   sparsify.permuteChannels = options.permuteChannels;
   pm.addPass(createStcSparsifyContractions(sparsify));
   pm.addNestedPass<func::FuncOp>(createStcFuseEpilogue());
-  // Post-condition: contractions with a sparse operand are stc.spmm of
+  // Post-condition: contractions with a sparse operand are stc.spmm, and
+  // 2-D convolutions with a sparse filter stc.conv, of
   // stc.compress(stc.prune(weight)); element-wise tails are fused.
 
   // Channel permutations go after the fusion, so that the bias and ReLU of
@@ -106,6 +114,11 @@ void mlir::stc::buildStcCpuLoweringPipeline(OpPassManager &pm,
   spmm.rowBlock = options.rowBlock;
   spmm.colBlock = options.colBlock;
   spmm.reference = options.reference;
+  // Convolutions become tiles of im2col and stc.spmm (or, for the
+  // reference, a direct dense convolution).
+  StcLowerConvToCpuOptions conv;
+  conv.reference = options.reference;
+  pm.addNestedPass<func::FuncOp>(createStcLowerConvToCpu(conv));
   pm.addPass(createStcLowerSpmmToCpu(spmm));
   // The reference lowering creates stc.decompress of constants: fold them.
   pm.addPass(createCanonicalizerPass());

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/RuntimeCalls.h"
+#include "passes/SparsityPolicy.h"
 #include "passes/TransposeMatch.h"
 
 #include "dialects/Stc/StcConstants.h"
@@ -27,8 +28,6 @@ using namespace mlir;
 using namespace mlir::stc;
 
 namespace {
-
-enum class SparsityMode { Explicit, Enable, Force };
 
 /// What we learned about one contraction operand by walking back through
 /// transposes, an stc.prune and a sparse_tensor.convert.
@@ -55,29 +54,6 @@ struct OperandTrace {
     return source && matchPattern(source, m_Constant());
   }
 };
-
-/// Position of the dimension a structured[2, 4] level of `type`'s encoding
-/// runs along, or -1 when the type has no such level.
-static int64_t getStructuredDim(Type type, bool &hasEncoding) {
-  auto enc = sparse_tensor::getSparseTensorEncoding(type);
-  hasEncoding = enc != nullptr;
-  if (!enc)
-    return -1;
-  ArrayRef<sparse_tensor::LevelType> levels = enc.getLvlTypes();
-  if (levels.empty() || !sparse_tensor::isNOutOfMLT(levels.back()) ||
-      sparse_tensor::getN(levels.back()) != 2 ||
-      sparse_tensor::getM(levels.back()) != 4)
-    return -1;
-  AffineMap dimToLvl = enc.getDimToLvl();
-  if (!dimToLvl)
-    return cast<RankedTensorType>(type).getRank() - 1;
-  int64_t dim = -1;
-  dimToLvl.getResults().back().walk([&](AffineExpr e) {
-    if (auto d = dyn_cast<AffineDimExpr>(e))
-      dim = d.getPosition();
-  });
-  return dim;
-}
 
 static OperandTrace traceOperand(Value v, int64_t reductionDim) {
   OperandTrace trace;
@@ -183,19 +159,6 @@ static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
           getElementTypeOrSelf(c.rhs.getType()))
     return std::nullopt;
   return c;
-}
-
-/// True when `init` is a linalg.fill of zero, so the contraction does not
-/// accumulate into existing values.
-static bool isZeroFilled(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return false;
-  Attribute value;
-  if (!matchPattern(fill.getInputs()[0], m_Constant(&value)))
-    return false;
-  auto f = dyn_cast<FloatAttr>(value);
-  return f && f.getValue().isZero();
 }
 
 struct StcSparsifyContractionsPass
@@ -371,13 +334,13 @@ int StcSparsifyContractionsPass::chooseSparseOperand(const Contraction &c,
   if (rhs.isExplicitlySparse())
     return 1;
   auto eligible = [&](const OperandTrace &t) {
-    // 1:2 is defined for f32 only.
-    Type elem = getElementTypeOrSelf(t.source.getType());
-    return pruneAs.getN() == 2 || elem.isF32();
+    return isPatternEligible(pruneAs, getElementTypeOrSelf(t.source.getType()));
   };
   if (mode == SparsityMode::Enable) {
-    bool lhsOk = isConstantWithPattern(lhs, pruneAs);
-    bool rhsOk = isConstantWithPattern(rhs, pruneAs);
+    // Only where the pattern is defined for the type (1:2 is f32 only): an
+    // f16 constant that happens to be 1:2 is not a 1:2 weight.
+    bool lhsOk = eligible(lhs) && isConstantWithPattern(lhs, pruneAs);
+    bool rhsOk = eligible(rhs) && isConstantWithPattern(rhs, pruneAs);
     if (lhsOk && rhsOk)
       return preferredOperand(lhs, rhs);
     return lhsOk ? 0 : rhsOk ? 1 : -1;
@@ -485,27 +448,14 @@ void StcSparsifyContractionsPass::runOnOperation() {
   ModuleOp module = getOperation();
   RuntimeCallBuilder runtimeCalls(module);
   calls = &runtimeCalls;
-  if (sparsity == "explicit")
-    mode = SparsityMode::Explicit;
-  else if (sparsity == "enable")
-    mode = SparsityMode::Enable;
-  else if (sparsity == "force")
-    mode = SparsityMode::Force;
-  else {
-    module.emitError() << "unknown sparsity mode '" << sparsity
-                       << "' (expected explicit, enable or force)";
+  FailureOr<SparsityMode> parsedMode = parseSparsityMode(module, sparsity);
+  if (failed(parsedMode))
     return signalPassFailure();
-  }
-  NMPatternAttr pruneAs;
-  if (pattern == "2:4")
-    pruneAs = NMPatternAttr::get(&getContext(), 2, 4);
-  else if (pattern == "1:2")
-    pruneAs = NMPatternAttr::get(&getContext(), 1, 2);
-  else {
-    module.emitError() << "unsupported pattern '" << pattern
-                       << "' (expected 2:4 or 1:2)";
+  mode = *parsedMode;
+  FailureOr<NMPatternAttr> parsedPattern = parsePatternOption(module, pattern);
+  if (failed(parsedPattern))
     return signalPassFailure();
-  }
+  NMPatternAttr pruneAs = *parsedPattern;
   std::optional<PruneMethod> method = symbolizePruneMethod(pruneMethod);
   if (!method) {
     module.emitError() << "unknown prune method '" << pruneMethod

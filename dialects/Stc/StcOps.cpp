@@ -76,6 +76,38 @@ static LogicalResult verifyCompressedPair(Operation *op,
   return verifyPatternForType(op, pattern, values.getElementType());
 }
 
+/// Checks the fused epilogue's operands: `bias` (optional) is rank 1 with
+/// `biasElems` elements, one per `biasUnit`; `acc` (optional) has the
+/// result's shape; a non-zero `beta` needs `acc`.
+static LogicalResult verifyEpilogueOperands(Operation *op, Value bias,
+                                            Value acc, APFloat beta,
+                                            RankedTensorType result,
+                                            int64_t biasElems,
+                                            StringRef biasUnit) {
+  if (bias) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1)
+      return op->emitOpError("bias must be rank 1, got rank ")
+             << biasType.getRank();
+    if (mismatch(biasType.getDimSize(0), biasElems))
+      return op->emitOpError("bias has ")
+             << biasType.getDimSize(0) << " elements, expected " << biasElems
+             << " (one per " << biasUnit << ")";
+  }
+  if (acc) {
+    auto accType = cast<RankedTensorType>(acc.getType());
+    bool same = accType.getRank() == result.getRank();
+    for (int64_t d = 0; same && d < result.getRank(); ++d)
+      same = !mismatch(accType.getDimSize(d), result.getDimSize(d));
+    if (!same)
+      return op->emitOpError("acc must have the result's shape");
+  } else if (beta.convertToDouble() != 0.0) {
+    return op->emitOpError("beta is ")
+           << beta.convertToDouble() << " but no acc operand is given";
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // PruneOp / CheckOp
 //===----------------------------------------------------------------------===//
@@ -197,27 +229,11 @@ LogicalResult SpmmOp::verify() {
                                   k)))
     return failure();
 
-  if (Value bias = getBias()) {
-    auto biasType = cast<RankedTensorType>(bias.getType());
-    if (biasType.getRank() != 1)
-      return emitOpError("bias must be rank 1, got rank ")
-             << biasType.getRank();
-    if (mismatch(biasType.getDimSize(0), sparseRows))
-      return emitOpError("bias has ")
-             << biasType.getDimSize(0) << " elements, expected " << sparseRows
-             << " (one per " << (lhs ? "row" : "column") << " of the result)";
-  }
-  if (Value acc = getAcc()) {
-    auto accType = cast<RankedTensorType>(acc.getType());
-    if (accType.getRank() != 2 ||
-        mismatch(accType.getDimSize(0), result.getDimSize(0)) ||
-        mismatch(accType.getDimSize(1), result.getDimSize(1)))
-      return emitOpError("acc must have the result's shape");
-  } else if (getBeta().convertToDouble() != 0.0) {
-    return emitOpError("beta is ")
-           << getBeta().convertToDouble() << " but no acc operand is given";
-  }
-  return success();
+  return verifyEpilogueOperands(*this, getBias(), getAcc(), getBeta(), result,
+                                sparseRows,
+                                lhs ? "row of the result"
+                                    : "column of the "
+                                      "result");
 }
 
 //===----------------------------------------------------------------------===//
@@ -293,11 +309,15 @@ LogicalResult ConvOp::verify() {
 
   int64_t inChannels = input.getDimSize(3);
   int64_t outChannels = result.getDimSize(3);
-  if (!ShapedType::isDynamic(inChannels) && inChannels % groups != 0)
+  // The compressed filter's columns (KH*KW*Cp, padded again to whole
+  // metadata words) do not determine C: it must come from the type.
+  if (ShapedType::isDynamic(inChannels) || ShapedType::isDynamic(outChannels))
+    return emitOpError("expects static channel counts, got input ")
+           << input << " and result " << result;
+  if (inChannels % groups != 0)
     return emitOpError("input channels (")
-           << inChannels << ") are not a multiple of groups (" << groups
-           << ")";
-  if (!ShapedType::isDynamic(outChannels) && outChannels % groups != 0)
+           << inChannels << ") are not a multiple of groups (" << groups << ")";
+  if (outChannels % groups != 0)
     return emitOpError("output channels (")
            << outChannels << ") are not a multiple of groups (" << groups
            << ")";
@@ -326,28 +346,8 @@ LogicalResult ConvOp::verify() {
                                   outChannels, getFlatReductionSize())))
     return failure();
 
-  if (Value bias = getBias()) {
-    auto biasType = cast<RankedTensorType>(bias.getType());
-    if (biasType.getRank() != 1)
-      return emitOpError("bias must be rank 1, got rank ")
-             << biasType.getRank();
-    if (mismatch(biasType.getDimSize(0), outChannels))
-      return emitOpError("bias has ")
-             << biasType.getDimSize(0) << " elements, expected "
-             << outChannels << " (one per output channel)";
-  }
-  if (Value acc = getAcc()) {
-    auto accType = cast<RankedTensorType>(acc.getType());
-    bool same = accType.getRank() == 4;
-    for (int64_t d = 0; same && d < 4; ++d)
-      same = !mismatch(accType.getDimSize(d), result.getDimSize(d));
-    if (!same)
-      return emitOpError("acc must have the result's shape");
-  } else if (getBeta().convertToDouble() != 0.0) {
-    return emitOpError("beta is ")
-           << getBeta().convertToDouble() << " but no acc operand is given";
-  }
-  return success();
+  return verifyEpilogueOperands(*this, getBias(), getAcc(), getBeta(), result,
+                                outChannels, "output channel");
 }
 
 #define GET_OP_CLASSES

@@ -242,7 +242,8 @@ def STC_ConvOp : STC_Op<"conv", [Pure, AttrSizedOperandSegments]> {
     order. The pattern therefore runs along the input channels for each
     (output channel, filter row, filter column), the rule of TensorRT and
     Apex ASP. Output channel `o` belongs to group `o / F` and reads input
-    channels `[(o / F) * C, (o / F + 1) * C)`. `bias` has `G*F` elements;
+    channels `[(o / F) * C, (o / F + 1) * C)`. Channel counts are static;
+    N, H and W may be dynamic. `bias` has `G*F` elements;
     `acc` (the residual, required when `beta != 0`) has the result's shape.
 
     This is the form `stc-sparsify-convolutions` produces from the linalg

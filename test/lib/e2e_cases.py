@@ -898,3 +898,173 @@ def _main(argv):
 if __name__ == "__main__":
     import sys
     sys.exit(_main(sys.argv[1:]))
+
+
+# ---------------------------------------------------------------------------
+# stc.conv on the CPU (test/E2E/conv-cpu-lowering.mlir)
+# ---------------------------------------------------------------------------
+
+#: entry -> (dtype, x shape (NHWC), filter shape (G*F, KH, KW, C), stride,
+#: dilation, pad_low, pad_high, groups, bias, act, acc, alpha, beta).
+#: The entries prune the filter 2:4 along C (zero-padded to a multiple of
+#: 4) and compress it at run time.
+CONV_CPU = {
+    "conv_3x3_bias_relu_f32": ("f32", (2, 13, 13, 8), (16, 3, 3, 8), 1, 1,
+                               1, 1, 1, True, "relu", False, 1.0, 0.0),
+    "conv_3x3_c3_f16": ("f16", (1, 9, 9, 3), (8, 3, 3, 3), 1, 1, 1, 1, 1,
+                        False, None, False, 1.0, 0.0),
+    "conv_1x1_residual_f32": ("f32", (2, 7, 7, 32), (64, 1, 1, 32), 1, 1, 0,
+                              0, 1, True, "relu", True, 1.0, 1.0),
+    "conv_1x1_residual_f16": ("f16", (2, 7, 7, 32), (64, 1, 1, 32), 1, 1, 0,
+                              0, 1, True, "relu", True, 1.0, 1.0),
+    "conv_7x7_s2_f32": ("f32", (1, 35, 35, 3), (16, 7, 7, 3), 2, 1, 3, 3, 1,
+                        True, "relu", False, 1.0, 0.0),
+    "conv_dil2_f32": ("f32", (1, 12, 11, 8), (8, 3, 3, 8), 1, 2, (2, 1),
+                      (1, 2), 1, False, None, False, 0.5, 0.0),
+    "conv_groups2_f32": ("f32", (2, 10, 10, 16), (16, 3, 3, 8), 2, 1, 1, 1,
+                         2, True, None, False, 1.0, 0.0),
+    "conv_groups16_f16": ("f16", (1, 8, 8, 64), (64, 3, 3, 4), 1, 1, 1, 1,
+                          16, True, "relu", False, 1.0, 0.0),
+    "conv_dynamic_f32": ("f32", (2, 11, 9, 8), (16, 3, 3, 8), 2, 1, 1, 1, 1,
+                         False, None, True, 2.0, -0.5),
+}
+
+
+def _conv_cpu_case(entry):
+    (dtype, xs, ws, stride, dilation, pl, ph, groups, has_bias, act,
+     has_acc, alpha, beta) = CONV_CPU[entry]
+    f = ws[0]
+    geometry = dict(stride=stride, dilation=dilation, pad_low=pl,
+                    pad_high=ph, groups=groups)
+    probe = stc_ref.conv2d_nhwc_ref(np.zeros(xs), np.zeros(ws), **geometry)
+    out_shape = probe.shape
+    args = [Arg(xs, dtype), Arg(ws, dtype, tie_free=(3, 4))]
+    if has_bias:
+        args.append(Arg((f,), dtype))
+    if has_acc:
+        args.append(Arg(out_shape, dtype))
+
+    def ref_with(prune, alpha_=alpha, beta_=beta, act_=act):
+        def ref(x, w, *rest):
+            rest = list(rest)
+            bias = rest.pop(0) if has_bias else None
+            acc = rest.pop(0) if has_acc else None
+            if prune:
+                w = stc_ref.prune_conv_filter_24(w)
+            return stc_ref.conv2d_nhwc_ref(x, w, bias=bias, act=act_,
+                                           acc=acc, alpha=alpha_,
+                                           beta=beta_, **geometry)
+        return ref
+
+    wrong = [_unpruned(ref_with(False))]
+    if has_acc:
+        wrong.append(("without acc", ref_with(True, beta_=0.0)))
+    return Case(name=entry, args=args, outputs=[Arg(out_shape, dtype)],
+                ref=ref_with(True), stc_args=["--entry=" + entry],
+                wrong=wrong, doc="hand-written stc.conv @" + entry)
+
+
+for _entry in CONV_CPU:
+    register(_conv_cpu_case(_entry))
+
+
+# ---------------------------------------------------------------------------
+# linalg convolutions in every supported layout under --sparsity=force
+# (test/E2E/conv-layouts-force.mlir): stc-sparsify-convolutions prunes the
+# filter (a function argument, so at run time) 2:4 along the input channels
+# and rewrites to stc.conv; the reference converts everything to NHWC/FHWC
+# itself and convolves in float64.
+# entry -> (dtype, layout, x shape, w shape, stride, dilation, pad (low,
+#           high) on H/W as the tensor.pad in front, groups, bias along
+#           the channel dim + ReLU)
+# ---------------------------------------------------------------------------
+
+CONV_LINALG = {
+    "nhwc_fhwc_pad": ("f32", "nhwc_fhwc", (2, 9, 9, 12), (16, 3, 3, 12), 1,
+                      1, ((1, 1), (1, 1)), 1, True),
+    "nhwc_fhwc_c3_f16": ("f16", "nhwc_fhwc", (1, 15, 15, 3), (16, 7, 7, 3),
+                         2, 1, ((3, 3), (3, 3)), 1, True),
+    "nhwc_hwcf_s2_d2": ("f32", "nhwc_hwcf", (2, 13, 12, 8), (3, 3, 8, 12),
+                        2, 2, ((0, 0), (0, 0)), 1, False),
+    "nchw_fchw_bias_relu": ("f32", "nchw_fchw", (2, 8, 10, 9), (12, 8, 3, 3),
+                            1, 1, ((1, 0), (2, 1)), 1, True),
+    "ngchw_fgchw": ("f32", "ngchw_fgchw", (1, 2, 8, 7, 7), (6, 2, 8, 3, 3),
+                    1, 1, ((1, 1), (1, 1)), 2, False),
+    "nhwc_fhwc_f16_1x1": ("f16", "nhwc_fhwc", (1, 6, 6, 64), (40, 1, 1, 64),
+                          1, 1, ((0, 0), (0, 0)), 1, True),
+    # f16 forms of the other layouts, for the GPU kernels (emulator).
+    "nhwc_hwcf_s2_d2_f16": ("f16", "nhwc_hwcf", (2, 13, 12, 16),
+                            (3, 3, 16, 24), 2, 2, ((0, 0), (0, 0)), 1, False),
+    "nchw_fchw_bias_relu_f16": ("f16", "nchw_fchw", (2, 8, 10, 9),
+                                (12, 8, 3, 3), 1, 1, ((1, 0), (2, 1)), 1,
+                                True),
+    "ngchw_fgchw_f16": ("f16", "ngchw_fgchw", (1, 2, 8, 7, 7),
+                        (6, 2, 8, 3, 3), 1, 1, ((1, 1), (1, 1)), 2, False),
+}
+
+
+def _to_nhwc(layout, x):
+    if layout.startswith("nchw"):
+        return x.transpose(0, 2, 3, 1)
+    if layout.startswith("ngchw"):
+        n, g, c, h, w = x.shape
+        return x.transpose(0, 3, 4, 1, 2).reshape(n, h, w, g * c)
+    return x
+
+
+def _to_fhwc(layout, w):
+    if layout == "nhwc_hwcf":
+        return w.transpose(3, 0, 1, 2)
+    if layout == "nchw_fchw":
+        return w.transpose(0, 2, 3, 1)
+    if layout == "ngchw_fgchw":
+        f, g, c, kh, kw = w.shape
+        return w.transpose(1, 0, 3, 4, 2).reshape(g * f, kh, kw, c)
+    return w
+
+
+def _from_nhwc(layout, y, groups):
+    if layout.startswith("nchw"):
+        return y.transpose(0, 3, 1, 2)
+    if layout.startswith("ngchw"):
+        n, oh, ow, gf = y.shape
+        return y.reshape(n, oh, ow, groups, gf // groups).transpose(
+            0, 3, 4, 1, 2)
+    return y
+
+
+@family(r"convl_([a-z0-9_]+?)(_emulate)?")
+def _conv_linalg(entry, emulate):
+    (dtype, layout, xs, ws, stride, dilation, pad, groups,
+     bias_relu) = CONV_LINALG[entry]
+    (pt, pb), (pl, pr) = pad
+    geometry = dict(stride=stride, dilation=dilation, pad_low=(pt, pl),
+                    pad_high=(pb, pr), groups=groups)
+    probe = _from_nhwc(layout, stc_ref.conv2d_nhwc_ref(
+        _to_nhwc(layout, np.zeros(xs)), _to_fhwc(layout, np.zeros(ws)),
+        **geometry), groups)
+    fhwc = _to_fhwc(layout, np.zeros(ws)).shape
+    channel_axis = {"nhwc_fhwc": 3, "nhwc_hwcf": 2, "nchw_fchw": 1,
+                    "ngchw_fgchw": 2}[layout]
+    args = [Arg(xs, dtype), Arg(ws, dtype, tie_free=(channel_axis, 4))]
+    if bias_relu:
+        args.append(Arg((fhwc[0],), dtype))
+
+    def ref_with(prune):
+        def ref(x, w, *rest):
+            w = _to_fhwc(layout, w)
+            if prune:
+                w = stc_ref.prune_conv_filter_24(w)
+            y = stc_ref.conv2d_nhwc_ref(
+                _to_nhwc(layout, x), w, bias=rest[0] if rest else None,
+                act="relu" if bias_relu else None, **geometry)
+            return _from_nhwc(layout, y, groups)
+        return ref
+
+    stc_args = ["--entry=" + entry, "--sparsity=force"]
+    if emulate:
+        stc_args.append("--device=emulate")
+    return Case(name=None, args=args, outputs=[Arg(probe.shape, dtype)],
+                ref=ref_with(True), stc_args=stc_args,
+                wrong=[_unpruned(ref_with(False))],
+                doc="linalg %s @%s under --sparsity=force" % (layout, entry))

@@ -351,51 +351,6 @@ def _pair(v):
     return int(v), int(v)
 
 
-def conv2d_nhwc_ref(x, w_fhwc, stride=1, dilation=1, padding=0, groups=1,
-                    bias=None):
-    """Direct 2-D convolution (cross-correlation, as in PyTorch/TOSA) in
-    float64.
-
-    x: N x H x W x C; w_fhwc: F x KH x KW x (C/groups); stride, dilation: int
-    or (h, w); padding: int, (ph, pw), or (top, bottom, left, right) of zeros;
-    bias: optional (F,).  Returns N x OH x OW x F.  Loops over the filter
-    window; everything else is vectorised.
-    """
-    x = np.asarray(x, np.float64)
-    w = np.asarray(w_fhwc, np.float64)
-    n, h, wd, c = x.shape
-    f, kh, kw, cg = w.shape
-    if c % groups or f % groups or cg != c // groups:
-        raise ValueError("conv2d_nhwc_ref: C=%d, F=%d, filter C=%d do not fit "
-                         "groups=%d" % (c, f, cg, groups))
-    sh, sw = _pair(stride)
-    dh, dw = _pair(dilation)
-    if isinstance(padding, (tuple, list)) and len(padding) == 4:
-        pt, pb, pl, pr = (int(p) for p in padding)
-    else:
-        pt, pl = _pair(padding)
-        pb, pr = pt, pl
-    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
-    hp, wp = h + pt + pb, wd + pl + pr
-    oh = (hp - dh * (kh - 1) - 1) // sh + 1
-    ow = (wp - dw * (kw - 1) - 1) // sw + 1
-    if oh <= 0 or ow <= 0:
-        raise ValueError("conv2d_nhwc_ref: empty output")
-    fg = f // groups
-    out = np.zeros((n, oh, ow, f), np.float64)
-    for i in range(kh):
-        for j in range(kw):
-            patch = xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh,
-                       j * dw:j * dw + (ow - 1) * sw + 1:sw, :]
-            for g in range(groups):
-                out[..., g * fg:(g + 1) * fg] += np.einsum(
-                    "nhwc,fc->nhwf", patch[..., g * cg:(g + 1) * cg],
-                    w[g * fg:(g + 1) * fg, i, j, :])
-    if bias is not None:
-        out += np.asarray(bias, np.float64)
-    return out
-
-
 # ---------------------------------------------------------------------------
 # Metrics
 # ---------------------------------------------------------------------------
@@ -418,3 +373,87 @@ def rel_error(out, ref):
         return 0.0 if num == 0.0 else math.inf
     err = float(num / den)
     return math.inf if math.isnan(err) else err
+
+
+# ---------------------------------------------------------------------------
+# Convolution with a 2:4-sparse filter (stc.conv)
+# ---------------------------------------------------------------------------
+
+def conv2d_nhwc_ref(x, w_fhwc, stride=1, dilation=1, pad_low=0, pad_high=0,
+                    groups=1, bias=None, act=None, acc=None, alpha=1.0,
+                    beta=0.0, padding=None):
+    """float64 reference of stc.conv:
+    act(alpha * conv(x, w) + beta * acc + bias), NHWC.
+
+    x: N x H x W x (G*C); w_fhwc: (G*F) x KH x KW x C; stride, dilation:
+    int or (h, w); pad_low / pad_high: int or (h, w) zeros before / after
+    the image; groups: G (output channel o reads input channels
+    [(o // F) * C, (o // F + 1) * C)); bias: optional (G*F,); act: None or a
+    name accepted by apply_act; acc: optional, the result's shape.  For
+    compatibility with the earlier version of this function, `padding` may
+    be given instead of pad_low/pad_high: int, (ph, pw), or (top, bottom,
+    left, right).  Returns N x OH x OW x (G*F) with
+    OH = (H + pl + ph - dh*(KH-1) - 1) // sh + 1.
+
+    Plain float64 loops over (kh, kw) with strided slices of the zero-padded
+    input; independent of STC's im2col and compressed format.
+    """
+    x = np.asarray(x, np.float64)
+    w = np.asarray(w_fhwc, np.float64)
+    n, h, wd, c = x.shape
+    f, kh, kw, cg = w.shape
+    if c % groups or f % groups or cg != c // groups:
+        raise ValueError("conv2d_nhwc_ref: C=%d, F=%d, filter C=%d do not fit "
+                         "groups=%d" % (c, f, cg, groups))
+    sh, sw = _pair(stride)
+    dh, dw = _pair(dilation)
+    if padding is not None:
+        if isinstance(padding, (tuple, list)) and len(padding) == 4:
+            pt, pb, pl, pr = (int(p) for p in padding)
+        else:
+            pt, pl = _pair(padding)
+            pb, pr = pt, pl
+    else:
+        pt, pl = _pair(pad_low)
+        pb, pr = _pair(pad_high)
+    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
+    if oh <= 0 or ow <= 0:
+        raise ValueError("conv2d_nhwc_ref: empty output")
+    fg = f // groups
+    out = np.zeros((n, oh, ow, f), np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh,
+                       j * dw:j * dw + (ow - 1) * sw + 1:sw, :]
+            for g in range(groups):
+                out[..., g * fg:(g + 1) * fg] += np.einsum(
+                    "nhwc,fc->nhwf", patch[..., g * cg:(g + 1) * cg],
+                    w[g * fg:(g + 1) * fg, i, j, :])
+    out = alpha * out
+    if acc is not None:
+        out = out + beta * np.asarray(acc, np.float64)
+    if bias is not None:
+        out = out + np.asarray(bias, np.float64)
+    return apply_act(out, act)
+
+
+def prune_conv_filter_24(w_fhwc):
+    """Prunes an F x KH x KW x C filter 2:4 along C for every (f, kh, kw):
+    C is zero-padded to a multiple of 4 and in every group of four channels
+    the two largest magnitudes are kept (ties to the lower index), the rule
+    of stc.prune (strip) on the (F) x (KH*KW*Cp) matrix that stc.conv's
+    filter is.  Returns float64 of the input's shape (padding dropped)."""
+    w = np.asarray(w_fhwc, np.float64)
+    f, kh, kw, c = w.shape
+    cp = -(-c // 4) * 4
+    padded = np.zeros((f, kh, kw, cp), np.float64)
+    padded[..., :c] = w
+    g = padded.reshape(f, kh, kw, cp // 4, 4)
+    # Stable sort of -|x|: among equal magnitudes the lower index comes
+    # first, so it is kept.
+    order = np.argsort(-np.abs(g), axis=-1, kind="stable")[..., :2]
+    mask = np.zeros(g.shape, bool)
+    np.put_along_axis(mask, order, True, axis=-1)
+    return np.where(mask, g, 0.0).reshape(f, kh, kw, cp)[..., :c]

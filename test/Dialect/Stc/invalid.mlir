@@ -379,3 +379,12 @@ func.func @conv_one_two_f16(%v: tensor<8x8xf16>, %m: tensor<8x2xi16>, %x: tensor
       : tensor<8x8xf16>, tensor<8x2xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xf16>
   return %y : tensor<1x4x4x8xf16>
 }
+
+// -----
+
+func.func @conv_dynamic_channels(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x?xf16>) -> tensor<1x4x4x8xf16> {
+  // expected-error @+1 {{'stc.conv' op expects static channel counts, got input 'tensor<1x4x4x?xf16>' and result 'tensor<1x4x4x8xf16>'}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x?xf16> -> tensor<1x4x4x8xf16>
+  return %y : tensor<1x4x4x8xf16>
+}

@@ -1,0 +1,44 @@
+//===- SparsityPolicy.h - which weights the sparsifiers pick ---*- C++ -*-===//
+//
+// The parts of the `sparsity` / `pattern` policy that the contraction and
+// the convolution sparsifiers share: the option values, the upstream
+// structured[2, 4] encoding, and what a zero accumulator looks like.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_PASSES_SPARSITYPOLICY_H
+#define STC_PASSES_SPARSITYPOLICY_H
+
+#include "dialects/Stc/StcAttrs.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir::stc {
+
+/// Which operands the `sparsity` option makes sparse (DESIGN §5).
+enum class SparsityMode { Explicit, Enable, Force };
+
+/// Parses the `sparsity` option (explicit, enable or force); emits an error
+/// on `where` otherwise.
+FailureOr<SparsityMode> parseSparsityMode(Operation *where, StringRef value);
+
+/// Parses the `pattern` option (2:4 or 1:2); emits an error on `where`
+/// otherwise.
+FailureOr<NMPatternAttr> parsePatternOption(Operation *where, StringRef value);
+
+/// Whether `pattern` may be applied to elements of type `elementType`: 1:2 is
+/// defined for f32 only.
+bool isPatternEligible(NMPatternAttr pattern, Type elementType);
+
+/// Position of the dimension a structured[2, 4] level of `type`'s
+/// #sparse_tensor.encoding runs along, or -1 when the type has no such
+/// level. `hasEncoding` says whether the type has an encoding at all.
+int64_t getStructuredDim(Type type, bool &hasEncoding);
+
+/// True when `init` is a linalg.fill of zero, so the op that writes into it
+/// does not accumulate into existing values.
+bool isZeroFilled(Value init);
+
+} // namespace mlir::stc
+
+#endif // STC_PASSES_SPARSITYPOLICY_H
