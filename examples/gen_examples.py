@@ -6,11 +6,14 @@
       the same on every run), and mlp_f16.mlir: the same MLP with every
       tensor, constant and weight in f16 (the weights are mlp.mlir's,
       rounded), the form the GPU kernels (mma.sp on f16/bf16) take.
+      And resnet_bottleneck.mlir: a ResNet-50 bottleneck block (three
+      convolutions, NHWC, linalg.conv_2d_nhwc_fhwc) for the stc.conv path.
   python3 examples/gen_examples.py verify PROG.mlir X.npy Y.npy [--dense]
       recomputes PROG's result for the input X in float64 with NumPy, using
       the weights read back from PROG's dense_resource blobs, each nn.Linear
-      weight pruned 2:4 along in_features (what `stc-run --sparsity=force`
-      does; --dense: no pruning), and compares it with Y (the output of
+      weight pruned 2:4 along in_features (each convolution filter along
+      its input channels; what `stc-run --sparsity=force` does; --dense: no
+      pruning), and compares it with Y (the output of
       stc-run).  Prints the relative error and exits 1 if it is above 1e-5
       or if the pruned and the unpruned results cannot be told apart.
 
@@ -24,6 +27,9 @@ the bias added by a broadcasting linalg.generic, ReLU as cmpf ugt + select
                         -> Linear(512, 64), batch 32.
   transformer_ffn.mlir: x + Linear(1024, 256)(GELU(Linear(256, 1024)(x))),
                         64 tokens, d_model 256.
+  resnet_bottleneck.mlir: relu(x + Conv1x1(64->256)(relu(Conv3x3(64->64, pad 1)
+                        (relu(Conv1x1(256->64)(x)))))), x 1x14x14x256 NHWC,
+                        FHWC filters (nn.Conv2d's default init).
 Parameters follow nn.Linear's default init, U(-1/sqrt(in), 1/sqrt(in)).
 """
 
@@ -69,11 +75,12 @@ class Module:
                   % (v, name, ttype(arr.shape)))
         return v
 
-    def text(self, header, sig, result, rtype):
-        out = [header, "#map = %s" % MAP_ID, "#map1 = %s" % MAP_T,
-               "#map2 = %s" % MAP_ROW, "module {",
-               "func.func @main(%s) -> %s {" % (sig, rtype),
-               "  %cst = arith.constant 0.000000e+00 : f32"]
+    def text(self, header, sig, result, rtype, maps=None):
+        maps = maps or [MAP_ID, MAP_T, MAP_ROW]
+        out = [header] + ["#map%s = %s" % (str(i) if i else "", m)
+                          for i, m in enumerate(maps)]
+        out += ["module {", "func.func @main(%s) -> %s {" % (sig, rtype),
+                "  %cst = arith.constant 0.000000e+00 : f32"]
         out += self.lines
         out += ["  return %s : %s" % (result, rtype), "}", "}", "",
                 "{-#", "  dialect_resources: {", "    builtin: {"]
@@ -239,6 +246,109 @@ def gen_ffn():
 
 
 # ---------------------------------------------------------------------------
+# ResNet bottleneck block (convolutions)
+# ---------------------------------------------------------------------------
+
+MAP4_ID = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+MAP4_CH = "affine_map<(d0, d1, d2, d3) -> (d3)>"
+PAR4 = '["parallel", "parallel", "parallel", "parallel"]'
+BOTTLENECK = dict(size=14, channels=256, width=64, seed=2026)
+
+
+def conv2d(mod, x, xshape, c_out, k, pad, rng):
+    """torch-mlir's nn.Conv2d(c_in, c_out, k, padding=pad) in NHWC: the
+    FHWC weight and the bias as dense_resource constants, zero padding as a
+    tensor.pad in front, linalg.conv_2d_nhwc_fhwc into a zero-filled init,
+    then the bias added by a broadcasting linalg.generic (#map1 = the
+    channel). Returns (result, its empty init, result shape)."""
+    n, h, w, c_in = xshape
+    fan_in = c_in * k * k
+    bound = 1.0 / math.sqrt(fan_in)  # nn.Conv2d's default init bound
+    wt = rng.uniform(-bound, bound, size=(c_out, k, k, c_in)).astype(np.float32)
+    b = rng.uniform(-bound, bound, size=(c_out,)).astype(np.float32)
+    wv = mod.resource(wt)
+    bv = mod.resource(b)
+    src, st = x, ttype(xshape)
+    if pad:
+        pshape = (n, h + 2 * pad, w + 2 * pad, c_in)
+        src = mod.tmp()
+        mod.emit("  %s = tensor.pad %s low[0, %d, %d, 0] high[0, %d, %d, 0] {\n"
+                 "  ^bb0(%%i0: index, %%i1: index, %%i2: index, %%i3: index):\n"
+                 "    tensor.yield %%cst : f32\n"
+                 "  } : %s to %s" % (src, x, pad, pad, pad, pad, st, ttype(pshape)))
+        st = ttype(pshape)
+    oshape = (n, h + 2 * pad - k + 1, w + 2 * pad - k + 1, c_out)
+    t = ttype(oshape)
+    e, z, cv, y = mod.tmp(), mod.tmp(), mod.tmp(), mod.tmp()
+    mod.emit("  %s = tensor.empty() : %s" % (e, t))
+    mod.emit("  %s = linalg.fill ins(%%cst : f32) outs(%s : %s) -> %s" % (z, e, t, t))
+    mod.emit("  %s = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, "
+             "strides = dense<1> : tensor<2xi64>} ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
+             % (cv, src, wv, st, ttype(wt.shape), z, t, t))
+    mod.emit("  %s = linalg.generic {indexing_maps = [#map, #map1, #map], "
+             "iterator_types = %s} ins(%s, %s : %s, %s) outs(%s : %s) {\n"
+             "  ^bb0(%%in: f32, %%in_0: f32, %%out: f32):\n"
+             "    %%s = arith.addf %%in, %%in_0 : f32\n"
+             "    linalg.yield %%s : f32\n"
+             "  } -> %s" % (y, PAR4, cv, bv, t, ttype((c_out,)), e, t, t))
+    return y, e, oshape
+
+
+def eltwise4(mod, ins, init, shape, body):
+    """A 4-D element-wise linalg.generic over `ins` (all of `shape`)."""
+    y = mod.tmp()
+    t = ttype(shape)
+    args = ", ".join("%%in%s: f32" % ("_%d" % (i - 1) if i else "") for i in range(len(ins)))
+    mod.emit("  %s = linalg.generic {indexing_maps = [%s], iterator_types = %s} "
+             "ins(%s : %s) outs(%s : %s) {\n  ^bb0(%s, %%out: f32):\n%s  } -> %s"
+             % (y, ", ".join(["#map"] * (len(ins) + 1)), PAR4, ", ".join(ins),
+                ", ".join([t] * len(ins)), init, t, args, body, t))
+    return y
+
+
+RELU_SELECT = ("    %c = arith.cmpf ugt, %in, %cst : f32\n"
+               "    %s = arith.select %c, %in, %cst : f32\n"
+               "    linalg.yield %s : f32\n")
+RELU_MAX = ("    %s = arith.maximumf %in, %cst : f32\n"
+            "    linalg.yield %s : f32\n")
+ADD = ("    %s = arith.addf %in, %in_0 : f32\n"
+       "    linalg.yield %s : f32\n")
+
+
+def gen_resnet_bottleneck():
+    cfg = BOTTLENECK
+    rng = np.random.default_rng(cfg["seed"])
+    hw, c, wd = cfg["size"], cfg["channels"], cfg["width"]
+    xs = (1, hw, hw, c)
+    mod = Module()
+    y, e, s = conv2d(mod, "%arg0", xs, wd, 1, 0, rng)
+    y = eltwise4(mod, [y], e, s, RELU_SELECT)
+    y, e, s = conv2d(mod, y, s, wd, 3, 1, rng)
+    y = eltwise4(mod, [y], e, s, RELU_MAX)
+    y, e, s = conv2d(mod, y, s, c, 1, 0, rng)
+    y = eltwise4(mod, [y, "%arg0"], e, s, ADD)
+    y = eltwise4(mod, [y], e, s, RELU_MAX)
+    header = (
+        "// A ResNet-50 bottleneck block (an identity block of stage 3: 14x14, 256\n"
+        "// channels, width 64) as torch-mlir exports it to linalg on tensors, in\n"
+        "// NHWC: Conv2d(256, 64, 1) -> ReLU -> Conv2d(64, 64, 3, padding=1) ->\n"
+        "// ReLU -> Conv2d(64, 256, 1) -> + x -> ReLU. Each nn.Conv2d: FHWC weight\n"
+        "// and bias as dense_resource constants, zero padding as a tensor.pad in\n"
+        "// front, linalg.conv_2d_nhwc_fhwc into a zero-filled init, broadcast\n"
+        "// bias add (linalg.generic); ReLU as cmpf ugt + select (first) and\n"
+        "// arith.maximumf; the residual add of the block input. (BatchNorm is\n"
+        "// folded into the weights and biases, as for inference.)\n"
+        "// Meant for --sparsity=force: all three filters are pruned 2:4 along the\n"
+        "// input channels for every (out channel, kh, kw) and compressed at compile\n"
+        "// time; each convolution becomes one stc.conv with its bias, ReLU and\n"
+        "// (last) the residual add fused.\n"
+        + RUN_HINT % ("resnet_bottleneck.mlir", "resnet_bottleneck.mlir",
+                      "resnet_bottleneck.mlir"))
+    return mod.text(header, "%%arg0: %s" % ttype(xs), y, ttype(xs),
+                    maps=[MAP4_ID, MAP4_CH])
+
+
+# ---------------------------------------------------------------------------
 # verify
 # ---------------------------------------------------------------------------
 
@@ -282,8 +392,33 @@ def gelu(x):
                                     (x + 0.044715 * x ** 3)))
 
 
+def prune_conv24(w):
+    """An F x KH x KW x C filter pruned 2:4 along C for every (f, kh, kw)."""
+    return prune24(w.reshape(-1, w.shape[3])).reshape(w.shape)
+
+
+def conv_nhwc(x, w, pad):
+    """Stride-1 NHWC x FHWC convolution (cross-correlation) in float64."""
+    n, h, wd, _ = x.shape
+    f, kh, kw, _ = w.shape
+    xp = np.pad(x, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
+    out = np.zeros((n, oh, ow, f))
+    for i in range(kh):
+        for j in range(kw):
+            out += np.einsum("nhwc,fc->nhwf", xp[:, i:i + oh, j:j + ow, :], w[:, i, j, :])
+    return out
+
+
 def reference(text, x, prune):
     consts = read_constants(text)
+    if "linalg.conv_2d_nhwc_fhwc" in text:  # ResNet bottleneck
+        p = prune_conv24 if prune else (lambda w: w)
+        (w1, b1), (w2, b2), (w3, b3) = [(p(consts[i]), consts[i + 1])
+                                        for i in range(0, 6, 2)]
+        y = np.maximum(conv_nhwc(x, w1, 0) + b1, 0.0)
+        y = np.maximum(conv_nhwc(y, w2, 1) + b2, 0.0)
+        return np.maximum(conv_nhwc(y, w3, 0) + b3 + x, 0.0)
     p = prune24 if prune else (lambda w: w)
     lin = [(p(consts[i]), consts[i + 1]) for i in range(0, len(consts), 2)]
     if "math.tanh" in text:  # transformer FFN
@@ -328,9 +463,10 @@ def verify(argv):
     return 0 if ok else 1
 
 
-def to_f16(text):
-    """The f32 program `text` with every f32 type and constant in f16 and
-    its dense_resource blobs rewritten as f16 (2-byte alignment header)."""
+def to_f16(text, name):
+    """The f32 program `text` (examples/`name`.mlir) with every f32 type and
+    constant in f16, its dense_resource blobs rewritten as f16 (2-byte
+    alignment header) and its own file name as `name`_f16.mlir."""
     body, sep, resources = text.partition("{-#")
 
     def blob(m):
@@ -338,7 +474,8 @@ def to_f16(text):
         halves = np.frombuffer(raw, dtype="<f4").astype("<f2")
         return '%s"0x02000000%s"' % (m.group(1), halves.tobytes().hex().upper())
     resources = re.sub(r'(\s*[\w.]+: )"0x([0-9A-Fa-f]+)"', blob, resources)
-    body = body.replace("f32", "f16").replace("mlp.mlir", "mlp_f16.mlir")
+    body = body.replace("f32", "f16").replace(name + ".mlir",
+                                              name + "_f16.mlir")
     return body + sep + resources
 
 
@@ -346,7 +483,15 @@ def gen_mlp_f16():
     header = ("// The MLP of mlp.mlir in f16 (weights rounded from mlp.mlir's):"
               " what the GPU\n// path compiles (stc-run --device=cuda|auto;"
               " --device=emulate without a GPU).\n")
-    return header + to_f16(gen_mlp())
+    return header + to_f16(gen_mlp(), "mlp")
+
+
+def gen_resnet_bottleneck_f16():
+    header = ("// The ResNet bottleneck block of resnet_bottleneck.mlir in f16"
+              " (weights rounded\n// from it): what the GPU path compiles"
+              " (stc-run --device=cuda|auto;\n// --device=emulate without a"
+              " GPU). Each stc.conv is an implicit-GEMM mma.sp kernel.\n")
+    return header + to_f16(gen_resnet_bottleneck(), "resnet_bottleneck")
 
 
 def main(argv):
@@ -360,7 +505,10 @@ def main(argv):
         return 2
     for name, fn in (("mlp.mlir", gen_mlp), ("transformer_ffn.mlir",
                                               gen_ffn),
-                     ("mlp_f16.mlir", gen_mlp_f16)):
+                     ("mlp_f16.mlir", gen_mlp_f16),
+                     ("resnet_bottleneck.mlir", gen_resnet_bottleneck),
+                     ("resnet_bottleneck_f16.mlir",
+                      gen_resnet_bottleneck_f16)):
         path = os.path.join(out_dir, name)
         with open(path, "w") as f:
             f.write(fn())
