@@ -91,7 +91,11 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   int64_t groups = std::max<int64_t>(intOf(info, "groups"), 1);
   Value rows = dim(values, 0);
   Value valueCols = dim(values, 1);
-  Value metaCols = dim(meta, 1);
+  // Kernel-ready metadata (compiled-in constants) is a flat word array;
+  // canonical metadata is rows x meta_cols and converted below.
+  auto metaLayout = info.getAs<StringAttr>("meta_layout");
+  bool canonicalMeta = !metaLayout || metaLayout.getValue() == "canonical";
+  Value metaCols = canonicalMeta ? dim(meta, 1) : Value(index(0));
   Value depth, cols;
   SmallVector<Value> convSizes;
   if (conv) {
@@ -136,14 +140,62 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
     Value address64 = arith::IndexCastOp::create(b, b.getI64Type(), address);
     kernelArgs.push_back(LLVM::IntToPtrOp::create(b, ptrType, address64));
   }
-  SmallVector<Value> sizes = {rows, cols, depth, valueCols, metaCols};
-  sizes.append(convSizes);
-  for (Value v : sizes)
-    kernelArgs.push_back(arith::IndexCastOp::create(b, b.getI32Type(), v));
-
   auto ceilDiv = [&](Value a, int64_t d) {
     return arith::CeilDivUIOp::create(b, a, index(d)).getResult();
   };
+  auto toI32 = [&](Value v) {
+    return arith::IndexCastOp::create(b, b.getI32Type(), v).getResult();
+  };
+  if (canonicalMeta) {
+    // Convert the canonical metadata to the kernel-ready layout on the
+    // device (docs/GPU-LAYOUT.md): groups x ceil(R / 32) row blocks x
+    // ceil(steps / 4) vectors x 128 words, one thread per word.
+    auto metaKernelName = info.getAs<StringAttr>("meta_kernel");
+    auto metaKernel =
+        metaKernelName
+            ? dyn_cast_or_null<gpu::GPUFuncOp>(SymbolTable::lookupSymbolIn(
+                  getOperation(),
+                  SymbolRefAttr::get(kernelRef.getRootReference(),
+                                     {FlatSymbolRefAttr::get(metaKernelName)})))
+            : gpu::GPUFuncOp();
+    if (!metaKernel)
+      return host.emitError("stc-gpu-host-launch: kernel ")
+             << kernelRef << " has no metadata conversion kernel";
+    int64_t mmaK =
+        cast<StringAttr>(info.get("mma")).getValue() == "m16n8k16" ? 16 : 32;
+    Value rowBlocks = ceilDiv(rows, 32);
+    Value vectors = ceilDiv(ceilDiv(depth, mmaK), 4);
+    Value total = arith::MulIOp::create(
+        b, arith::MulIOp::create(b, rowBlocks, vectors), index(128 * groups));
+    // At least one vector: a zero-size allocation is an error on the device.
+    Value words =
+        gpu::AllocOp::create(
+            b, MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
+            /*asyncToken=*/Type(), ValueRange{},
+            ValueRange{arith::MaxUIOp::create(b, total, index(128))},
+            ValueRange{})
+            .getMemref();
+    Value wordsAddress = arith::IndexCastOp::create(
+        b, b.getI64Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(b, words));
+    Value wordsPtr = LLVM::IntToPtrOp::create(b, ptrType, wordsAddress);
+    gpu::KernelDim3 metaGrid{
+        arith::MaxUIOp::create(b, ceilDiv(total, 256), index(1)), index(1),
+        index(1)};
+    gpu::KernelDim3 metaBlock{index(256), index(1), index(1)};
+    gpu::LaunchFuncOp::create(b, metaKernel, metaGrid, metaBlock,
+                              /*dynamicSharedMemorySize=*/Value(),
+                              ValueRange{kernelArgs[1], wordsPtr, toI32(rows),
+                                         toI32(metaCols), toI32(rowBlocks),
+                                         toI32(vectors), toI32(total)});
+    kernelArgs[1] = wordsPtr;
+    deviceBuffers.insert(deviceBuffers.begin(), words);
+  }
+  SmallVector<Value> sizes = {rows, cols, depth, valueCols, metaCols};
+  sizes.append(convSizes);
+  for (Value v : sizes)
+    kernelArgs.push_back(toI32(v));
+
   Value colTiles = ceilDiv(cols, blockCols);
   Value rowTiles = ceilDiv(rows, blockRows);
   if (groups > 1)

@@ -25,6 +25,14 @@
 //   groups            independent GEMMs whose row tiles the grid's y
 //                     stacks (a grouped convolution; 1 otherwise): grid y
 //                     is groups * ceil(R / rows)
+//   meta_layout       "kernel_ready": the meta parameter is given in the
+//                     kernel-ready layout (docs/GPU-LAYOUT.md; groups one
+//                     after the other), as stc-lower-spmm-to-gpu compiled
+//                     constant metadata; "canonical": the host passes
+//                     canonical metadata, which kernel `meta_kernel`
+//                     (params meta, words, R, meta_cols, row_blocks,
+//                     vectors, total; 256 threads, one per word) converts
+//                     on the device first
 //   conv              only for stc.conv's implicit GEMM: its geometry (KH,
 //                     KW, stride_h/w, dilation_h/w, pad_top/left/bottom/
 //                     right, C and Cp per group, groups, N, H, W, OH, OW;
@@ -65,6 +73,8 @@ struct GpuKernelInfo {
   int64_t stages = 0;
   int64_t staticSharedBytes = 0;
   int64_t groups = 1;
+  std::string metaLayout = "canonical";
+  std::string metaKernel;
   /// Convolution geometry, in order (empty: not a convolution).
   std::vector<std::pair<std::string, int64_t>> conv;
 
@@ -113,7 +123,11 @@ struct GpuKernelInfo {
         b.getNamedAttr("static_shared_bytes",
                        b.getI64IntegerAttr(staticSharedBytes)),
         b.getNamedAttr("groups", b.getI64IntegerAttr(groups)),
+        b.getNamedAttr("meta_layout", b.getStringAttr(metaLayout)),
     };
+    if (!metaKernel.empty())
+      attrs.push_back(
+          b.getNamedAttr("meta_kernel", b.getStringAttr(metaKernel)));
     if (!conv.empty()) {
       SmallVector<NamedAttribute> geometry;
       for (const auto &[key, value] : conv)

@@ -8,9 +8,12 @@
 //
 //   Out[R, P] = S[R, Kp] . D[Kp, P]
 //
-// with S the sparse operand in the canonical compressed format (R rows of
-// values and metadata, read as they are: canonical rows are already the
-// register layout of the mma.sp A fragment, see docs/GPU-LAYOUT.md) and D
+// with S the sparse operand: its values in the canonical compressed format
+// (read as they are: canonical rows are already the register layout of the
+// mma.sp A fragment, see docs/GPU-LAYOUT.md), its metadata in the
+// kernel-ready layout (one 32-bit word per lane per K step serves a warp's
+// two 16-row tiles; computed here for constant weights, by a generated
+// conversion kernel on the device for run-time ones) and D
 // the dense operand, addressed in place in whichever orientation the program
 // has it. For a sparse rhs (X . W) the kernel computes the transposed product
 // and its epilogue stores the transpose.
@@ -34,11 +37,13 @@
 #include "passes/Passes.h"
 
 #include "dialects/Stc/StcOps.h"
+#include "runtime/format/StcGpuLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::stc {
@@ -171,10 +176,13 @@ private:
   /// Kernel arguments and thread coordinates, and the pieces both kernels
   /// share.
   void prologue(gpu::GPUFuncOp func);
-  SmallVector<Value> metadataRegs(Value k0);
+  /// The lane's kernel-ready metadata word for K step `step` of its warp's
+  /// 32-row block (docs/GPU-LAYOUT.md): one 32-bit load serves both 16-row
+  /// tiles, tile i reading it with selector F = i.
+  Value metadataWord(Value step);
   SmallVector<Value> mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
                              ArrayRef<SmallVector<Value, 4>> bRegs,
-                             ArrayRef<Value> metaRegs, ValueRange acc);
+                             Value metaWord, ValueRange acc);
   void epilogue(ValueRange acc);
 
   /// Where the implicit-GEMM gather of output pixel `p` starts: batch
@@ -196,6 +204,9 @@ private:
   bool ordered;
   Value values, meta, dense, bias, accIn, out;
   Value rows, cols, depth, valueCols, metaCols, denseLd, steps;
+  /// Kernel-ready metadata geometry: 32-row blocks of one group and
+  /// 128-bit vectors per lane per block (ceil(steps / 4)).
+  Value metaRowBlocks, metaVectors;
   /// Leading dimension of Out for a sparse rhs (R, or all output channels
   /// of a convolution); convolution sizes.
   Value outLd, batch, inH, inW, outH, outW;
@@ -319,6 +330,9 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   int64_t warpsAcross = blockCols / kWarpCols;
   warpRow = arith::DivUIOp::create(b, warp, i32(warpsAcross));
   warpCol = arith::RemUIOp::create(b, warp, i32(warpsAcross));
+  steps = arith::DivUIOp::create(b, add(depth, i32(mmaK() - 1)), i32(mmaK()));
+  metaRowBlocks = arith::DivUIOp::create(b, add(rows, i32(31)), i32(32));
+  metaVectors = arith::DivUIOp::create(b, add(steps, i32(3)), i32(4));
   Value blockY = toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   outLd = rows;
   if (pb.conv) {
@@ -337,7 +351,11 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
             LLVM::GEPOp::create(b, ptr.getType(), type, ptr, ValueRange{elems});
     };
     advance(values, pb.inputType, mul(firstRow, wide(valueCols)));
-    advance(meta, b.getI16Type(), mul(firstRow, wide(metaCols)));
+    // Kernel-ready metadata is laid out group after group (128 words per
+    // row block and vector).
+    advance(
+        meta, b.getI32Type(),
+        mul(wide(group), wide(mul(mul(metaRowBlocks, metaVectors), i32(128)))));
     advance(bias, pb.biasType, firstRow);
     advance(accIn, pb.accType, firstRow);
     advance(out, pb.outputType, firstRow);
@@ -352,7 +370,6 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   // Leading dimension of D: P when k-major (D is K x P), K otherwise.
   denseLd = pb.denseKMajor ? cols : depth;
   inputZero = zeroOf(pb.inputType);
-  steps = arith::DivUIOp::create(b, add(depth, i32(mmaK() - 1)), i32(mmaK()));
 }
 
 KernelBuilder::PixelOrigin KernelBuilder::pixelOrigin(Value p) {
@@ -399,36 +416,23 @@ std::pair<Value, Value> KernelBuilder::denseElement(const PixelOrigin &origin,
   return {ok, index};
 }
 
-SmallVector<Value> KernelBuilder::metadataRegs(Value k0) {
-  // Ordered metadata, selector 0: lanes with t in {0, 1} supply it; bits
-  // 15:0 are row g, bits 31:16 row g + 8, each the canonical word of dense
-  // columns k0 + 16 t .. + 15 (the other lanes' words are ignored by the
-  // instruction). Past the edges: 0x4444, a legal pattern over zeros.
-  // A canonical word covers 16 dense columns (2:4) or 8 (tf32's 1:2).
-  Value metaCol0 = arith::DivUIOp::create(b, k0, i32(pb.tf32 ? 8 : 16));
-  Value metaPad16 = arith::ConstantIntOp::create(b, 0x4444, 16);
-  SmallVector<Value> regs;
-  for (int64_t i = 0; i < kRowTiles; ++i) {
-    Value r0 = add(rowBase, i32(i * kMmaM));
-    Value metaCol = add(metaCol0, arith::AndIOp::create(b, t, i32(1)));
-    SmallVector<Value, 2> halves;
-    for (int64_t h = 0; h < 2; ++h) {
-      Value row = add(add(r0, g), i32(8 * h));
-      Value ok = both(lt(row, rows), lt(metaCol, metaCols));
-      Value index = add(mul(wide(row), wide(metaCols)), wide(metaCol));
-      Value word = loadIf(ok, meta, b.getI16Type(), index, metaPad16);
-      halves.push_back(arith::ExtUIOp::create(b, b.getI32Type(), word));
-    }
-    regs.push_back(arith::OrIOp::create(
-        b, halves[0], arith::ShLIOp::create(b, halves[1], i32(16))));
-  }
-  return regs;
+Value KernelBuilder::metadataWord(Value step) {
+  // mmaSpMetaWordIndex(rb, s = step, lane, V) = ((rb * V + s / 4) * 32 +
+  // lane) * 4 + s % 4 (m16n8k32.b16 and m16n8k16.tf32: one K step per
+  // metadata block). Warps past the last row block (a ragged R) read the
+  // padding word: every nibble 0x4, legal, over zero values.
+  Value rowBlock = arith::DivUIOp::create(b, rowBase, i32(32));
+  Value vector =
+      add(mul(rowBlock, metaVectors), arith::DivUIOp::create(b, step, i32(4)));
+  Value index = add(mul(add(mul(wide(vector), i64(32)), wide(lane)), i64(4)),
+                    wide(arith::RemUIOp::create(b, step, i32(4))));
+  Value pad = arith::ConstantIntOp::create(b, 0x44444444, 32);
+  return loadIf(lt(rowBlock, metaRowBlocks), meta, b.getI32Type(), index, pad);
 }
 
 SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
                                           ArrayRef<SmallVector<Value, 4>> bRegs,
-                                          ArrayRef<Value> metaRegs,
-                                          ValueRange acc) {
+                                          Value metaWord, ValueRange acc) {
   Type f32Type = b.getF32Type();
   auto resultType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), {f32Type, f32Type, f32Type, f32Type});
@@ -444,10 +448,10 @@ SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
     for (int64_t j = 0; j < kColTiles; ++j) {
       int64_t base = (i * kColTiles + j) * 4;
       SmallVector<Value, 4> c(acc.begin() + base, acc.begin() + base + 4);
-      auto mma = NVVM::MmaSpOp::create(b, resultType, aRegs[i], bRegs[j], c,
-                                       metaRegs[i], i32(0),
-                                       ArrayRef<int64_t>{kMmaM, kMmaN, mmaK()},
-                                       /*intOverflow=*/std::nullopt, ptxTypes);
+      auto mma =
+          NVVM::MmaSpOp::create(b, resultType, aRegs[i], bRegs[j], c, metaWord,
+                                i32(i), ArrayRef<int64_t>{kMmaM, kMmaN, mmaK()},
+                                /*intOverflow=*/std::nullopt, ptxTypes);
       if (ordered)
         mma.setOrderedMetadata(true);
       for (int64_t e = 0; e < 4; ++e)
@@ -512,7 +516,7 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
         aRegs[i].push_back(packPair(pair[0], pair[1]));
       }
     }
-    SmallVector<Value> metaRegs = metadataRegs(k0);
+    Value metaWord = metadataWord(loop.getInductionVar());
 
     // B fragments of each 8-column tile: register q holds D[k][p] for
     // p = col + g and k = k0 + 2t + 8q + {0, 1}.
@@ -537,7 +541,7 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
       }
     }
     scf::YieldOp::create(
-        b, mmaStep(aRegs, bRegs, metaRegs, loop.getRegionIterArgs()));
+        b, mmaStep(aRegs, bRegs, metaWord, loop.getRegionIterArgs()));
   }
   epilogue(loop.getResults());
 }
@@ -696,7 +700,6 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
-    Value k0 = mul(step, i32(kMmaK));
     // Step `step` has landed once at most stages - 2 younger groups are
     // pending; the barrier also tells every thread that the slot the next
     // loads overwrite (the one computed in the previous iteration) is free.
@@ -760,7 +763,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
                                             NVVM::LdStMatrixEltType::B16);
       aRegs[i] = regsOf(frag);
     }
-    SmallVector<Value> metaRegs = metadataRegs(k0);
+    Value metaWord = metadataWord(loop.getInductionVar());
     // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7.
     SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
     for (int64_t j = 0; j < kColTiles; ++j) {
@@ -794,7 +797,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
       bRegs[j] = regsOf(frag);
     }
     scf::YieldOp::create(
-        b, mmaStep(aRegs, bRegs, metaRegs, loop.getRegionIterArgs()));
+        b, mmaStep(aRegs, bRegs, metaWord, loop.getRegionIterArgs()));
   }
   epilogue(loop.getResults());
 }
@@ -885,6 +888,14 @@ private:
   LogicalResult emitKernel(Operation *op, gpu::GPUModuleOp kernels,
                            const Problem &pb, int64_t r, int64_t p, int64_t k,
                            bool stageable, StringRef why, GpuKernelInfo info);
+  /// The metadata operand of kernel `info.kernel`: kernel-ready words
+  /// (docs/GPU-LAYOUT.md, group after group) computed here when `meta` is a
+  /// constant, else `meta` itself, which the host converts on the device
+  /// with a generated kernel (named in `info`) before the launch.
+  FailureOr<Value> prepareMetadata(Operation *op, gpu::GPUModuleOp kernels,
+                                   Value meta, int64_t rowsPerGroup,
+                                   int64_t groups, int64_t k, bool tf32,
+                                   GpuKernelInfo &info);
   /// Replaces `op` by a call to the private host function of kernel `name`
   /// on the buffers of `tensors` and of a new result buffer (dynamic sizes
   /// `dynamicSizes`).
@@ -1009,6 +1020,141 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
   return success();
 }
 
+/// Threads per block of the metadata conversion kernel.
+constexpr int64_t kMetaKernelThreads = 256;
+
+/// Emits `name`(meta, words, R, meta_cols, row_blocks, vectors, total): one
+/// thread per kernel-ready word, the inverse reading of the layout's index
+/// formula (docs/GPU-LAYOUT.md, m16n8k32.b16 and m16n8k16.tf32: lane
+/// (g, t) of row block rb, word s holds canonical rows 16 (t / 2) + g and
+/// + 8 of the block, canonical column 2 s + t % 2). Groups follow each
+/// other (R rows each, row_blocks * vectors * 128 words each); rows and
+/// columns past the operand give the padding half 0x4444.
+static void emitMetadataKernel(gpu::GPUModuleOp kernels, StringRef name,
+                               Location loc) {
+  MLIRContext *ctx = kernels.getContext();
+  ImplicitLocOpBuilder b(loc, ctx);
+  b.setInsertionPointToEnd(kernels.getBody());
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto func = gpu::GPUFuncOp::create(
+      b, name, FunctionType::get(ctx, {ptr, ptr, i32, i32, i32, i32, i32}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(kMetaKernelThreads), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
+  auto global = [&](Value p) {
+    return LLVM::AddrSpaceCastOp::create(b, LLVM::LLVMPointerType::get(ctx, 1),
+                                         p);
+  };
+  Value meta = global(entry.getArgument(0));
+  Value words = global(entry.getArgument(1));
+  Value rows = entry.getArgument(2), metaCols = entry.getArgument(3),
+        rowBlocks = entry.getArgument(4), vectors = entry.getArgument(5),
+        total = entry.getArgument(6);
+  auto toI32 = [&](Value index) {
+    return arith::IndexCastOp::create(b, i32, index);
+  };
+  Value w = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(b,
+                            toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x)),
+                            c(kMetaKernelThreads)),
+      toI32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
+  auto inRange = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, w, total),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(inRange.thenBlock());
+  auto div = [&](Value x, Value y) { return arith::DivUIOp::create(b, x, y); };
+  auto rem = [&](Value x, Value y) { return arith::RemUIOp::create(b, x, y); };
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, x, y); };
+  auto mul = [&](Value x, Value y) { return arith::MulIOp::create(b, x, y); };
+  Value perGroup = mul(mul(rowBlocks, vectors), c(128));
+  Value group = div(w, perGroup);
+  Value inGroup = rem(w, perGroup);
+  // inGroup = ((rb * V + s / 4) * 32 + lane) * 4 + s % 4.
+  Value lane = rem(div(inGroup, c(4)), c(32));
+  Value vector = div(inGroup, c(128));
+  Value rowBlock = div(vector, vectors);
+  Value s = add(mul(rem(vector, vectors), c(4)), rem(inGroup, c(4)));
+  Value g = div(lane, c(4)), t = rem(lane, c(4));
+  Value row = add(add(mul(rowBlock, c(32)), mul(div(t, c(2)), c(16))), g);
+  Value col = add(mul(s, c(2)), rem(t, c(2)));
+  Value firstRow = mul(group, rows);
+  auto half = [&](Value r) {
+    Value ok = arith::AndIOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, r, rows),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col, metaCols));
+    Value index = arith::AddIOp::create(
+        b,
+        arith::MulIOp::create(b,
+                              arith::ExtUIOp::create(b, i64, add(firstRow, r)),
+                              arith::ExtUIOp::create(b, i64, metaCols)),
+        arith::ExtUIOp::create(b, i64, col));
+    Value safe = arith::SelectOp::create(
+        b, ok, index, arith::ConstantIntOp::create(b, 0, 64));
+    Value at = LLVM::GEPOp::create(b, meta.getType(), b.getI16Type(), meta,
+                                   ValueRange{safe});
+    Value v = LLVM::LoadOp::create(b, b.getI16Type(), at);
+    v = arith::SelectOp::create(b, ok, v,
+                                arith::ConstantIntOp::create(b, 0x4444, 16));
+    return arith::ExtUIOp::create(b, i32, v).getResult();
+  };
+  Value word = arith::OrIOp::create(
+      b, half(row), arith::ShLIOp::create(b, half(add(row, c(8))), c(16)));
+  Value at = LLVM::GEPOp::create(b, words.getType(), i32, words,
+                                 ValueRange{arith::ExtUIOp::create(b, i64, w)});
+  LLVM::StoreOp::create(b, word, at);
+  b.setInsertionPointToEnd(&entry);
+  gpu::ReturnOp::create(b);
+}
+
+FailureOr<Value> LowerSpmmToGpu::prepareMetadata(
+    Operation *op, gpu::GPUModuleOp kernels, Value meta, int64_t rowsPerGroup,
+    int64_t groups, int64_t k, bool tf32, GpuKernelInfo &info) {
+  using namespace ::stc::format;
+  MmaSpShape shape = tf32 ? MmaSpShape::M16N8K16TF32 : MmaSpShape::M16N8K32B16;
+  DenseIntElementsAttr constant;
+  if (!ShapedType::isDynamic(rowsPerGroup) && !ShapedType::isDynamic(k) &&
+      matchPattern(meta, m_Constant(&constant))) {
+    // Constant weights: the layout is computed here, once, and compiled in.
+    int64_t metaCols = cast<RankedTensorType>(meta.getType()).getDimSize(1);
+    std::vector<uint16_t> canonical;
+    canonical.reserve(constant.getNumElements());
+    for (const APInt &v : constant.getValues<APInt>())
+      canonical.push_back(static_cast<uint16_t>(v.getZExtValue()));
+    std::vector<int32_t> all;
+    for (int64_t grp = 0; grp < groups; ++grp) {
+      std::vector<uint32_t> words;
+      Status status =
+          toMmaSpMeta(shape,
+                      View2D<const uint16_t>::rowMajor(
+                          canonical.data() + grp * rowsPerGroup * metaCols,
+                          rowsPerGroup, metaCols),
+                      k, words);
+      if (!status.ok())
+        return op->emitError("stc-lower-spmm-to-gpu: constant metadata: ")
+               << status.message;
+      all.insert(all.end(), words.begin(), words.end());
+    }
+    OpBuilder b(op);
+    auto type = RankedTensorType::get({static_cast<int64_t>(all.size())},
+                                      b.getI32Type());
+    info.metaLayout = "kernel_ready";
+    return arith::ConstantOp::create(
+               b, op->getLoc(), type,
+               DenseElementsAttr::get(type, ArrayRef<int32_t>(all)))
+        .getResult();
+  }
+  // Run-time weights: canonical metadata, converted on the device.
+  info.metaLayout = "canonical";
+  info.metaKernel = info.kernel + "_meta";
+  emitMetadataKernel(kernels, info.metaKernel, op->getLoc());
+  return meta;
+}
+
 void LowerSpmmToGpu::emitHostCall(Operation *op, gpu::GPUModuleOp kernels,
                                   StringRef name, ArrayRef<Value> tensors,
                                   ValueRange dynamicSizes) {
@@ -1076,6 +1222,10 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
                                           : std::to_string(staticLd));
   GpuKernelInfo info;
   info.kernel = "stc_spmm_" + std::to_string(index);
+  FailureOr<Value> meta = prepareMetadata(op, kernels, op.getMeta(), r,
+                                          /*groups=*/1, k, pb.tf32, info);
+  if (failed(meta))
+    return failure();
   info.sparseLhs = pb.sparseLhs;
   info.denseTransposed = op.getDenseTransposed();
   if (failed(emitKernel(op, kernels, pb, r, p, k, stageable, why, info)))
@@ -1085,7 +1235,7 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   // bufferization by stc-gpu-host-launch. Result rows/cols: (sparse rows,
   // dense other dim) for a sparse lhs, (dense other dim, sparse rows) for
   // a sparse rhs.
-  SmallVector<Value> tensors = {op.getValues(), op.getMeta(), op.getDense()};
+  SmallVector<Value> tensors = {op.getValues(), *meta, op.getDense()};
   if (pb.hasBias)
     tensors.push_back(op.getBias());
   if (pb.hasAcc)
@@ -1150,6 +1300,10 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
       << "'" << pb.inputType << "' and " << cg.c;
   GpuKernelInfo info;
   info.kernel = "stc_conv_" + std::to_string(index);
+  FailureOr<Value> meta = prepareMetadata(op, kernels, op.getMeta(), r,
+                                          cg.groups, k, pb.tf32, info);
+  if (failed(meta))
+    return failure();
   info.sparseLhs = false;
   info.groups = cg.groups;
   info.conv = {{"KH", cg.kh},
@@ -1173,7 +1327,7 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
   if (failed(emitKernel(op, kernels, pb, r, p, k, stageable, why, info)))
     return failure();
 
-  SmallVector<Value> tensors = {op.getValues(), op.getMeta(), op.getInput()};
+  SmallVector<Value> tensors = {op.getValues(), *meta, op.getInput()};
   if (pb.hasBias)
     tensors.push_back(op.getBias());
   if (pb.hasAcc)

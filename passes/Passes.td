@@ -309,8 +309,12 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     built on `nvvm.mma.sp.sync` (m16n8k32, f16/bf16 inputs, f32
     accumulation, ordered metadata unless `ordered-metadata=false`) for the
     canonical problem `Out[R, P] = S[R, K] . D[K, P]` (S the compressed
-    operand, read in the canonical format, which is already the mma.sp
-    A-fragment layout). Each warp computes 32 x 32 of Out as 2 x 4
+    operand: values read in the canonical format, which is already the
+    mma.sp A-fragment layout; metadata in the kernel-ready layout of
+    docs/GPU-LAYOUT.md, one 32-bit load per lane per K step for both 16-row
+    tiles of a warp, selectors 0 and 1. Constant metadata is converted at
+    compile time; run-time metadata by a generated kernel, `<kernel>_meta`,
+    that the host launches first). Each warp computes 32 x 32 of Out as 2 x 4
     instructions per step of 32 along K; a block computes a block tile of
     64 or 128 by 64 or 128 (4 to 16 warps), chosen per shape (the largest
     that still gives about two waves of blocks; see chooseBlockTile) unless

@@ -3,13 +3,24 @@
 // in, the launch configured by stc.kernel_info (grid = ceil(P / 64) x
 // ceil(R / 64), 128 threads; R, P, K, value and metadata columns as i32),
 // the result copied back, every device buffer freed, and no launch when the
-// result is empty.
+// result is empty. Canonical (run-time) metadata is first converted to the
+// kernel-ready layout by the kernel's conversion kernel, into a device
+// buffer of groups x ceil(R / 32) x ceil(ceil(K / 32) / 4) x 128 words; a
+// kernel given kernel-ready metadata (a compiled-in constant) gets it as
+// it is.
 // RUN: stc-opt %s --stc-gpu-host-launch | FileCheck %s
 
 module attributes {gpu.container_module} {
   func.func private @stc_spmm_0_host(memref<?x40xf16>, memref<?x5xi16>, memref<100x72xf16>, memref<40xf16>, memref<100x?xf16>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_0}
+  func.func private @stc_spmm_1_host(memref<64x16xf16>, memref<256xi32>, memref<32x48xf16>, memref<64x48xf32>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_1}
   gpu.module @stc_kernels {
-    gpu.func @stc_spmm_0(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %a4: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc.kernel_info = {K = 72 : i64, P = 100 : i64, R = -1 : i64, block = [128, 1, 1], dense_transposed = false, grid = [2, -1, 1], kernel = "stc_spmm_0", num_pointers = 5 : i64, params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], sparse = "rhs", tile = [64, 64]}} {
+    gpu.func @stc_spmm_0_meta(%m: !llvm.ptr, %w: !llvm.ptr, %r: i32, %mc: i32, %rb: i32, %v: i32, %t: i32) kernel {
+      gpu.return
+    }
+    gpu.func @stc_spmm_1(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc.kernel_info = {K = 32 : i64, P = 48 : i64, R = 64 : i64, block = [128, 1, 1], dense_transposed = false, grid = [1, 1, 1], kernel = "stc_spmm_1", meta_layout = "kernel_ready", mma = "m16n8k32", num_pointers = 4 : i64, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], sparse = "lhs", tile = [64, 64]}} {
+      gpu.return
+    }
+    gpu.func @stc_spmm_0(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %a4: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc.kernel_info = {K = 72 : i64, P = 100 : i64, R = -1 : i64, block = [128, 1, 1], dense_transposed = false, grid = [2, -1, 1], kernel = "stc_spmm_0", meta_kernel = "stc_spmm_0_meta", meta_layout = "canonical", mma = "m16n8k32", num_pointers = 5 : i64, params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], sparse = "rhs", tile = [64, 64]}} {
       gpu.return
     }
   }
@@ -36,13 +47,33 @@ module attributes {gpu.container_module} {
 // CHECK: gpu.memcpy %[[DB]], %[[B]]
 // CHECK: %[[DO:.*]] = gpu.alloc (%{{.*}}) : memref<100x?xf16>
 // CHECK-NOT: gpu.memcpy %[[DO]]
+// CHECK: %[[RB:.*]] = arith.ceildivui %[[R]], %c32
+// CHECK: %[[STEPS:.*]] = arith.ceildivui %[[K]], %c32
+// CHECK: %[[VEC:.*]] = arith.ceildivui %[[STEPS]], %c4
+// CHECK: %[[RBV:.*]] = arith.muli %[[RB]], %[[VEC]]
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[RBV]], %c128
+// CHECK: %[[WORDS:.*]] = gpu.alloc ({{.*}}) : memref<?xi32>
+// CHECK: %[[WA:.*]] = memref.extract_aligned_pointer_as_index %[[WORDS]]
+// CHECK: %[[WA64:.*]] = arith.index_cast %[[WA]]
+// CHECK: %[[WP:.*]] = llvm.inttoptr %[[WA64]]
+// CHECK: gpu.launch_func @stc_kernels::@stc_spmm_0_meta blocks in ({{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}}) args(%{{.*}} : !llvm.ptr, %[[WP]] : !llvm.ptr, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32)
 // CHECK: %[[GX:.*]] = arith.ceildivui %[[P]], %c64
 // CHECK: %[[GY:.*]] = arith.ceildivui %[[R]], %c64
-// CHECK: gpu.launch_func @stc_kernels::@stc_spmm_0 blocks in (%[[GX]], %[[GY]], %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) args({{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32)
+// CHECK: gpu.launch_func @stc_kernels::@stc_spmm_0 blocks in (%[[GX]], %[[GY]], %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) args({{.*}} : !llvm.ptr, %[[WP]] : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32, {{.*}} : i32)
 // CHECK: gpu.memcpy %[[OUT]], %[[DO]]
-// CHECK-DAG: gpu.dealloc %[[DV]]
+// (The words first: %[[DV]] may be a prefix of its name.)
+// CHECK-DAG: gpu.dealloc %[[WORDS]] :
+// CHECK-DAG: gpu.dealloc %[[DV]] :
 // CHECK-DAG: gpu.dealloc %[[DM]]
 // CHECK-DAG: gpu.dealloc %[[DD]]
 // CHECK-DAG: gpu.dealloc %[[DB]]
 // CHECK-DAG: gpu.dealloc %[[DO]]
+// CHECK: return
+
+// Kernel-ready metadata: copied as it is, meta_cols 0, no conversion.
+// CHECK-LABEL: func.func private @stc_spmm_1_host(
+// CHECK-NOT: @stc_spmm_1_meta
+// CHECK-NOT: memref<?xi32>
+// CHECK: gpu.alloc () : memref<256xi32>
+// CHECK: gpu.launch_func @stc_kernels::@stc_spmm_1
 // CHECK: return

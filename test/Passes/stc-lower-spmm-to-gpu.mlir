@@ -35,12 +35,42 @@ func.func @rhs_bf16_bias_relu(%v: tensor<40x40xbf16>, %m: tensor<40x5xi16>, %x: 
   return %y : tensor<?x40xbf16>
 }
 
+// Constant metadata is converted at compile time: the kernel gets the
+// kernel-ready words (docs/GPU-LAYOUT.md) as a constant and no conversion
+// kernel. Canonical row 0 = [0xE984, 0xD8C4], every other word 0x4444:
+// lane 0's word for K step 0 is row 0 | row 8 << 16 of column 0 =
+// 0x4444E984, its words 1-3 are padding (K has one step), lane 1's word
+// (index 4) takes column 1: 0x4444D8C4.
+// CHECK-LABEL: func.func @constant_meta
+// (Printed as little-endian hex.)
+// CHECK: %[[WORDS:.*]] = arith.constant dense<"0x84E94444444444444444444444444444C4D84444{{.*}}"> : tensor<128xi32>
+// CHECK: %[[WB:.*]] = bufferization.to_buffer %[[WORDS]] read_only : tensor<128xi32> to memref<128xi32>
+// CHECK: call @stc_spmm_2_host(%{{.*}}, %[[WB]], %{{.*}}, %{{.*}}) : (memref<32x16xf16>, memref<128xi32>, memref<32x8xf16>, memref<32x8xf32>) -> ()
+func.func @constant_meta(%v: tensor<32x16xf16>, %x: tensor<32x8xf16>) -> tensor<32x8xf32> {
+  %m = arith.constant dense<[[-5756, -10044], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476], [17476, 17476]]> : tensor<32x2xi16>
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<32x16xf16>, tensor<32x2xi16>, tensor<32x8xf16> -> tensor<32x8xf32>
+  return %y : tensor<32x8xf32>
+}
+
+// Run-time metadata (a function argument) is converted to the kernel-ready
+// layout on the device first, by a generated kernel: one thread per word,
+// two canonical 16-bit words each.
 // CHECK: gpu.module @stc_kernels
+// CHECK: gpu.func @stc_spmm_0_meta(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK-COUNT-2: llvm.load {{.*}} : !llvm.ptr<1> -> i16
+// CHECK: llvm.store {{.*}} : i32, !llvm.ptr<1>
+// CHECK: gpu.return
 // CHECK: gpu.func @stc_spmm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: stc.kernel_info = {K = 64 : i64, P = 48 : i64, R = 64 : i64, block = [128, 1, 1], dense_transposed = false, grid = [1, 1, 1], groups = 1 : i64, input_type = "f16", kernel = "stc_spmm_0", mma = "m16n8k32", num_pointers = 4 : i64, ordered_metadata = true, output_type = "f32", param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], shared_bytes = 0 : i64, sparse = "lhs", stages = 0 : i64, static_shared_bytes = 0 : i64, tile = [64, 64], variant = "direct"}
+// CHECK-SAME: stc.kernel_info = {K = 64 : i64, P = 48 : i64, R = 64 : i64, block = [128, 1, 1], dense_transposed = false, grid = [1, 1, 1], groups = 1 : i64, input_type = "f16", kernel = "stc_spmm_0", meta_kernel = "stc_spmm_0_meta", meta_layout = "canonical", mma = "m16n8k32", num_pointers = 4 : i64, ordered_metadata = true, output_type = "f32", param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], shared_bytes = 0 : i64, sparse = "lhs", stages = 0 : i64, static_shared_bytes = 0 : i64, tile = [64, 64], variant = "direct"}
+// One kernel-ready metadata word per lane and K step serves the warp's two
+// 16-row tiles: selector 0 for the first four mma.sp, 1 for the others.
 // CHECK: scf.for
-// CHECK-COUNT-8: nvvm.mma.sp.sync {{.*}} {orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: %[[WORD:.*]] = llvm.load {{.*}} : !llvm.ptr<1> -> i32
+// CHECK: %[[META:.*]] = arith.select {{.*}}, %[[WORD]], %c1145324612_i32
+// CHECK-COUNT-4: nvvm.mma.sp.sync {{.*}} sparseMetadata[%[[META]]] selector[%c0_i32{{.*}}] {orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-4: nvvm.mma.sp.sync {{.*}} sparseMetadata[%[[META]]] selector[%c1_i32{{.*}}] {orderedMetadata
 // CHECK-NOT: nvvm.mma.sp.sync
 // CHECK: scf.yield
 // The epilogue stores f32 as it is, guarded by the bounds.
@@ -56,6 +86,10 @@ func.func @rhs_bf16_bias_relu(%v: tensor<40x40xbf16>, %m: tensor<40x5xi16>, %x: 
 // CHECK: arith.maximumf
 // CHECK: arith.truncf {{.*}} : f32 to bf16
 
+// The constant metadata's kernel: no conversion kernel in front of it.
+// CHECK-NOT: @stc_spmm_2_meta
+// CHECK: gpu.func @stc_spmm_2(
+// CHECK-SAME: meta_layout = "kernel_ready"
 // CHECK: func.func private @stc_spmm_0_host(memref<64x32xf16>, memref<64x4xi16>, memref<64x48xf16>, memref<64x48xf32>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_0}
 // CHECK: func.func private @stc_spmm_1_host({{.*}}) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_1}
 
@@ -92,3 +126,5 @@ func.func @rhs_bf16_bias_relu(%v: tensor<40x40xbf16>, %m: tensor<40x5xi16>, %x: 
 // AUTO: scf.for
 // AUTO-COUNT-6: nvvm.ldmatrix {{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
 // AUTO-NOT: nvvm.ldmatrix
+// AUTO: gpu.return
+// AUTO: gpu.func @stc_spmm_2(

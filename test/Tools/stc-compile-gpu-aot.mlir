@@ -12,7 +12,7 @@
 // FAKE: run-gpu-linear: ran
 // RUN: not env STC_CUDA_DRIVER_LIBRARY=%fake_cuda STC_FAKE_CUDA_SCENARIO=launch-fails %t/run-gpu-linear 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=LAUNCH --match-full-lines
-// LAUNCH: run-gpu-linear: error: mgpuLaunchKernel: cuLaunchKernel(kernel 'stc_spmm_0', {{.*}}) failed: CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)
+// LAUNCH: run-gpu-linear: error: mgpuLaunchKernel: cuLaunchKernel(kernel 'stc_spmm_0{{(_meta)?}}', {{.*}}) failed: CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)
 // RUN: not env STC_CUDA_DRIVER_LIBRARY=%t/no-such-libcuda.so %t/run-gpu-linear 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NODRV --match-full-lines
 // NODRV: run-gpu-linear: error: mgpuModuleLoadJIT: CUDA driver not found ({{.*}}no-such-libcuda.so: cannot open shared object file: No such file or directory); use --device=cpu
