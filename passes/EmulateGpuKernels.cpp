@@ -95,19 +95,26 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
   auto shape = mma.getShape();
   auto aType = mma.getMultiplicandAPtxType();
   bool tf32 = aType && *aType == NVVM::MMATypes::tf32;
+  bool bf16 = aType && *aType == NVVM::MMATypes::bf16;
+  // f16 accumulators: C and D are two f16x2 registers.
+  bool f16Acc = mma.getOperandC().size() == 2 && !tf32 && !bf16 &&
+                mma.getOperandC()[0].getType() ==
+                    VectorType::get({2}, Float16Type::get(mma.getContext()));
+  int64_t cRegs = f16Acc ? 2 : 4;
   if (shape.getM() != 16 || shape.getN() != 8 ||
       shape.getK() != (tf32 ? 16 : 32) || mma.getOperandA().size() != 4 ||
-      mma.getOperandB().size() != 4 || mma.getOperandC().size() != 4)
+      mma.getOperandB().size() != 4 ||
+      mma.getOperandC().size() != static_cast<size_t>(cRegs))
     return mma.emitError("stc-emulate-gpu: only m16n8k32 f16/bf16 and "
-                         "m16n8k16 tf32 mma.sp with f32 accumulators are "
-                         "emulated");
+                         "m16n8k16 tf32 mma.sp with f32 accumulators, and "
+                         "m16n8k32 f16 with f16 accumulators, are emulated");
   auto fn = mma->getParentOfType<func::FuncOp>();
   Location loc = mma.getLoc();
   ImplicitLocOpBuilder b(loc, mma);
   MLIRContext *ctx = b.getContext();
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
   Value a = entryAlloca(fn, i32, 4, loc), bRegs = entryAlloca(fn, i32, 4, loc),
-        c = entryAlloca(fn, f32, 4, loc), d = entryAlloca(fn, f32, 4, loc);
+        c = entryAlloca(fn, i32, 4, loc), d = entryAlloca(fn, i32, 4, loc);
   auto storeAll = [&](Value base, ValueRange values, Type type) {
     for (auto [i, v] : llvm::enumerate(values)) {
       Value word = v;
@@ -120,9 +127,14 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
   };
   storeAll(a, mma.getOperandA(), i32);
   storeAll(bRegs, mma.getOperandB(), i32);
-  storeAll(c, mma.getOperandC(), f32);
-  bool bf16 = aType && *aType == NVVM::MMATypes::bf16;
-  Value kind = arith::ConstantIntOp::create(b, tf32 ? 2 : bf16 ? 1 : 0, 32);
+  // The accumulators as 32-bit words: f32 bits, or f16x2.
+  storeAll(c, mma.getOperandC(), f16Acc ? i32 : f32);
+  Value kind = arith::ConstantIntOp::create(b,
+                                            tf32     ? 2
+                                            : bf16   ? 1
+                                            : f16Acc ? 3
+                                                     : 0,
+                                            32);
   Value ordered =
       arith::ConstantIntOp::create(b, mma.getOrderedMetadata() ? 1 : 0, 32);
   func::CallOp::create(b, kMmaFn, TypeRange{},
@@ -130,10 +142,14 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
                                   mma.getSparseMetadata(),
                                   mma.getSparsitySelector(), d});
   Value result = LLVM::UndefOp::create(b, mma.getType());
-  for (int32_t i = 0; i < 4; ++i) {
-    Value p =
-        LLVM::GEPOp::create(b, d.getType(), f32, d, ArrayRef<LLVM::GEPArg>{i});
-    Value v = LLVM::LoadOp::create(b, f32, p);
+  for (int32_t i = 0; i < cRegs; ++i) {
+    Type wordType = f16Acc ? i32 : f32;
+    Value p = LLVM::GEPOp::create(b, d.getType(), wordType, d,
+                                  ArrayRef<LLVM::GEPArg>{i});
+    Value v = LLVM::LoadOp::create(b, wordType, p);
+    if (f16Acc)
+      v = LLVM::BitcastOp::create(
+          b, VectorType::get({2}, Float16Type::get(ctx)), v);
     result = LLVM::InsertValueOp::create(b, result, v, i);
   }
   (void)ctx;

@@ -18,6 +18,7 @@
 //                     (-1 when dynamic)
 //   sparse            "lhs" or "rhs"; dense_transposed (bool)
 //   input_type, output_type, mma, ordered_metadata
+//   accumulator       "f32" or "f16" (the mma.sp's C/D type)
 //   variant           "direct" (fragments from global memory) or "staged"
 //                     (cp.async pipeline through shared memory, ldmatrix)
 //   stages            shared-memory stages of the staged kernel (0: direct)
@@ -68,6 +69,7 @@ struct GpuKernelInfo {
   bool denseTransposed = false;
   Type inputType, outputType;
   std::string mma;
+  std::string accumulator = "f32";
   bool orderedMetadata = true;
   std::string variant;
   int64_t stages = 0;
@@ -117,6 +119,7 @@ struct GpuKernelInfo {
         b.getNamedAttr("input_type", typeName(inputType)),
         b.getNamedAttr("output_type", typeName(outputType)),
         b.getNamedAttr("mma", b.getStringAttr(mma)),
+        b.getNamedAttr("accumulator", b.getStringAttr(accumulator)),
         b.getNamedAttr("ordered_metadata", b.getBoolAttr(orderedMetadata)),
         b.getNamedAttr("variant", b.getStringAttr(variant)),
         b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),

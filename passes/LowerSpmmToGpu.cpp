@@ -112,6 +112,9 @@ struct Problem {
   bool hasBias, hasAcc;
   double alpha, beta;
   Activation activation;
+  /// Accumulate in f16 (f16 inputs only): C/D are 2 registers of f16x2
+  /// per mma instead of 4 f32.
+  bool f16Acc = false;
   /// Set for stc.conv: D is the implicit im2col matrix (p-major), R the
   /// output channels of one group, and block row tiles of all groups are
   /// stacked along the grid's y.
@@ -165,6 +168,14 @@ private:
     return arith::SelectOp::create(b, inBounds, v, fallback);
   }
   int64_t mmaK() const { return pb.tf32 ? kMmaKTf32 : kMmaK; }
+  /// Accumulator registers per mma: 4 f32, or 2 f16x2.
+  int64_t accRegs() const { return pb.f16Acc ? 2 : 4; }
+  /// The zero accumulators of a whole warp tile.
+  SmallVector<Value> zeroAccumulators() {
+    Value zero =
+        pb.f16Acc ? zeroOf(VectorType::get({2}, b.getF16Type())) : f32(0.0);
+    return SmallVector<Value>(kRowTiles * kColTiles * accRegs(), zero);
+  }
   Value zeroOf(Type t) {
     return arith::ConstantOp::create(b, t, b.getZeroAttr(t));
   }
@@ -433,9 +444,10 @@ Value KernelBuilder::metadataWord(Value step) {
 SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
                                           ArrayRef<SmallVector<Value, 4>> bRegs,
                                           Value metaWord, ValueRange acc) {
-  Type f32Type = b.getF32Type();
+  Type accType = pb.f16Acc ? Type(VectorType::get({2}, b.getF16Type()))
+                           : Type(b.getF32Type());
   auto resultType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), {f32Type, f32Type, f32Type, f32Type});
+      b.getContext(), SmallVector<Type>(accRegs(), accType));
   std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
   if (pb.inputType.isBF16())
     ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
@@ -446,15 +458,16 @@ SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
   SmallVector<Value> next;
   for (int64_t i = 0; i < kRowTiles; ++i) {
     for (int64_t j = 0; j < kColTiles; ++j) {
-      int64_t base = (i * kColTiles + j) * 4;
-      SmallVector<Value, 4> c(acc.begin() + base, acc.begin() + base + 4);
+      int64_t base = (i * kColTiles + j) * accRegs();
+      SmallVector<Value, 4> c(acc.begin() + base,
+                              acc.begin() + base + accRegs());
       auto mma =
           NVVM::MmaSpOp::create(b, resultType, aRegs[i], bRegs[j], c, metaWord,
                                 i32(i), ArrayRef<int64_t>{kMmaM, kMmaN, mmaK()},
                                 /*intOverflow=*/std::nullopt, ptxTypes);
       if (ordered)
         mma.setOrderedMetadata(true);
-      for (int64_t e = 0; e < 4; ++e)
+      for (int64_t e = 0; e < accRegs(); ++e)
         next.push_back(LLVM::ExtractValueOp::create(b, mma, e));
     }
   }
@@ -472,7 +485,7 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
     bCols.push_back(add(add(colBase, i32(j * kMmaN)), g));
     bOrigins.push_back(pixelOrigin(bCols.back()));
   }
-  SmallVector<Value> init(kRowTiles * kColTiles * 4, f32(0.0));
+  SmallVector<Value> init = zeroAccumulators();
   auto loop = scf::ForOp::create(b, i32(0), steps, i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -694,7 +707,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     }
   }
 
-  SmallVector<Value> init(kRowTiles * kColTiles * 4, f32(0.0));
+  SmallVector<Value> init = zeroAccumulators();
   auto loop = scf::ForOp::create(b, i32(0), steps, i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -821,7 +834,17 @@ void KernelBuilder::epilogue(ValueRange acc) {
         // rhs; acc has the result's shape.
         Value index = pb.sparseLhs ? add(mul(wide(r), wide(cols)), wide(p))
                                    : add(mul(wide(p), wide(outLd)), wide(r));
-        Value v = acc[(i * kColTiles + j) * 4 + e];
+        // f16 accumulators: register e / 2 holds elements e, e + 1 of the
+        // tile's rows g (e < 2) and g + 8 as f16x2.
+        Value v;
+        if (pb.f16Acc) {
+          Value pair = acc[(i * kColTiles + j) * 2 + (e >> 1)];
+          Value half =
+              LLVM::ExtractElementOp::create(b, pair, i32(e & 1)).getResult();
+          v = arith::ExtFOp::create(b, f32Type, half);
+        } else {
+          v = acc[(i * kColTiles + j) * 4 + e];
+        }
         if (pb.alpha != 1.0)
           v = arith::MulFOp::create(b, v, alpha);
         if (pb.hasAcc && pb.beta != 0.0) {
@@ -880,6 +903,17 @@ public:
 
 private:
   LogicalResult lower(SpmmOp op, gpu::GPUModuleOp kernels, unsigned index);
+  /// Sets pb.f16Acc from the `accumulate` option. f16 accumulation exists
+  /// for f16 operands only: other ops of the program keep f32, with a remark.
+  LogicalResult applyAccumulator(Operation *op, Problem &pb) {
+    pb.f16Acc = accumulate == "f16" && pb.inputType.isF16();
+    if (accumulate == "f16" && !pb.f16Acc)
+      op->emitRemark("stc-lower-spmm-to-gpu: accumulate=f16 applies to f16 "
+                     "operands only (mma.sp accumulates bf16 and tf32 in "
+                     "f32); this ")
+          << pb.inputType << " op accumulates in f32";
+    return success();
+  }
   LogicalResult lower(ConvOp op, gpu::GPUModuleOp kernels, unsigned index);
   /// Generates kernel `name` for `pb` (canonical sizes r, p, k; dynamic ones
   /// ShapedType::kDynamic) and its stc.kernel_info, which `info` brings in
@@ -1013,6 +1047,7 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
   info.inputType = pb.inputType;
   info.outputType = pb.outputType;
   info.mma = pb.tf32 ? "m16n8k16" : "m16n8k32";
+  info.accumulator = pb.f16Acc ? "f16" : "f32";
   info.orderedMetadata = orderedMetadata;
   info.variant = staged ? "staged" : "direct";
   info.staticSharedBytes = sharedBytes;
@@ -1196,6 +1231,8 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   if (failed(checkGpuPattern(op)))
     return failure();
   Problem pb = problemOf(op);
+  if (failed(applyAccumulator(op, pb)))
+    return failure();
   pb.sparseLhs = op.getSparse() == SparseOperand::lhs;
   // D[k][p]: sparse lhs, dense K x N is k-major, N x K (transposed) not;
   // sparse rhs, dense M x K is p-major, K x M (transposed) k-major.
@@ -1263,6 +1300,8 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
   RankedTensorType inputType = op.getInput().getType();
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
   Problem pb = problemOf(op);
+  if (failed(applyAccumulator(op, pb)))
+    return failure();
   // Out[R, P] = S[R, K] . im2col^T: the filter is the sparse lhs of the
   // canonical problem, stored as the transpose (pixels x channels), like a
   // sparse rhs whose dense operand is the p-major im2col matrix.
@@ -1381,6 +1420,11 @@ void LowerSpmmToGpu::runOnOperation() {
                            "choice), got ")
         << static_cast<int64_t>(blockRows) << " x "
         << static_cast<int64_t>(blockCols);
+    return signalPassFailure();
+  }
+  if (accumulate != "f32" && accumulate != "f16") {
+    ops.front()->emitError("stc-lower-spmm-to-gpu: unknown accumulate '")
+        << accumulate << "' (expected f32 or f16)";
     return signalPassFailure();
   }
   if (stages < 2 || stages > 4) {

@@ -348,7 +348,16 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     per block). The staged kernel applies when the input channels per
     group are a multiple of 8 (a 16-byte chunk is 8 channels of one tap).
 
-    Errors: f32 operands with 2:4 (mma.sp has no f32 form; f32 runs as
+    With `accumulate=f16` the instructions of ops with f16 operands
+    accumulate in
+    f16 (mma.sp ... .f16.f16.f16.f16): two f16x2 accumulator registers
+    instead of four f32 per instruction, rounded to f16 after every step;
+    the epilogue widens them to f32.
+
+    (bf16 and tf32 ops keep f32, with a remark.)
+
+    Errors: accumulate other than f32/f16;
+    f32 operands with 2:4 (mma.sp has no f32 form; f32 runs as
     tf32, which needs 1:2); block tiles other than 64/128; stages outside 2..4; kernel=staged where
     it does not apply.
   }];
@@ -363,6 +372,10 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
            "Shared-memory pipeline stages of the staged kernel (2 to 4)">,
     Option<"orderedMetadata", "ordered-metadata", "bool", "true",
            "Use mma.sp::ordered_metadata (PTX 8.5); false: plain mma.sp">,
+    Option<"accumulate", "accumulate", "std::string", "\"f32\"",
+           "Accumulator type of the mma.sp: f32, or f16 (f16 operands only: "
+           "half the accumulator registers, less precision; the epilogue "
+           "still computes in f32)">,
     Option<"kernelVariant", "kernel", "std::string", "\"auto\"",
            "direct (fragments from global memory), staged (3-stage cp.async "
            "pipeline through swizzled shared memory, ldmatrix) or auto "

@@ -146,6 +146,7 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   spmm.blockCols = options.gpuBlockCols;
   spmm.orderedMetadata = options.gpuOrderedMetadata;
   spmm.stages = options.gpuStages;
+  spmm.accumulate = options.gpuAccumulate;
   spmm.kernelVariant = options.gpuKernel;
   pm.addPass(createStcLowerSpmmToGpu(spmm));
   pm.addPass(createCanonicalizerPass());
@@ -250,6 +251,8 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
                                             llvm::cl::init(0)};
   PassOptions::Option<int64_t> gpuStages{*this, "gpu-stages",
                                          llvm::cl::init(3)};
+  PassOptions::Option<std::string> gpuAccumulate{*this, "gpu-accumulate",
+                                                 llvm::cl::init("f32")};
   PassOptions::Option<bool> stopAfterStc{*this, "stop-after-stc",
                                          llvm::cl::init(false)};
 };
@@ -281,6 +284,7 @@ void mlir::stc::registerStcPipelines() {
         options.gpuBlockRows = cl.gpuBlockRows;
         options.gpuBlockCols = cl.gpuBlockCols;
         options.gpuStages = cl.gpuStages;
+        options.gpuAccumulate = cl.gpuAccumulate;
         if (failed(buildStcPipeline(pm, options)))
           return errorHandler(
               "stc-pipeline: unsupported target '" + options.target +

@@ -60,6 +60,8 @@ struct StcPipelineOptions {
   int64_t gpuBlockRows = 0;
   int64_t gpuBlockCols = 0;
   int64_t gpuStages = 3;
+  /// mma.sp accumulator: "f32" or "f16" (f16 operands only).
+  std::string gpuAccumulate = "f32";
   /// "auto", "direct" or "staged" (see stc-lower-spmm-to-gpu).
   std::string gpuKernel = "auto";
   /// The PTX ISA's mma.sp::ordered_metadata (PTX 8.5); false gives the

@@ -93,6 +93,11 @@ struct SharedOptions {
   cl::opt<int64_t> gpuStages{"gpu-stages",
                              cl::desc("GPU kernel: pipeline stages, 2 to 4"),
                              cl::init(3)};
+  cl::opt<std::string> gpuAccumulate{
+      "gpu-accumulate",
+      cl::desc("GPU kernel: mma.sp accumulator, f32 (default) or f16 (f16 "
+               "operands only; less precise)"),
+      cl::init("f32")};
   cl::opt<bool> remarks{"remarks",
                         cl::desc("Print the compiler's remarks (which "
                                  "contractions became sparse, and why)"),
@@ -138,6 +143,7 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   options.gpuBlockRows = shared->gpuBlockRows;
   options.gpuBlockCols = shared->gpuBlockCols;
   options.gpuStages = shared->gpuStages;
+  options.gpuAccumulate = shared->gpuAccumulate;
   auto fail = [&](const llvm::Twine &msg) {
     reportError(tool, msg);
     return failure();
@@ -158,6 +164,9 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   if (options.gpuStages < 2 || options.gpuStages > 4)
     return fail("--gpu-stages must be 2, 3 or 4, got " +
                 std::to_string(options.gpuStages));
+  if (options.gpuAccumulate != "f32" && options.gpuAccumulate != "f16")
+    return fail("--gpu-accumulate must be f32 or f16, got '" +
+                options.gpuAccumulate + "'");
   if (options.pattern != "2:4" && options.pattern != "1:2")
     return fail("--pattern must be 2:4 or 1:2, got '" + options.pattern + "'");
   if (options.pruneMethod != "strip" && options.pruneMethod != "tile")

@@ -102,13 +102,20 @@ extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
   if (!warp)
     fail("mma.sp called outside stc_emu_launch");
   int lane = currentLane;
+  // Kind 3 (f16 operands, f16 accumulators): C and D are 2 f16x2 words.
+  const int cRegs = inputKind == 3 ? 2 : 4;
   std::unique_lock<std::mutex> lock(warp->mutex);
+  if (warp->arrived == 0) {
+    warp->in.c.assign(size_t(32 * cRegs), 0);
+  }
   for (int i = 0; i < 4; ++i) {
     warp->in.a[lane * 4 + i] = static_cast<uint32_t>(a[i]);
     warp->in.b[lane * 4 + i] = static_cast<uint32_t>(b[i]);
+  }
+  for (int i = 0; i < cRegs; ++i) {
     uint32_t bits;
     std::memcpy(&bits, &c[i], 4);
-    warp->in.c[lane * 4 + i] = bits;
+    warp->in.c[lane * cRegs + i] = bits;
   }
   warp->in.e[lane] = static_cast<uint32_t>(meta);
   if (warp->arrived == 0) {
@@ -119,12 +126,12 @@ extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
   }
   uint64_t generation = warp->generation;
   if (++warp->arrived == 32) {
-    MmaElem elem = inputKind == 0   ? MmaElem::F16
-                   : inputKind == 1 ? MmaElem::BF16
-                                    : MmaElem::TF32;
+    MmaElem elem = inputKind == 1   ? MmaElem::BF16
+                   : inputKind == 2 ? MmaElem::TF32
+                                    : MmaElem::F16;
     MmaSpInstr instr{inputKind == 2 ? stc::format::MmaSpShape::M16N8K16TF32
                                     : stc::format::MmaSpShape::M16N8K32B16,
-                     elem, elem, MmaElem::F32};
+                     elem, elem, inputKind == 3 ? MmaElem::F16 : MmaElem::F32};
     MmaSpResult result = runMmaSp(instr, warp->in, selector);
     if (!result.ok)
       fail("mma.sp: " + result.error);
@@ -135,8 +142,8 @@ extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
   } else {
     warp->done.wait(lock, [&] { return warp->generation != generation; });
   }
-  for (int i = 0; i < 4; ++i)
-    std::memcpy(&d[i], &warp->d[lane * 4 + i], 4);
+  for (int i = 0; i < cRegs; ++i)
+    std::memcpy(&d[i], &warp->d[lane * cRegs + i], 4);
 }
 
 extern "C" void stc_emu_ldmatrix(const void *row, int32_t num, int32_t trans,

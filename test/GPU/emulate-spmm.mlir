@@ -28,6 +28,11 @@
 // RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=10 --check --gpu-block-rows=128 --gpu-block-cols=64 --gpu-stages=2 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=11 --check --gpu-block-rows=64 --gpu-block-cols=128 --gpu-stages=4 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=12 --check --gpu-kernel=direct --gpu-block-rows=128 --gpu-block-cols=128 2>&1 | FileCheck %s
+// f16 accumulation (mma.sp .f16.f16.f16.f16, D rounded to f16 by the model
+// after every instruction) in both kernels, with the epilogue in f32.
+// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=14 --check --gpu-accumulate=f16 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=15 --check --gpu-accumulate=f16 --gpu-kernel=direct 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=linear_force --sparsity=force --random-inputs --seed=16 --check --gpu-accumulate=f16 2>&1 | FileCheck %s
 // Which kernel each program gets (kernel=auto: staged where the dense
 // operand's rows are 16-byte aligned), so that both are covered above.
 // RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS

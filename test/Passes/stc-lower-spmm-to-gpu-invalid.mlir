@@ -4,9 +4,11 @@
 
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=staged 2>&1 | FileCheck %s --check-prefix=STAGED
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=fastest 2>&1 | FileCheck %s --check-prefix=VARIANT
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=accumulate=f64 2>&1 | FileCheck %s --check-prefix=ACCUMULATE
 
 // STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs f16/bf16 and a static leading dimension of the dense operand that is a multiple of 8, got 'f16' and ?
 // VARIANT: error: stc-lower-spmm-to-gpu: unknown kernel 'fastest' (expected auto, direct or staged)
+// ACCUMULATE: error: stc-lower-spmm-to-gpu: unknown accumulate 'f64' (expected f32 or f16)
 // TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (0: the heuristic's choice), got 96 x 0
 
 func.func @f32_operands(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %d: tensor<32x8xf32>) -> tensor<16x8xf32> {
