@@ -35,11 +35,12 @@ void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t grid_x, int64_t grid_y,
  * bf16, 2 = m16n8k16 tf32 (f32 accumulators), 3 = m16n8k32 f16 with f16
  * accumulators (.f16.f16.f16.f16); a[4], b[4] its A and B registers (f16x2,
  * bf16x2 or one tf32 as 32-bit words), c[4] its
- * accumulators (kind 3: c[0..1] and d[0..1] are f16x2 words), meta its metadata register, selector the sparsity
- * selector; d[4] receives its result. Every thread of the warp must call it
- * with the same input_kind, ordered and selector. An illegal metadata
- * nibble in a lane the selector reads is reported (once, on stderr) and
- * aborts the emulation: the hardware's result would be undefined. */
+ * accumulators (kind 3: c[0..1] and d[0..1] are f16x2 words), meta its metadata
+ * register, selector the sparsity selector; d[4] receives its result. Every
+ * thread of the warp must call it with the same input_kind, ordered and
+ * selector. An illegal metadata nibble in a lane the selector reads is reported
+ * (once, on stderr) and aborts the emulation: the hardware's result would be
+ * undefined. */
 void stc_emu_mma_sp(int32_t input_kind, int32_t ordered, const int32_t *a,
                     const int32_t *b, const float *c, int32_t meta,
                     int32_t selector, float *d);
