@@ -15,11 +15,23 @@
 #       carried: check and time every built program and the baselines;
 #       writes bench/results/gpu-gemm-<UTC time>-<commit>.{json,md}
 #       (copies, plus the worker's raw .jsonl, in DIR when given).
-#   bench/run_gpu_bench.sh selftest
+#   bench/run_gpu_bench.sh build-conv [--quick] [--mock] [--only REGEX]
+#       The convolution benchmark (bench/README.md, "GPU convolutions"):
+#       every distinct ResNet-50 convolution at batch 32 and 256, f16 NHWC,
+#       as tensor.pad + linalg.conv_2d_nhwc_fhwc compiled by stc-compile
+#       --sparsity=force --target=sm_90 --emit=ptx --kernel-info into
+#       bench/work/gpu-conv/. --mock: bench/gpu/conv_mock.cu (nvcc) instead.
+#   bench/run_gpu_bench.sh run-conv [--copy-to DIR] [--time-budget S] [--only REGEX]
+#       On the GPU machine with bench/work/gpu-conv carried: STC's stc.conv
+#       kernels against cuDNN (torch conv2d, channels_last f16) with the dense
+#       and the pruned filter; writes bench/results/gpu-conv-<UTC>-<commit>.*
+#   bench/run_gpu_bench.sh selftest [--gemm-only | --conv-only]
 #       On the build machine: the format code against test/lib/stc_ref.py,
 #       the launcher's parsing, the report, the program text through stc-opt
 #       and stc-run (CPU), `build --quick` (skipped while stc-compile has no
-#       --kernel-info) and `build --quick --mock`, each PTX through ptxas.
+#       --kernel-info) and `build --quick --mock`, each PTX through ptxas;
+#       the same for the convolution benchmark (its worker simulated on the
+#       CPU, build-conv --quick [--mock]).
 #
 # Environment overrides:
 #   STC_COMPILE      stc-compile binary (build/bin/stc-compile)
@@ -27,6 +39,7 @@
 #   STC_GPU_FLAGS    extra stc-compile flags
 #   STC_GPU_OUT      output element type: same (as the inputs) or f32 (same)
 #   GPU_BENCH_WORK   the build directory that travels (bench/work/gpu)
+#   GPU_CONV_WORK    the convolution build directory (bench/work/gpu-conv)
 #   PYTHON           the Python to use (run: one with torch; build/selftest:
 #                    /usr/bin/python3, which has NumPy)
 #   CUDA_HOME        CUDA toolkit for ptxas/nvcc (/usr/local/cuda)
@@ -38,10 +51,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="$ROOT/bench"
 GPU="$BENCH/gpu"
 WORK="${GPU_BENCH_WORK:-$BENCH/work/gpu}"
+CONV_WORK="${GPU_CONV_WORK:-$BENCH/work/gpu-conv}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 
 log() { echo "[run_gpu_bench] $*" >&2; }
-usage() { sed -n '2,34p' "$0"; }
+usage() { sed -n '2,48p' "$0"; }
 
 [ $# -ge 1 ] || { usage; exit 2; }
 CMD="$1"; shift
@@ -92,6 +106,50 @@ case "$CMD" in
     exec "$PY" -u "$GPU/gemm_bench.py" run --manifest "$WORK/manifest.json" \
       --results-dir "$BENCH/results" "$@"
     ;;
+  build-conv)
+    QUICK=(); MOCK=(); ONLY=()
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --quick) QUICK=(--quick) ;;
+        --mock) MOCK=(--mock) ;;
+        --only) [ $# -ge 2 ] || { log "--only needs a regex"; exit 2; }; ONLY=(--only "$2"); shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) log "build-conv: unknown argument '$1'"; exit 2 ;;
+      esac
+      shift
+    done
+    PY="${PYTHON:-}"
+    if [ -z "$PY" ]; then
+      for cand in /usr/bin/python3 python3; do
+        if command -v "$cand" >/dev/null 2>&1; then PY="$cand"; break; fi
+      done
+    fi
+    [ -n "$PY" ] || { log "no python3 found"; exit 2; }
+    exec "$PY" "$GPU/build_conv_programs.py" --work "$CONV_WORK" "${QUICK[@]}" "${MOCK[@]}" \
+      "${ONLY[@]}" --stc-compile "${STC_COMPILE:-$ROOT/build/bin/stc-compile}" \
+      --target "${STC_GPU_TARGET:-sm_90}" --flags "${STC_GPU_FLAGS:-}" --cuda "$CUDA_HOME"
+    ;;
+  run-conv)
+    PY="${PYTHON:-}"
+    if [ -z "$PY" ]; then
+      for cand in python3 /opt/torch/.venv/bin/python3 /usr/bin/python3; do
+        if command -v "$cand" >/dev/null 2>&1 && "$cand" -c "import torch" 2>/dev/null; then
+          PY="$cand"; break
+        fi
+      done
+    fi
+    if [ -z "$PY" ]; then
+      log "no python3 with torch found (tried python3, /opt/torch/.venv/bin/python3, /usr/bin/python3); set PYTHON"
+      exit 2
+    fi
+    if [ ! -f "$CONV_WORK/manifest.json" ]; then
+      log "no $CONV_WORK/manifest.json: run 'bench/run_gpu_bench.sh build-conv' on the build machine, then carry bench/work/gpu-conv (run tool: carry=[\"bench/work/gpu-conv\"])"
+      exit 2
+    fi
+    cd "$ROOT" || exit 2
+    exec "$PY" -u "$GPU/conv_bench.py" run --manifest "$CONV_WORK/manifest.json" \
+      --results-dir "$BENCH/results" "$@"
+    ;;
   selftest)
     PY="${PYTHON:-}"
     if [ -z "$PY" ]; then
@@ -103,5 +161,5 @@ case "$CMD" in
     exec "$PY" "$GPU/selftest.py" "$@"
     ;;
   -h|--help) usage; exit 0 ;;
-  *) log "unknown subcommand '$CMD' (build, run or selftest)"; usage; exit 2 ;;
+  *) log "unknown subcommand '$CMD' (build, run, build-conv, run-conv or selftest)"; usage; exit 2 ;;
 esac

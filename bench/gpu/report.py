@@ -1,4 +1,4 @@
-"""Results of the GPU GEMM benchmark: the JSON document assembled from the
+"""Results of the GPU GEMM and convolution benchmarks: the JSON documents assembled from the
 worker's records, and the Markdown table generated from it (nothing typed by
 hand). Pure Python (no torch, no NumPy): `run_gpu_bench.sh selftest` runs it
 on synthetic records.
@@ -273,4 +273,293 @@ def compact(doc):
         out.append(fmt % (e["name"][:40], cells[0], cells[1], cells[2], cells[3],
                           "%s / %s" % (_ratio(r.get("stc_speedup_vs_cublas")),
                                        _ratio(r.get("stc_speedup_vs_cusparselt")))))
+    return "\n".join(out) + "\n"
+
+
+# ===========================================================================
+# Convolutions (conv_bench.py): STC's stc.conv against cuDNN
+# ===========================================================================
+
+CONV_METHODS = ("stc", "cudnn", "cudnn_pruned")
+CONV_NAMES = {"stc": "STC", "cudnn": "cuDNN dense", "cudnn_pruned": "cuDNN, pruned filter"}
+
+
+def _conv_entry(rec, prog):
+    g = prog.get("conv") or {}
+    e = {k: prog.get(k) for k in ("name", "shape", "group", "where", "layers", "batch",
+                                  "dtype", "out_dtype")}
+    e["conv"] = {k: g.get(k) for k in ("N", "H", "W", "C", "F", "KH", "KW", "stride", "pad",
+                                       "dilation", "groups", "OH", "OW", "R", "P", "K")}
+    e["flop"] = g.get("flop")
+    build = {k: prog.get(k) for k in ("command", "compile_seconds", "ptx_version",
+                                      "ptx_target", "ptx_bytes", "kernel", "ptxas", "layout")}
+    e["build"] = {k: v for k, v in build.items() if v is not None}
+    methods = {}
+    if rec is None:
+        methods["stc"] = {"status": "not_run", "error": "no record (the run ended early)"}
+    elif "build_failed" in rec:
+        methods["stc"] = {"status": "build_failed", "error": rec["build_failed"]}
+    elif "skipped" in rec:
+        methods = {m: {"status": "skipped", "error": rec["skipped"]} for m in CONV_METHODS}
+    elif "worker_died" in rec:
+        methods["stc"] = {"status": "failed", "error": rec["worker_died"]}
+    elif "not_run" in rec:
+        methods["stc"] = {"status": "not_run", "error": rec["not_run"]}
+    else:
+        methods = dict(rec.get("methods") or {})
+        if "error" in rec:
+            methods.setdefault("stc", {"status": "failed", "error": rec["error"]})
+        for k in ("copies", "working_set_bytes_stc", "rotation_target_bytes", "seed",
+                  "prep_seconds", "wall_seconds", "format", "format_error", "reference"):
+            if k in rec:
+                e[k] = rec[k]
+    for m in CONV_METHODS:
+        methods.setdefault(m, {"status": "not_run"})
+        ent = methods[m]
+        if "median_ms" in ent and "tflops_median" not in ent and e["flop"]:
+            ent["tflops_median"] = e["flop"] / (ent["median_ms"] * 1e-3) / 1e12
+            ent["tflops_best"] = e["flop"] / (ent["min_ms"] * 1e-3) / 1e12
+    e["methods"] = methods
+    ratios = {}
+    stc = methods["stc"]
+    for b in ("cudnn", "cudnn_pruned"):
+        be = methods[b]
+        if stc.get("status") == "ok" and be.get("status") == "ok":
+            ratios["stc_speedup_vs_" + b] = be["median_ms"] / stc["median_ms"]
+    cd, cp = methods["cudnn"], methods["cudnn_pruned"]
+    if cd.get("status") == "ok" and cp.get("status") == "ok":
+        ratios["cudnn_pruned_speedup_vs_cudnn"] = cd["median_ms"] / cp["median_ms"]
+    e["ratios"] = ratios
+    return e
+
+
+def _network_totals(results):
+    """ResNet-50's convolutions in one forward pass, per batch size: each
+    shape's median time times the number of layers with it, for every
+    method measured (ok) on every shape of that batch; None otherwise."""
+    out = {}
+    for batch in sorted({e["batch"] for e in results if e.get("batch")}):
+        rows = [e for e in results if e.get("batch") == batch]
+        tot = {"programs": len(rows), "layers": sum(e.get("layers") or 0 for e in rows)}
+        tot["complete"] = tot["layers"] == 53  # every convolution of ResNet-50
+        for m in CONV_METHODS:
+            if rows and all(e["methods"][m].get("status") == "ok" for e in rows):
+                tot[m + "_ms"] = sum(e["methods"][m]["median_ms"] * (e.get("layers") or 0)
+                                     for e in rows)
+            else:
+                tot[m + "_ms"] = None
+        if tot["stc_ms"] and tot["cudnn_ms"]:
+            tot["stc_speedup_vs_cudnn"] = tot["cudnn_ms"] / tot["stc_ms"]
+        out[str(batch)] = tot
+    return out
+
+
+def assemble_conv(manifest, recs, programs, selected, meta):
+    """The convolution results document (as assemble, for conv_bench.py)."""
+    envs = [r for r in recs if r.get("type") == "env"]
+    envc = [r for r in recs if r.get("type") == "env_conv"]
+    fmt = [r for r in recs if r.get("type") == "format_check"]
+    fatal = [r for r in recs if r.get("type") == "fatal"]
+    by_index = {}
+    for r in recs:
+        if r.get("type") == "result":
+            by_index[r["index"]] = r
+    results = [_conv_entry(by_index.get(i), programs[i]) for i in selected]
+    env = envs[0] if envs else {}
+    ec = envc[0] if envc else {}
+    st = {}
+    for e in results:
+        for m in CONV_METHODS:
+            s = e["methods"][m].get("status", "not_run")
+            st.setdefault(m, {}).setdefault(s, 0)
+            st[m][s] += 1
+    stc_bad = sum(v for s, v in st.get("stc", {}).items() if s != "ok")
+    base_wrong = sum(st.get(b, {}).get("wrong", 0) for b in ("cudnn", "cudnn_pruned"))
+    fmt_ok = (all(r.get("ok") for r in fmt) and all(
+        not e.get("format_error") for e in results)) if fmt else None
+    summary = {"ok": stc_bad == 0 and base_wrong == 0 and fmt_ok is True and not fatal,
+               "programs": len(results), "status_counts": st,
+               "format_checks_ok": fmt_ok, "worker_fatal": [r["error"] for r in fatal]}
+    build = {k: v for k, v in manifest.items() if k != "programs"}
+    sw = dict(env.get("software") or {})
+    if "cudnn_version" in ec:
+        sw["cudnn"] = ec["cudnn_version"]
+    ts = dict(env.get("torch_settings") or {})
+    ts.update(ec.get("torch_settings") or {})
+    return {
+        "schema": "stc-gpu-conv-bench/1",
+        "utc": meta["utc"],
+        "mock": bool(manifest.get("mock")),
+        "quick": bool(manifest.get("quick")),
+        "commit": manifest.get("commit"), "commit_short": manifest.get("commit_short"),
+        "dirty": manifest.get("dirty"),
+        "flop_counting": "dense-equivalent 2*N*OH*OW*F*KH*KW*C (C per group) for every method",
+        "gpu": dict(env.get("gpu") or {}, nvidia_smi_start=meta.get("nvidia_smi_start"),
+                    nvidia_smi_end=meta.get("nvidia_smi_end")),
+        "software": sw,
+        "torch_settings": ts,
+        "build": build,
+        "settings": {
+            "tolerance": meta["tolerance"],
+            "layout": "f16, NHWC input and output, FHWC filter (torch: channels_last)",
+            "reference": "float64 torch conv2d on the GPU with the pruned filter (STC, cuDNN "
+                         "pruned) or the unpruned one (cuDNN dense)",
+            "timing": "CUDA events around every call on the current stream; the queue is "
+                      "pre-filled by a sleep kernel (torch.cuda._sleep) so the times are GPU "
+                      "times, not host launch overhead; warm-up first (it also runs "
+                      "cudnn.benchmark's algorithm search); median and min",
+            "rotation": "every call uses the next of `copies` input sets (input, filter, "
+                        "output), chosen so STC's working set is at least twice the L2 size",
+            "sleep_cycles_per_ms": env.get("sleep_cycles_per_ms"),
+            "time_budget_s": meta["time_budget_s"], "stall_s": meta["stall_s"],
+            "max_method_s": meta["max_method_s"], "max_repeats": meta["max_repeats"],
+            "only": meta.get("only"),
+        },
+        "format_check": fmt,
+        "worker_restarts": meta.get("worker_restarts"),
+        "wall_seconds": meta.get("wall_seconds"),
+        "results": results,
+        "network_totals": _network_totals(results),
+        "summary": summary,
+    }
+
+
+def markdown_conv(doc):
+    g, sw, b = doc["gpu"], doc.get("software") or {}, doc["build"]
+    smi0, smi1 = g.get("nvidia_smi_start") or {}, g.get("nvidia_smi_end") or {}
+    md = ["# STC GPU convolution benchmark (ResNet-50), %s%s%s\n" % (
+        doc["utc"], " (quick)" if doc["quick"] else "",
+        " — MOCK kernels, not STC" if doc["mock"] else "")]
+    if doc["mock"]:
+        md.append("**The STC column of this run is `bench/gpu/conv_mock.cu`, a plain CUDA C "
+                  "kernel that tests the harness; it is not STC.**\n")
+    md.append("- GPU: %s (sm %s, %s SMs, L2 %s MiB, %s GiB); CUDA driver %s; nvidia-smi "
+              "driver %s" % (
+                  g.get("name"), g.get("compute_capability"), g.get("multiprocessors"),
+                  "%.0f" % (g["l2_bytes"] / 2**20) if g.get("l2_bytes") else "?",
+                  "%.0f" % (g["memory_bytes"] / 2**30) if g.get("memory_bytes") else "?",
+                  g.get("cuda_driver_version"), smi0.get("driver_version")))
+    md.append("- SM clock at start %s (max %s), at end %s; memory clock %s; power limit %s; "
+              "clock event reasons at end `%s`" % (
+                  smi0.get("clocks.sm"), smi0.get("clocks.max.sm"), smi1.get("clocks.sm"),
+                  smi1.get("clocks.mem"), smi1.get("power.limit"),
+                  smi1.get("clocks_event_reasons.active")))
+    md.append("- torch %s (CUDA %s), cuDNN %s, Python %s" % (
+        sw.get("torch"), sw.get("torch_cuda"), sw.get("cudnn"), sw.get("python")))
+    md.append("- Kernels: %s, target %s%s, built %s from commit `%s`%s; %s" % (
+        b.get("kernel_source"), b.get("target"),
+        (" flags `%s`" % " ".join(b["flags"])) if b.get("flags") else "",
+        b.get("utc"), (doc.get("commit") or "unknown")[:12],
+        " (dirty tree)" if doc.get("dirty") else "", b.get("stc_version") or ""))
+    s = doc["settings"]
+    md.append("- Every distinct ResNet-50 convolution (`bench/gpu/conv_shapes.py`), f16, NHWC. "
+              "STC: `tensor.pad` + `linalg.conv_2d_nhwc_fhwc` compiled with "
+              "`--sparsity=force` to one `stc.conv` kernel, given the filter pruned 2:4 along "
+              "C and compressed. cuDNN: `torch.nn.functional.conv2d` on channels_last "
+              "tensors, `cudnn.benchmark = True`, with the dense filter and with the pruned "
+              "one. TFLOP/s count dense-equivalent 2·N·OH·OW·F·KH·KW·C flops for every "
+              "method; times are GPU times from CUDA events around each call (median, min in "
+              "brackets), after warm-up, rotating over input copies ≥ 2× L2.")
+    md.append("- Every result is checked against float64 torch first (relative Frobenius "
+              "error < %.0e; NaN fails); a wrong STC result is not timed. Ratio = the other "
+              "method's median / STC's median (> 1: STC faster). `layers`: how many of "
+              "ResNet-50's 53 convolutions have the shape.\n" % s["tolerance"])
+    for batch in sorted({e.get("batch") for e in doc["results"] if e.get("batch")}):
+        rows = [e for e in doc["results"] if e.get("batch") == batch]
+        md.append("## batch %d\n" % batch)
+        md.append("| shape | layers | H×W | C→F | k/s | OH×OW | STC ms (min) | STC TFLOP/s | "
+                  "cuDNN TFLOP/s | cuDNN pruned TFLOP/s | STC vs cuDNN | STC vs cuDNN "
+                  "pruned |")
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for e in rows:
+            c, mt, r = e["conv"], e["methods"], e["ratios"]
+            md.append("| %s | %s | %s×%s | %s→%s | %s×%s/%s | %s×%s | %s | %s | %s | %s | %s | "
+                      "%s |" % (
+                          e["shape"], e.get("layers"), c["H"], c["W"], c["C"], c["F"],
+                          c["KH"], c["KW"], c["stride"], c["OH"], c["OW"],
+                          _cell(mt["stc"], "ms"), _cell(mt["stc"], "tf"),
+                          _cell(mt["cudnn"], "tf"), _cell(mt["cudnn_pruned"], "tf"),
+                          _ratio(r.get("stc_speedup_vs_cudnn")),
+                          _ratio(r.get("stc_speedup_vs_cudnn_pruned"))))
+        tot = (doc.get("network_totals") or {}).get(str(batch))
+        if tot:
+            ms = lambda v: "%.3f ms" % v if v is not None else "–"  # noqa: E731
+            md.append("\n%s at batch %d (median × layers): STC %s, cuDNN %s, cuDNN pruned "
+                      "%s%s.\n" % (
+                          ("All %d convolutions of one ResNet-50 forward pass" % tot["layers"])
+                          if tot.get("complete") else
+                          ("The %d ResNet-50 layers of these %d shapes (not the whole network)"
+                           % (tot["layers"], tot["programs"])),
+                          batch, ms(tot["stc_ms"]), ms(tot["cudnn_ms"]),
+                          ms(tot["cudnn_pruned_ms"]),
+                          (", STC vs cuDNN %s" % _ratio(tot["stc_speedup_vs_cudnn"]))
+                          if tot.get("stc_speedup_vs_cudnn") else ""))
+        else:
+            md.append("")
+    kr = [e for e in doc["results"] if isinstance(e["methods"]["stc"].get("kernel"), dict)]
+    if kr:
+        md.append("## STC kernels\n")
+        md.append("| program | kernel | grid | block | variant | regs | local B | blocks/SM | "
+                  "rel. error | runs (warm-up) | copies |")
+        md.append("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|")
+        for e in kr:
+            st = e["methods"]["stc"]
+            k = st["kernel"]
+            md.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                e["name"], k.get("kernel"), "×".join(map(str, k.get("grid", []))),
+                "×".join(map(str, k.get("block", []))), k.get("variant", "?"),
+                k.get("registers", "?"), k.get("local_bytes", "?"),
+                k.get("blocks_per_sm", "?"),
+                ("%.1e" % st["rel_error"]) if isinstance(st.get("rel_error"), float)
+                else str(st.get("rel_error", "–")),
+                "%s (%s)" % (st.get("repeats", "–"), st.get("warmup", "–")),
+                e.get("copies", "–")))
+        md.append("")
+    bad = [(e, m) for e in doc["results"] for m in CONV_METHODS
+           if e["methods"][m].get("status") != "ok"]
+    if bad:
+        md.append("## Not measured, unavailable or wrong\n")
+        groups = {}
+        for e, m in bad:
+            ent = e["methods"][m]
+            first = ((ent.get("error") or "").strip().splitlines() or [""])[0]
+            rel = ent.get("rel_error")
+            rel = (" (rel. error %.2e)" % rel) if isinstance(rel, float) else ""
+            if m == "stc":
+                md.append("- %s, STC: %s%s%s" % (e["name"], ent.get("status"),
+                                                  (": " + first) if first else "", rel))
+            else:
+                groups.setdefault((m, ent.get("status"), first), []).append(e["name"] + rel)
+        for (m, status, first), names in groups.items():
+            md.append("- %s: %s%s, on %d program(s): %s" % (
+                CONV_NAMES[m], status, (": " + first) if first else "", len(names),
+                ", ".join(names) if len(names) <= 6 else ", ".join(names[:6]) + ", ..."))
+        md.append("")
+    sm = doc["summary"]
+    md.append("Status counts: %s. Format checks %s. Wall time %s s.%s" % (
+        ", ".join("%s %s" % (CONV_NAMES[m], ", ".join("%s %d" % kv
+                                                      for kv in sorted(c.items())))
+                  for m, c in sm["status_counts"].items()),
+        {True: "ok", False: "FAILED", None: "not run"}[sm["format_checks_ok"]],
+        doc.get("wall_seconds"),
+        (" Worker restarts: %s." % "; ".join("after %s (%s)" % (r["after"], r["why"])
+                                              for r in doc["worker_restarts"]))
+        if doc.get("worker_restarts") else ""))
+    return "\n".join(md) + "\n"
+
+
+def compact_conv(doc):
+    fmt = "%-34s %12s %12s %12s  %s"
+    out = [fmt % ("program (TFLOP/s)", "STC", "cuDNN", "cuDNN pruned",
+                  "STC vs cuDNN / cuDNN pruned")]
+    for e in doc["results"]:
+        cells = []
+        for m in CONV_METHODS:
+            ent = e["methods"][m]
+            cells.append((_cell(ent, "tf") if "median_ms" in ent
+                          else str(ent.get("status")))[:12])
+        r = e["ratios"]
+        out.append(fmt % (e["name"][:34], cells[0], cells[1], cells[2],
+                          "%s / %s" % (_ratio(r.get("stc_speedup_vs_cudnn")),
+                                       _ratio(r.get("stc_speedup_vs_cudnn_pruned")))))
     return "\n".join(out) + "\n"

@@ -26,6 +26,14 @@ torch): `bench/run_gpu_bench.sh selftest`.
    --kernel-info; SKIP until the GPU code generator has landed): every
    program has PTX + kernel info, the PTX .entry matches, ptxas -arch=sm_90
    accepts it.
+7. The convolution benchmark (--conv-only: these alone; --gemm-only: 1-6):
+   the ResNet-50 shape table and every program through stc-opt; the filter
+   matrix, 2:4 along C and the implicit-GEMM reading of stc.conv against
+   stc_ref; kernel-info validation and argument order; the parameters
+   through fake_libcuda.c; the report; conv_bench's worker simulated on the
+   CPU (clean, then planted faults); build-conv --quick --mock (nvcc);
+   stc-run on small programs and build-conv --quick (SKIP until
+   stc-compile --sparsity=force turns linalg convolutions into stc.conv).
 Prints PASS/FAIL/SKIP per check and a final "N passed, N failed, N skipped"
 line; exit status 1 when a check failed.
 """
@@ -636,7 +644,605 @@ def t_build_stc():
     return check_build(work, False)
 
 
+# ---------------------------------------------------------------------------
+# 7. Convolutions (conv_shapes, conv_kernel, conv_bench, build-conv)
+# ---------------------------------------------------------------------------
+
+import conv_kernel  # noqa: E402
+import conv_shapes  # noqa: E402
+import build_conv_programs  # noqa: E402
+
+#: The kernel info stc-opt --stc-lower-spmm-to-gpu wrote for a 3x3 stc.conv
+#: (2x8x8x16 -> 2x8x8x32, pad 1), passes/GpuKernelInfo.h's form.
+CONV_INFO = {
+    "K": 144, "P": 128, "R": 32, "block": [128, 1, 1],
+    "conv": {"C": 16, "Cp": 16, "H": 8, "KH": 3, "KW": 3, "N": 2, "OH": 8, "OW": 8, "W": 8,
+             "dilation_h": 1, "dilation_w": 1, "groups": 1, "pad_bottom": 1, "pad_left": 1,
+             "pad_right": 1, "pad_top": 1, "stride_h": 1, "stride_w": 1},
+    "dense_transposed": False, "grid": [2, 1, 1], "groups": 1, "input_type": "f16",
+    "kernel": "stc_conv_0", "mma": "m16n8k32", "num_pointers": 4, "ordered_metadata": True,
+    "output_type": "f16", "param_types": ["ptr"] * 4 + ["i32"] * 10,
+    "params": ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols",
+               "N", "H", "W", "OH", "OW"],
+    "shared_bytes": 0, "sparse": "rhs", "stages": 3, "static_shared_bytes": 18432,
+    "tile": [64, 64], "variant": "staged"}
+
+
+def small_geometry(name, h, c, f, k, stride, batch, pad=None):
+    row = conv_shapes._row(name, "test", h, c, f, k, stride, 1, "test")
+    if pad is not None:
+        row["pad"] = pad
+    return conv_shapes.geometry(row, batch)
+
+
+def fake_ptx_for(kinfo):
+    """A PTX text whose .entry has the kernel info's parameters."""
+    sz = {"ptr": "u64", "i32": "u32", "i64": "u64"}
+    ps = ",\n".join("\t.param .%s %s_param_%d" % (sz[t], kinfo["kernel"], i)
+                    for i, t in enumerate(kinfo["param_types"]))
+    return (".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry %s(\n%s\n)\n"
+            "{\n\tret;\n}\n" % (kinfo["kernel"], ps))
+
+
+def t_conv_shapes():
+    t = conv_shapes.table()
+    assert len(conv_shapes.RESNET50) == 23 and len(t) == 46, (len(conv_shapes.RESNET50), len(t))
+    assert sum(r["layers"] for r in conv_shapes.RESNET50) == 53  # ResNet-50's convolutions
+    assert len({(r["H"], r["C"], r["F"], r["KH"], r["stride"]) for r in conv_shapes.RESNET50}) == 23
+    g = dict(t)
+    stem = g["conv1-7x7s2-3-64-b32"]
+    assert (stem["OH"], stem["Cp"], stem["K"], stem["Kpad"]) == (112, 4, 196, 208), stem
+    assert stem["flop"] == 2 * 32 * 112 * 112 * 64 * 7 * 7 * 3
+    assert (g["l2-3x3s2-128-128-b256"]["OH"], g["l4-1x1s2-1024-2048-b32"]["OH"]) == (28, 7)
+    assert g["l4-3x3-512-512-b256"]["P"] == 256 * 49
+    for name, geo in t:
+        assert not conv_shapes.check_geometry(geo), (name, conv_shapes.check_geometry(geo))
+    # Every program parses (stc-opt when built, else upstream mlir-opt).
+    opt = os.path.join(BIN, "stc-opt")
+    if not os.access(opt, os.X_OK):
+        opt = "/usr/lib/llvm-22/bin/mlir-opt"
+    if not os.access(opt, os.X_OK):
+        return "%d programs (no stc-opt/mlir-opt: text not parsed)" % len(t)
+    tmp = tempfile.mkdtemp(prefix="gpu-bench-conv-")
+    try:
+        for name, geo in t:
+            path = os.path.join(tmp, name + ".mlir")
+            with open(path, "w") as f:
+                f.write(conv_shapes.program_text(name, geo))
+            p = subprocess.run([opt, path, "-o", os.devnull], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+            assert p.returncode == 0, "%s rejected %s:\n%s" % (opt, name, p.stdout.decode())
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return "23 ResNet-50 shapes (53 layers) x batch 32, 256; %d programs parse with %s" % (
+        len(t), os.path.basename(opt))
+
+
+def im2col_conv(x, values, meta, g):
+    """stc.conv's definition as an implicit GEMM, in NumPy: Out[p, o] =
+    sum_k S[o, k] * D[k, p], S the decompressed (F, Kpad) matrix and
+    D[(kh, kw, c), (n, oh, ow)] the zero-padded input's patch element."""
+    s = stc_ref.decompress(values, meta, g["Kpad"], axis=1).astype(np.float64)
+    n, h, w, c = x.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (g["pad_top"], g["pad_bottom"]),
+                                       (g["pad_left"], g["pad_right"]), (0, g["Cp"] - c)))
+    cols = []
+    for kh in range(g["KH"]):
+        for kw in range(g["KW"]):
+            sl = xp[:, kh * g["dilation"]:kh * g["dilation"] + (g["OH"] - 1) * g["stride"] + 1:
+                    g["stride"], kw * g["dilation"]:kw * g["dilation"] +
+                    (g["OW"] - 1) * g["stride"] + 1:g["stride"], :]
+            cols.append(sl.reshape(-1, g["Cp"]))
+    d = np.concatenate(cols, axis=1)                       # P x K
+    d = np.pad(d, ((0, 0), (0, g["Kpad"] - g["K"])))
+    return (d @ s.T).reshape(n, g["OH"], g["OW"], -1)
+
+
+def t_conv_filter():
+    rng = np.random.default_rng(11)
+    ops = format24.numpy_ops()
+    n = 0
+    for geo in (small_geometry("stem", 12, 3, 8, 7, 2, 2), small_geometry("k3", 9, 16, 16, 3, 1, 2),
+                small_geometry("k3s2", 9, 12, 8, 3, 2, 1), small_geometry("k1", 5, 32, 24, 1, 1, 3),
+                small_geometry("k1s2", 7, 8, 8, 1, 2, 1)):
+        w = rng.standard_normal((geo["F"], geo["KH"], geo["KW"], geo["Cg"])).astype(np.float32)
+        w[0, 0, 0, :] = 0                                   # a tap with no non-zeros
+        x = rng.standard_normal((geo["N"], geo["H"], geo["W"], geo["C"])).astype(np.float32)
+        m = conv_shapes.filter_matrix(w, geo)
+        assert m.shape == (geo["F"], geo["Kpad"]), m.shape
+        assert np.array_equal(conv_shapes.filter_from_matrix(m, geo), w)
+        pm = format24.prune24(m, ops)
+        wp = conv_shapes.filter_from_matrix(pm, geo)
+        # 2:4 along C for every (f, kh, kw), channels padded to Cp with zeros.
+        wpad = np.pad(w, ((0, 0), (0, 0), (0, 0), (0, geo["Cp"] - geo["Cg"])))
+        ref_p = stc_ref.prune_nm(wpad, 2, 4, axis=3)[..., :geo["Cg"]]
+        assert np.array_equal(wp, ref_p), "pruning is not 2:4 along C per (f, kh, kw)"
+        if hasattr(stc_ref, "prune_conv_filter_24"):
+            assert np.array_equal(wp, stc_ref.prune_conv_filter_24(w)), "!= prune_conv_filter_24"
+        v, mt = format24.compress24(pm, ops)
+        rv, rm = stc_ref.compress(pm, 2, 4, axis=1)
+        assert np.array_equal(v, rv) and np.array_equal(mt, rm)
+        ref = stc_ref.conv2d_nhwc_ref(x, wp, stride=geo["stride"], padding=geo["pad"])
+        got = im2col_conv(x, v, mt, geo)
+        err = stc_ref.rel_error(got, ref)
+        assert err < 1e-12, (geo["name"], err)
+        n += 1
+    return ("%d geometries (7x7/2 with C=3 -> Cp=4, K=196 -> 208; 3x3; 1x1; strides): filter "
+            "matrix round trip, 2:4 along C, stc_ref compress, implicit GEMM == "
+            "stc_ref.conv2d_nhwc_ref" % n)
+
+
+def t_conv_kernel_info():
+    geo = small_geometry("s", 8, 16, 32, 3, 1, 2)
+    ki = conv_kernel.parse(json.dumps([CONV_INFO]))[0]
+    bad, layout = conv_kernel.check(ki, geo)
+    assert bad == [] and layout == {"prepadded": False}, (bad, layout)
+    cudrv.check_ptx_against_info(fake_ptx_for(ki), ki)
+    sizes = conv_kernel.sizes_for(ki, geo, layout, 72, 9)
+    bufs = {"values": 1, "meta": 2, "input": 3, "out": 4}
+    args = conv_kernel.arg_values(ki, bufs, sizes)
+    assert [v for _, _, v in args] == [1, 2, 3, 4, 32, 128, 144, 72, 9, 2, 8, 8, 8, 8], args
+    # Reordered/renamed parameters need no code change; unknown ones are named.
+    k2 = dict(CONV_INFO, params=["input", "values", "meta", "output", "OW", "OH", "W", "H", "N",
+                                 "meta_cols", "value_cols", "K", "P", "R"])
+    a2 = conv_kernel.arg_values(conv_kernel.parse(json.dumps([k2]))[0], bufs, sizes)
+    assert [v for _, _, v in a2] == [3, 1, 2, 4, 8, 8, 8, 8, 2, 9, 72, 144, 128, 32], a2
+    k3 = dict(CONV_INFO, params=CONV_INFO["params"][:13] + ["lda"])
+    expect_error(lambda: conv_kernel.parse(json.dumps([k3])), "unknown integer parameter 'lda'")
+    k4 = dict(CONV_INFO, params=["values", "meta", "weights", "out"] + CONV_INFO["params"][4:])
+    expect_error(lambda: conv_kernel.parse(json.dumps([k4])), "unknown pointer parameter 'weights'")
+    k5 = dict(CONV_INFO, params=["values", "meta", "bias", "out"] + CONV_INFO["params"][4:])
+    expect_error(lambda: conv_kernel.parse(json.dumps([k5])),
+                 "exactly one pointer parameter for 'input'")
+    # Geometry mismatches, a missing conv object, a pre-padded input.
+    b2, _ = conv_kernel.check(dict(ki, conv=dict(ki["conv"], stride_h=2)), geo)
+    assert any("conv.stride_h=2" in m for m in b2), b2
+    b3, _ = conv_kernel.check({k: v for k, v in ki.items() if k != "conv"}, geo)
+    assert "no \"conv\" object" in b3[0], b3
+    b4, _ = conv_kernel.check(dict(ki, R=64, input_type="bf16"), geo)
+    assert len(b4) == 2, b4
+    pre = dict(ki, conv=dict(ki["conv"], H=10, W=10, pad_top=0, pad_left=0, pad_bottom=0,
+                             pad_right=0))
+    b5, lay = conv_kernel.check(pre, geo)
+    assert b5 == [] and lay["prepadded"], (b5, lay)
+    s5 = conv_kernel.sizes_for(pre, geo, lay, 72, 9)
+    assert (s5["H"], s5["W"], s5["OH"]) == (10, 10, 8), s5
+    b6, _ = conv_kernel.check(dict(ki, conv=dict(ki["conv"], pad_top=0)), geo)
+    assert any("do not match the program's pads" in m for m in b6), b6
+    # The mock's kernel info is valid and consistent.
+    for dt_geo in (geo, small_geometry("stem", 16, 3, 8, 7, 2, 1)):
+        mk = conv_kernel.parse(json.dumps(build_conv_programs.mock_kernel_info(dt_geo, "f16")))[0]
+        assert conv_kernel.check(mk, dt_geo)[0] == []
+    return "parsing, geometry checks, pre-padded layout, argument order from the names"
+
+
+def t_conv_ctypes():
+    """The conv kernel's 14 parameters through cudrv.Launch into fake_libcuda."""
+    import ctypes
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        return ("SKIP", "no C compiler")
+    tmp = tempfile.mkdtemp(prefix="gpu-bench-fakecuda-")
+    try:
+        so = os.path.join(tmp, "libcuda_fake.so")
+        p = subprocess.run([cc, "-shared", "-fPIC", "-O1", os.path.join(HERE, "fake_libcuda.c"),
+                            "-o", so], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert p.returncode == 0, p.stdout.decode()
+        drv = cudrv.Driver(so)
+        drv.init()
+        mod, _ = drv.load_ptx(fake_ptx_for(CONV_INFO))
+        fn = drv.get_function(mod, "spmm_kernel")
+        geo = small_geometry("s", 8, 16, 32, 3, 1, 2)
+        ki = conv_kernel.parse(json.dumps([CONV_INFO]))[0]
+        ptrs = {"values": 0x7F0000001000, "meta": 0x7F0000002000, "input": 0x7F0000003000,
+                "out": 0xFFFF800000004000}
+        args = conv_kernel.arg_values(ki, ptrs, conv_kernel.sizes_for(ki, geo, None, 72, 9))
+        lib = ctypes.CDLL(so)
+        n = len(args)
+        lib.fake_set_param_sizes(n, (ctypes.c_int * n)(*[cudrv.PARAM_TYPES[t]
+                                                         for t in ki["param_types"]]))
+        lib.fake_param_u64.restype = ctypes.c_uint64
+        cudrv.Launch(drv, fn, ki, args)(0)
+        got = [lib.fake_param_u64(i) for i in range(n)]
+        want = [ptrs["values"], ptrs["meta"], ptrs["input"], ptrs["out"],
+                32, 128, 144, 72, 9, 2, 8, 8, 8, 8]
+        assert got == want, [hex(x) for x in got]
+        assert [lib.fake_launch_config(i) for i in range(6)] == [2, 1, 1, 128, 1, 1]
+        drv.unload(mod)
+        return "14 parameters packed in order, grid and block as the kernel info says"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def conv_fake_programs():
+    progs = []
+    for name, geo in conv_shapes.table(True):
+        progs.append({"name": name, "shape": geo["name"], "group": geo["stage"],
+                      "where": geo["where"], "layers": geo["layers"], "batch": geo["N"],
+                      "dtype": "f16", "out_dtype": "f16", "conv": geo, "status": "ok",
+                      "kernel": CONV_INFO})
+    return progs
+
+
+def t_conv_report():
+    progs = conv_fake_programs()
+    ok = lambda ms, **kw: dict(timing(ms), status="ok", rel_error=1e-3, **kw)  # noqa: E731
+    recs = [
+        {"type": "env", "gpu": {"name": "Fake GPU", "l2_bytes": 50 << 20,
+                                "memory_bytes": 80 << 30}, "software": {"torch": "x"}},
+        {"type": "env_conv", "cudnn_version": 90100,
+         "torch_settings": {"torch.backends.cudnn.benchmark": True}},
+        {"type": "format_check", "ok": True},
+        {"type": "result", "index": 0, "methods": {
+            "stc": ok(2.0, kernel=dict(CONV_INFO, registers=96, blocks_per_sm=1)),
+            "cudnn": ok(1.0), "cudnn_pruned": ok(1.1)}, "copies": 3},
+        {"type": "result", "index": 1, "methods": {
+            "stc": {"status": "wrong", "rel_error": 0.5, "error": "differs"},
+            "cudnn": ok(1.0), "cudnn_pruned": ok(1.0)}},
+        {"type": "result", "index": 2, "build_failed": "stc-compile exited with status 1"},
+    ]
+    meta = {"utc": "20260101T000000Z", "time_budget_s": 400, "stall_s": 150,
+            "max_method_s": 0.5, "max_repeats": 200, "tolerance": 1e-2}
+    doc = report.assemble_conv({"mock": False, "quick": True, "commit": "abc1234def",
+                                "commit_short": "abc1234", "target": "sm_90", "flags": [],
+                                "schema": "stc-gpu-conv-build/1"},
+                               recs, progs, list(range(len(progs))), meta)
+    json.dumps(doc)
+    r0 = doc["results"][0]
+    assert abs(r0["ratios"]["stc_speedup_vs_cudnn"] - 0.5) < 1e-12, r0["ratios"]
+    assert abs(r0["ratios"]["stc_speedup_vs_cudnn_pruned"] - 0.55) < 1e-12
+    assert abs(r0["methods"]["stc"]["tflops_median"] - r0["flop"] / 2e-3 / 1e12) < 1e-9
+    assert r0["flop"] == 2 * 32 * 112 * 112 * 64 * 49 * 3
+    assert "stc_speedup_vs_cudnn" not in doc["results"][1]["ratios"]
+    assert doc["results"][2]["methods"]["stc"]["status"] == "build_failed"
+    assert doc["results"][3]["methods"]["stc"]["status"] == "not_run"
+    assert doc["summary"]["ok"] is False and doc["software"]["cudnn"] == 90100
+    tot = doc["network_totals"]["32"]
+    assert tot["stc_ms"] is None and tot["cudnn_ms"] is None, tot  # not every shape ok
+    allok = [r for r in recs if r.get("type") != "result"] + [
+        {"type": "result", "index": i, "methods": {"stc": ok(0.5), "cudnn": ok(1.0),
+                                                   "cudnn_pruned": ok(1.0)}}
+        for i in range(len(progs))]
+    d2 = report.assemble_conv({"schema": "stc-gpu-conv-build/1"}, allok, progs,
+                              list(range(len(progs))), meta)
+    t2 = d2["network_totals"]["32"]
+    layers = sum(p["layers"] for p in progs)
+    assert abs(t2["cudnn_ms"] - layers) < 1e-9 and abs(t2["stc_speedup_vs_cudnn"] - 2) < 1e-9
+    assert not t2["complete"] and d2["summary"]["ok"], (t2, d2["summary"])
+    md = report.markdown_conv(doc)
+    for s in ("| conv1-7x7s2-3-64 | 1 | 224×224 | 3→64 | 7×7/2 | 112×112 | 2.0000 (1.9000) |",
+              "0.50×", "cuDNN 90100", "STC: wrong: differs (rel. error 5.00e-01)",
+              "build_failed", "## batch 32", "| `stc_conv_0` |", "not the whole network"):
+        assert s in md, "markdown lacks %r:\n%s" % (s, md)
+    report.compact_conv(doc)
+    return "ratios, network totals, statuses and table"
+
+
+def conv_sim_manifest(tmp):
+    progs = []
+    geos = [("a", small_geometry("a", 8, 16, 32, 3, 1, 2), False),
+            ("b", small_geometry("b", 12, 3, 8, 7, 2, 2), False),   # stem-like: C=3
+            ("c", small_geometry("c", 6, 32, 16, 1, 2, 3), False),   # 1x1 stride 2
+            ("d", small_geometry("d", 7, 8, 16, 3, 2, 2), True)]     # pre-padded input
+    for name, geo, pre in geos:
+        rel = os.path.join("programs", name)
+        os.makedirs(os.path.join(tmp, "gpu-conv", rel))
+        ki = build_conv_programs.mock_kernel_info(geo, "f16")[0]
+        ki["kernel"] = "sim_conv"
+        if pre:
+            ki["conv"] = dict(ki["conv"], H=geo["H"] + 2 * geo["pad"], W=geo["W"] + 2 * geo["pad"],
+                              pad_top=0, pad_left=0, pad_bottom=0, pad_right=0)
+        bad, layout = conv_kernel.check(ki, geo)
+        assert not bad and layout["prepadded"] == pre, (bad, layout)
+        with open(os.path.join(tmp, "gpu-conv", rel, "k.ptx"), "w") as f:
+            f.write(fake_ptx_for(ki))
+        with open(os.path.join(tmp, "gpu-conv", rel, "k.json"), "w") as f:
+            json.dump([ki], f)
+        progs.append({"name": name, "shape": name, "group": "t", "where": "test", "layers": 1,
+                      "batch": geo["N"], "dtype": "f16", "out_dtype": "f16", "conv": geo,
+                      "M": geo["R"], "N": geo["P"], "K": geo["K"], "status": "ok",
+                      "kernel": ki, "layout": layout, "ptx": os.path.join(rel, "k.ptx"),
+                      "kernel_info": os.path.join(rel, "k.json")})
+    progs.append({"name": "e", "shape": "e", "batch": 2, "dtype": "f16", "out_dtype": "f16",
+                  "conv": small_geometry("e", 8, 16, 32, 3, 1, 2), "status": "failed",
+                  "error": "stc-compile --sparsity=force --emit=stc exited with status 1"})
+    mp = os.path.join(tmp, "gpu-conv", "manifest.json")
+    with open(mp, "w") as f:
+        json.dump({"schema": "stc-gpu-conv-build/1", "utc": "x", "quick": True, "mock": False,
+                   "commit": "0" * 40, "commit_short": "0000000", "dirty": False,
+                   "target": "sm_90", "flags": [], "kernel_source": "simulated",
+                   "programs": progs}, f)
+    return mp
+
+
+def conv_sim_run(mp, tmp, tag, extra):
+    out = os.path.join(tmp, "out-" + tag)
+    p = subprocess.run([sys.executable, os.path.join(HERE, "conv_bench.py"), "run",
+                        "--manifest", mp, "--results-dir", os.path.join(tmp, "res"),
+                        "--copy-to", out, "--time-budget", "200", "--max-method-s", "0.02",
+                        "--max-repeats", "10", "--simulate"] + extra,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    text = p.stdout.decode(errors="replace")
+    js = [g for g in os.listdir(out) if g.endswith(".json")]
+    assert len(js) == 1, "no results JSON (exit %d):\n%s" % (p.returncode, text[-3000:])
+    with open(os.path.join(out, js[0])) as f:
+        return p.returncode, json.load(f), text
+
+
+def t_conv_worker_sim():
+    if not have_torch():
+        return ("SKIP", "no torch for %s" % sys.executable)
+    tmp = tempfile.mkdtemp(prefix="gpu-bench-convsim-")
+    try:
+        mp = conv_sim_manifest(tmp)
+        rc, doc, text = conv_sim_run(mp, tmp, "clean", [])
+        st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
+        for k in "abcd":
+            e = st[k]
+            assert e["status"] == "ok" and e["rel_error"] < 1e-2 and e["deterministic"], (
+                k, e.get("status"), e.get("error"), text[-3000:])
+            assert e["repeats"] >= 10 and len(e["times_ms"]) == e["repeats"]
+        assert st["e"]["status"] == "build_failed"
+        assert rc == 1, "exit %d (a build failure must give 1)" % rc
+        for e in doc["results"][:4]:
+            assert e["format"]["roundtrip"] and e["format"]["filter_is_2to4_along_c"], e["format"]
+            assert e["format"]["torch_equals_numpy"], e["format"]
+            for m in ("cudnn", "cudnn_pruned"):
+                assert e["methods"][m]["status"] == "ok", (e["name"], m, e["methods"][m])
+        assert "pre-padded" in json.dumps(doc["results"][3]["build"]["layout"]) or \
+            doc["results"][3]["build"]["layout"]["prepadded"]
+        args = dict((n, v) for n, _, v in st["b"]["kernel"]["args_copy0"])
+        assert (args["R"], args["K"], args["value_cols"], args["meta_cols"]) == (8, 196, 104, 13)
+        bugs = ["nan@^a$", "wrong@^b$", "error@^c$", "crash@^d$"]
+        extra = ["--stall", "8", "--only", "^[a-d]$"]
+        for b in bugs:
+            extra += ["--simulate-bug", b]
+        rc, doc, text = conv_sim_run(mp, tmp, "faults", extra)
+        got = {e["name"]: e["methods"]["stc"]["status"] for e in doc["results"]}
+        want = {"a": "wrong", "b": "wrong", "c": "failed", "d": "failed"}
+        assert got == want, "statuses %s, expected %s\n%s" % (got, want, text[-3000:])
+        st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
+        assert st["a"]["nan_outputs"] > 0 and "median_ms" not in st["a"], st["a"]
+        assert st["b"]["rel_error"] > 0.1 and "diagnosis" in st["b"]
+        assert "CUDA_ERROR_INVALID_VALUE" in st["c"]["error"]
+        assert "worker died" in st["d"]["error"] and "exit status 9" in st["d"]["error"]
+        assert rc == 1
+        # A hang, then the next program still runs.
+        rc, doc, text = conv_sim_run(mp, tmp, "hang", ["--stall", "8", "--only", "^[ab]$",
+                                                       "--simulate-bug", "hang@^a$"])
+        st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
+        assert st["a"]["status"] == "failed" and "no output for 8 s" in st["a"]["error"], st["a"]
+        assert st["b"]["status"] == "ok" and "median_ms" in st["b"]
+        return ("clean run (3x3, C=3 7x7/2, 1x1/2, pre-padded input) ok; NaN, swapped "
+                "metadata, launch error, crash, hang each recorded")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def conv_pipeline_ready():
+    """None when stc-compile --sparsity=force --emit=stc turns a
+    linalg.conv_2d_nhwc_fhwc into stc.conv; else why not."""
+    sc = os.environ.get("STC_COMPILE", os.path.join(BIN, "stc-compile"))
+    if not os.access(sc, os.X_OK):
+        return "no %s" % sc
+    geo = small_geometry("probe", 8, 16, 32, 3, 1, 2)
+    tmp = tempfile.mkdtemp(prefix="gpu-bench-convprobe-")
+    try:
+        path = os.path.join(tmp, "p.mlir")
+        with open(path, "w") as f:
+            f.write(conv_shapes.program_text("probe", geo))
+        p = subprocess.run([sc, path, "--sparsity=force", "--emit=stc", "-o", "-"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out = p.stdout.decode(errors="replace")
+        if p.returncode != 0:
+            return "stc-compile --sparsity=force --emit=stc failed: %s" % out.strip()[-300:]
+        if "stc.conv" not in out or "linalg.conv_2d" in out:
+            return ("stc-compile --sparsity=force --emit=stc does not turn "
+                    "linalg.conv_2d_nhwc_fhwc into stc.conv yet (the convolution pipeline "
+                    "has not landed in this build)")
+        return None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def direct_conv_program(g):
+    """The benchmark's kernel as a program: one stc.conv taking the
+    compressed filter, what --sparsity=force makes of prog.mlir."""
+    v = "tensor<%dx%dxf16>" % (g["F"], g["Kpad"] // 2)
+    m = "tensor<%dx%dxi16>" % (g["F"], g["Kpad"] // 16)
+    x = "tensor<%dx%dx%dx%dxf16>" % (g["N"], g["H"], g["W"], g["C"])
+    o = "tensor<%dx%dx%dx%dxf16>" % (g["N"], g["OH"], g["OW"], g["F"])
+    return ("func.func @main(%%v: %s, %%m: %s, %%x: %s) -> %s {\n"
+            "  %%y = stc.conv %%v, %%m, %%x {pattern = #stc.nm<2:4>, "
+            "filter_size = array<i64: %d, %d>, strides = array<i64: %d, %d>, "
+            "pad_low = array<i64: %d, %d>, pad_high = array<i64: %d, %d>}"
+            " : %s, %s, %s -> %s\n  return %%y : %s\n}\n" % (
+                v, m, x, o, g["KH"], g["KW"], g["stride"], g["stride"], g["pad_top"],
+                g["pad_left"], g["pad_bottom"], g["pad_right"], v, m, x, o, o))
+
+
+def t_conv_direct():
+    """stc.conv fed the benchmark's compressed filter (conv_shapes +
+    format24) through stc-run: the sm_90 kernel on the project's emulator
+    (the GPU kernel's reading of the layout the benchmark passes it) and
+    the CPU lowering, against stc_ref.conv2d_nhwc_ref with the pruned
+    filter."""
+    run = os.path.join(BIN, "stc-run")
+    if not os.access(run, os.X_OK):
+        return ("SKIP", "no %s" % run)
+    h = subprocess.run([run, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    devices = ["cpu"] + (["emulate"] if b"emulate" in h.stdout else [])
+    cpu_required = conv_pipeline_ready() is None
+    tmp = tempfile.mkdtemp(prefix="gpu-bench-convdirect-")
+    try:
+        rng = np.random.default_rng(5)
+        errs, notes = [], []
+        for geo in (small_geometry("k3", 8, 16, 32, 3, 1, 2),
+                    small_geometry("stem", 12, 3, 16, 7, 2, 1),
+                    small_geometry("k1s2", 6, 32, 16, 1, 2, 2)):
+            path = os.path.join(tmp, geo["name"] + ".mlir")
+            with open(path, "w") as f:
+                f.write(direct_conv_program(geo))
+            x = rng.standard_normal((geo["N"], geo["H"], geo["W"], geo["C"])).astype(np.float16)
+            w = (rng.standard_normal((geo["F"], geo["KH"], geo["KW"], geo["Cg"]))
+                 / np.sqrt(geo["K"])).astype(np.float16)
+            pm = format24.prune24(conv_shapes.filter_matrix(w, geo))
+            v, m = format24.compress24(pm)
+            for nm, arr in (("v", v), ("m", m.view(np.int16)), ("x", x)):
+                np.save(os.path.join(tmp, nm + ".npy"), arr)
+            ref = stc_ref.conv2d_nhwc_ref(x, conv_shapes.filter_from_matrix(pm, geo),
+                                          stride=geo["stride"], padding=geo["pad"])
+            for dev in devices:
+                o = os.path.join(tmp, "o.npy")
+                p = subprocess.run([run, path, "--device=" + dev]
+                                   + ["--input=" + os.path.join(tmp, n + ".npy") for n in "vmx"]
+                                   + ["--output=" + o]
+                                   + (["--target=sm_90"] if dev == "emulate" else []),
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+                if p.returncode != 0 and dev == "cpu" and not cpu_required:
+                    msg = [ln for ln in p.stdout.decode().splitlines() if "error" in ln]
+                    notes.append("cpu: not yet (%s)" % (msg[0].split("error:")[-1].strip()
+                                                        if msg else "failed"))
+                    continue
+                assert p.returncode == 0, "stc-run --device=%s on %s failed:\n%s" % (
+                    dev, geo["name"], p.stdout.decode()[-3000:])
+                err = stc_ref.rel_error(np.load(o), ref)
+                assert err < 1e-2, (geo["name"], dev, err)
+                errs.append("%s/%s %.1e" % (geo["name"], dev, err))
+        if not errs:
+            return ("SKIP", "; ".join(sorted(set(notes))))
+        return "rel. error: %s%s" % (", ".join(errs), ("; " + "; ".join(sorted(set(notes))))
+                                     if notes else "")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def t_conv_stc_run():
+    """A small benchmark-style program through stc-run: CPU, and the sm_90
+    kernel on the emulator where stc-run has it."""
+    why = conv_pipeline_ready()
+    if why:
+        return ("SKIP", why)
+    run = os.path.join(BIN, "stc-run")
+    if not os.access(run, os.X_OK):
+        return ("SKIP", "no %s" % run)
+    tmp = tempfile.mkdtemp(prefix="gpu-bench-convrun-")
+    try:
+        rng = np.random.default_rng(5)
+        errs = []
+        h = subprocess.run([run, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        emulate = b"emulate" in h.stdout
+        for geo in (small_geometry("k3", 8, 16, 32, 3, 1, 2),
+                    small_geometry("stem", 12, 3, 16, 7, 2, 1),
+                    small_geometry("k1s2", 6, 32, 16, 1, 2, 2)):
+            path = os.path.join(tmp, geo["name"] + ".mlir")
+            with open(path, "w") as f:
+                f.write(conv_shapes.program_text(geo["name"], geo))
+            x = rng.standard_normal((geo["N"], geo["H"], geo["W"], geo["C"])).astype(np.float16)
+            w = (rng.standard_normal((geo["F"], geo["KH"], geo["KW"], geo["Cg"]))
+                 / np.sqrt(geo["K"])).astype(np.float16)
+            np.save(os.path.join(tmp, "x.npy"), x)
+            np.save(os.path.join(tmp, "w.npy"), w)
+            wpad = np.pad(w, ((0, 0), (0, 0), (0, 0), (0, geo["Cp"] - geo["Cg"])))
+            wp = stc_ref.prune_nm(wpad, 2, 4, axis=3)[..., :geo["Cg"]]
+            ref = stc_ref.conv2d_nhwc_ref(x, wp, stride=geo["stride"], padding=geo["pad"])
+            for dev in ["cpu"] + (["emulate"] if emulate else []):
+                o = os.path.join(tmp, "o.npy")
+                p = subprocess.run([run, path, "--sparsity=force", "--device=" + dev,
+                                    "--input=" + os.path.join(tmp, "x.npy"),
+                                    "--input=" + os.path.join(tmp, "w.npy"), "--output=" + o]
+                                   + (["--target=sm_90"] if dev == "emulate" else []),
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+                assert p.returncode == 0, "stc-run --device=%s on %s failed:\n%s" % (
+                    dev, geo["name"], p.stdout.decode()[-3000:])
+                err = stc_ref.rel_error(np.load(o), ref)
+                assert err < 1e-2, (geo["name"], dev, err)
+                errs.append("%s/%s %.1e" % (geo["name"], dev, err))
+        return "stc-run --sparsity=force vs stc_ref (pruned filter), rel. error: " + ", ".join(errs)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_conv_build(work, expect_mock):
+    with open(os.path.join(work, "manifest.json")) as f:
+        man = json.load(f)
+    assert man["mock"] == expect_mock and man["quick"] is True
+    assert man["schema"] == "stc-gpu-conv-build/1"
+    progs = man["programs"]
+    assert len(progs) == len(conv_shapes.QUICK), len(progs)
+    ptxas = os.path.join(CUDA, "bin", "ptxas")
+    for p in progs:
+        assert p["status"] == "ok", "%s: %s" % (p["name"], p.get("error"))
+        with open(os.path.join(work, p["kernel_info"])) as f:
+            ki = conv_kernel.parse(f.read())
+        assert len(ki) == 1
+        with open(os.path.join(work, p["ptx"])) as f:
+            cudrv.check_ptx_against_info(f.read(), ki[0])
+        assert conv_kernel.check(ki[0], p["conv"])[0] == []
+        if os.access(ptxas, os.X_OK):
+            r = subprocess.run([ptxas, "-arch=" + man["target"],
+                                os.path.join(work, p["ptx"]), "-o", os.devnull],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            assert r.returncode == 0, "ptxas rejected %s:\n%s" % (p["ptx"], r.stdout.decode())
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(work) for f in fs)
+    pre = [p["name"] for p in progs if (p.get("layout") or {}).get("prepadded")]
+    return "%d programs, PTX + kernel info, ptxas -arch=%s ok%s; %.2f MiB%s" % (
+        len(progs), man["target"], "" if os.access(ptxas, os.X_OK) else " (no ptxas: SKIPPED)",
+        size / 2**20, ("; PRE-PADDED input (tensor.pad not folded): %s" % ", ".join(pre))
+        if pre else "")
+
+
+def build_conv(work, extra):
+    env = dict(os.environ, GPU_CONV_WORK=work)
+    p = subprocess.run([os.path.join(ROOT, "bench", "run_gpu_bench.sh"), "build-conv",
+                        "--quick"] + extra, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       env=env)
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+def t_conv_build_mock():
+    if not shutil.which("nvcc", path=os.path.join(CUDA, "bin")):
+        return ("SKIP", "no nvcc in %s/bin" % CUDA)
+    work = os.path.join(ROOT, "bench", "work", "gpu-conv-selftest-mock")
+    rc, out = build_conv(work, ["--mock"])
+    assert rc == 0, "build-conv --quick --mock exited %d:\n%s" % (rc, out)
+    return check_conv_build(work, True)
+
+
+def t_conv_build_stc():
+    why = conv_pipeline_ready()
+    if why:
+        return ("SKIP", why)
+    sc = os.environ.get("STC_COMPILE", os.path.join(BIN, "stc-compile"))
+    h = subprocess.run([sc, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if b"--kernel-info" not in h.stdout:
+        return ("SKIP", "stc-compile does not accept --kernel-info")
+    work = os.path.join(ROOT, "bench", "work", "gpu-conv-selftest")
+    rc, out = build_conv(work, [])
+    assert rc == 0, "build-conv --quick exited %d:\n%s" % (rc, out[-4000:])
+    return check_conv_build(work, False)
+
+
+CONV_CHECKS = (
+    ("conv: ResNet-50 shape table and program text", t_conv_shapes),
+    ("conv: filter matrix, 2:4 along C, implicit GEMM == stc_ref.conv2d_nhwc_ref",
+     t_conv_filter),
+    ("conv: kernel info validation and argument order", t_conv_kernel_info),
+    ("conv: ctypes launch of the conv parameters against fake_libcuda.c", t_conv_ctypes),
+    ("conv: report JSON + Markdown from synthetic records", t_conv_report),
+    ("conv: worker simulated on the CPU: clean run, then planted faults", t_conv_worker_sim),
+    ("conv: stc.conv on the benchmark's compressed filter through stc-run (sm_90 kernel on "
+     "the emulator; CPU)", t_conv_direct),
+    ("conv: stc-run --sparsity=force on small programs (CPU, emulator)", t_conv_stc_run),
+    ("conv: build-conv --quick --mock (nvcc) + ptxas", t_conv_build_mock),
+    ("conv: build-conv --quick (stc-compile; SKIP until the convolution pipeline has "
+     "landed) + ptxas", t_conv_build_stc),
+)
+
+
 def main():
+    if "--conv-only" in sys.argv:
+        return conv_main()
     print("GPU GEMM benchmark self test (%s, NumPy %s)" % (sys.executable, np.__version__))
     check("format24 == test/lib/stc_ref.py (prune, compress, decompress)", t_format_vs_ref)
     check("format24 error paths", t_format_errors)
@@ -650,6 +1256,19 @@ def main():
     check("build --quick --mock (nvcc) + ptxas", t_build_mock)
     check("build --quick (stc-compile --target=sm_90 --emit=ptx --kernel-info) + ptxas",
           t_build_stc)
+    if "--gemm-only" not in sys.argv:
+        for name, fn in CONV_CHECKS:
+            check(name, fn)
+    print("%d passed, %d failed, %d skipped" % (RESULTS["PASS"], RESULTS["FAIL"],
+                                                RESULTS["SKIP"]))
+    return 1 if RESULTS["FAIL"] else 0
+
+
+def conv_main():
+    """selftest --conv-only: the convolution checks alone."""
+    print("GPU convolution benchmark self test (%s, NumPy %s)" % (sys.executable, np.__version__))
+    for name, fn in CONV_CHECKS:
+        check(name, fn)
     print("%d passed, %d failed, %d skipped" % (RESULTS["PASS"], RESULTS["FAIL"],
                                                 RESULTS["SKIP"]))
     return 1 if RESULTS["FAIL"] else 0

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Build step of the GPU convolution benchmark (build machine, no GPU).
+
+    build_conv_programs.py --work DIR [--quick] [--only REGEX] [--mock]
+                           [--stc-compile PATH] [--target sm_90] [--flags "..."]
+
+For every ResNet-50 convolution of bench/gpu/conv_shapes.py at batch 32 and
+256 (f16, NHWC) writes DIR/programs/<name>/prog.mlir (tensor.pad +
+linalg.conv_2d_nhwc_fhwc, the filter a function argument), and compiles it
+with
+    stc-compile prog.mlir --sparsity=force --emit=stc      (must give stc.conv)
+    stc-compile prog.mlir --sparsity=force --target=T --emit=ptx -o k.ptx
+                --kernel-info=k.json
+checks the kernel info (exactly one kernel, stc.conv's implicit GEMM, its
+geometry equal to the program's, parameters the launcher knows, the PTX
+.entry matching) and assembles the PTX with ptxas when the CUDA toolkit is
+here; writes DIR/manifest.json for `run_gpu_bench.sh run-conv`.
+--mock compiles bench/gpu/conv_mock.cu (nvcc) instead: a plain CUDA C direct
+convolution with the same parameters, to test the harness on a GPU; its
+results are labelled MOCK.
+
+Exit status: 0 every program built, 1 some failed (recorded in the
+manifest; the run marks them build_failed), 2 usage or setup error.
+Pure Python 3 standard library.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import build_programs as bp  # noqa: E402  (run, tail, ptxas_check, git)
+import conv_kernel  # noqa: E402
+import conv_shapes  # noqa: E402
+import cudrv  # noqa: E402
+
+MAX_TOTAL_BYTES = 32 << 20  # what the build may leave for the GPU machine
+
+
+def log(msg):
+    print("[run_gpu_bench build-conv] " + msg, file=sys.stderr, flush=True)
+
+
+def mock_kernel_info(g, dt):
+    """The kernel info of bench/gpu/conv_mock.cu (the same keys as
+    stc-compile's), one thread per output element."""
+    total = g["P"] * g["F"]
+    conv = {"KH": g["KH"], "KW": g["KW"], "stride_h": g["stride"], "stride_w": g["stride"],
+            "dilation_h": g["dilation"], "dilation_w": g["dilation"],
+            "pad_top": g["pad_top"], "pad_left": g["pad_left"],
+            "pad_bottom": g["pad_bottom"], "pad_right": g["pad_right"],
+            "C": g["Cg"], "Cp": g["Cp"], "groups": g["groups"], "N": g["N"],
+            "H": g["H"], "W": g["W"], "OH": g["OH"], "OW": g["OW"]}
+    return [{"kernel": "mock_conv_" + dt, "block": [256, 1, 1],
+             "grid": [-(-total // 256), 1, 1], "shared_bytes": 0,
+             "params": ["values", "meta", "dense", "out", "R", "P", "K", "value_cols",
+                        "meta_cols", "N", "H", "W", "OH", "OW"],
+             "param_types": ["ptr"] * 4 + ["i32"] * 10, "num_pointers": 4,
+             "R": g["R"], "P": g["P"], "K": g["K"], "sparse": "rhs",
+             "dense_transposed": False, "input_type": dt, "output_type": dt,
+             "groups": g["groups"], "conv": conv,
+             "note": "mock: bench/gpu/conv_mock.cu, not STC"}]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--mock", action="store_true")
+    ap.add_argument("--stc-compile", default=os.path.join(ROOT, "build", "bin", "stc-compile"))
+    ap.add_argument("--target", default="sm_90")
+    ap.add_argument("--flags", default="", help="extra stc-compile flags")
+    ap.add_argument("--cuda", default="/usr/local/cuda")
+    ap.add_argument("--only", default=None, help="regex on program names")
+    args = ap.parse_args()
+
+    work = os.path.abspath(args.work)
+    ptxas = shutil.which("ptxas", path=os.path.join(args.cuda, "bin")) or shutil.which("ptxas")
+    ptxas_version = None
+    if ptxas:
+        rc, out, _ = bp.run([ptxas, "--version"], 60)
+        ptxas_version = out.strip().splitlines()[-1] if rc == 0 and out.strip() else None
+    stc_version = None
+    if args.mock:
+        nvcc = shutil.which("nvcc", path=os.path.join(args.cuda, "bin")) or shutil.which("nvcc")
+        if not nvcc:
+            log("--mock needs nvcc (the CUDA toolkit) to compile bench/gpu/conv_mock.cu; "
+                "none in %s/bin or on PATH" % args.cuda)
+            return 2
+    else:
+        sc = args.stc_compile
+        if not os.access(sc, os.X_OK):
+            log("stc-compile not found at %s: build it first "
+                "(flock /tmp/stc-build.lock ninja -C build stc-compile)" % sc)
+            return 2
+        rc, helptext, _ = bp.run([sc, "--help"], 120)
+        if "--kernel-info" not in helptext:
+            log("%s does not accept --kernel-info (no GPU code generator in this build)" % sc)
+            return 2
+        rc, out, _ = bp.run([sc, "--version"], 60)
+        stc_version = next((l.strip() for l in out.splitlines() if "version" in l.lower()),
+                           out.strip()[:200] or None)
+
+    todo = [(n, g) for n, g in conv_shapes.table(args.quick)
+            if not args.only or re.search(args.only, n)]
+    if not todo:
+        log("no program matches --only %r" % args.only)
+        return 2
+    if os.path.isdir(work):
+        shutil.rmtree(work)  # nothing stale may travel
+    os.makedirs(os.path.join(work, "programs"))
+
+    mock_ptx = {}  # geometry -> PTX (the mock bakes the geometry in, as STC does)
+
+    def mock_for(g):
+        key = (g["KH"], g["KW"], g["stride"], g["pad_top"], g["pad_left"], g["dilation"],
+               g["Cg"], g["Cp"])
+        if key not in mock_ptx:
+            path = os.path.join(work, "mock_conv.ptx")
+            defs = ["-D%s=%d" % kv for kv in zip(
+                ("KH_", "KW_", "STRIDE_", "PAD_T", "PAD_L", "DIL_", "C_", "CP_"), key)]
+            rc, out, _ = bp.run([nvcc, "-ptx", "-arch=" + args.target, "-O3"] + defs
+                                + [os.path.join(HERE, "conv_mock.cu"), "-o", path], 600)
+            if rc != 0:
+                raise RuntimeError("nvcc failed on bench/gpu/conv_mock.cu:\n%s" % bp.tail(out))
+            with open(path) as f:
+                mock_ptx[key] = f.read()
+            os.remove(path)
+        return mock_ptx[key]
+
+    flags = args.flags.split()
+    programs, nfail = [], 0
+    for i, (name, g) in enumerate(todo):
+        dt = "f16"
+        rel = os.path.join("programs", name)
+        pdir = os.path.join(work, rel)
+        os.makedirs(pdir)
+        entry = {"name": name, "shape": g["name"], "group": g["stage"], "where": g["where"],
+                 "layers": g["layers"], "batch": g["N"], "dtype": dt, "out_dtype": dt,
+                 "conv": g, "M": g["R"], "N": g["P"], "K": g["K"], "dir": rel,
+                 "mlir": os.path.join(rel, "prog.mlir"), "ptx": os.path.join(rel, "k.ptx"),
+                 "kernel_info": os.path.join(rel, "k.json")}
+        programs.append(entry)
+
+        def fail(msg):
+            entry.update(status="failed", error=msg)
+            log("  FAILED: %s" % bp.tail(msg, 4))
+
+        why = conv_shapes.check_geometry(g)
+        if why:
+            fail("shape unsupported: " + "; ".join(why))
+            nfail += 1
+            continue
+        with open(os.path.join(pdir, "prog.mlir"), "w") as f:
+            f.write(conv_shapes.program_text(name, g, dt))
+        ptx_path, ki_path = os.path.join(pdir, "k.ptx"), os.path.join(pdir, "k.json")
+        if args.mock:
+            try:
+                text = mock_for(g)
+            except RuntimeError as e:
+                log(str(e))
+                return 2
+            with open(ptx_path, "w") as f:
+                f.write(text)
+            with open(ki_path, "w") as f:
+                json.dump(mock_kernel_info(g, dt), f, indent=1)
+            entry["command"] = "nvcc -ptx -arch=%s bench/gpu/conv_mock.cu" % args.target
+            entry["compile_seconds"] = 0.0
+        else:
+            # 1. The sparsifier: the convolution must become one stc.conv.
+            cmd = [args.stc_compile, "prog.mlir", "--sparsity=force", "--emit=stc",
+                   "-o", "prog.stc.mlir"] + flags
+            log("[%d/%d] %s" % (i + 1, len(todo), name))
+            rc, out, secs = bp.run(cmd, 600, cwd=pdir)
+            if rc != 0:
+                fail("stc-compile --sparsity=force --emit=stc exited with status %d (the "
+                     "convolution path of the pipeline: stc-sparsify-convolutions):\n%s"
+                     % (rc, bp.tail(out)))
+                nfail += 1
+                continue
+            with open(os.path.join(pdir, "prog.stc.mlir")) as f:
+                stc_text = f.read()
+            nconv = len(re.findall(r"\bstc\.conv\b", stc_text))
+            if nconv != 1 or "linalg.conv_2d" in stc_text:
+                fail("stc-compile --sparsity=force --emit=stc did not rewrite the "
+                     "convolution to one stc.conv (%d stc.conv, linalg.conv_2d %s): the "
+                     "build's stc-sparsify-convolutions does not handle this program yet"
+                     % (nconv, "left" if "linalg.conv_2d" in stc_text else "gone"))
+                nfail += 1
+                continue
+            # 2. The GPU kernel.
+            cmd = [args.stc_compile, "prog.mlir", "--sparsity=force", "--target=" + args.target,
+                   "--emit=ptx", "-o", "k.ptx", "--kernel-info=k.json"] + flags
+            entry["command"] = " ".join(["stc-compile"] + cmd[1:])
+            rc, out, secs = bp.run(cmd, 900, cwd=pdir)
+            entry["compile_seconds"] = round(secs, 2)
+            with open(os.path.join(pdir, "compile.log"), "w") as f:
+                f.write(out)
+            if rc != 0:
+                fail("stc-compile --target=%s --emit=ptx exited with status %d (the GPU "
+                     "lowering of stc.conv):\n%s" % (args.target, rc, bp.tail(out)))
+                nfail += 1
+                continue
+            if out.strip():
+                entry["compile_output"] = bp.tail(out, 10)
+        try:
+            for p in (ptx_path, ki_path):
+                if not os.path.isfile(p) or os.path.getsize(p) == 0:
+                    raise cudrv.KernelInfoError("%s was not written (or is empty)" % p)
+            with open(ki_path) as f:
+                kinfos = conv_kernel.parse(f.read(), where=os.path.join(rel, "k.json"))
+            if len(kinfos) != 1:
+                raise cudrv.KernelInfoError(
+                    "%s lists %d kernels (%s); the benchmark launches exactly one (stc.conv's "
+                    "implicit GEMM; the filter's prune+compress runs on the host)"
+                    % (os.path.join(rel, "k.json"), len(kinfos),
+                       ", ".join(x["kernel"] for x in kinfos) or "none"))
+            with open(ptx_path) as f:
+                ptx = f.read()
+            cudrv.check_ptx_against_info(ptx, kinfos[0], where=os.path.join(rel, "k.ptx"))
+            bad, layout = conv_kernel.check(kinfos[0], g, dt, dt)
+            if bad:
+                raise cudrv.KernelInfoError("; ".join(bad))
+            entry["kernel"] = kinfos[0]
+            entry["layout"] = layout
+            entry["ptx_version"], entry["ptx_target"] = cudrv.ptx_header(ptx)
+            entry["ptx_bytes"] = len(ptx)
+        except (cudrv.KernelInfoError, ValueError, OSError) as e:
+            fail(str(e))
+            nfail += 1
+            continue
+        entry["ptxas"] = bp.ptxas_check(ptxas, args.target, ptx_path)
+        if entry["ptxas"]["ok"] is False:
+            fail("ptxas -arch=%s rejected the PTX:\n%s" % (args.target, entry["ptxas"]["output"]))
+            nfail += 1
+            continue
+        entry["status"] = "ok"
+        if not args.mock:
+            k, pa = entry["kernel"], entry["ptxas"]
+            log("  ok: %s grid %s block %s%s%s" % (
+                k["kernel"], k["grid"], k["block"],
+                (", %s registers, %s B spilled" % (pa.get("registers"),
+                                                   pa.get("spill_store_bytes")))
+                if pa.get("ok") else "", ", PRE-PADDED input" if layout["prepadded"] else ""))
+
+    commit = bp.git("rev-parse", "HEAD") or "unknown"
+    dirty = bool(bp.git("status", "--porcelain", "--untracked-files=no"))
+    manifest = {
+        "schema": "stc-gpu-conv-build/1",
+        "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ"),
+        "quick": args.quick, "mock": args.mock, "only": args.only,
+        "commit": commit, "commit_short": commit[:7] if commit != "unknown" else "unknown",
+        "dirty": dirty,
+        "kernel_source": ("mock: bench/gpu/conv_mock.cu (nvcc), NOT STC" if args.mock
+                          else "stc-compile --sparsity=force"),
+        "stc_compile": None if args.mock else os.path.relpath(args.stc_compile, ROOT),
+        "stc_version": stc_version, "target": args.target, "flags": flags,
+        "out_dtype": "same", "ptxas_version": ptxas_version,
+        "shapes_source": "bench/gpu/conv_shapes.py (ResNet-50, He et al. 2016 Table 1; "
+                         "torchvision resnet50 v1.5)",
+        "programs": programs,
+    }
+    with open(os.path.join(work, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    total = sum(os.path.getsize(os.path.join(d, fn)) for d, _, fs in os.walk(work) for fn in fs)
+    nok = sum(1 for p in programs if p.get("status") == "ok")
+    log("%d of %d convolution programs built%s; %s holds %.1f MiB"
+        % (nok, len(programs), " (mock kernels)" if args.mock else "", work, total / 2**20))
+    if total > MAX_TOTAL_BYTES:
+        log("%s is %.1f MiB, over the %d MiB allowed to travel: build fewer programs "
+            "(--quick or --only)" % (work, total / 2**20, MAX_TOTAL_BYTES >> 20))
+        return 2
+    if nfail:
+        log("%d program(s) failed to build; see %s/manifest.json (the run marks them "
+            "build_failed)" % (nfail, work))
+        for p in programs:
+            if p.get("status") != "ok":
+                log("  %s: %s" % (p["name"], (p.get("error") or "").splitlines()[0]))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
