@@ -390,6 +390,45 @@ class Driver:
         return v.value
 
 
+def metadata_words(kinfo):
+    """Size in 32-bit words of the kernel-ready metadata the kernel of
+    `kinfo` reads (docs/GPU-LAYOUT.md): groups x ceil(R / 32) row blocks x
+    ceil(steps / 4) vectors x 128, steps = ceil(K / mma K)."""
+    rows, depth = int(kinfo["R"]), int(kinfo["K"])
+    if rows < 0 or depth < 0:
+        raise KernelInfoError("%s: dynamic R or K; the benchmark needs static "
+                              "shapes" % kinfo["kernel"])
+    mma_k = 16 if kinfo.get("mma") == "m16n8k16" else 32
+    steps = -(-depth // mma_k)
+    return int(kinfo.get("groups", 1)) * -(-rows // 32) * -(-steps // 4) * 128
+
+
+def metadata_conversion(drv, module, kinfo, meta_ptr, words_ptr, meta_cols):
+    """The launch of the kernel's generated metadata conversion kernel
+    (kinfo["meta_kernel"], present when kinfo["meta_layout"] is
+    "canonical"): canonical metadata at `meta_ptr` (R x meta_cols uint16 per
+    group, groups one after the other) to kernel-ready words at `words_ptr`
+    (metadata_words(kinfo) of them), what stc's own host code does before
+    the product. Returns None when the metadata is compiled in."""
+    if kinfo.get("meta_layout", "canonical") != "canonical":
+        return None
+    if "meta_kernel" not in kinfo:
+        raise KernelInfoError("%s: canonical metadata but no meta_kernel"
+                              % kinfo["kernel"])
+    total = metadata_words(kinfo)
+    rows, depth = int(kinfo["R"]), int(kinfo["K"])
+    mma_k = 16 if kinfo.get("mma") == "m16n8k16" else 32
+    steps = -(-depth // mma_k)
+    fn = drv.get_function(module, kinfo["meta_kernel"])
+    config = {"grid": [max(1, -(-total // 256)), 1, 1], "block": [256, 1, 1],
+              "shared_bytes": 0}
+    args = [("meta", "ptr", meta_ptr), ("words", "ptr", words_ptr),
+            ("R", "i32", rows), ("meta_cols", "i32", meta_cols),
+            ("row_blocks", "i32", -(-rows // 32)),
+            ("vectors", "i32", -(-steps // 4)), ("total", "i32", total)]
+    return Launch(drv, fn, config, args)
+
+
 class Launch:
     """A prepared launch: the function, its configuration and the packed
     parameter array (built once; cuLaunchKernel copies the values)."""
