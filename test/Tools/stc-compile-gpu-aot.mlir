@@ -4,7 +4,8 @@
 // (Inputs/run-gpu-linear.c). Here, with no GPU, it runs against the fake
 // driver (which computes nothing) and, without a driver, reports the
 // runtime's error from main() (the constructor already failed to load the
-// kernels); test/GPU/aot-linear.mlir checks its results on a real GPU.
+// kernels); examples/gpu_aot (test/GPU/cuda-aot-example.test) checks the
+// results of such a program on a real GPU.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: stc-compile %s --target=sm_80 --emit=obj -o %t/linear.o
 // RUN: %host_cc -I%stc_src %S/Inputs/run-gpu-linear.c %t/linear.o %stc_runtime_libs -o %t/run-gpu-linear
