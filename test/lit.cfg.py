@@ -75,6 +75,21 @@ if ptxas:
     config.substitutions.append(
         ("%cuda_path", os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))))
 
+# Feature `nvcc`: %cuda_path/bin/nvcc exists; %nvcc runs it (CUDA test
+# programs such as test/GPU/probe/mma_sp_probe.cu). %stc_emulator_libs links
+# the CPU model of mma.sp (runtime/emulator/MmaSpModel.h) into them.
+config.substitutions.append(
+    ("%stc_emulator_libs", " ".join(
+        [os.path.join(config.stc_obj_root, "runtime", lib)
+         for lib in ("libStcGpuEmulator.a", "libStcFormat.a")] +
+        ["-lpthread"])))
+if ptxas:
+    nvcc = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(ptxas))),
+                        "bin", "nvcc")
+    if os.access(nvcc, os.X_OK):
+        config.available_features.add("nvcc")
+        config.substitutions.append(("%nvcc", nvcc))
+
 
 # Feature `cuda`: a real CUDA driver with an sm_80 or later device, as
 # `stc-run --list-devices` reports it ("N: NAME sm_XY, M MiB"; exit 1
