@@ -57,98 +57,84 @@ CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 log() { echo "[run_gpu_bench] $*" >&2; }
 usage() { sed -n '2,48p' "$0"; }
 
+# What the build steps (build, build-conv) and the run steps (run, run-conv)
+# share: one function each, so that both benchmarks take the same options
+# and find their Python the same way.
+
+# build_step SCRIPT WORKDIR [EXTRA ARGS --] OPTIONS...: parses build's and
+# build-conv's options (--quick, --mock, --only REGEX), finds a python3
+# (NumPy is not needed to build) and runs the benchmark's build script.
+build_step() {
+  local script="$1" work="$2"; shift 2
+  local extra=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do extra+=("$1"); shift; done
+  [ $# -gt 0 ] && shift  # the "--"
+  local quick=() mock=() only=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --quick) quick=(--quick) ;;
+      --mock) mock=(--mock) ;;
+      --only) [ $# -ge 2 ] || { log "--only needs a regex"; exit 2; }; only=(--only "$2"); shift ;;
+      -h|--help) usage; exit 0 ;;
+      *) log "$CMD: unknown argument '$1'"; exit 2 ;;
+    esac
+    shift
+  done
+  local py="${PYTHON:-}" cand
+  if [ -z "$py" ]; then
+    for cand in /usr/bin/python3 python3; do
+      if command -v "$cand" >/dev/null 2>&1; then py="$cand"; break; fi
+    done
+  fi
+  [ -n "$py" ] || { log "no python3 found"; exit 2; }
+  exec "$py" "$GPU/$script" --work "$work" "${quick[@]}" "${mock[@]}" "${only[@]}" \
+    --stc-compile "${STC_COMPILE:-$ROOT/build/bin/stc-compile}" \
+    --target "${STC_GPU_TARGET:-sm_90}" --flags "${STC_GPU_FLAGS:-}" "${extra[@]}" \
+    --cuda "$CUDA_HOME"
+}
+
+# run_step SCRIPT WORKDIR BUILD_CMD CARRY OPTIONS...: finds a python3 with torch,
+# checks that the build directory (carried from the build machine) has its
+# manifest (else says to build and carry CARRY), and runs the benchmark's
+# parent from the repository root.
+run_step() {
+  local script="$1" work="$2" build="$3" carry="$4"; shift 4
+  local py="${PYTHON:-}" cand
+  if [ -z "$py" ]; then
+    for cand in python3 /opt/torch/.venv/bin/python3 /usr/bin/python3; do
+      if command -v "$cand" >/dev/null 2>&1 && "$cand" -c "import torch" 2>/dev/null; then
+        py="$cand"; break
+      fi
+    done
+  fi
+  if [ -z "$py" ]; then
+    log "no python3 with torch found (tried python3, /opt/torch/.venv/bin/python3, /usr/bin/python3); set PYTHON"
+    exit 2
+  fi
+  if [ ! -f "$work/manifest.json" ]; then
+    log "no $work/manifest.json: run 'bench/run_gpu_bench.sh $build' on the build machine, then carry $carry (run tool: carry=[\"$carry\"])"
+    exit 2
+  fi
+  cd "$ROOT" || exit 2
+  exec "$py" -u "$GPU/$script" run --manifest "$work/manifest.json" \
+    --results-dir "$BENCH/results" "$@"
+}
+
 [ $# -ge 1 ] || { usage; exit 2; }
 CMD="$1"; shift
 
 case "$CMD" in
   build)
-    QUICK=(); MOCK=(); ONLY=()
-    while [ $# -gt 0 ]; do
-      case "$1" in
-        --quick) QUICK=(--quick) ;;
-        --mock) MOCK=(--mock) ;;
-        --only) [ $# -ge 2 ] || { log "--only needs a regex"; exit 2; }; ONLY=(--only "$2"); shift ;;
-        -h|--help) usage; exit 0 ;;
-        *) log "build: unknown argument '$1'"; exit 2 ;;
-      esac
-      shift
-    done
-    PY="${PYTHON:-}"
-    if [ -z "$PY" ]; then
-      for cand in /usr/bin/python3 python3; do
-        if command -v "$cand" >/dev/null 2>&1; then PY="$cand"; break; fi
-      done
-    fi
-    [ -n "$PY" ] || { log "no python3 found"; exit 2; }
-    exec "$PY" "$GPU/build_programs.py" --work "$WORK" "${QUICK[@]}" "${MOCK[@]}" "${ONLY[@]}" \
-      --stc-compile "${STC_COMPILE:-$ROOT/build/bin/stc-compile}" \
-      --target "${STC_GPU_TARGET:-sm_90}" --flags "${STC_GPU_FLAGS:-}" \
-      --out-dtype "${STC_GPU_OUT:-same}" --cuda "$CUDA_HOME"
+    build_step build_programs.py "$WORK" --out-dtype "${STC_GPU_OUT:-same}" -- "$@"
     ;;
   run)
-    PY="${PYTHON:-}"
-    if [ -z "$PY" ]; then
-      for cand in python3 /opt/torch/.venv/bin/python3 /usr/bin/python3; do
-        if command -v "$cand" >/dev/null 2>&1 && "$cand" -c "import torch" 2>/dev/null; then
-          PY="$cand"; break
-        fi
-      done
-    fi
-    if [ -z "$PY" ]; then
-      log "no python3 with torch found (tried python3, /opt/torch/.venv/bin/python3, /usr/bin/python3); set PYTHON"
-      exit 2
-    fi
-    if [ ! -f "$WORK/manifest.json" ]; then
-      log "no $WORK/manifest.json: run 'bench/run_gpu_bench.sh build' on the build machine, then carry bench/work/gpu (run tool: carry=[\"bench/work/gpu\"])"
-      exit 2
-    fi
-    cd "$ROOT" || exit 2
-    exec "$PY" -u "$GPU/gemm_bench.py" run --manifest "$WORK/manifest.json" \
-      --results-dir "$BENCH/results" "$@"
+    run_step gemm_bench.py "$WORK" build bench/work/gpu "$@"
     ;;
   build-conv)
-    QUICK=(); MOCK=(); ONLY=()
-    while [ $# -gt 0 ]; do
-      case "$1" in
-        --quick) QUICK=(--quick) ;;
-        --mock) MOCK=(--mock) ;;
-        --only) [ $# -ge 2 ] || { log "--only needs a regex"; exit 2; }; ONLY=(--only "$2"); shift ;;
-        -h|--help) usage; exit 0 ;;
-        *) log "build-conv: unknown argument '$1'"; exit 2 ;;
-      esac
-      shift
-    done
-    PY="${PYTHON:-}"
-    if [ -z "$PY" ]; then
-      for cand in /usr/bin/python3 python3; do
-        if command -v "$cand" >/dev/null 2>&1; then PY="$cand"; break; fi
-      done
-    fi
-    [ -n "$PY" ] || { log "no python3 found"; exit 2; }
-    exec "$PY" "$GPU/build_conv_programs.py" --work "$CONV_WORK" "${QUICK[@]}" "${MOCK[@]}" \
-      "${ONLY[@]}" --stc-compile "${STC_COMPILE:-$ROOT/build/bin/stc-compile}" \
-      --target "${STC_GPU_TARGET:-sm_90}" --flags "${STC_GPU_FLAGS:-}" --cuda "$CUDA_HOME"
+    build_step build_conv_programs.py "$CONV_WORK" -- "$@"
     ;;
   run-conv)
-    PY="${PYTHON:-}"
-    if [ -z "$PY" ]; then
-      for cand in python3 /opt/torch/.venv/bin/python3 /usr/bin/python3; do
-        if command -v "$cand" >/dev/null 2>&1 && "$cand" -c "import torch" 2>/dev/null; then
-          PY="$cand"; break
-        fi
-      done
-    fi
-    if [ -z "$PY" ]; then
-      log "no python3 with torch found (tried python3, /opt/torch/.venv/bin/python3, /usr/bin/python3); set PYTHON"
-      exit 2
-    fi
-    if [ ! -f "$CONV_WORK/manifest.json" ]; then
-      log "no $CONV_WORK/manifest.json: run 'bench/run_gpu_bench.sh build-conv' on the build machine, then carry bench/work/gpu-conv (run tool: carry=[\"bench/work/gpu-conv\"])"
-      exit 2
-    fi
-    cd "$ROOT" || exit 2
-    exec "$PY" -u "$GPU/conv_bench.py" run --manifest "$CONV_WORK/manifest.json" \
-      --results-dir "$BENCH/results" "$@"
+    run_step conv_bench.py "$CONV_WORK" build-conv bench/work/gpu-conv "$@"
     ;;
   selftest)
     PY="${PYTHON:-}"

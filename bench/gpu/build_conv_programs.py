@@ -24,8 +24,6 @@ manifest; the run marks them build_failed), 2 usage or setup error.
 Pure Python 3 standard library.
 """
 
-import argparse
-import datetime
 import json
 import os
 import re
@@ -35,7 +33,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-import build_programs as bp  # noqa: E402  (run, tail, ptxas_check, git)
+import build_programs as bp  # noqa: E402  (what both build steps share)
 import conv_kernel  # noqa: E402
 import conv_shapes  # noqa: E402
 import cudrv  # noqa: E402
@@ -69,43 +67,15 @@ def mock_kernel_info(g, dt):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--mock", action="store_true")
-    ap.add_argument("--stc-compile", default=os.path.join(ROOT, "build", "bin", "stc-compile"))
-    ap.add_argument("--target", default="sm_90")
-    ap.add_argument("--flags", default="", help="extra stc-compile flags")
-    ap.add_argument("--cuda", default="/usr/local/cuda")
-    ap.add_argument("--only", default=None, help="regex on program names")
-    args = ap.parse_args()
+    args = bp.arg_parser(__doc__).parse_args()
 
     work = os.path.abspath(args.work)
-    ptxas = shutil.which("ptxas", path=os.path.join(args.cuda, "bin")) or shutil.which("ptxas")
-    ptxas_version = None
-    if ptxas:
-        rc, out, _ = bp.run([ptxas, "--version"], 60)
-        ptxas_version = out.strip().splitlines()[-1] if rc == 0 and out.strip() else None
-    stc_version = None
-    if args.mock:
-        nvcc = shutil.which("nvcc", path=os.path.join(args.cuda, "bin")) or shutil.which("nvcc")
-        if not nvcc:
-            log("--mock needs nvcc (the CUDA toolkit) to compile bench/gpu/conv_mock.cu; "
-                "none in %s/bin or on PATH" % args.cuda)
-            return 2
-    else:
-        sc = args.stc_compile
-        if not os.access(sc, os.X_OK):
-            log("stc-compile not found at %s: build it first "
-                "(flock /tmp/stc-build.lock ninja -C build stc-compile)" % sc)
-            return 2
-        rc, helptext, _ = bp.run([sc, "--help"], 120)
-        if "--kernel-info" not in helptext:
-            log("%s does not accept --kernel-info (no GPU code generator in this build)" % sc)
-            return 2
-        rc, out, _ = bp.run([sc, "--version"], 60)
-        stc_version = next((l.strip() for l in out.splitlines() if "version" in l.lower()),
-                           out.strip()[:200] or None)
+    tools = bp.find_tools(args, "bench/gpu/conv_mock.cu", log,
+                          "%s does not accept --kernel-info (no GPU code generator in this "
+                          "build)")
+    if tools is None:
+        return 2
+    ptxas, ptxas_version, nvcc, stc_version = tools
 
     todo = [(n, g) for n, g in conv_shapes.table(args.quick)
             if not args.only or re.search(args.only, n)]
@@ -122,16 +92,13 @@ def main():
         key = (g["KH"], g["KW"], g["stride"], g["pad_top"], g["pad_left"], g["dilation"],
                g["Cg"], g["Cp"])
         if key not in mock_ptx:
-            path = os.path.join(work, "mock_conv.ptx")
             defs = ["-D%s=%d" % kv for kv in zip(
                 ("KH_", "KW_", "STRIDE_", "PAD_T", "PAD_L", "DIL_", "C_", "CP_"), key)]
-            rc, out, _ = bp.run([nvcc, "-ptx", "-arch=" + args.target, "-O3"] + defs
-                                + [os.path.join(HERE, "conv_mock.cu"), "-o", path], 600)
+            rc, out = bp.nvcc_ptx(nvcc, args.target, "bench/gpu/conv_mock.cu", defs,
+                                  os.path.join(work, "mock_conv.ptx"))
             if rc != 0:
                 raise RuntimeError("nvcc failed on bench/gpu/conv_mock.cu:\n%s" % bp.tail(out))
-            with open(path) as f:
-                mock_ptx[key] = f.read()
-            os.remove(path)
+            mock_ptx[key] = out
         return mock_ptx[key]
 
     flags = args.flags.split()
@@ -210,24 +177,13 @@ def main():
             if out.strip():
                 entry["compile_output"] = bp.tail(out, 10)
         try:
-            for p in (ptx_path, ki_path):
-                if not os.path.isfile(p) or os.path.getsize(p) == 0:
-                    raise cudrv.KernelInfoError("%s was not written (or is empty)" % p)
-            with open(ki_path) as f:
-                kinfos = conv_kernel.parse(f.read(), where=os.path.join(rel, "k.json"))
-            if len(kinfos) != 1:
-                raise cudrv.KernelInfoError(
-                    "%s lists %d kernels (%s); the benchmark launches exactly one (stc.conv's "
-                    "implicit GEMM; the filter's prune+compress runs on the host)"
-                    % (os.path.join(rel, "k.json"), len(kinfos),
-                       ", ".join(x["kernel"] for x in kinfos) or "none"))
-            with open(ptx_path) as f:
-                ptx = f.read()
-            cudrv.check_ptx_against_info(ptx, kinfos[0], where=os.path.join(rel, "k.ptx"))
-            bad, layout = conv_kernel.check(kinfos[0], g, dt, dt)
+            kinfo, ptx = bp.read_kernel(rel, ptx_path, ki_path, conv_kernel.parse,
+                                        " (stc.conv's implicit GEMM; the filter's "
+                                        "prune+compress runs on the host)")
+            bad, layout = conv_kernel.check(kinfo, g, dt, dt)
             if bad:
                 raise cudrv.KernelInfoError("; ".join(bad))
-            entry["kernel"] = kinfos[0]
+            entry["kernel"] = kinfo
             entry["layout"] = layout
             entry["ptx_version"], entry["ptx_target"] = cudrv.ptx_header(ptx)
             entry["ptx_bytes"] = len(ptx)
@@ -235,9 +191,9 @@ def main():
             fail(str(e))
             nfail += 1
             continue
-        entry["ptxas"] = bp.ptxas_check(ptxas, args.target, ptx_path)
-        if entry["ptxas"]["ok"] is False:
-            fail("ptxas -arch=%s rejected the PTX:\n%s" % (args.target, entry["ptxas"]["output"]))
+        err = bp.assemble_ptx(entry, ptxas, args.target, ptx_path)
+        if err:
+            fail(err)
             nfail += 1
             continue
         entry["status"] = "ok"
@@ -249,42 +205,15 @@ def main():
                                                    pa.get("spill_store_bytes")))
                 if pa.get("ok") else "", ", PRE-PADDED input" if layout["prepadded"] else ""))
 
-    commit = bp.git("rev-parse", "HEAD") or "unknown"
-    dirty = bool(bp.git("status", "--porcelain", "--untracked-files=no"))
-    manifest = {
-        "schema": "stc-gpu-conv-build/1",
-        "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ"),
-        "quick": args.quick, "mock": args.mock, "only": args.only,
-        "commit": commit, "commit_short": commit[:7] if commit != "unknown" else "unknown",
-        "dirty": dirty,
-        "kernel_source": ("mock: bench/gpu/conv_mock.cu (nvcc), NOT STC" if args.mock
-                          else "stc-compile --sparsity=force"),
-        "stc_compile": None if args.mock else os.path.relpath(args.stc_compile, ROOT),
-        "stc_version": stc_version, "target": args.target, "flags": flags,
-        "out_dtype": "same", "ptxas_version": ptxas_version,
-        "shapes_source": "bench/gpu/conv_shapes.py (ResNet-50, He et al. 2016 Table 1; "
-                         "torchvision resnet50 v1.5)",
-        "programs": programs,
-    }
-    with open(os.path.join(work, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=1)
-        f.write("\n")
-    total = sum(os.path.getsize(os.path.join(d, fn)) for d, _, fs in os.walk(work) for fn in fs)
-    nok = sum(1 for p in programs if p.get("status") == "ok")
-    log("%d of %d convolution programs built%s; %s holds %.1f MiB"
-        % (nok, len(programs), " (mock kernels)" if args.mock else "", work, total / 2**20))
-    if total > MAX_TOTAL_BYTES:
-        log("%s is %.1f MiB, over the %d MiB allowed to travel: build fewer programs "
-            "(--quick or --only)" % (work, total / 2**20, MAX_TOTAL_BYTES >> 20))
-        return 2
-    if nfail:
-        log("%d program(s) failed to build; see %s/manifest.json (the run marks them "
-            "build_failed)" % (nfail, work))
-        for p in programs:
-            if p.get("status") != "ok":
-                log("  %s: %s" % (p["name"], (p.get("error") or "").splitlines()[0]))
-        return 1
-    return 0
+    manifest = bp.manifest_fields(
+        "stc-gpu-conv-build/1", args,
+        "mock: bench/gpu/conv_mock.cu (nvcc), NOT STC" if args.mock
+        else "stc-compile --sparsity=force", stc_version, flags, "same", ptxas_version)
+    manifest["shapes_source"] = ("bench/gpu/conv_shapes.py (ResNet-50, He et al. 2016 "
+                                 "Table 1; torchvision resnet50 v1.5)")
+    manifest["programs"] = programs
+    return bp.finish(work, manifest, nfail, log, "convolution programs", MAX_TOTAL_BYTES,
+                     "allowed to travel")
 
 
 if __name__ == "__main__":

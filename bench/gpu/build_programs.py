@@ -111,52 +111,168 @@ def git(*args):
         return None
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+# ---------------------------------------------------------------------------
+# What both build steps share (this one and build_conv_programs.py)
+# ---------------------------------------------------------------------------
+
+def arg_parser(doc):
+    """The options both build steps take."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--work", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--mock", action="store_true")
     ap.add_argument("--stc-compile", default=os.path.join(ROOT, "build", "bin", "stc-compile"))
     ap.add_argument("--target", default="sm_90")
     ap.add_argument("--flags", default="", help="extra stc-compile flags")
-    ap.add_argument("--out-dtype", default="same", choices=("same", "f32"))
     ap.add_argument("--cuda", default="/usr/local/cuda")
     ap.add_argument("--only", default=None, help="regex on program names")
-    args = ap.parse_args()
+    return ap
 
-    work = os.path.abspath(args.work)
-    progs_dir = os.path.join(work, "programs")
-    ptxas = shutil.which("ptxas", path=os.path.join(args.cuda, "bin")) or shutil.which("ptxas")
+
+def cuda_tool(name, cuda):
+    """The CUDA toolkit's `name` (ptxas, nvcc) in cuda/bin or on PATH."""
+    return shutil.which(name, path=os.path.join(cuda, "bin")) or shutil.which(name)
+
+
+def find_tools(args, mock_source, log, no_kernel_info):
+    """(ptxas or None, its version, nvcc (--mock) or None, stc-compile's
+    version (not --mock)), or None after logging why the build cannot
+    start: --mock without nvcc, no stc-compile, or one without
+    --kernel-info (no_kernel_info: what to say then)."""
+    ptxas = cuda_tool("ptxas", args.cuda)
     ptxas_version = None
     if ptxas:
         rc, out, _ = run([ptxas, "--version"], 60)
         ptxas_version = out.strip().splitlines()[-1] if rc == 0 and out.strip() else None
-
-    stc_version = None
-    if args.mock and args.out_dtype != "same":
-        log("--mock writes outputs of the input type only (STC_GPU_OUT=same)")
-        return 2
+    nvcc = stc_version = None
     if args.mock:
-        nvcc = shutil.which("nvcc", path=os.path.join(args.cuda, "bin")) or shutil.which("nvcc")
+        nvcc = cuda_tool("nvcc", args.cuda)
         if not nvcc:
-            log("--mock needs nvcc (the CUDA toolkit) to compile bench/gpu/mock_spmm.cu; "
-                "none in %s/bin or on PATH" % args.cuda)
-            return 2
+            log("--mock needs nvcc (the CUDA toolkit) to compile %s; none in %s/bin or on "
+                "PATH" % (mock_source, args.cuda))
+            return None
     else:
         sc = args.stc_compile
         if not os.access(sc, os.X_OK):
             log("stc-compile not found at %s: build it first "
                 "(flock /tmp/stc-build.lock ninja -C build stc-compile)" % sc)
-            return 2
+            return None
         rc, helptext, _ = run([sc, "--help"], 120)
         if "--kernel-info" not in helptext:
-            log("%s does not accept --kernel-info yet (the GPU code generator has not "
-                "landed in this build): nothing to benchmark. `build --mock` tests the "
-                "harness with a plain CUDA kernel instead." % sc)
-            return 2
+            log(no_kernel_info % sc)
+            return None
         rc, out, _ = run([sc, "--version"], 60)
         stc_version = next((l.strip() for l in out.splitlines() if "version" in l.lower()),
                            out.strip()[:200] or None)
+    return ptxas, ptxas_version, nvcc, stc_version
+
+
+def nvcc_ptx(nvcc, target, source, defines, path):
+    """Compiles the mock kernel `source` (bench/gpu/...) to PTX through the
+    scratch file `path`: (exit status, the PTX or nvcc's output)."""
+    rc, out, _ = run([nvcc, "-ptx", "-arch=" + target, "-O3"] + defines
+                     + [os.path.join(ROOT, source), "-o", path], 600)
+    if rc != 0:
+        return rc, out
+    with open(path) as f:
+        ptx = f.read()
+    os.remove(path)
+    return 0, ptx
+
+
+def read_kernel(rel, ptx_path, ki_path, parse, why_one=""):
+    """The one kernel of a built program's kernel info (parse: the
+    benchmark's validating parser) and its PTX, the .entry checked against
+    it; raises cudrv.KernelInfoError. why_one: said after "exactly one"."""
+    for p in (ptx_path, ki_path):
+        if not os.path.isfile(p) or os.path.getsize(p) == 0:
+            raise cudrv.KernelInfoError("%s was not written (or is empty)" % p)
+    with open(ki_path) as f:
+        kinfos = parse(f.read(), where=os.path.join(rel, "k.json"))
+    if len(kinfos) != 1:
+        raise cudrv.KernelInfoError(
+            "%s lists %d kernels (%s); the benchmark launches exactly one%s"
+            % (os.path.join(rel, "k.json"), len(kinfos),
+               ", ".join(x["kernel"] for x in kinfos) or "none", why_one))
+    with open(ptx_path) as f:
+        ptx = f.read()
+    cudrv.check_ptx_against_info(ptx, kinfos[0], where=os.path.join(rel, "k.ptx"))
+    return kinfos[0], ptx
+
+
+def assemble_ptx(entry, ptxas, target, ptx_path):
+    """ptxas on the program's PTX (entry["ptxas"]); the error when ptxas
+    rejected it, else None."""
+    entry["ptxas"] = ptxas_check(ptxas, target, ptx_path)
+    if entry["ptxas"]["ok"] is False:
+        return "ptxas -arch=%s rejected the PTX:\n%s" % (target, entry["ptxas"]["output"])
+    return None
+
+
+def manifest_fields(schema, args, kernel_source, stc_version, flags, out_dtype,
+                    ptxas_version):
+    """The manifest's fields before the benchmark's own: what was built,
+    from which commit, with which tools."""
+    commit = git("rev-parse", "HEAD") or "unknown"
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    return {
+        "schema": schema,
+        "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ"),
+        "quick": args.quick, "mock": args.mock, "only": args.only,
+        "commit": commit, "commit_short": commit[:7] if commit != "unknown" else "unknown",
+        "dirty": dirty,
+        "kernel_source": kernel_source,
+        "stc_compile": None if args.mock else os.path.relpath(args.stc_compile, ROOT),
+        "stc_version": stc_version, "target": args.target, "flags": flags,
+        "out_dtype": out_dtype, "ptxas_version": ptxas_version,
+    }
+
+
+def finish(work, manifest, nfail, log, what, max_bytes, over):
+    """Writes the manifest, says how many programs built and how much the
+    work directory holds; the exit status: 2 when it is over max_bytes
+    (over: what the limit is), 1 when a program failed, else 0."""
+    programs = manifest["programs"]
+    with open(os.path.join(work, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    total = sum(os.path.getsize(os.path.join(d, fn)) for d, _, fs in os.walk(work) for fn in fs)
+    nok = sum(1 for p in programs if p.get("status") == "ok")
+    log("%d of %d %s built%s; %s holds %.1f MiB"
+        % (nok, len(programs), what, " (mock kernels)" if manifest["mock"] else "", work,
+           total / 2**20))
+    if total > max_bytes:
+        log("%s is %.1f MiB, over the %d MiB %s: build fewer programs (--quick or --only)"
+            % (work, total / 2**20, max_bytes >> 20, over))
+        return 2
+    if nfail:
+        log("%d program(s) failed to build; see %s/manifest.json (the run marks them "
+            "build_failed)" % (nfail, work))
+        for p in programs:
+            if p.get("status") != "ok":
+                log("  %s: %s" % (p["name"], (p.get("error") or "").splitlines()[0]))
+        return 1
+    return 0
+
+
+
+def main():
+    ap = arg_parser(__doc__)
+    ap.add_argument("--out-dtype", default="same", choices=("same", "f32"))
+    args = ap.parse_args()
+
+    work = os.path.abspath(args.work)
+    progs_dir = os.path.join(work, "programs")
+    if args.mock and args.out_dtype != "same":
+        log("--mock writes outputs of the input type only (STC_GPU_OUT=same)")
+        return 2
+    tools = find_tools(args, "bench/gpu/mock_spmm.cu", log,
+                       "%s does not accept --kernel-info yet (the GPU code generator has not "
+                       "landed in this build): nothing to benchmark. `build --mock` tests the "
+                       "harness with a plain CUDA kernel instead.")
+    if tools is None:
+        return 2
+    ptxas, ptxas_version, nvcc, stc_version = tools
 
     # Start from an empty work directory: nothing stale may travel.
     if os.path.isdir(work):
@@ -166,18 +282,12 @@ def main():
     mock_ptx = {}
     if args.mock:
         for dt in shapes.DTYPES:
-            path = os.path.join(work, "mock_%s.ptx" % dt)
-            cmd = [nvcc, "-ptx", "-arch=" + args.target, "-O3",
-                   os.path.join(HERE, "mock_spmm.cu"), "-o", path]
-            if dt == "bf16":
-                cmd.insert(1, "-DMOCK_BF16")
-            rc, out, _ = run(cmd, 600)
+            rc, mock_ptx[dt] = nvcc_ptx(nvcc, args.target, "bench/gpu/mock_spmm.cu",
+                                        ["-DMOCK_BF16"] if dt == "bf16" else [],
+                                        os.path.join(work, "mock_%s.ptx" % dt))
             if rc != 0:
-                log("nvcc failed on bench/gpu/mock_spmm.cu (%s):\n%s" % (dt, tail(out)))
+                log("nvcc failed on bench/gpu/mock_spmm.cu (%s):\n%s" % (dt, tail(mock_ptx[dt])))
                 return 2
-            with open(path) as f:
-                mock_ptx[dt] = f.read()
-            os.remove(path)
 
     flags = args.flags.split()
     table = shapes.table(args.quick)
@@ -243,23 +353,11 @@ def main():
             if out.strip():
                 entry["compile_output"] = tail(out, 10)
         try:
-            for p in (ptx_path, ki_path):
-                if not os.path.isfile(p) or os.path.getsize(p) == 0:
-                    raise cudrv.KernelInfoError("%s was not written (or is empty)" % p)
-            with open(ki_path) as f:
-                kinfos = cudrv.parse_kernel_info(f.read(), where=os.path.join(rel, "k.json"))
-            if len(kinfos) != 1:
-                raise cudrv.KernelInfoError(
-                    "%s lists %d kernels (%s); the benchmark launches exactly one"
-                    % (os.path.join(rel, "k.json"), len(kinfos),
-                       ", ".join(x["kernel"] for x in kinfos)))
-            with open(ptx_path) as f:
-                ptx = f.read()
-            cudrv.check_ptx_against_info(ptx, kinfos[0], where=os.path.join(rel, "k.ptx"))
-            bad = cudrv.check_problem(kinfos[0], m, n, k, dt, out_dt)
+            kinfo, ptx = read_kernel(rel, ptx_path, ki_path, cudrv.parse_kernel_info)
+            bad = cudrv.check_problem(kinfo, m, n, k, dt, out_dt)
             if bad:
                 raise cudrv.KernelInfoError("; ".join(bad))
-            entry["kernel"] = kinfos[0]
+            entry["kernel"] = kinfo
             entry["ptx_version"], entry["ptx_target"] = cudrv.ptx_header(ptx)
             entry["ptx_bytes"] = len(ptx)
         except (cudrv.KernelInfoError, ValueError, OSError) as e:
@@ -267,11 +365,9 @@ def main():
             log("  FAILED: %s" % e)
             nfail += 1
             continue
-        entry["ptxas"] = ptxas_check(ptxas, args.target, ptx_path)
-        if entry["ptxas"]["ok"] is False:
-            entry.update(status="failed",
-                         error="ptxas -arch=%s rejected the PTX:\n%s"
-                               % (args.target, entry["ptxas"]["output"]))
+        err = assemble_ptx(entry, ptxas, args.target, ptx_path)
+        if err:
+            entry.update(status="failed", error=err)
             log("  FAILED: ptxas: %s" % tail(entry["ptxas"]["output"], 3))
             nfail += 1
             continue
@@ -285,45 +381,13 @@ def main():
             (", %s registers, %s B spilled" % (pa.get("registers"), pa.get("spill_store_bytes")))
             if pa.get("ok") else ""))
 
-    commit = git("rev-parse", "HEAD") or "unknown"
-    dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
-    manifest = {
-        "schema": "stc-gpu-gemm-build/1",
-        "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ"),
-        "quick": args.quick, "mock": args.mock, "only": args.only,
-        "commit": commit, "commit_short": commit[:7] if commit != "unknown" else "unknown",
-        "dirty": dirty,
-        "kernel_source": ("mock: bench/gpu/mock_spmm.cu (nvcc), NOT STC" if args.mock
-                          else "stc-compile"),
-        "stc_compile": None if args.mock else os.path.relpath(args.stc_compile, ROOT),
-        "stc_version": stc_version, "target": args.target, "flags": flags,
-        "out_dtype": args.out_dtype, "ptxas_version": ptxas_version,
-        "programs": programs,
-    }
-    with open(os.path.join(work, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=1)
-        f.write("\n")
-
-    total = 0
-    for dirpath, _, files in os.walk(work):
-        for fn in files:
-            total += os.path.getsize(os.path.join(dirpath, fn))
-    nok = sum(1 for p in programs if p.get("status") == "ok")
-    log("%d of %d programs built%s; %s holds %.1f MiB"
-        % (nok, len(programs), " (mock kernels)" if args.mock else "", work, total / 2**20))
-    if total > MAX_TOTAL_BYTES:
-        log("%s is %.1f MiB, over the %d MiB the GPU machine's copy allows for it: "
-            "build fewer programs (--quick or --only)" % (work, total / 2**20,
-                                                          MAX_TOTAL_BYTES >> 20))
-        return 2
-    if nfail:
-        log("%d program(s) failed to build; see %s/manifest.json (the run marks them "
-            "build_failed)" % (nfail, work))
-        for p in programs:
-            if p.get("status") != "ok":
-                log("  %s: %s" % (p["name"], (p.get("error") or "").splitlines()[0]))
-        return 1
-    return 0
+    manifest = manifest_fields(
+        "stc-gpu-gemm-build/1", args,
+        "mock: bench/gpu/mock_spmm.cu (nvcc), NOT STC" if args.mock else "stc-compile",
+        stc_version, flags, args.out_dtype, ptxas_version)
+    manifest["programs"] = programs
+    return finish(work, manifest, nfail, log, "programs", MAX_TOTAL_BYTES,
+                  "the GPU machine's copy allows for it")
 
 
 if __name__ == "__main__":

@@ -6,10 +6,11 @@ bench/README.md, "GPU convolutions".
                       [--results-dir bench/results] [--copy-to DIR]
                       [--time-budget 420] [--only REGEX]
 
-The same two-process structure as gemm_bench.py (whose worker machinery
-this reuses: driver setup, timing with CUDA events behind a sleep kernel,
-hang and crash handling): the parent (no torch) starts a worker that does
-the GPU work and restarts it after a program that killed it.
+The same two-process structure as gemm_bench.py, with the same machinery
+(benchcommon.py: driver setup, timing with CUDA events behind a sleep
+kernel, STC's kernel loading and checking, hang and crash handling): the
+parent (no torch) starts a worker that does the GPU work and restarts it
+after a program that killed it.
 
 For every program (a ResNet-50 convolution at one batch size, f16, NHWC)
 the worker draws a random input (N x H x W x C) and filter (F x KH x KW x
@@ -25,24 +26,19 @@ it shows that cuDNN gets nothing from the zeros), with CUDA events, median
 of many runs, rotating over input copies of at least twice the L2 size.
 """
 
-import argparse
-import json
 import math
 import os
-import re
-import shutil
 import sys
 import time
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-import gemm_bench as gb  # noqa: E402
+import benchcommon as bc  # noqa: E402
+import report  # noqa: E402
 
-TOLERANCE = gb.TOLERANCE
-CHECK_TIMEOUT_S = gb.CHECK_TIMEOUT_S
+TOLERANCE = bc.TOLERANCE
 METHODS = ("stc", "cudnn", "cudnn_pruned")
 
 
@@ -63,30 +59,9 @@ class _SimConvLaunch:
 
     def __call__(self, stream):
         w = self.w
-        F, ck = w.F, w.ck
-        if self.bug == "crash":
-            os._exit(9)
-        if self.bug == "hang":
-            while True:
-                time.sleep(1)
-        if self.bug == "error":
-            raise w.cudrv.CudaError("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE "
-                                    "(simulated)", 1)
-        buf, s = {}, {}
-        for name, t, v in self.args:
-            if t == "ptr":
-                buf[ck.BUFFER_PARAMS[name]] = self.tensors[v]
-            else:
-                s[ck.SIZE_PARAMS[name]] = v
+        F = w.F
+        buf, s, a = bc.sim_operands(w, self.args, self.tensors, self.bug, w.ck)
         cv = self.kinfo["conv"]
-        if self.bug == "wrong":
-            word = w.tops.meta_in(buf["meta"])
-            nib = [(word // (16 ** j)) % 16 for j in range(4)]
-            sw = [(x % 4) * 4 + x // 4 for x in nib]
-            a = gb._SimLaunch._decode_any(self, buf["values"],
-                                          sw[0] + 16 * sw[1] + 256 * sw[2] + 4096 * sw[3])
-        else:
-            a = w.f24.decompress24(buf["values"], buf["meta"], w.tops)
         groups = cv["groups"]
         assert tuple(a.shape) == (s["R"] * groups, 2 * s["VC"]), (a.shape, s)
         assert s["K"] <= a.shape[1] and s["MC"] * 16 == a.shape[1], s
@@ -107,9 +82,25 @@ class _SimConvLaunch:
             out.reshape(-1)[-s["R"] * groups:].fill_(float("nan"))
 
 
-class ConvWorker(gb.Worker):
+class ConvWorker(bc.Worker):
+    """The convolution worker: NHWC input and FHWC filter (2:4 along C,
+    compressed), STC's stc.conv kernel, cuDNN dense and with the pruned
+    filter."""
+
+    KERNEL_KEYS = ("tile", "mma", "ordered_metadata", "input_type", "output_type",
+                   "variant", "stages", "static_shared_bytes", "groups", "conv")
+    # The kernel info has a static_shared_bytes of its own (KERNEL_KEYS):
+    # the driver's figure is recorded beside it.
+    FUNC_ATTRS = tuple((key + "_driver" if key == "static_shared_bytes" else key, attr)
+                       for key, attr in bc.Worker.FUNC_ATTRS)
+    # One share of a program's timing budget per timed method: STC, cuDNN
+    # with the dense filter, cuDNN with the pruned one.
+    BUDGET_SHARES = 3
+    REFERENCE_WHAT = "float64 torch conv2d with the pruned filter"
+    TIME_WRONG_RESULTS = False  # a wrong STC result is not timed
+
     def __init__(self, args):
-        gb.Worker.__init__(self, args)
+        bc.Worker.__init__(self, args)
         import torch.nn.functional as F
         import conv_kernel
         import conv_shapes
@@ -118,7 +109,7 @@ class ConvWorker(gb.Worker):
     def setup(self):
         torch = self.torch
         torch.backends.cudnn.benchmark = True
-        gb.Worker.setup(self)
+        bc.Worker.setup(self)
         rec = {"type": "env_conv"}
         try:
             rec["cudnn_version"] = torch.backends.cudnn.version()
@@ -172,38 +163,21 @@ class ConvWorker(gb.Worker):
                     y = self.tconv(x, w, g, torch.float32).to(torch.float64)
                 finally:
                     torch.backends.cudnn.allow_tf32 = old
-                what = "float32 without TF32 (float64 conv2d failed: %s)" % first_line(e)
+                what = "float32 without TF32 (float64 conv2d failed: %s)" % bc.first_line(e)
         finally:
             torch.backends.cudnn.benchmark = bench
         return y.permute(0, 2, 3, 1).contiguous(), what
 
-    def diagnose(self, out, ref, g):
-        torch = self.torch
-        hints = {}
-        o = out.to(torch.float64)
-        finite = torch.isfinite(o)
-        if not bool(finite.all()):
-            bad = ~finite
-            first = int(torch.argmax(bad.reshape(-1).to(torch.int8)).item())
-            hints["first_nonfinite_nhwc"] = list(unravel(first, tuple(o.shape)))
-            hints["pixels_with_nonfinite"] = int(bad.any(dim=3).sum().item())
-            hints["channels_with_nonfinite"] = int(bad.reshape(-1, o.shape[3]).any(dim=0)
-                                                   .sum().item())
-        o = torch.where(finite, o, torch.zeros_like(o))
-        d = (o - ref).abs()
-        idx = int(torch.argmax(d).item())
-        hints["max_abs_error_at_nhwc"] = list(unravel(idx, tuple(o.shape)))
-        hints["max_abs_error"] = float(d.max().item())
-        hints["ref_abs_max"] = float(ref.abs().max().item())
-        den = torch.linalg.vector_norm(ref)
-        try:  # written NCHW instead of NHWC?
-            n, oh, ow, f = o.shape
-            t = o.reshape(n, f, oh, ow).permute(0, 2, 3, 1)
-            hints["rel_error_if_written_nchw"] = float(
-                (torch.linalg.vector_norm(t - ref) / den).item())
-        except Exception:  # noqa: BLE001
-            pass
-        return hints
+    def diagnose(self, out, ref, ctx):
+        """Hints for a wrong NHWC result (which interpretation would fit)."""
+        return self.diagnose_output(
+            out, ref, "_nhwc",
+            (("pixels_with_nonfinite", lambda bad: bad.any(dim=3)),
+             ("channels_with_nonfinite", lambda bad: bad.reshape(-1, bad.shape[3]).any(dim=0))),
+            # written NCHW instead of NHWC?
+            ("rel_error_if_written_nchw",
+             lambda o: o.reshape(o.shape[0], o.shape[3], o.shape[1], o.shape[2])
+             .permute(0, 2, 3, 1)))
 
     # -- one program ----------------------------------------------------------
     def run_program(self, idx, p, budget_s):
@@ -262,16 +236,9 @@ class ConvWorker(gb.Worker):
         fmt = {"roundtrip": bool(torch.equal(f24.decompress24(V[0], MT[0], self.tops), PM[0]))}
         wpad = cs.filter_matrix(WP[0], g)[:, :g["K"]].reshape(f, -1, 4)
         fmt["filter_is_2to4_along_c"] = bool(((wpad != 0).sum(dim=2) <= 2).all().item())
-        if self.nops is not None:
-            rows = min(64, f)
-            na = cs.filter_matrix(W[0][:rows].float().cpu().numpy(), g)
-            np_p = f24.prune24(na, self.nops)
-            np_v, np_m = f24.compress24(np_p, self.nops)
-            fmt["numpy_rows_checked"] = rows
-            fmt["torch_equals_numpy"] = bool(
-                (PM[0][:rows].float().cpu().numpy() == np_p).all()
-                and (V[0][:rows].float().cpu().numpy() == np_v).all()
-                and (MT[0][:rows].cpu().numpy().view("uint16") == np_m).all())
+        rows = min(64, f)
+        self.check_numpy_rows(fmt, rows, cs.filter_matrix(W[0][:rows].float().cpu().numpy(), g),
+                              PM, V, MT)
         res["format"] = fmt
         if (not fmt["roundtrip"] or not fmt["filter_is_2to4_along_c"]
                 or fmt.get("torch_equals_numpy") is False):
@@ -288,7 +255,12 @@ class ConvWorker(gb.Worker):
         stream = self.stream.cuda_stream
 
         # ---- STC ---------------------------------------------------------------
-        meths["stc"] = self.run_stc_conv(p, g, layout, V, MT, XIN, OUT, ref, stream, budget_s)
+        ent = {"kernel_source": self.manifest.get("kernel_source")}
+        if layout.get("prepadded"):
+            ent["note"] = layout.get("note")
+        ctx = {"g": g, "layout": layout, "V": V, "MT": MT, "XIN": XIN, "out": OUT, "ref": ref,
+               "flop": g["flop"]}
+        meths["stc"] = self.run_stc(p, ent, ctx, stream, budget_s)
         if meths["stc"].get("context_lost") or meths["stc"].get("hang"):
             return res
         del XIN[:], V[:], MT[:], OUT[:]
@@ -316,374 +288,48 @@ class ConvWorker(gb.Worker):
                 ent.update(self.time_method(
                     lambda i: self.tconv(X[i % copies], filt[i % copies], g), budget_s))
             except Exception as e:  # noqa: BLE001
-                ent.update(status="unavailable",
-                           error="%s: %s" % (type(e).__name__, gb.first_lines(e)))
+                self.baseline_failed(ent, e)
             meths[name] = ent
             self.say("  %s: %s" % ("cuDNN dense" if name == "cudnn" else "cuDNN pruned filter",
                                    self.line(ent, g["flop"])))
-            if ent["status"] == "unavailable" and not self.context_ok():
-                ent["context_lost"] = True
-                res["context_lost"] = True
+            if self.lost_context(ent, res):
                 return res
-        for ent in meths.values():
-            if "median_ms" in ent:
-                ent["tflops_median"] = g["flop"] / (ent["median_ms"] * 1e-3) / 1e12
-                ent["tflops_best"] = g["flop"] / (ent["min_ms"] * 1e-3) / 1e12
-        res["wall_seconds"] = round(time.time() - t_start, 2)
-        return res
+        return self.finish_result(res, g["flop"], t_start)
 
-    def run_stc_conv(self, p, g, layout, V, MT, XIN, OUT, ref, stream, budget_s):
-        torch, cudrv, ck = self.torch, self.cudrv, self.ck
-        ent = {"kernel_source": self.manifest.get("kernel_source")}
-        if layout.get("prepadded"):
-            ent["note"] = layout.get("note")
-        module = None
-        try:
-            with open(os.path.join(self.base, p["kernel_info"])) as f:
-                kinfos = ck.parse(f.read(), where=p["kernel_info"])
-            if len(kinfos) != 1:
-                raise cudrv.KernelInfoError("%s lists %d kernels; the benchmark launches "
-                                            "exactly one" % (p["kernel_info"], len(kinfos)))
-            ki = kinfos[0]
-            with open(os.path.join(self.base, p["ptx"])) as f:
-                ptx = f.read()
-            cudrv.check_ptx_against_info(ptx, ki, where=p["ptx"])
-            bad, lay = ck.check(ki, g, p["dtype"], p["out_dtype"])
-            if bad:
-                raise cudrv.KernelInfoError("; ".join(bad))
-            if bool(lay.get("prepadded")) != bool(layout.get("prepadded")):
-                raise cudrv.KernelInfoError("the kernel info's input layout %s differs from "
-                                            "the manifest's %s" % (lay, layout))
-            kent = {k: ki[k] for k in ("kernel", "grid", "block", "shared_bytes", "params",
-                                       "param_types")}
-            for key in ("tile", "mma", "ordered_metadata", "input_type", "output_type",
-                        "variant", "stages", "static_shared_bytes", "groups", "conv"):
-                if key in ki:
-                    kent[key] = ki[key]
-            ent["kernel"] = kent
-            t0 = time.time()
-            module, jitlog = self.drv.load_ptx(ptx, where=p["ptx"])
-            ent["jit_seconds"] = round(time.time() - t0, 3)
-            ent["jit_log"] = gb.first_lines(jitlog, 8) if jitlog else ""
-            fn = self.drv.get_function(module, ki["kernel"])
-            kent["registers"] = self.drv.func_attribute(fn, cudrv.CU_FUNC_ATTRIBUTE_NUM_REGS)
-            kent["local_bytes"] = self.drv.func_attribute(
-                fn, cudrv.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
-            kent["static_shared_bytes_driver"] = self.drv.func_attribute(
-                fn, cudrv.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-            kent["max_threads_per_block"] = self.drv.func_attribute(
-                fn, cudrv.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-            threads = ki["block"][0] * ki["block"][1] * ki["block"][2]
-            if threads > kent["max_threads_per_block"]:
-                raise RuntimeError("block %s has %d threads but the kernel allows at most %d "
-                                   "per block (it uses %d registers per thread)"
-                                   % (ki["block"], threads, kent["max_threads_per_block"],
-                                      kent["registers"]))
-            shared = ki["shared_bytes"]
-            if shared + kent["static_shared_bytes_driver"] > 48 * 1024:
-                optin = self.drv.device_attribute(
-                    cudrv.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-                if shared + kent["static_shared_bytes_driver"] > optin:
-                    raise RuntimeError("the kernel needs %d B of dynamic + %d B of static "
-                                       "shared memory; the device allows %d B per block"
-                                       % (shared, kent["static_shared_bytes_driver"], optin))
-                self.drv.set_max_dynamic_shared(fn, shared)
-            kent["blocks_per_sm"] = self.drv.occupancy(fn, threads, shared)
-            if kent["blocks_per_sm"] == 0:
-                raise RuntimeError("cuOccupancyMaxActiveBlocksPerMultiprocessor says no block "
-                                   "of %d threads with %d B dynamic shared memory fits on a "
-                                   "multiprocessor" % (threads, shared))
-            launches = []
-            self._meta_words = []
-            bug = next((kind for kind, pat in self.sim_bug.items() if pat.search(p["name"])),
-                       None)
-            for c in range(len(V)):
-                sizes = ck.sizes_for(ki, g, lay, V[c].shape[1], MT[c].shape[1])
-                bufs = {"values": V[c].data_ptr(), "meta": MT[c].data_ptr(),
-                        "input": XIN[c].data_ptr(), "out": OUT[c].data_ptr()}
-                if not self.sim and ki.get("meta_layout", "canonical") == "canonical":
-                    # The kernel reads kernel-ready metadata: convert the
-                    # canonical copy once with the kernel's own conversion
-                    # kernel (stc's host code does the same), outside timing.
-                    # (The CPU simulation reads canonical metadata itself.)
-                    words = torch.empty(max(cudrv.metadata_words(ki), 128),
-                                        dtype=torch.int32, device="cuda")
-                    self._meta_words.append(words)
-                    cudrv.metadata_conversion(self.drv, module, ki, MT[c].data_ptr(),
-                                              words.data_ptr(),
-                                              MT[c].shape[1])(stream)
-                    bufs["meta"] = words.data_ptr()
-                args = ck.arg_values(ki, bufs, sizes)
-                if self.sim:
-                    tensors = {V[c].data_ptr(): V[c], MT[c].data_ptr(): MT[c],
-                               XIN[c].data_ptr(): XIN[c], OUT[c].data_ptr(): OUT[c]}
-                    launches.append(_SimConvLaunch(self, args, tensors, bug, ki))
-                else:
-                    launches.append(cudrv.Launch(self.drv, fn, ki, args))
-            kent["args_copy0"] = [(nm, t, v if t != "ptr" else hex(v))
-                                  for nm, t, v in launches[0].args]
-            # ---- check: poison, run once, compare with float64 -------------------
-            OUT[0].fill_(float("nan"))
-            self.sync()
-            e0, e1 = self.event(), self.event()
-            e0.record()
-            launches[0](stream)
-            e1.record()
-            if not self.wait("check launch"):
-                ent.update(status="failed", hang=True,
-                           error="the first launch did not finish within %d s (hang?); the "
-                                 "worker exits and the parent goes on with the next program"
-                                 % CHECK_TIMEOUT_S)
-                return ent
-            self.drv.synchronize("kernel execution (cuCtxSynchronize after the first launch)")
-            t_first = e0.elapsed_time(e1)
-            ent["first_launch_ms"] = t_first
-            ent["rel_error"], ent["nan_outputs"], ent["inf_outputs"] = self.rel_error(OUT[0], ref)
-            ent["tolerance"] = TOLERANCE
-            ok = ent["rel_error"] < TOLERANCE
-            if not ok:
-                ent["diagnosis"] = self.diagnose(OUT[0], ref, g)
-            first = OUT[0].clone()
-            OUT[0].fill_(float("nan"))
-            launches[0](stream)
-            if not self.wait("second launch"):
-                ent.update(status="failed", hang=True,
-                           error="the second launch did not finish within %d s"
-                                 % CHECK_TIMEOUT_S)
-                return ent
-            self.drv.synchronize("kernel execution (second launch)")
-            ent["deterministic"] = bool(torch.equal(first, OUT[0]))
-            del first
-            if ok and not ent["deterministic"]:
-                ok = False
-                ent["error"] = "two runs on the same inputs gave different results (a race?)"
-            ent["status"] = "ok" if ok else "wrong"
-            if not ok and "error" not in ent:
-                ent["error"] = ("result differs from float64 torch conv2d with the pruned "
-                                "filter: rel. error %s (tolerance %.0e), %d NaN outputs"
-                                % ("%.3e" % ent["rel_error"], TOLERANCE, ent["nan_outputs"]))
-            self.say("  STC check: %s (first launch %.3f ms, jit %.2f s, %d regs, %d blocks/SM)"
-                     % ("ok" if ok else "WRONG: " + ent["error"], t_first,
-                        ent["jit_seconds"], kent["registers"], kent["blocks_per_sm"]))
-            # ---- timing: only a right result ---------------------------------------
-            if ok:
-                copies = len(launches)
-                ent.update(self.time_method(lambda i: launches[i % copies](stream), budget_s,
-                                            t_first_ms=t_first))
-                self.drv.synchronize("kernel execution (timed runs)")
-            self.say("  STC: %s" % self.line(ent, g["flop"]))
-        except Exception as e:  # noqa: BLE001
-            ent.update(status="failed", error="%s: %s" % (type(e).__name__, e))
-            self.say("  STC: FAILED: %s" % gb.first_lines(ent["error"], 8))
-            if not self.context_ok():
-                ent["context_lost"] = True
-                ent["error"] += ("\n(the CUDA context is unusable after this error: the worker "
-                                 "exits and the parent restarts it with the next program)")
-        finally:
-            if module is not None and not ent.get("context_lost") and not ent.get("hang"):
-                try:
-                    self.drv.unload(module)
-                except Exception:  # noqa: BLE001
-                    pass
-        return ent
+    # -- hooks of bc.Worker.run_stc ---------------------------------------------
+    def parse_kernel_info(self, text, where):
+        return self.ck.parse(text, where=where)
+
+    def check_kernel(self, ki, p, ctx):
+        """conv_kernel's checks of the geometry, and the input layout the
+        kernel expects (kept in ctx["lay"]) against the manifest's."""
+        bad, lay = self.ck.check(ki, ctx["g"], p["dtype"], p["out_dtype"])
+        ctx["lay"] = lay
+        if not bad and bool(lay.get("prepadded")) != bool(ctx["layout"].get("prepadded")):
+            bad = ["the kernel info's input layout %s differs from the manifest's %s"
+                   % (lay, ctx["layout"])]
+        return bad
+
+    def stc_operands(self, c, ki, ctx):
+        V, MT = ctx["V"], ctx["MT"]
+        sizes = self.ck.sizes_for(ki, ctx["g"], ctx["lay"], V[c].shape[1], MT[c].shape[1])
+        return sizes, {"values": V[c], "meta": MT[c], "input": ctx["XIN"][c],
+                       "out": ctx["out"][c]}
+
+    def kernel_args(self, ki, bufs, sizes):
+        return self.ck.arg_values(ki, bufs, sizes)
+
+    def sim_launch(self, args, tensors, bug, ki):
+        return _SimConvLaunch(self, args, tensors, bug, ki)
 
 
-def first_line(e):
-    return (str(e).strip().splitlines() or [""])[0]
-
-
-def unravel(i, shape):
-    out = []
-    for d in reversed(shape):
-        out.append(i % d)
-        i //= d
-    return tuple(reversed(out))
-
-
-def worker_main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--manifest", required=True)
-    ap.add_argument("--jsonl", required=True)
-    ap.add_argument("--indices", required=True)
-    ap.add_argument("--deadline", type=float, required=True)
-    ap.add_argument("--max-method-s", type=float, default=0.5)
-    ap.add_argument("--max-repeats", type=int, default=200)
-    ap.add_argument("--max-copies", type=int, default=16)
-    ap.add_argument("--format-check", action="store_true")
-    ap.add_argument("--position0", type=int, default=0)
-    ap.add_argument("--total", type=int, default=0)
-    ap.add_argument("--simulate", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--simulate-bug", action="append", help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    return ConvWorker(args).main()
-
-
-# ===========================================================================
-# Parent (no torch)
-# ===========================================================================
-
-def parent_main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--manifest", required=True)
-    ap.add_argument("--results-dir", default=os.path.join(ROOT, "bench", "results"))
-    ap.add_argument("--copy-to", default=None)
-    ap.add_argument("--time-budget", type=float, default=420.0,
-                    help="seconds for the whole run; programs not started by then are skipped")
-    ap.add_argument("--stall", type=float, default=150.0)
-    ap.add_argument("--max-method-s", type=float, default=0.5)
-    ap.add_argument("--max-repeats", type=int, default=200)
-    ap.add_argument("--max-restarts", type=int, default=6)
-    ap.add_argument("--only", default=None)
-    ap.add_argument("--simulate", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--simulate-bug", action="append", default=[], help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    import report
-    t_start = time.time()
-    stamp = gb.utc_now()
-
-    def say(msg):
-        print("[run_gpu_bench run-conv] " + msg, flush=True)
-
-    if not os.path.isfile(args.manifest):
-        say("no %s: run `bench/run_gpu_bench.sh build-conv` on the build machine and carry "
-            "bench/work/gpu-conv to this one (run tool: carry=[\"bench/work/gpu-conv\"])"
-            % args.manifest)
-        return 2
-    try:
-        with open(args.manifest) as f:
-            manifest = json.load(f)
-        programs = manifest["programs"]
-        if manifest.get("schema") != "stc-gpu-conv-build/1":
-            raise KeyError("schema is %r, not stc-gpu-conv-build/1 (a GEMM manifest? use "
-                           "`run`)" % manifest.get("schema"))
-    except (ValueError, KeyError, OSError) as e:
-        say("cannot read %s: %s" % (args.manifest, e))
-        return 2
-    if args.copy_to:
-        os.makedirs(args.copy_to, exist_ok=True)
-    os.makedirs(args.results_dir, exist_ok=True)
-    base = "gpu-conv-%s%s-%s" % ("mock-" if manifest.get("mock") else "", stamp,
-                                 manifest.get("commit_short", "unknown"))
-    jsonl = os.path.join(args.copy_to or os.path.join(os.path.dirname(args.manifest), "..",
-                                                      "gpu-conv-run"), base + ".jsonl")
-    os.makedirs(os.path.dirname(jsonl), exist_ok=True)
-    open(jsonl, "a").close()
-    selected = [i for i, p in enumerate(programs)
-                if not args.only or re.search(args.only, p["name"])]
-    if not selected:
-        say("no program matches --only %r" % args.only)
-        return 2
-    if manifest.get("mock"):
-        say("MOCK kernels (bench/gpu/conv_mock.cu, plain CUDA C): this run tests the harness; "
-            "its 'STC' rows are not STC")
-    smi_start = gb.nvidia_smi()
-    say("%d programs from %s (built %s at %s%s); time budget %.0f s"
-        % (len(selected), args.manifest, manifest.get("utc"), manifest.get("commit_short"),
-           ", dirty tree" if manifest.get("dirty") else "", args.time_budget))
-    pre, todo = [], []
-    for i in selected:
-        p = programs[i]
-        if p.get("status") != "ok":
-            pre.append({"type": "result", "index": i, "name": p["name"],
-                        "build_failed": p.get("error") or "not built"})
-        else:
-            todo.append(i)
-    deadline = t_start + args.time_budget
-    hard = deadline + 60.0
-    restarts = []
-    first = True
-    total = len(todo)
-    while todo:
-        n_before = len(gb.read_jsonl(jsonl))
-        cmd = [sys.executable, "-u", os.path.abspath(__file__), "worker",
-               "--manifest", args.manifest, "--jsonl", jsonl,
-               "--indices", ",".join(map(str, todo)), "--deadline", repr(deadline),
-               "--max-method-s", str(args.max_method_s),
-               "--max-repeats", str(args.max_repeats),
-               "--position0", str(total - len(todo)), "--total", str(total)]
-        if first:
-            cmd.append("--format-check")
-        if args.simulate:
-            cmd.append("--simulate")
-            for b in args.simulate_bug:
-                cmd += ["--simulate-bug", b]
-        rc, killed, lines = gb.run_worker(cmd, args.stall, hard)
-        first = False
-        recs = gb.read_jsonl(jsonl)
-        new = recs[n_before:]
-        done = {r["index"] for r in recs if r.get("type") == "result"}
-        started = [r["index"] for r in new if r.get("type") == "start"]
-        fatal = [r for r in new if r.get("type") == "fatal"]
-        remaining = [i for i in todo if i not in done]
-        if not remaining:
-            break
-        crashed = started[-1] if started and started[-1] in remaining else None
-        why = (killed or "exit status %s" % rc)
-        say("worker ended (%s) with %d program(s) left" % (why, len(remaining)))
-        if crashed is None and started:
-            restarts.append({"after": programs[started[-1]]["name"], "why": why})
-            todo = remaining
-            if time.time() > hard or len(restarts) > args.max_restarts:
-                for i in todo:
-                    pre.append({"type": "result", "index": i, "name": programs[i]["name"],
-                                "not_run": "too many worker restarts or past the deadline"})
-                break
-            continue
-        last = next((ln.strip() for ln in reversed(lines) if ln.strip()), "no output")
-        if crashed is None:
-            msg = ("worker failed before running any program (%s): %s\n%s"
-                   % (why, fatal[-1]["error"] if fatal else last, "\n".join(lines[-15:])))
-            say(msg)
-            for i in remaining:
-                pre.append({"type": "result", "index": i, "name": programs[i]["name"],
-                            "not_run": msg})
-            break
-        pre.append({"type": "result", "index": crashed, "name": programs[crashed]["name"],
-                    "worker_died": "the worker died while running this program (%s); last "
-                                   "output line: %s\nlast output:\n%s"
-                                   % (why, last, "\n".join(lines[-15:]))})
-        restarts.append({"after": programs[crashed]["name"], "why": why})
-        todo = [i for i in remaining if i != crashed]
-        if time.time() > hard or len(restarts) > args.max_restarts:
-            for i in todo:
-                pre.append({"type": "result", "index": i, "name": programs[i]["name"],
-                            "not_run": "too many worker restarts or past the deadline"})
-            break
-    smi_end = gb.nvidia_smi()
-    recs = gb.read_jsonl(jsonl) + pre
-    doc = report.assemble_conv(manifest, recs, programs, selected, {
-        "utc": stamp, "time_budget_s": args.time_budget, "stall_s": args.stall,
-        "max_method_s": args.max_method_s, "max_repeats": args.max_repeats,
-        "tolerance": TOLERANCE, "wall_seconds": round(time.time() - t_start, 1),
-        "nvidia_smi_start": smi_start, "nvidia_smi_end": smi_end,
-        "worker_restarts": restarts, "only": args.only})
-    doc = report.finite_json(doc)
-    md = report.markdown_conv(doc)
-    out_base = os.path.join(args.results_dir, base)
-    with open(out_base + ".json", "w") as f:
-        json.dump(doc, f, indent=1, allow_nan=False)
-        f.write("\n")
-    with open(out_base + ".md", "w") as f:
-        f.write(md)
-    if args.copy_to:
-        for ext in (".json", ".md"):
-            shutil.copy(out_base + ext, os.path.join(args.copy_to, base + ext))
-    print(md)
-    print(report.compact_conv(doc))
-    say("wrote %s.json and .md%s" % (out_base, (" (copies in %s)" % args.copy_to)
-                                      if args.copy_to else ""))
-    st = doc["summary"]
-    if st["ok"]:
-        return 0
-    say("NOT all ok: %s" % json.dumps({k: v for k, v in st.items() if k != "ok"}))
-    return 1
+SPEC = bc.RunSpec(
+    script=__file__, step="run-conv", build_step="build-conv", work="bench/work/gpu-conv",
+    run_dir="gpu-conv-run", prefix="gpu-conv", mock_source="bench/gpu/conv_mock.cu",
+    time_budget=420.0, assemble=report.assemble_conv, markdown=report.markdown_conv,
+    compact=report.compact_conv, schema="stc-gpu-conv-build/1",
+    schema_hint=" (a GEMM manifest? use `run`)")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "worker":
-        sys.exit(worker_main(sys.argv[2:]))
-    if len(sys.argv) > 1 and sys.argv[1] == "run":
-        sys.exit(parent_main(sys.argv[2:]))
-    print("usage: conv_bench.py run --manifest FILE [...] (see the module docstring)",
-          file=sys.stderr)
-    sys.exit(2)
+    sys.exit(bc.main(SPEC, ConvWorker, max_copies=16))

@@ -38,6 +38,8 @@ Prints PASS/FAIL/SKIP per check and a final "N passed, N failed, N skipped"
 line; exit status 1 when a check failed.
 """
 
+import contextlib
+import ctypes
 import json
 import os
 import shutil
@@ -256,19 +258,44 @@ def t_cudrv():
     return "parsing, validation and error messages"
 
 
-def t_ctypes_driver():
-    """cudrv.Driver and Launch against fake_libcuda.c (no GPU)."""
-    import ctypes
+@contextlib.contextmanager
+def fake_driver():
+    """fake_libcuda.c (a stand-in libcuda that records what it is given)
+    built into a temporary directory: yields (a cudrv.Driver over it, the
+    library through ctypes), or (None, None) without a C compiler."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if not cc:
-        return ("SKIP", "no C compiler")
+        yield None, None
+        return
     tmp = tempfile.mkdtemp(prefix="gpu-bench-fakecuda-")
     try:
         so = os.path.join(tmp, "libcuda_fake.so")
         p = subprocess.run([cc, "-shared", "-fPIC", "-O1", os.path.join(HERE, "fake_libcuda.c"),
                             "-o", so], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert p.returncode == 0, p.stdout.decode()
-        drv = cudrv.Driver(so)
+        yield cudrv.Driver(so), ctypes.CDLL(so)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def fake_launch(lib, drv, fn, ki, args):
+    """Launches kernel info ki's kernel with args through cudrv.Launch on
+    the fake (default stream): (the launch, the parameter values the fake
+    received, in order)."""
+    n = len(args)
+    lib.fake_set_param_sizes(n, (ctypes.c_int * n)(*[cudrv.PARAM_TYPES[t]
+                                                     for t in ki["param_types"]]))
+    lib.fake_param_u64.restype = ctypes.c_uint64
+    launch = cudrv.Launch(drv, fn, ki, args)
+    launch(0)
+    return launch, [lib.fake_param_u64(i) for i in range(n)]
+
+
+def t_ctypes_driver():
+    """cudrv.Driver and Launch against fake_libcuda.c (no GPU)."""
+    with fake_driver() as (drv, lib):
+        if drv is None:
+            return ("SKIP", "no C compiler")
         assert drv.init() == 0x1234 and drv.driver_version() == 13000
         assert drv.device_attribute(97) == 970
         mod, log = drv.load_ptx(SAMPLE_PTX)
@@ -292,13 +319,8 @@ def t_ctypes_driver():
         ptrs = {"values": 0x7F0000001000, "meta": 0x7F0000002000, "dense": 0x7F0000003000,
                 "out": 0xFFFF800000004000}
         args = cudrv.kernel_arg_values(ki, ptrs, {"M": 256, "N": 128, "K": 512})
-        lib = ctypes.CDLL(so)
-        sizes = (ctypes.c_int * 7)(*[cudrv.PARAM_TYPES[t] for t in ki["param_types"]])
-        lib.fake_set_param_sizes(7, sizes)
-        lib.fake_param_u64.restype = ctypes.c_uint64
-        launch = cudrv.Launch(drv, fn, ki, args)
-        launch(0)
-        got = [lib.fake_param_u64(i) for i in range(7)]
+        assert len(args) == 7, args
+        launch, got = fake_launch(lib, drv, fn, ki, args)
         want = [ptrs["values"], ptrs["meta"], ptrs["dense"], ptrs["out"], 256, 128, 512]
         assert got == want, [hex(x) for x in got]
         cfg = [lib.fake_launch_config(i) for i in range(8)]
@@ -312,8 +334,6 @@ def t_ctypes_driver():
                    "failed: CUDA_ERROR_INVALID_VALUE (1): invalid argument" in str(e), e
         drv.unload(mod)
         return "init, JIT logs, errors, attributes, parameter packing and launch"
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------
@@ -379,6 +399,93 @@ def t_report():
 
 
 # ---------------------------------------------------------------------------
+# Shared by the GEMM and the convolution checks below
+# ---------------------------------------------------------------------------
+
+def write_manifest(path, schema, progs, **fields):
+    """A build manifest as the build steps write it (schema, commit,
+    target ...; `fields` added) for the programs `progs`."""
+    man = {"schema": schema, "utc": "x", "quick": True, "mock": False, "commit": "0" * 40,
+           "commit_short": "0000000", "dirty": False, "target": "sm_90", "flags": []}
+    man.update(fields)
+    man["programs"] = progs
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(man, f)
+    return path
+
+
+def bench_run(script, mp, tmp, tag, args):
+    """`script run` (gemm_bench.py, conv_bench.py) on manifest mp, results
+    copied to tmp/out-TAG: (exit status, the results document, output)."""
+    out = os.path.join(tmp, "out-" + tag)
+    p = subprocess.run([sys.executable, os.path.join(HERE, script), "run",
+                        "--manifest", mp, "--results-dir", os.path.join(tmp, "res"),
+                        "--copy-to", out] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    text = p.stdout.decode(errors="replace")
+    js = [g for g in os.listdir(out) if g.endswith(".json")] if os.path.isdir(out) else []
+    assert len(js) == 1, "no results JSON (exit %d):\n%s" % (p.returncode, text[-3000:])
+    with open(os.path.join(out, js[0])) as f:
+        return p.returncode, json.load(f), text
+
+
+def check_build_dir(work, expect_mock, nprogs, parse, check=None):
+    """A `build --quick` / `build-conv --quick` work directory: nprogs
+    programs, all ok, each with PTX, kernel info (parse: the benchmark's
+    parser; check(program, kernel info) asserts the rest) and program text,
+    the PTX .entry matching, ptxas -arch=<target> accepting it. Returns
+    (manifest, the check's summary)."""
+    with open(os.path.join(work, "manifest.json")) as f:
+        man = json.load(f)
+    assert man["mock"] == expect_mock and man["quick"] is True
+    progs = man["programs"]
+    assert len(progs) == nprogs, len(progs)
+    ptxas = os.path.join(CUDA, "bin", "ptxas")
+    for p in progs:
+        assert p["status"] == "ok", "%s: %s" % (p["name"], p.get("error"))
+        for key in ("ptx", "kernel_info", "mlir"):
+            assert os.path.getsize(os.path.join(work, p[key])) > 0, (p["name"], key)
+        with open(os.path.join(work, p["kernel_info"])) as f:
+            ki = parse(f.read())
+        assert len(ki) == 1
+        with open(os.path.join(work, p["ptx"])) as f:
+            cudrv.check_ptx_against_info(f.read(), ki[0])
+        if check:
+            check(p, ki[0])
+        if os.access(ptxas, os.X_OK):
+            r = subprocess.run([ptxas, "-arch=" + man["target"],
+                                os.path.join(work, p["ptx"]), "-o", os.devnull],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            assert r.returncode == 0, "ptxas rejected %s:\n%s" % (p["ptx"], r.stdout.decode())
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(work) for f in fs)
+    return man, "%d programs, PTX + kernel info, ptxas -arch=%s ok%s; %.2f MiB" % (
+        len(progs), man["target"], "" if os.access(ptxas, os.X_OK) else " (no ptxas: SKIPPED)",
+        size / 2**20)
+
+
+def quick_build(step, work_env, work, extra):
+    """`run_gpu_bench.sh STEP --quick EXTRA` into work (work_env: the
+    variable that names the work directory); asserts it succeeded."""
+    env = dict(os.environ, **{work_env: work})
+    p = subprocess.run([os.path.join(ROOT, "bench", "run_gpu_bench.sh"), step, "--quick"]
+                       + extra, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    out = p.stdout.decode(errors="replace")
+    assert p.returncode == 0, "%s --quick%s exited %d:\n%s" % (
+        step, "".join(" " + x for x in extra), p.returncode, out[-4000:])
+
+
+def mock_build(step, work_env, work_name, check):
+    """`run_gpu_bench.sh STEP --quick --mock` (nvcc; SKIP without it) into
+    bench/work/WORK_NAME, then check(work, True)."""
+    if not shutil.which("nvcc", path=os.path.join(CUDA, "bin")):
+        return ("SKIP", "no nvcc in %s/bin" % CUDA)
+    work = os.path.join(ROOT, "bench", "work", work_name)
+    quick_build(step, work_env, work, ["--mock"])
+    return check(work, True)
+
+
+# ---------------------------------------------------------------------------
 # 4. gemm_bench's parent, without torch
 # ---------------------------------------------------------------------------
 
@@ -388,27 +495,15 @@ def t_parent():
         progs = fake_programs()
         progs[0]["status"] = "failed"
         progs[0]["error"] = "stc-compile exited with status 1"
-        man = {"schema": "stc-gpu-gemm-build/1", "utc": "x", "quick": True, "mock": False,
-               "commit": "0" * 40, "commit_short": "0000000", "dirty": False,
-               "target": "sm_90", "flags": [], "programs": progs}
-        mp = os.path.join(tmp, "gpu", "manifest.json")
-        os.makedirs(os.path.dirname(mp))
-        with open(mp, "w") as f:
-            json.dump(man, f)
-        out = os.path.join(tmp, "out")
+        mp = write_manifest(os.path.join(tmp, "gpu", "manifest.json"), "stc-gpu-gemm-build/1",
+                            progs)
         # No torch on this machine: the worker dies at start; every program
         # must still end with a record and the parent must write results.
-        p = subprocess.run([sys.executable, os.path.join(HERE, "gemm_bench.py"), "run",
-                            "--manifest", mp, "--results-dir", os.path.join(tmp, "res"),
-                            "--copy-to", out, "--time-budget", "60"],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
-        text = p.stdout.decode(errors="replace")
-        assert p.returncode == 1, "exit status %d:\n%s" % (p.returncode, text)
-        got = sorted(os.listdir(out))
+        rc, doc, text = bench_run("gemm_bench.py", mp, tmp, "parent", ["--time-budget", "60"])
+        assert rc == 1, "exit status %d:\n%s" % (rc, text)
+        got = sorted(os.listdir(os.path.join(tmp, "out-parent")))
         assert len(got) == 3 and any(g.endswith(".md") for g in got), got
         js = [g for g in got if g.endswith(".json")][0]
-        with open(os.path.join(out, js)) as f:
-            doc = json.load(f)
         st = [e["methods"]["stc"]["status"] for e in doc["results"]]
         assert st[0] == "build_failed" and all(s == "not_run" for s in st[1:]), st
         err = doc["results"][1]["methods"]["stc"]["error"]
@@ -470,27 +565,21 @@ def sim_manifest(tmp):
                           "dtype": dt, "out_dtype": dt, "status": "ok", "kernel": ki,
                           "ptx": os.path.join(rel, "k.ptx"),
                           "kernel_info": os.path.join(rel, "k.json")})
-    mp = os.path.join(tmp, "gpu", "manifest.json")
-    with open(mp, "w") as f:
-        json.dump({"schema": "stc-gpu-gemm-build/1", "utc": "x", "quick": True,
-                   "mock": False, "commit": "0" * 40, "commit_short": "0000000",
-                   "dirty": False, "target": "sm_90", "flags": [],
-                   "kernel_source": "simulated", "programs": progs}, f)
-    return mp
+    return write_manifest(os.path.join(tmp, "gpu", "manifest.json"), "stc-gpu-gemm-build/1",
+                          progs, kernel_source="simulated")
 
 
-def sim_run(mp, tmp, tag, extra):
-    out = os.path.join(tmp, "out-" + tag)
-    p = subprocess.run([sys.executable, os.path.join(HERE, "gemm_bench.py"), "run",
-                        "--manifest", mp, "--results-dir", os.path.join(tmp, "res"),
-                        "--copy-to", out, "--time-budget", "120", "--max-method-s", "0.05",
-                        "--max-repeats", "20", "--simulate"] + extra,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
-    text = p.stdout.decode(errors="replace")
-    js = [g for g in os.listdir(out) if g.endswith(".json")]
-    assert len(js) == 1, "no results JSON (exit %d):\n%s" % (p.returncode, text[-3000:])
-    with open(os.path.join(out, js[0])) as f:
-        return p.returncode, json.load(f), text
+#: The settings of each benchmark's simulated runs (sized for the self test).
+SIM_OPTIONS = {
+    "gemm_bench.py": ["--time-budget", "120", "--max-method-s", "0.05", "--max-repeats", "20"],
+    "conv_bench.py": ["--time-budget", "200", "--max-method-s", "0.02", "--max-repeats", "10"],
+}
+
+
+def sim_run(script, mp, tmp, tag, extra):
+    """`script run --simulate` (its worker on the CPU, a stand-in kernel
+    computing from the packed parameters): bench_run's result."""
+    return bench_run(script, mp, tmp, tag, SIM_OPTIONS[script] + ["--simulate"] + extra)
 
 
 def t_worker_sim():
@@ -499,7 +588,7 @@ def t_worker_sim():
     tmp = tempfile.mkdtemp(prefix="gpu-bench-sim-")
     try:
         mp = sim_manifest(tmp)
-        rc, doc, text = sim_run(mp, tmp, "clean", [])
+        rc, doc, text = sim_run("gemm_bench.py", mp, tmp, "clean", [])
         st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
         assert all(e["status"] == "ok" and e["rel_error"] < 1e-2 and e["deterministic"]
                    for e in st.values()), {k: (e["status"], e.get("error"))
@@ -512,7 +601,7 @@ def t_worker_sim():
         extra = ["--stall", "8"]
         for b in bugs:
             extra += ["--simulate-bug", b]
-        rc, doc, text = sim_run(mp, tmp, "faults", extra)
+        rc, doc, text = sim_run("gemm_bench.py", mp, tmp, "faults", extra)
         st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
         want = {"a-f16": "wrong", "a-bf16": "wrong", "b-f16": "failed", "b-bf16": "failed",
                 "c-f16": "failed", "c-bf16": "ok"}
@@ -587,46 +676,12 @@ def t_program_text():
 # ---------------------------------------------------------------------------
 
 def check_build(work, expect_mock):
-    with open(os.path.join(work, "manifest.json")) as f:
-        man = json.load(f)
-    assert man["mock"] == expect_mock and man["quick"] is True
-    progs = man["programs"]
-    assert len(progs) == len(shapes.QUICK) * len(shapes.DTYPES), len(progs)
-    ptxas = os.path.join(CUDA, "bin", "ptxas")
-    for p in progs:
-        assert p["status"] == "ok", "%s: %s" % (p["name"], p.get("error"))
-        for key in ("ptx", "kernel_info", "mlir"):
-            assert os.path.getsize(os.path.join(work, p[key])) > 0, (p["name"], key)
-        with open(os.path.join(work, p["kernel_info"])) as f:
-            ki = cudrv.parse_kernel_info(f.read())
-        assert len(ki) == 1
-        with open(os.path.join(work, p["ptx"])) as f:
-            cudrv.check_ptx_against_info(f.read(), ki[0])
-        if os.access(ptxas, os.X_OK):
-            r = subprocess.run([ptxas, "-arch=" + man["target"],
-                                os.path.join(work, p["ptx"]), "-o", os.devnull],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            assert r.returncode == 0, "ptxas rejected %s:\n%s" % (p["ptx"], r.stdout.decode())
-    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(work) for f in fs)
-    return "%d programs, PTX + kernel info, ptxas -arch=%s ok%s; %.2f MiB" % (
-        len(progs), man["target"], "" if os.access(ptxas, os.X_OK) else " (no ptxas: SKIPPED)",
-        size / 2**20)
-
-
-def build(work, extra):
-    env = dict(os.environ, GPU_BENCH_WORK=work)
-    p = subprocess.run([os.path.join(ROOT, "bench", "run_gpu_bench.sh"), "build", "--quick"]
-                       + extra, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    return p.returncode, p.stdout.decode(errors="replace")
+    return check_build_dir(work, expect_mock, len(shapes.QUICK) * len(shapes.DTYPES),
+                           cudrv.parse_kernel_info)[1]
 
 
 def t_build_mock():
-    if not shutil.which("nvcc", path=os.path.join(CUDA, "bin")):
-        return ("SKIP", "no nvcc in %s/bin" % CUDA)
-    work = os.path.join(ROOT, "bench", "work", "gpu-selftest-mock")
-    rc, out = build(work, ["--mock"])
-    assert rc == 0, "build --quick --mock exited %d:\n%s" % (rc, out)
-    return check_build(work, True)
+    return mock_build("build", "GPU_BENCH_WORK", "gpu-selftest-mock", check_build)
 
 
 def t_build_stc():
@@ -639,8 +694,7 @@ def t_build_stc():
                 "not landed); rerun when `build/bin/stc-compile --help | grep kernel-info` "
                 "prints it")
     work = os.path.join(ROOT, "bench", "work", "gpu-selftest")
-    rc, out = build(work, [])
-    assert rc == 0, "build --quick exited %d:\n%s" % (rc, out)
+    quick_build("build", "GPU_BENCH_WORK", work, [])
     return check_build(work, False)
 
 
@@ -818,17 +872,9 @@ def t_conv_kernel_info():
 
 def t_conv_ctypes():
     """The conv kernel's 14 parameters through cudrv.Launch into fake_libcuda."""
-    import ctypes
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        return ("SKIP", "no C compiler")
-    tmp = tempfile.mkdtemp(prefix="gpu-bench-fakecuda-")
-    try:
-        so = os.path.join(tmp, "libcuda_fake.so")
-        p = subprocess.run([cc, "-shared", "-fPIC", "-O1", os.path.join(HERE, "fake_libcuda.c"),
-                            "-o", so], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        assert p.returncode == 0, p.stdout.decode()
-        drv = cudrv.Driver(so)
+    with fake_driver() as (drv, lib):
+        if drv is None:
+            return ("SKIP", "no C compiler")
         drv.init()
         mod, _ = drv.load_ptx(fake_ptx_for(CONV_INFO))
         fn = drv.get_function(mod, "spmm_kernel")
@@ -837,21 +883,13 @@ def t_conv_ctypes():
         ptrs = {"values": 0x7F0000001000, "meta": 0x7F0000002000, "input": 0x7F0000003000,
                 "out": 0xFFFF800000004000}
         args = conv_kernel.arg_values(ki, ptrs, conv_kernel.sizes_for(ki, geo, None, 72, 9))
-        lib = ctypes.CDLL(so)
-        n = len(args)
-        lib.fake_set_param_sizes(n, (ctypes.c_int * n)(*[cudrv.PARAM_TYPES[t]
-                                                         for t in ki["param_types"]]))
-        lib.fake_param_u64.restype = ctypes.c_uint64
-        cudrv.Launch(drv, fn, ki, args)(0)
-        got = [lib.fake_param_u64(i) for i in range(n)]
+        _, got = fake_launch(lib, drv, fn, ki, args)
         want = [ptrs["values"], ptrs["meta"], ptrs["input"], ptrs["out"],
                 32, 128, 144, 72, 9, 2, 8, 8, 8, 8]
         assert got == want, [hex(x) for x in got]
         assert [lib.fake_launch_config(i) for i in range(6)] == [2, 1, 1, 128, 1, 1]
         drv.unload(mod)
         return "14 parameters packed in order, grid and block as the kernel info says"
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def conv_fake_programs():
@@ -946,27 +984,8 @@ def conv_sim_manifest(tmp):
     progs.append({"name": "e", "shape": "e", "batch": 2, "dtype": "f16", "out_dtype": "f16",
                   "conv": small_geometry("e", 8, 16, 32, 3, 1, 2), "status": "failed",
                   "error": "stc-compile --sparsity=force --emit=stc exited with status 1"})
-    mp = os.path.join(tmp, "gpu-conv", "manifest.json")
-    with open(mp, "w") as f:
-        json.dump({"schema": "stc-gpu-conv-build/1", "utc": "x", "quick": True, "mock": False,
-                   "commit": "0" * 40, "commit_short": "0000000", "dirty": False,
-                   "target": "sm_90", "flags": [], "kernel_source": "simulated",
-                   "programs": progs}, f)
-    return mp
-
-
-def conv_sim_run(mp, tmp, tag, extra):
-    out = os.path.join(tmp, "out-" + tag)
-    p = subprocess.run([sys.executable, os.path.join(HERE, "conv_bench.py"), "run",
-                        "--manifest", mp, "--results-dir", os.path.join(tmp, "res"),
-                        "--copy-to", out, "--time-budget", "200", "--max-method-s", "0.02",
-                        "--max-repeats", "10", "--simulate"] + extra,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
-    text = p.stdout.decode(errors="replace")
-    js = [g for g in os.listdir(out) if g.endswith(".json")]
-    assert len(js) == 1, "no results JSON (exit %d):\n%s" % (p.returncode, text[-3000:])
-    with open(os.path.join(out, js[0])) as f:
-        return p.returncode, json.load(f), text
+    return write_manifest(os.path.join(tmp, "gpu-conv", "manifest.json"),
+                          "stc-gpu-conv-build/1", progs, kernel_source="simulated")
 
 
 def t_conv_worker_sim():
@@ -975,7 +994,7 @@ def t_conv_worker_sim():
     tmp = tempfile.mkdtemp(prefix="gpu-bench-convsim-")
     try:
         mp = conv_sim_manifest(tmp)
-        rc, doc, text = conv_sim_run(mp, tmp, "clean", [])
+        rc, doc, text = sim_run("conv_bench.py", mp, tmp, "clean", [])
         st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
         for k in "abcd":
             e = st[k]
@@ -997,7 +1016,7 @@ def t_conv_worker_sim():
         extra = ["--stall", "8", "--only", "^[a-d]$"]
         for b in bugs:
             extra += ["--simulate-bug", b]
-        rc, doc, text = conv_sim_run(mp, tmp, "faults", extra)
+        rc, doc, text = sim_run("conv_bench.py", mp, tmp, "faults", extra)
         got = {e["name"]: e["methods"]["stc"]["status"] for e in doc["results"]}
         want = {"a": "wrong", "b": "wrong", "c": "failed", "d": "failed"}
         assert got == want, "statuses %s, expected %s\n%s" % (got, want, text[-3000:])
@@ -1008,8 +1027,9 @@ def t_conv_worker_sim():
         assert "worker died" in st["d"]["error"] and "exit status 9" in st["d"]["error"]
         assert rc == 1
         # A hang, then the next program still runs.
-        rc, doc, text = conv_sim_run(mp, tmp, "hang", ["--stall", "8", "--only", "^[ab]$",
-                                                       "--simulate-bug", "hang@^a$"])
+        rc, doc, text = sim_run("conv_bench.py", mp, tmp, "hang",
+                                ["--stall", "8", "--only", "^[ab]$", "--simulate-bug",
+                                 "hang@^a$"])
         st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
         assert st["a"]["status"] == "failed" and "no output for 8 s" in st["a"]["error"], st["a"]
         assert st["b"]["status"] == "ok" and "median_ms" in st["b"]
@@ -1163,50 +1183,23 @@ def t_conv_stc_run():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def conv_kernel_fits(p, ki):
+    bad = conv_kernel.check(ki, p["conv"])[0]
+    assert bad == [], (p["name"], bad)
+
+
 def check_conv_build(work, expect_mock):
-    with open(os.path.join(work, "manifest.json")) as f:
-        man = json.load(f)
-    assert man["mock"] == expect_mock and man["quick"] is True
+    man, summary = check_build_dir(work, expect_mock, len(conv_shapes.QUICK),
+                                   conv_kernel.parse, conv_kernel_fits)
     assert man["schema"] == "stc-gpu-conv-build/1"
-    progs = man["programs"]
-    assert len(progs) == len(conv_shapes.QUICK), len(progs)
-    ptxas = os.path.join(CUDA, "bin", "ptxas")
-    for p in progs:
-        assert p["status"] == "ok", "%s: %s" % (p["name"], p.get("error"))
-        with open(os.path.join(work, p["kernel_info"])) as f:
-            ki = conv_kernel.parse(f.read())
-        assert len(ki) == 1
-        with open(os.path.join(work, p["ptx"])) as f:
-            cudrv.check_ptx_against_info(f.read(), ki[0])
-        assert conv_kernel.check(ki[0], p["conv"])[0] == []
-        if os.access(ptxas, os.X_OK):
-            r = subprocess.run([ptxas, "-arch=" + man["target"],
-                                os.path.join(work, p["ptx"]), "-o", os.devnull],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            assert r.returncode == 0, "ptxas rejected %s:\n%s" % (p["ptx"], r.stdout.decode())
-    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(work) for f in fs)
-    pre = [p["name"] for p in progs if (p.get("layout") or {}).get("prepadded")]
-    return "%d programs, PTX + kernel info, ptxas -arch=%s ok%s; %.2f MiB%s" % (
-        len(progs), man["target"], "" if os.access(ptxas, os.X_OK) else " (no ptxas: SKIPPED)",
-        size / 2**20, ("; PRE-PADDED input (tensor.pad not folded): %s" % ", ".join(pre))
-        if pre else "")
-
-
-def build_conv(work, extra):
-    env = dict(os.environ, GPU_CONV_WORK=work)
-    p = subprocess.run([os.path.join(ROOT, "bench", "run_gpu_bench.sh"), "build-conv",
-                        "--quick"] + extra, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       env=env)
-    return p.returncode, p.stdout.decode(errors="replace")
+    pre = [p["name"] for p in man["programs"] if (p.get("layout") or {}).get("prepadded")]
+    return summary + (("; PRE-PADDED input (tensor.pad not folded): %s" % ", ".join(pre))
+                      if pre else "")
 
 
 def t_conv_build_mock():
-    if not shutil.which("nvcc", path=os.path.join(CUDA, "bin")):
-        return ("SKIP", "no nvcc in %s/bin" % CUDA)
-    work = os.path.join(ROOT, "bench", "work", "gpu-conv-selftest-mock")
-    rc, out = build_conv(work, ["--mock"])
-    assert rc == 0, "build-conv --quick --mock exited %d:\n%s" % (rc, out)
-    return check_conv_build(work, True)
+    return mock_build("build-conv", "GPU_CONV_WORK", "gpu-conv-selftest-mock",
+                      check_conv_build)
 
 
 def t_conv_build_stc():
@@ -1218,8 +1211,7 @@ def t_conv_build_stc():
     if b"--kernel-info" not in h.stdout:
         return ("SKIP", "stc-compile does not accept --kernel-info")
     work = os.path.join(ROOT, "bench", "work", "gpu-conv-selftest")
-    rc, out = build_conv(work, [])
-    assert rc == 0, "build-conv --quick exited %d:\n%s" % (rc, out[-4000:])
+    quick_build("build-conv", "GPU_CONV_WORK", work, [])
     return check_conv_build(work, False)
 
 
@@ -1259,9 +1251,7 @@ def main():
     if "--gemm-only" not in sys.argv:
         for name, fn in CONV_CHECKS:
             check(name, fn)
-    print("%d passed, %d failed, %d skipped" % (RESULTS["PASS"], RESULTS["FAIL"],
-                                                RESULTS["SKIP"]))
-    return 1 if RESULTS["FAIL"] else 0
+    return summary()
 
 
 def conv_main():
@@ -1269,6 +1259,11 @@ def conv_main():
     print("GPU convolution benchmark self test (%s, NumPy %s)" % (sys.executable, np.__version__))
     for name, fn in CONV_CHECKS:
         check(name, fn)
+    return summary()
+
+
+def summary():
+    """The counts line; the exit status (1 when a check failed)."""
     print("%d passed, %d failed, %d skipped" % (RESULTS["PASS"], RESULTS["FAIL"],
                                                 RESULTS["SKIP"]))
     return 1 if RESULTS["FAIL"] else 0
