@@ -112,22 +112,6 @@ Cell cElement(int lane, int i) {
   return {i < 2 ? groupID : groupID + 8, threadIdInGroup * 2 + (i & 1)};
 }
 
-/// Which lanes supply metadata for selector F (9.7.14.6.1 "Sparse matrix
-/// storage"): one thread per quad (F in 0..3) for m16n8k16.b16 and
-/// m16n8k8.tf32; the thread pair 2F, 2F+1 (F in 0..1) for m16n8k32.b16,
-/// m16n8k16.tf32 and m16n8k32.i8; all four (F = 0) for m16n8k64.i8.
-bool isMetadataLane(MmaSpShape shape, int lane, int f) {
-  int threadIdInGroup = lane % 4;
-  switch (format::getMmaSpShapeInfo(shape).numSelectors) {
-  case 4:
-    return threadIdInGroup == f;
-  case 2:
-    return threadIdInGroup / 2 == f;
-  default:
-    return f == 0;
-  }
-}
-
 /// The chunk whose indices sit in nibble `p` (bits 4p+3..4p) of the metadata
 /// register of selected lane `lane`: (row, chunk index along K).  The ISA
 /// gives these only as figures ("Tk: [m..n] in cell [x][y..z]"); what the
@@ -188,19 +172,6 @@ bool decodeOrderedNibble(unsigned nibble, bool tf32, int idx[2]) {
 //===----------------------------------------------------------------------===//
 // Elements
 //===----------------------------------------------------------------------===//
-
-int elementBits(MmaElem e) {
-  switch (e) {
-  case MmaElem::F16:
-  case MmaElem::BF16:
-    return 16;
-  case MmaElem::S8:
-  case MmaElem::U8:
-    return 8;
-  default:
-    return 32;
-  }
-}
 
 /// Element `slot` (low to high) of a register holding 32/bits elements.
 uint32_t field(uint32_t reg, int bits, int slot) {
@@ -282,6 +253,35 @@ MmaSpResult failure(std::string message) {
 
 } // namespace
 
+/// Which lanes supply metadata for selector F (9.7.14.6.1 "Sparse matrix
+/// storage"): one thread per quad (F in 0..3) for m16n8k16.b16 and
+/// m16n8k8.tf32; the thread pair 2F, 2F+1 (F in 0..1) for m16n8k32.b16,
+/// m16n8k16.tf32 and m16n8k32.i8; all four (F = 0) for m16n8k64.i8.
+bool mmaSpIsMetadataLane(MmaSpShape shape, int lane, int f) {
+  int threadIdInGroup = lane % 4;
+  switch (format::getMmaSpShapeInfo(shape).numSelectors) {
+  case 4:
+    return threadIdInGroup == f;
+  case 2:
+    return threadIdInGroup / 2 == f;
+  default:
+    return f == 0;
+  }
+}
+
+int mmaSpElementBits(MmaElem e) {
+  switch (e) {
+  case MmaElem::F16:
+  case MmaElem::BF16:
+    return 16;
+  case MmaElem::S8:
+  case MmaElem::U8:
+    return 8;
+  default:
+    return 32;
+  }
+}
+
 std::string mmaSpInstrName(const MmaSpInstr &instr) {
   std::ostringstream os;
   os << "mma.sp::ordered_metadata.sync.aligned.m16n8k"
@@ -327,7 +327,7 @@ MmaSpResult runMmaSp(const MmaSpInstr &instr, const MmaSpFragments &in,
   // lanes only.  Every nibble of a selected lane's register is used.
   std::vector<int> kept(size_t(16 * chunks * keptPerChunk), -1);
   for (int lane = 0; lane < 32; ++lane) {
-    if (!isMetadataLane(instr.shape, lane, selector))
+    if (!mmaSpIsMetadataLane(instr.shape, lane, selector))
       continue;
     for (int p = 0; p < 8; ++p) {
       unsigned nibble = (in.e[size_t(lane)] >> (4 * p)) & 0xF;
@@ -355,7 +355,7 @@ MmaSpResult runMmaSp(const MmaSpInstr &instr, const MmaSpFragments &in,
   // whose range starts at firstcol is the (i % perReg)-th non-zero of that
   // range, in increasing column order; with keptPerChunk per chunk it lies
   // in chunk firstcol/chunkWidth + (i % perReg) / keptPerChunk.
-  const int aBits = elementBits(instr.a);
+  const int aBits = mmaSpElementBits(instr.a);
   const int aPerReg = 32 / aBits;
   std::vector<uint32_t> aDense(size_t(16 * kDense), 0);
   std::vector<bool> aSet(size_t(16 * chunks * keptPerChunk), false);
@@ -375,7 +375,7 @@ MmaSpResult runMmaSp(const MmaSpInstr &instr, const MmaSpFragments &in,
     }
 
   // B: K x N.
-  const int bBits = elementBits(instr.b);
+  const int bBits = mmaSpElementBits(instr.b);
   const int bPerReg = 32 / bBits;
   std::vector<uint32_t> bDense(size_t(kDense * 8), 0);
   for (int lane = 0; lane < 32; ++lane)

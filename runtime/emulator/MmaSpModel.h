@@ -55,6 +55,15 @@ struct MmaSpInstr {
 /// .f32.f16.f16.f32".
 std::string mmaSpInstrName(const MmaSpInstr &instr);
 
+/// Whether lane `lane`'s metadata register is read under sparsity selector
+/// `f` (PTX ISA 9.7.14.6.1): one thread per quad for m16n8k16.b16 and
+/// m16n8k8.tf32, the pair 2F, 2F+1 for m16n8k32.b16, m16n8k16.tf32 and
+/// m16n8k32.i8, all four (F = 0) for m16n8k64.i8.
+bool mmaSpIsMetadataLane(format::MmaSpShape shape, int lane, int f);
+
+/// Bits of one element of type `e` in a register (32 for f32/tf32/s32).
+int mmaSpElementBits(MmaElem e);
+
 /// 32-bit registers per lane of A (compressed), B and C/D.
 int mmaSpARegs(const MmaSpInstr &instr);
 int mmaSpBRegs(const MmaSpInstr &instr);

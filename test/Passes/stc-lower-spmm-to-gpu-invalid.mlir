@@ -25,3 +25,16 @@ func.func @dynamic_dense(%v: tensor<16x8xf16>, %m: tensor<16x1xi16>, %d: tensor<
       : tensor<16x8xf16>, tensor<16x1xi16>, tensor<16x?xf16> -> tensor<16x?xf32>
   return %y : tensor<16x?xf32>
 }
+
+// -----
+
+// Constant metadata is converted to the kernel-ready layout at compile time;
+// an illegal nibble (here 0: one index twice) would make the ordered-metadata
+// instruction's result undefined, so it is an error at the op.
+func.func @illegal_constant_metadata(%v: tensor<16x8xf16>, %d: tensor<16x8xf16>) -> tensor<16x8xf32> {
+  %m = arith.constant dense<0> : tensor<16x1xi16>
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: constant metadata: illegal metadata nibble 0 in row 0, group 0}}
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<16x8xf16>, tensor<16x1xi16>, tensor<16x8xf16> -> tensor<16x8xf32>
+  return %y : tensor<16x8xf32>
+}

@@ -243,6 +243,8 @@ using stc::emu::MmaElem;
 using stc::emu::MmaSpFragments;
 using stc::emu::MmaSpInstr;
 using stc::emu::MmaSpResult;
+using stc::emu::mmaSpElementBits;
+using stc::emu::mmaSpIsMetadataLane;
 using stc::format::MmaSpShape;
 
 using Kernel = void (*)(const unsigned *, const unsigned *, const unsigned *,
@@ -341,34 +343,6 @@ float bitsFloat(uint32_t u) {
   return f;
 }
 
-int elemBits(MmaElem e) {
-  switch (e) {
-  case MmaElem::F16:
-  case MmaElem::BF16:
-    return 16;
-  case MmaElem::S8:
-  case MmaElem::U8:
-    return 8;
-  default:
-    return 32;
-  }
-}
-
-/// Whether the selector reads lane `lane`'s metadata register (PTX ISA
-/// 9.7.14.6.1 "Sparse matrix storage": one thread of each quad for F in
-/// 0..3, the pair 2F, 2F+1 for F in 0..1, all four for F = 0 only).
-bool readsMetadata(MmaSpShape shape, int lane, int f) {
-  int t = lane % 4;
-  switch (stc::format::getMmaSpShapeInfo(shape).numSelectors) {
-  case 4:
-    return t == f;
-  case 2:
-    return t / 2 == f;
-  default:
-    return true;
-  }
-}
-
 /// A data set: kIntsN = small non-zero integers (every sum exact in any
 /// order), kRandomN = random mantissas / full-range integers.
 enum class DataKind { Ints, Random };
@@ -447,7 +421,7 @@ uint32_t genAccumulator(MmaElem c, DataKind kind, std::mt19937 &rng) {
 /// Registers of `n` per lane holding elements of type `e`.
 void fillRegisters(std::vector<uint32_t> &regs, int n, MmaElem e,
                    DataKind kind, std::mt19937 &rng, bool accumulator) {
-  int bits = elemBits(e);
+  int bits = mmaSpElementBits(e);
   regs.assign(size_t(32 * n), 0);
   for (uint32_t &reg : regs)
     for (int slot = 0; slot < 32 / bits; ++slot) {
@@ -473,7 +447,7 @@ MmaSpFragments makeFragments(const Case &c, const DataSet &ds) {
   static const uint32_t kNibbles24[] = {0x4, 0x8, 0xC, 0x9, 0xD, 0xE};
   static const uint32_t kNibbles12[] = {0x4, 0xE};
   for (int lane = 0; lane < 32; ++lane) {
-    if (!readsMetadata(c.instr.shape, lane, c.f)) {
+    if (!mmaSpIsMetadataLane(c.instr.shape, lane, c.f)) {
       in.e[size_t(lane)] = rng(); // garbage: must be ignored
       continue;
     }
