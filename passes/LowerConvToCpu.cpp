@@ -325,7 +325,7 @@ Value ConvLowering::tileGroup(Value source, Value accFlat,
                                         resultType.getElementType());
   Value prod =
       SpmmOp::create(b, tileType, operands.values, operands.meta, dense,
-                     operands.bias, acc, op.getPattern(),
+                     operands.bias, acc, /*scale=*/Value(), op.getPattern(),
                      SparseOperandAttr::get(b.getContext(), SparseOperand::rhs),
                      b.getBoolAttr(false), op.getAlphaAttr(), op.getBetaAttr(),
                      op.getActivationAttr());

@@ -426,7 +426,8 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
   Value acc = isZeroFilled(c.init) ? Value() : c.init;
   auto spmm = SpmmOp::create(
       b, loc, op->getResult(0).getType(), compress.getValues(),
-      compress.getMeta(), dense, /*bias=*/Value(), acc, pattern,
+      compress.getMeta(), dense, /*bias=*/Value(), acc, /*scale=*/Value(),
+      pattern,
       SparseOperandAttr::get(b.getContext(), lhsSparse ? SparseOperand::lhs
                                                        : SparseOperand::rhs),
       b.getBoolAttr(denseTransposed), b.getF64FloatAttr(1.0),

@@ -1,7 +1,8 @@
 //===- StcConstants.h - compile-time N:M work on constants --*- C++ -*-===//
 //
 // Bridges constant tensor attributes (dense<> and dense_resource<> blobs of
-// f32/f16/bf16) and the MLIR-free format library, for the folders of
+// f32/f16/bf16, and i8 read as signed, whose values floats hold exactly) and
+// the MLIR-free format library, for the folders of
 // stc.prune/compress/decompress/check and for the passes that inspect
 // constant weights. Every conversion is exact.
 //
@@ -21,8 +22,8 @@
 namespace mlir::stc {
 
 /// The elements of a constant float tensor (row-major), or none when `attr`
-/// is not a readable dense<>/dense_resource<> of f32, f16 or bf16 with a
-/// static shape.
+/// is not a readable dense<>/dense_resource<> of f32, f16, bf16 or i8 with
+/// a static shape.
 std::optional<std::vector<float>> readFloatConstant(Attribute attr,
                                                     RankedTensorType type);
 
@@ -31,7 +32,7 @@ std::optional<std::vector<float>> readFloatConstant(Attribute attr,
 std::optional<std::vector<uint16_t>> readMetaConstant(Attribute attr,
                                                       RankedTensorType type);
 
-/// A dense<> attribute of `type` (f32/f16/bf16) holding `values`, which must
+/// A dense<> attribute of `type` (f32/f16/bf16/i8) holding `values`, which must
 /// be representable in the element type.
 DenseElementsAttr makeFloatConstant(RankedTensorType type,
                                     const std::vector<float> &values);

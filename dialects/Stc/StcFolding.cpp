@@ -27,15 +27,20 @@ static fmt::NMPattern toFormat(NMPatternAttr p) {
 /// Decodes `count` elements of `elementType` from raw little-endian bytes.
 static std::optional<std::vector<float>>
 decodeRaw(ArrayRef<char> raw, Type elementType, int64_t count, bool splat) {
-  size_t width = elementType.isF32() ? 4 : 2;
-  if (!(elementType.isF32() || elementType.isF16() || elementType.isBF16()))
+  bool i8 = elementType.isInteger(8);
+  size_t width = elementType.isF32() ? 4 : i8 ? 1 : 2;
+  if (!(elementType.isF32() || elementType.isF16() || elementType.isBF16() ||
+        i8))
     return std::nullopt;
   if (raw.size() < (splat ? width : width * count))
     return std::nullopt;
   std::vector<float> out(count);
   for (int64_t i = 0; i < count; ++i) {
     const char *p = raw.data() + (splat ? 0 : i * width);
-    if (width == 4) {
+    if (i8) {
+      // Two's complement: every i8 value is an exact float.
+      out[i] = static_cast<float>(static_cast<int8_t>(*p));
+    } else if (width == 4) {
       std::memcpy(&out[i], p, 4);
     } else {
       uint16_t bits;
@@ -96,6 +101,12 @@ mlir::stc::makeFloatConstant(RankedTensorType type,
   Type elem = type.getElementType();
   if (elem.isF32())
     return DenseElementsAttr::get(type, ArrayRef<float>(values));
+  if (elem.isInteger(8)) {
+    std::vector<int8_t> bytes(values.begin(), values.end());
+    return DenseElementsAttr::getFromRawBuffer(
+        type, ArrayRef<char>(reinterpret_cast<const char *>(bytes.data()),
+                             bytes.size()));
+  }
   std::vector<uint16_t> bits(values.size());
   for (size_t i = 0; i < values.size(); ++i)
     bits[i] =

@@ -229,11 +229,37 @@ LogicalResult SpmmOp::verify() {
                                   k)))
     return failure();
 
-  return verifyEpilogueOperands(*this, getBias(), getAcc(), getBeta(), result,
-                                sparseRows,
-                                lhs ? "row of the result"
-                                    : "column of the "
-                                      "result");
+  StringRef channel = lhs ? "row of the result" : "column of the result";
+  if (failed(verifyEpilogueOperands(*this, getBias(), getAcc(), getBeta(),
+                                    result, sparseRows, channel)))
+    return failure();
+  if (Value scale = getScale()) {
+    auto scaleType = cast<RankedTensorType>(scale.getType());
+    if (scaleType.getRank() != 1)
+      return emitOpError("scale must be rank 1, got rank ")
+             << scaleType.getRank();
+    if (mismatch(scaleType.getDimSize(0), sparseRows))
+      return emitOpError("scale has ")
+             << scaleType.getDimSize(0) << " elements, expected " << sparseRows
+             << " (one per " << channel << ")";
+  }
+  return verifyQuantizedTypes();
+}
+
+LogicalResult SpmmOp::verifyQuantizedTypes() {
+  Type input = getValues().getType().getElementType();
+  Type output = getResult().getType().getElementType();
+  bool quantized = input.isInteger(8);
+  if (!quantized && isa<IntegerType>(output))
+    return emitOpError("an integer result needs i8 operands, got ")
+           << input << " operands and an " << output << " result";
+  if (output.isInteger(32) &&
+      (getAlpha().convertToDouble() != 1.0 || getBias() || getScale() ||
+       getAcc() || getActivation() != Activation::none))
+    return emitOpError("an i32 result is the exact integer accumulator: "
+                       "alpha, acc, bias, scale and activation need an i8 "
+                       "or float result (the scaling epilogue)");
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

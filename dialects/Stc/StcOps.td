@@ -15,6 +15,13 @@ include "dialects/Stc/StcEnums.td"
 include "dialects/Stc/StcAttrs.td"
 
 def STC_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+// Elements a sparse operand may have: floats, and i8 (signed 8-bit integers,
+// quantized weights and activations; MLIR's i8 is signless, STC reads it as
+// two's complement).
+def STC_ElementTensor : RankedTensorOf<[F32, F16, BF16, I8]>;
+// What stc.spmm may produce: floats, i8 (requantized) or i32 (the exact
+// integer accumulator).
+def STC_SpmmResultTensor : RankedTensorOf<[F32, F16, BF16, I8, I32]>;
 def STC_MetaTensor : RankedTensorOf<[I16]>;
 
 //===----------------------------------------------------------------------===//
@@ -56,12 +63,12 @@ def STC_PruneOp : STC_Op<"prune", [Pure, SameOperandsAndResultType]> {
         : tensor<128x64xf32>
     ```
   }];
-  let arguments = (ins STC_FloatTensor:$input, STC_NMPatternAttr:$pattern,
+  let arguments = (ins STC_ElementTensor:$input, STC_NMPatternAttr:$pattern,
                        I64Attr:$reduction_dim,
                        DefaultValuedAttr<STC_PruneMethodAttr,
                            "::mlir::stc::PruneMethod::strip">:$method,
                        UnitAttr:$permute_channels);
-  let results = (outs STC_FloatTensor:$result);
+  let results = (outs STC_ElementTensor:$result);
   let assemblyFormat = [{
     $input `by` qualified($pattern) `along` $reduction_dim
     (`method` custom<PruneMethod>($method)^)?
@@ -90,9 +97,9 @@ def STC_CompressOp : STC_Op<"compress", [Pure]> {
         : tensor<64x128xf32> -> tensor<128x32xf32>, tensor<128x4xi16>
     ```
   }];
-  let arguments = (ins STC_FloatTensor:$input, STC_NMPatternAttr:$pattern,
+  let arguments = (ins STC_ElementTensor:$input, STC_NMPatternAttr:$pattern,
                        I64Attr:$reduction_dim);
-  let results = (outs STC_FloatTensor:$values, STC_MetaTensor:$meta);
+  let results = (outs STC_ElementTensor:$values, STC_MetaTensor:$meta);
   let assemblyFormat = [{
     $input `by` qualified($pattern) `along` $reduction_dim attr-dict `:`
     type($input) `->` type($values) `,` type($meta)
@@ -119,9 +126,9 @@ def STC_DecompressOp : STC_Op<"decompress", [Pure]> {
         : tensor<128x32xf32>, tensor<128x4xi16> -> tensor<64x128xf32>
     ```
   }];
-  let arguments = (ins STC_FloatTensor:$values, STC_MetaTensor:$meta,
+  let arguments = (ins STC_ElementTensor:$values, STC_MetaTensor:$meta,
                        STC_NMPatternAttr:$pattern, I64Attr:$reduction_dim);
-  let results = (outs STC_FloatTensor:$result);
+  let results = (outs STC_ElementTensor:$result);
   let assemblyFormat = [{
     $values `,` $meta `by` qualified($pattern) `along` $reduction_dim
     attr-dict `:` type($values) `,` type($meta) `->` type($result)
@@ -144,7 +151,7 @@ def STC_CheckOp : STC_Op<"check", [Pure]> {
     %ok = stc.check %w by #stc.nm<2:4> along 1 : tensor<64x128xf16>
     ```
   }];
-  let arguments = (ins STC_FloatTensor:$input, STC_NMPatternAttr:$pattern,
+  let arguments = (ins STC_ElementTensor:$input, STC_NMPatternAttr:$pattern,
                        I64Attr:$reduction_dim);
   let results = (outs I1:$result);
   let assemblyFormat = [{
@@ -162,17 +169,30 @@ def STC_CheckOp : STC_Op<"check", [Pure]> {
 def STC_SpmmOp : STC_Op<"spmm", [Pure, AttrSizedOperandSegments]> {
   let summary = "Sparse x dense matrix product with a fused epilogue";
   let description = [{
-    `result = act(alpha * (lhs . rhs) + beta * acc + bias)`, where one of
-    `lhs`/`rhs` is sparse, given in canonical compressed form
-    (`values`, `meta`), and the other is `dense`. Products accumulate in f32
-    and are converted to the result element type at the end.
+    `result = act(alpha * scale * (lhs . rhs) + beta * acc + bias)`, where
+    one of `lhs`/`rhs` is sparse, given in canonical compressed form
+    (`values`, `meta`), and the other is `dense`. Float products accumulate
+    in f32; the epilogue runs in f32 and converts to the result element type
+    at the end.
+
+    Quantized (`i8` values and dense operand, read as signed): products
+    accumulate exactly in i32. An `i32` result is that accumulator as it is
+    (alpha 1, no beta, bias, scale or activation). Any other result type
+    runs the scaling epilogue: the accumulator converted to f32, times
+    `alpha` (the per-tensor scale, e.g. the product of the activation and
+    weight scales) and `scale` (optional, f32, one factor per output
+    channel: per-channel weight scales), plus `beta * acc` and `bias`
+    (float), the activation, then conversion: round to nearest even and
+    saturate to [-128, 127] for an `i8` result (requantization; fold the
+    output scale into `alpha`/`scale`), or rounding to the float type.
 
     - `sparse = #stc.operand<lhs>`: the sparse `M x K` operand has `M`
       compressed rows; `dense` is `K x N` (`N x K` with `dense_transposed`).
-      `bias` has `M` elements (one per output row).
+      `bias` and `scale` have `M` elements (one per output row).
     - `sparse = #stc.operand<rhs>`: the sparse `K x N` operand (a Linear
       layer's weight) has `N` compressed rows; `dense` is `M x K` (`K x M`
-      with `dense_transposed`). `bias` has `N` elements (one per column).
+      with `dense_transposed`). `bias` and `scale` have `N` elements (one
+      per column).
 
     `acc` (required when `beta != 0`) has the result's shape. Reduction sizes
     that are not a multiple of the pattern are zero-padded, never read out of
@@ -184,14 +204,19 @@ def STC_SpmmOp : STC_Op<"spmm", [Pure, AttrSizedOperandSegments]> {
          activation = #stc.activation<relu>}
         : tensor<128x32xf32>, tensor<128x4xi16>, tensor<16x64xf32>
         -> tensor<16x128xf32>
+    %q = stc.spmm %vq, %mq, %xq scale(%s : tensor<128xf32>)
+        {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, alpha = 0.02}
+        : tensor<128x32xi8>, tensor<128x4xi16>, tensor<16x64xi8>
+        -> tensor<16x128xi8>
     ```
   }];
   let arguments = (ins
-    STC_FloatTensor:$values,
+    STC_ElementTensor:$values,
     STC_MetaTensor:$meta,
-    STC_FloatTensor:$dense,
+    STC_ElementTensor:$dense,
     Optional<RankedTensorOf<[F32, F16, BF16]>>:$bias,
-    Optional<RankedTensorOf<[F32, F16, BF16]>>:$acc,
+    Optional<RankedTensorOf<[F32, F16, BF16, I8, I32]>>:$acc,
+    Optional<RankedTensorOf<[F32]>>:$scale,
     STC_NMPatternAttr:$pattern,
     STC_SparseOperandAttr:$sparse,
     DefaultValuedAttr<BoolAttr, "false">:$dense_transposed,
@@ -199,11 +224,12 @@ def STC_SpmmOp : STC_Op<"spmm", [Pure, AttrSizedOperandSegments]> {
     DefaultValuedAttr<F64Attr, "0.0">:$beta,
     DefaultValuedAttr<STC_ActivationAttr, "::mlir::stc::Activation::none">:$activation
   );
-  let results = (outs STC_FloatTensor:$result);
+  let results = (outs STC_SpmmResultTensor:$result);
   let assemblyFormat = [{
     $values `,` $meta `,` $dense
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`acc` `(` $acc^ `:` type($acc) `)`)?
+    (`scale` `(` $scale^ `:` type($scale) `)`)?
     attr-dict `:` type($values) `,` type($meta) `,` type($dense) `->`
     type($result)
   }];
@@ -215,6 +241,13 @@ def STC_SpmmOp : STC_Op<"spmm", [Pure, AttrSizedOperandSegments]> {
     int64_t getStaticReductionSize() {
       return getDense().getType().getDimSize(getDenseReductionDim());
     }
+    /// Whether the operands are i8 (products accumulate in i32).
+    bool isQuantized() {
+      return getValues().getType().getElementType().isInteger(8);
+    }
+  private:
+    ::llvm::LogicalResult verifyQuantizedTypes();
+  public:
   }];
 }
 

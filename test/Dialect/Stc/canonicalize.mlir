@@ -296,3 +296,37 @@ func.func @no_fold_arguments(%w: tensor<4x8xf32>) -> (tensor<4x8xf32>, i1) {
     }
   }
 #-}
+
+// i8 (read as signed): group 0 |-128, 127, 5, -127| keeps -128 (magnitude
+// 128) and the first of the 127 tie; group 1 |1, -3, 0, 3| keeps 1 and 3
+// (nibble 0xD). K = 8 pads to 16: groups 2 and 3 are zeros with nibble 0x4,
+// so the word is 0x44D4 = 17620.
+// CHECK-LABEL: func.func @prune_compress_i8
+// CHECK-DAG: %[[P:.*]] = arith.constant dense<{{\[}}[-128, 127, 0, 0, 0, -3, 0, 3]]> : tensor<1x8xi8>
+// CHECK-DAG: %[[V:.*]] = arith.constant dense<{{\[}}[-128, 127, -3, 3, 0, 0, 0, 0]]> : tensor<1x8xi8>
+// CHECK-DAG: %[[M:.*]] = arith.constant dense<17620> : tensor<1x1xi16>
+// CHECK: return %[[P]], %[[V]], %[[M]]
+func.func @prune_compress_i8() -> (tensor<1x8xi8>, tensor<1x8xi8>, tensor<1x1xi16>) {
+  %w = arith.constant dense<[[-128, 127, 5, -127, 1, -3, 0, 3]]> : tensor<1x8xi8>
+  %p = stc.prune %w by #stc.nm<2:4> along 1 : tensor<1x8xi8>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 1
+      : tensor<1x8xi8> -> tensor<1x8xi8>, tensor<1x1xi16>
+  return %p, %v, %m : tensor<1x8xi8>, tensor<1x8xi8>, tensor<1x1xi16>
+}
+
+// A constant i8 with 3 non-zeros in a group is not 2:4: stc.check folds to
+// false, decompress of compressed i8 constants folds back exactly.
+// CHECK-LABEL: func.func @check_decompress_i8
+// CHECK-DAG: %[[F:.*]] = arith.constant false
+// CHECK-DAG: %[[D:.*]] = arith.constant dense<{{\[}}[0, -7, 0, 100, -128, 0, 0, 1]]> : tensor<1x8xi8>
+// CHECK: return %[[F]], %[[D]]
+func.func @check_decompress_i8() -> (i1, tensor<1x8xi8>) {
+  %w = arith.constant dense<[[1, -7, 0, 100, 0, 0, 0, 0]]> : tensor<1x8xi8>
+  %ok = stc.check %w by #stc.nm<2:4> along 1 : tensor<1x8xi8>
+  %v = arith.constant dense<[[-7, 100, -128, 1, 0, 0, 0, 0]]> : tensor<1x8xi8>
+  // Group 0 keeps 1 and 3 (0xD), group 1 keeps 0 and 3 (0xC).
+  %m = arith.constant dense<17613> : tensor<1x1xi16>
+  %d = stc.decompress %v, %m by #stc.nm<2:4> along 1
+      : tensor<1x8xi8>, tensor<1x1xi16> -> tensor<1x8xi8>
+  return %ok, %d : i1, tensor<1x8xi8>
+}

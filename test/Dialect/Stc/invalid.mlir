@@ -114,7 +114,7 @@ func.func @decompress_element_type(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>) -> 
 // -----
 
 func.func @decompress_bad_element(%v: tensor<8x8xi32>, %m: tensor<8x1xi16>) -> tensor<8x16xf32> {
-  // expected-error @+1 {{'stc.decompress' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  // expected-error @+1 {{'stc.decompress' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 8-bit signless integer values}}
   %d = stc.decompress %v, %m by #stc.nm<2:4> along 1 : tensor<8x8xi32>, tensor<8x1xi16> -> tensor<8x16xf32>
   return %d : tensor<8x16xf32>
 }
@@ -189,6 +189,68 @@ func.func @spmm_bias_size(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tensor<4
   %y = stc.spmm %v, %m, %x bias(%b : tensor<4xf32>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
       : tensor<8x8xf32>, tensor<8x1xi16>, tensor<4x16xf32> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @spmm_scale_rank(%v: tensor<8x8xi8>, %m: tensor<8x1xi16>, %x: tensor<4x16xi8>, %s: tensor<1x8xf32>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'stc.spmm' op scale must be rank 1, got rank 2}}
+  %y = stc.spmm %v, %m, %x scale(%s : tensor<1x8xf32>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xi8>, tensor<8x1xi16>, tensor<4x16xi8> -> tensor<4x8xi8>
+  return %y : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @spmm_scale_size(%v: tensor<8x8xi8>, %m: tensor<8x1xi16>, %x: tensor<16x4xi8>, %s: tensor<4xf32>) -> tensor<8x4xf16> {
+  // expected-error @+1 {{'stc.spmm' op scale has 4 elements, expected 8 (one per row of the result)}}
+  %y = stc.spmm %v, %m, %x scale(%s : tensor<4xf32>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<8x8xi8>, tensor<8x1xi16>, tensor<16x4xi8> -> tensor<8x4xf16>
+  return %y : tensor<8x4xf16>
+}
+
+// -----
+
+func.func @spmm_scale_type(%v: tensor<8x8xi8>, %m: tensor<8x1xi16>, %x: tensor<4x16xi8>, %s: tensor<8xf16>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'stc.spmm' op operand #3 must be ranked tensor of 32-bit float values, but got 'tensor<8xf16>'}}
+  %y = stc.spmm %v, %m, %x scale(%s : tensor<8xf16>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xi8>, tensor<8x1xi16>, tensor<4x16xi8> -> tensor<4x8xi8>
+  return %y : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @spmm_integer_result_float_operands(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<4x16xf16>) -> tensor<4x8xi8> {
+  // expected-error @+1 {{'stc.spmm' op an integer result needs i8 operands, got 'f16' operands and an 'i8' result}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<4x16xf16> -> tensor<4x8xi8>
+  return %y : tensor<4x8xi8>
+}
+
+// -----
+
+func.func @spmm_i32_result_epilogue(%v: tensor<8x8xi8>, %m: tensor<8x1xi16>, %x: tensor<4x16xi8>) -> tensor<4x8xi32> {
+  // expected-error @+1 {{'stc.spmm' op an i32 result is the exact integer accumulator: alpha, acc, bias, scale and activation need an i8 or float result (the scaling epilogue)}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, alpha = 0.5}
+      : tensor<8x8xi8>, tensor<8x1xi16>, tensor<4x16xi8> -> tensor<4x8xi32>
+  return %y : tensor<4x8xi32>
+}
+
+// -----
+
+func.func @spmm_i8_mixed(%v: tensor<8x8xi8>, %m: tensor<8x1xi16>, %x: tensor<4x16xf16>) -> tensor<4x8xf16> {
+  // expected-error @+1 {{'stc.spmm' op dense operand element type 'f16' differs from the sparse operand's 'i8'}}
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<8x8xi8>, tensor<8x1xi16>, tensor<4x16xf16> -> tensor<4x8xf16>
+  return %y : tensor<4x8xf16>
+}
+
+// -----
+
+func.func @prune_i8_1to2(%w: tensor<8x8xi8>) -> tensor<8x8xi8> {
+  // expected-error @+1 {{'stc.prune' op pattern 1:2 requires f32 elements, got 'i8'}}
+  %p = stc.prune %w by #stc.nm<1:2> along 0 : tensor<8x8xi8>
+  return %p : tensor<8x8xi8>
 }
 
 // -----

@@ -64,6 +64,34 @@ func.func @spmm_forms(%v: tensor<128x32xf32>, %m: tensor<128x4xi16>,
   return %y, %z, %w : tensor<16x128xf32>, tensor<16x128xf16>, tensor<128x16xf32>
 }
 
+// Quantized: i8 operands, the exact i32 accumulator, and the scaling
+// epilogue to i8 and to f16.
+// CHECK-LABEL: func.func @spmm_int8_forms
+func.func @spmm_int8_forms(%w: tensor<64x128xi8>, %x: tensor<16x64xi8>,
+                           %s: tensor<128xf32>, %b: tensor<128xf32>,
+                           %r: tensor<16x128xi8>)
+    -> (tensor<16x128xi32>, tensor<16x128xi8>, tensor<16x128xf16>) {
+  // CHECK: stc.prune %{{.*}} by #stc.nm<2:4> along 0 : tensor<64x128xi8>
+  %p = stc.prune %w by #stc.nm<2:4> along 0 : tensor<64x128xi8>
+  // CHECK: stc.compress {{.*}} : tensor<64x128xi8> -> tensor<128x32xi8>, tensor<128x4xi16>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 0
+      : tensor<64x128xi8> -> tensor<128x32xi8>, tensor<128x4xi16>
+  // CHECK: stc.spmm {{.*}} -> tensor<16x128xi32>
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<128x32xi8>, tensor<128x4xi16>, tensor<16x64xi8> -> tensor<16x128xi32>
+  // CHECK: stc.spmm %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<128xf32>) acc(%{{.*}} : tensor<16x128xi8>) scale(%{{.*}} : tensor<128xf32>) {activation = #stc.activation<relu>, alpha = 2.500000e-01 : f64, beta = 1.000000e+00 : f64, pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>} : {{.*}} -> tensor<16x128xi8>
+  %q = stc.spmm %v, %m, %x bias(%b : tensor<128xf32>) acc(%r : tensor<16x128xi8>)
+      scale(%s : tensor<128xf32>)
+      {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, alpha = 0.25 : f64,
+       beta = 1.0 : f64, activation = #stc.activation<relu>}
+      : tensor<128x32xi8>, tensor<128x4xi16>, tensor<16x64xi8> -> tensor<16x128xi8>
+  // CHECK: stc.spmm %{{.*}}, %{{.*}}, %{{.*}} scale(%{{.*}} : tensor<128xf32>) {{.*}} -> tensor<16x128xf16>
+  %f = stc.spmm %v, %m, %x scale(%s : tensor<128xf32>)
+      {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<128x32xi8>, tensor<128x4xi16>, tensor<16x64xi8> -> tensor<16x128xf16>
+  return %y, %q, %f : tensor<16x128xi32>, tensor<16x128xi8>, tensor<16x128xf16>
+}
+
 // CHECK-LABEL: func.func @conv_forms
 func.func @conv_forms(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>,
                       %x: tensor<1x56x56x64xf16>, %b: tensor<64xf32>,
