@@ -5,6 +5,9 @@
 // stc_runtime, the same format library the compiler folds constants with.
 // Operands travel as memref descriptors (llvm.emit_c_interface), and the
 // op's location as a string, so a run-time error names the source line.
+// Each element type has its own entry points (suffix f32, f16, bf16 or i8;
+// i8 is read as signed), the element type of every memref operand being the
+// tensor's own (i8 buffers stay i8; metadata is always i16).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -35,12 +38,30 @@ static MemRefType anyLayout2D(Type elementType) {
                          StridedLayoutAttr::get(ctx, d, {d, d}));
 }
 
-static std::string typeSuffix(Type t) {
+/// The entry-point suffix of element type `t`, or "" for a type the runtime
+/// has no entry points for (the ops' verifiers allow none).
+static StringRef typeSuffix(Type t) {
   if (t.isF32())
     return "f32";
   if (t.isF16())
     return "f16";
-  return "bf16";
+  if (t.isBF16())
+    return "bf16";
+  if (t.isInteger(8))
+    return "i8";
+  return "";
+}
+
+/// The name of the entry point `stc_rt_<base>_<suffix>` for element type
+/// `elem`, or none (after an error on `op`) if there is none.
+static std::optional<std::string> entryPoint(Operation *op, StringRef base,
+                                             Type elem) {
+  StringRef suffix = typeSuffix(elem);
+  if (suffix.empty()) {
+    op->emitOpError("has no run-time entry point for element type ") << elem;
+    return std::nullopt;
+  }
+  return ("stc_rt_" + base + "_" + suffix).str();
 }
 
 class RuntimeLowering {
@@ -112,17 +133,20 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
 
   if (auto prune = dyn_cast<PruneOp>(op)) {
     auto type = prune.getType();
+    std::optional<std::string> name =
+        entryPoint(op, "prune", type.getElementType());
+    if (!name)
+      return failure();
     Value in = readBuffer(b, prune.getInput());
     Value out = allocate(
         b, type,
         {dimOf(b, prune.getInput(), 0), dimOf(b, prune.getInput(), 1)});
-    std::string name = "stc_rt_prune_" + typeSuffix(type.getElementType());
     MemRefType any = anyLayout2D(type.getElementType());
-    if (!declare(name, {any, any, i64Type, i64Type, i64Type, i64Type}, {}))
+    if (!declare(*name, {any, any, i64Type, i64Type, i64Type, i64Type}, {}))
       return failure();
     // The enum's values are the runtime's STC_RT_PRUNE_* (StcEnums.td).
     func::CallOp::create(
-        b, name, TypeRange{},
+        b, *name, TypeRange{},
         ValueRange{in, castAny(b, out), i64(b, prune.getReductionDim()),
                    i64(b, prune.getPattern().getN()),
                    i64(b, prune.getPattern().getM()),
@@ -137,6 +161,10 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
     int64_t dim = compress.getReductionDim();
     TypedValue<RankedTensorType> input = compress.getInput();
     auto inType = input.getType();
+    Type elem = inType.getElementType();
+    std::optional<std::string> name = entryPoint(op, "compress", elem);
+    if (!name)
+      return failure();
     Attribute attr;
     if (matchPattern(input, m_Constant(&attr))) {
       // The folder declined: report why at compile time.
@@ -157,16 +185,14 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
         b, words, arith::ConstantIndexOp::create(b, 4 * pattern.getN()));
     Value values = allocate(b, compress.getValues().getType(), {rows, perRow});
     Value meta = allocate(b, compress.getMeta().getType(), {rows, words});
-    Type elem = inType.getElementType();
-    std::string name = "stc_rt_compress_" + typeSuffix(elem);
     MemRefType any = anyLayout2D(elem);
     Value where = locationString(b, compress.getLoc());
-    if (!declare(name,
+    if (!declare(*name,
                  {any, any, anyLayout2D(b.getI16Type()), i64Type, i64Type,
                   i64Type, where.getType()},
                  {}))
       return failure();
-    func::CallOp::create(b, name, TypeRange{},
+    func::CallOp::create(b, *name, TypeRange{},
                          ValueRange{in, castAny(b, values), castAny(b, meta),
                                     i64(b, dim), i64(b, pattern.getN()),
                                     i64(b, pattern.getM()), where});
@@ -180,6 +206,10 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
 
   if (auto decompress = dyn_cast<DecompressOp>(op)) {
     auto type = decompress.getType();
+    Type elem = type.getElementType();
+    std::optional<std::string> name = entryPoint(op, "decompress", elem);
+    if (!name)
+      return failure();
     int64_t dim = decompress.getReductionDim();
     Value rows = dimOf(b, decompress.getValues(), 0);
     // A dynamic reduction size means the padded one, Kp (see the op).
@@ -197,17 +227,15 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
     Value out = allocate(b, type,
                          dim == 1 ? SmallVector<Value>{rows, k}
                                   : SmallVector<Value>{k, rows});
-    Type elem = type.getElementType();
-    std::string name = "stc_rt_decompress_" + typeSuffix(elem);
     MemRefType any = anyLayout2D(elem);
     Value where = locationString(b, decompress.getLoc());
-    if (!declare(name,
+    if (!declare(*name,
                  {any, anyLayout2D(b.getI16Type()), any, i64Type, i64Type,
                   i64Type, where.getType()},
                  {}))
       return failure();
     func::CallOp::create(
-        b, name, TypeRange{},
+        b, *name, TypeRange{},
         ValueRange{readBuffer(b, decompress.getValues()),
                    readBuffer(b, decompress.getMeta()), castAny(b, out),
                    i64(b, dim), i64(b, decompress.getPattern().getN()),
@@ -219,12 +247,14 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
 
   if (auto check = dyn_cast<CheckOp>(op)) {
     Type elem = check.getInput().getType().getElementType();
-    std::string name = "stc_rt_check_" + typeSuffix(elem);
-    if (!declare(name, {anyLayout2D(elem), i64Type, i64Type, i64Type},
+    std::optional<std::string> name = entryPoint(op, "check", elem);
+    if (!name)
+      return failure();
+    if (!declare(*name, {anyLayout2D(elem), i64Type, i64Type, i64Type},
                  {b.getI8Type()}))
       return failure();
     auto call =
-        func::CallOp::create(b, name, TypeRange{b.getI8Type()},
+        func::CallOp::create(b, *name, TypeRange{b.getI8Type()},
                              ValueRange{readBuffer(b, check.getInput()),
                                         i64(b, check.getReductionDim()),
                                         i64(b, check.getPattern().getN()),

@@ -1,7 +1,8 @@
 //===- StcRuntimeCpu.cpp - STC run-time entry points (CPU) ------*- C++ -*-===//
 //
 // The C entry points of stc_runtime.h, implemented on the host CPU over MLIR
-// memref descriptors with the canonical-format library (StcFormat).  Every
+// memref descriptors with the canonical-format library (StcFormat), for f32
+// (float), f16/bf16 (uint16_t bits) and i8 (int8_t, signed).  Every
 // descriptor's offset and both strides are honoured: element (r, c) lives at
 // aligned + offset + r*strides[0] + c*strides[1].  For an operand with
 // reduction_dim 1 the view is rows = sizes[0], K = sizes[1]; with
@@ -274,6 +275,11 @@ void _mlir_ciface_stc_rt_prune_bf16(StcMemRef2D *in, StcMemRef2D *out,
                                     int64_t method) {
   pruneImpl<uint16_t>(in, out, reduction_dim, n, m, method, magnitudeBF16);
 }
+void _mlir_ciface_stc_rt_prune_i8(StcMemRef2D *in, StcMemRef2D *out,
+                                  int64_t reduction_dim, int64_t n, int64_t m,
+                                  int64_t method) {
+  pruneImpl<int8_t>(in, out, reduction_dim, n, m, method, magnitudeS8);
+}
 
 void _mlir_ciface_stc_rt_compress_f32(StcMemRef2D *in, StcMemRef2D *values,
                                       StcMemRef2D *meta, int64_t reduction_dim,
@@ -296,6 +302,12 @@ void _mlir_ciface_stc_rt_compress_bf16(StcMemRef2D *in, StcMemRef2D *values,
   compressImpl<uint16_t>(in, values, meta, reduction_dim, n, m, where,
                          magnitudeBF16);
 }
+void _mlir_ciface_stc_rt_compress_i8(StcMemRef2D *in, StcMemRef2D *values,
+                                     StcMemRef2D *meta, int64_t reduction_dim,
+                                     int64_t n, int64_t m, StcMemRef1D *where) {
+  compressImpl<int8_t>(in, values, meta, reduction_dim, n, m, where,
+                       magnitudeS8);
+}
 
 void _mlir_ciface_stc_rt_decompress_f32(StcMemRef2D *values, StcMemRef2D *meta,
                                         StcMemRef2D *out, int64_t reduction_dim,
@@ -315,6 +327,12 @@ void _mlir_ciface_stc_rt_decompress_bf16(StcMemRef2D *values, StcMemRef2D *meta,
                                          int64_t m, StcMemRef1D *where) {
   decompressImpl<uint16_t>(values, meta, out, reduction_dim, n, m, where);
 }
+void _mlir_ciface_stc_rt_decompress_i8(StcMemRef2D *values, StcMemRef2D *meta,
+                                       StcMemRef2D *out, int64_t reduction_dim,
+                                       int64_t n, int64_t m,
+                                       StcMemRef1D *where) {
+  decompressImpl<int8_t>(values, meta, out, reduction_dim, n, m, where);
+}
 
 int8_t _mlir_ciface_stc_rt_check_f32(StcMemRef2D *in, int64_t reduction_dim,
                                      int64_t n, int64_t m) {
@@ -327,6 +345,10 @@ int8_t _mlir_ciface_stc_rt_check_f16(StcMemRef2D *in, int64_t reduction_dim,
 int8_t _mlir_ciface_stc_rt_check_bf16(StcMemRef2D *in, int64_t reduction_dim,
                                       int64_t n, int64_t m) {
   return checkImpl<uint16_t>(in, reduction_dim, n, m, magnitudeBF16);
+}
+int8_t _mlir_ciface_stc_rt_check_i8(StcMemRef2D *in, int64_t reduction_dim,
+                                    int64_t n, int64_t m) {
+  return checkImpl<int8_t>(in, reduction_dim, n, m, magnitudeS8);
 }
 
 void _mlir_ciface_stc_rt_decode_indices(StcMemRef2D *meta, StcMemRef2D *indices,

@@ -9,7 +9,10 @@
  * entry point below is named `_mlir_ciface_<name>`.  Matrices are 2-D views
  * with arbitrary strides; `reduction_dim` (0 or 1) says which dimension the
  * N:M pattern runs along.  Supported patterns: 2:4, and 1:2 (for 32-bit
- * types on tensor-core targets).  Compressed operands use the canonical
+ * types on tensor-core targets).  Element types: f32, f16, bf16 (raw bits)
+ * and i8 (signed two's complement, quantized weights; magnitude |x|, so -128
+ * has magnitude 128, and results equal those of the f32 entry points on the
+ * same values converted to float).  Compressed operands use the canonical
  * format of docs/FORMAT.md (values rows x Kp*n/m, metadata rows x Kp/(4m)
  * i16, Kp = K rounded up to a multiple of 4m, rows = the non-reduction dim).
  *
@@ -71,6 +74,9 @@ void _mlir_ciface_stc_rt_prune_f16(StcMemRef2D *in, StcMemRef2D *out,
 void _mlir_ciface_stc_rt_prune_bf16(StcMemRef2D *in, StcMemRef2D *out,
                                     int64_t reduction_dim, int64_t n, int64_t m,
                                     int64_t method);
+void _mlir_ciface_stc_rt_prune_i8(StcMemRef2D *in, StcMemRef2D *out,
+                                  int64_t reduction_dim, int64_t n, int64_t m,
+                                  int64_t method);
 
 /* (values, meta) = compress(in).  A group with more than n non-zeros is an
  * error ("<where>: error: stc.compress: ..."). */
@@ -84,6 +90,9 @@ void _mlir_ciface_stc_rt_compress_bf16(StcMemRef2D *in, StcMemRef2D *values,
                                        StcMemRef2D *meta, int64_t reduction_dim,
                                        int64_t n, int64_t m,
                                        StcMemRef1D *where);
+void _mlir_ciface_stc_rt_compress_i8(StcMemRef2D *in, StcMemRef2D *values,
+                                     StcMemRef2D *meta, int64_t reduction_dim,
+                                     int64_t n, int64_t m, StcMemRef1D *where);
 
 /* out = decompress(values, meta); out is the dense tensor (rows x K when
  * reduction_dim == 1, K x rows when 0).  Illegal nibbles are an error. */
@@ -99,6 +108,10 @@ void _mlir_ciface_stc_rt_decompress_bf16(StcMemRef2D *values, StcMemRef2D *meta,
                                          StcMemRef2D *out,
                                          int64_t reduction_dim, int64_t n,
                                          int64_t m, StcMemRef1D *where);
+void _mlir_ciface_stc_rt_decompress_i8(StcMemRef2D *values, StcMemRef2D *meta,
+                                       StcMemRef2D *out, int64_t reduction_dim,
+                                       int64_t n, int64_t m,
+                                       StcMemRef1D *where);
 
 /* Returns 1 when every group of m along reduction_dim has at most n
  * non-zeros, else 0. */
@@ -108,6 +121,8 @@ int8_t _mlir_ciface_stc_rt_check_f16(StcMemRef2D *in, int64_t reduction_dim,
                                      int64_t n, int64_t m);
 int8_t _mlir_ciface_stc_rt_check_bf16(StcMemRef2D *in, int64_t reduction_dim,
                                       int64_t n, int64_t m);
+int8_t _mlir_ciface_stc_rt_check_i8(StcMemRef2D *in, int64_t reduction_dim,
+                                    int64_t n, int64_t m);
 
 /* CPU kernel-ready layout: absolute reduction index (i32) of every stored
  * value, rows x Kp*n/m, decoded from canonical metadata. */

@@ -3,7 +3,7 @@
 // Implementation of the canonical N:M format (see StcFormat.h): exact
 // f16/bf16 bit conversions, nibble encoding, and prune / check / compress /
 // decompress / decodeIndices over strided views, explicitly instantiated for
-// the two storage types, float and uint16_t.
+// the three storage types, float, uint16_t and int8_t.
 //
 //===----------------------------------------------------------------------===//
 
@@ -171,6 +171,11 @@ uint16_t floatToBF16(float value) {
 float magnitudeF32(float value) { return std::fabs(value); }
 float magnitudeF16(uint16_t bits) { return std::fabs(f16ToFloat(bits)); }
 float magnitudeBF16(uint16_t bits) { return std::fabs(bf16ToFloat(bits)); }
+float magnitudeS8(int8_t value) {
+  // In int: -(-128) = 128 does not overflow.
+  int v = value;
+  return float(v < 0 ? -v : v);
+}
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -270,12 +275,13 @@ Status validateMeta(View2D<const uint16_t> meta, NMPattern p) {
 // Fast paths: the built-in magnitudes, 2:4 and 1:2
 //===----------------------------------------------------------------------===//
 //
-// For the three built-in magnitude functions, the magnitude order equals the
+// For the built-in float magnitude functions, the magnitude order equals the
 // order of an integer key taken from the element's bits: the bits without
 // the sign, every NaN mapped to one value (all ones) above +inf.  So -0
 // and +0 are equal (key 0, the only zero key), all NaNs are equal and larger
 // than everything else, and f16/bf16 need no conversion (their widening to
-// float is exact and monotone in these bits).  This is exactly the order of
+// float is exact and monotone in these bits).  For int8_t the key is |x| in
+// int (0..128), which is magnitudeS8 exactly.  This is exactly the order of
 // magGreater() and the non-zero test of the generic path, in the default
 // floating-point environment (with denormals-are-zero set, the generic path
 // would see f32/bf16 subnormals as zeros; the keys never do).
@@ -285,7 +291,7 @@ Status validateMeta(View2D<const uint16_t> meta, NMPattern p) {
 // it, so in-place pruning behaves the same.  Strided views are handled too;
 // `Contig` specialises the common case of unit column strides.
 
-enum class KeyKind { F32, F16, BF16 };
+enum class KeyKind { F32, F16, BF16, S8 };
 
 template <KeyKind K>
 struct KeyTraits;
@@ -316,19 +322,28 @@ inline uint32_t absBits(T value) {
 }
 
 /// The magnitude key: the bits without the sign, every NaN (bits above
-/// +inf) mapped to all ones (kAbs).  Keys are < 2^31, so they compare as
-/// int32, which vectorises better without SSE4.
+/// +inf) mapped to all ones (kAbs); for S8, |x| (0..128).  Keys are < 2^31,
+/// so they compare as int32, which vectorises better without SSE4.
 template <KeyKind K, typename T>
 inline int32_t magnitudeKey(T value) {
-  uint32_t a = absBits<K>(value);
-  uint32_t nan = 0u - uint32_t(a > KeyTraits<K>::kInf);
-  return int32_t(a | (nan & KeyTraits<K>::kAbs));
+  if constexpr (K == KeyKind::S8) {
+    static_assert(std::is_same_v<T, int8_t>, "S8 keys are int8_t");
+    int32_t v = value;
+    return v < 0 ? -v : v;
+  } else {
+    uint32_t a = absBits<K>(value);
+    uint32_t nan = 0u - uint32_t(a > KeyTraits<K>::kInf);
+    return int32_t(a | (nan & KeyTraits<K>::kAbs));
+  }
 }
 
 /// The non-zero test: the magnitude is not 0 (NaN bits are non-zero).
 template <KeyKind K, typename T>
 inline bool isNonZeroBits(T value) {
-  return absBits<K>(value) != 0;
+  if constexpr (K == KeyKind::S8)
+    return value != 0;
+  else
+    return absBits<K>(value) != 0;
 }
 
 /// Bit j set when element j of the group is kept: the N largest keys, the
@@ -510,6 +525,9 @@ bool withFastKernels(MagnitudeFn<T> mag, NMPattern p, bool contig, F &&f) {
       return dispatchPattern<T, KeyKind::F16>(p, contig, f);
     if (mag == &magnitudeBF16)
       return dispatchPattern<T, KeyKind::BF16>(p, contig, f);
+  } else if constexpr (std::is_same_v<T, int8_t>) {
+    if (mag == &magnitudeS8)
+      return dispatchPattern<T, KeyKind::S8>(p, contig, f);
   }
   return false;
 }
@@ -732,24 +750,33 @@ Status decodeIndices(View2D<const uint16_t> meta, View2D<int32_t> indices,
   return Status();
 }
 
-// Explicit instantiations for the two storage types.
+// Explicit instantiations for the three storage types.
 template bool prune<float>(InView<float>, View2D<float>, NMPattern,
                            MagnitudeFn<float>);
 template bool prune<uint16_t>(InView<uint16_t>, View2D<uint16_t>, NMPattern,
                               MagnitudeFn<uint16_t>);
+template bool prune<int8_t>(InView<int8_t>, View2D<int8_t>, NMPattern,
+                            MagnitudeFn<int8_t>);
 template std::optional<Violation> checkPattern<float>(InView<float>, NMPattern,
                                                       MagnitudeFn<float>);
 template std::optional<Violation>
     checkPattern<uint16_t>(InView<uint16_t>, NMPattern, MagnitudeFn<uint16_t>);
+template std::optional<Violation>
+    checkPattern<int8_t>(InView<int8_t>, NMPattern, MagnitudeFn<int8_t>);
 template Status compress<float>(InView<float>, View2D<float>, View2D<uint16_t>,
                                 NMPattern, MagnitudeFn<float>);
 template Status compress<uint16_t>(InView<uint16_t>, View2D<uint16_t>,
                                    View2D<uint16_t>, NMPattern,
                                    MagnitudeFn<uint16_t>);
+template Status compress<int8_t>(InView<int8_t>, View2D<int8_t>,
+                                 View2D<uint16_t>, NMPattern,
+                                 MagnitudeFn<int8_t>);
 template Status decompress<float>(InView<float>, View2D<const uint16_t>,
                                   View2D<float>, NMPattern);
 template Status decompress<uint16_t>(InView<uint16_t>, View2D<const uint16_t>,
                                      View2D<uint16_t>, NMPattern);
+template Status decompress<int8_t>(InView<int8_t>, View2D<const uint16_t>,
+                                   View2D<int8_t>, NMPattern);
 
 //===----------------------------------------------------------------------===//
 // Convenience over row-major float buffers

@@ -4,7 +4,9 @@
 // any MLIR/LLVM dependency so that both the compiler (constant folding) and
 // the run-time library (stc_runtime) use the same code: magnitude pruning,
 // pattern checking, compression to (values, metadata), decompression, and the
-// CPU kernel-ready layout (absolute reduction indices).
+// CPU kernel-ready layout (absolute reduction indices).  Element storage
+// types: float (f32), uint16_t (f16/bf16 bits) and int8_t (signed i8,
+// quantized weights; magnitude |x|, so -128 has magnitude 128).
 //
 // A matrix is viewed as `rows x K`, K being the reduction dimension along
 // which the pattern runs.  With Kp = K rounded up to a multiple of 4*M
@@ -81,8 +83,8 @@ bool decodeNibble(unsigned nibble, NMPattern p, int *idx);
 //===----------------------------------------------------------------------===//
 
 /// Element types.  F32 is stored as `float`, F16 and BF16 as their raw bits
-/// in `uint16_t`.
-enum class ElementKind { F32, F16, BF16 };
+/// in `uint16_t`, I8 (signed two's complement) as `int8_t`.
+enum class ElementKind { F32, F16, BF16, I8 };
 
 /// IEEE binary16 bits -> float (exact).
 float f16ToFloat(uint16_t bits);
@@ -102,8 +104,13 @@ uint16_t floatToBF16(float value);
 float magnitudeF32(float value);
 float magnitudeF16(uint16_t bits);
 float magnitudeBF16(uint16_t bits);
+/// |value| as a float (exact; -128 gives 128).  The results of prune /
+/// checkPattern / compress / decompress on int8_t with it equal those of the
+/// float path with magnitudeF32 on the same values converted to float (what
+/// the compiler's constant folding computes), tie rule included.
+float magnitudeS8(int8_t value);
 
-/// A magnitude function over storage type T.  With the three functions above
+/// A magnitude function over storage type T.  With the four functions above
 /// (compared by address) and a supported pattern, prune / checkPattern /
 /// compress take branch-free fast paths that give bit-identical results; any
 /// other function takes the generic path (function-pointer calls).
@@ -199,7 +206,7 @@ struct Violation {
 };
 
 //===----------------------------------------------------------------------===//
-// Operations on strided views (T = float or uint16_t)
+// Operations on strided views (T = float, uint16_t or int8_t)
 //===----------------------------------------------------------------------===//
 
 /// Magnitude pruning: in every group of p.m columns keep the p.n elements of

@@ -242,6 +242,10 @@ template bool pruneWithMethod<float>(InView<float>, View2D<float>, NMPattern,
 template bool pruneWithMethod<uint16_t>(InView<uint16_t>, View2D<uint16_t>,
                                         NMPattern, PruneMethod,
                                         MagnitudeFn<uint16_t>);
+template bool pruneTile<int8_t>(InView<int8_t>, View2D<int8_t>,
+                                MagnitudeFn<int8_t>);
+template bool pruneWithMethod<int8_t>(InView<int8_t>, View2D<int8_t>, NMPattern,
+                                      PruneMethod, MagnitudeFn<int8_t>);
 
 //===----------------------------------------------------------------------===//
 // Kept magnitude

@@ -14,7 +14,9 @@
 //              time.
 //
 // Views follow StcFormat.h: `rows` is the non-reduction dimension, `cols` the
-// reduction dimension K along which the 2:4 groups run.
+// reduction dimension K along which the 2:4 groups run.  pruneTile and
+// pruneWithMethod are instantiated for the storage types of StcFormat.h:
+// float, uint16_t (f16/bf16 bits) and int8_t (i8, magnitudeS8).
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,7 +2,8 @@
 //
 // Unit tests of runtime/format/StcFormat: sizes, nibbles, pruning (with the
 // lower-index tie rule), compress/decompress on hand-checked words and on
-// random data, error reporting, decodeIndices, f16/bf16 bit conversions.
+// random data, error reporting, decodeIndices, f16/bf16 bit conversions,
+// and i8 storage (agreement with the float path that constant folding uses).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,8 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 using namespace stc::format;
@@ -816,6 +819,10 @@ float genericBF16(uint16_t b) {
   ++genericMagCalls;
   return magnitudeBF16(b);
 }
+float genericS8(int8_t v) {
+  ++genericMagCalls;
+  return magnitudeS8(v);
+}
 
 template <typename T>
 bool sameBits(const T &a, const T &b) {
@@ -905,6 +912,27 @@ uint16_t genF16(std::mt19937 &rng, double zeros) {
 }
 uint16_t genBF16(std::mt19937 &rng, double zeros) {
   return trickyHalf(rng, zeros, true);
+}
+/// i8: ties (small values of both signs), the extremes -128 (magnitude 128,
+/// the largest), 127 and -127 (a tie with 127), and any value.
+int8_t genS8(std::mt19937 &rng, double zeros) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> small(-3, 3), cat(0, 15), any(-128, 127);
+  if (u(rng) < zeros)
+    return 0;
+  switch (cat(rng)) {
+  case 0:
+    return -128;
+  case 1:
+    return 127;
+  case 2:
+    return -127;
+  case 3:
+  case 4:
+    return int8_t(any(rng));
+  default:
+    return int8_t(small(rng));
+  }
 }
 
 /// Runs prune / checkPattern / compress with the built-in magnitude (fast
@@ -1029,6 +1057,10 @@ TEST(FastPath, BF16MatchesGenericPath) {
   compareWithGeneric<uint16_t>({"bf16", magnitudeBF16, genericBF16, genBF16});
 }
 
+TEST(FastPath, S8MatchesGenericPath) {
+  compareWithGeneric<int8_t>({"i8", magnitudeS8, genericS8, genS8});
+}
+
 TEST(FastPath, NaNPayloadsTieToTheLowerIndex) {
   // All NaNs have the same magnitude whatever their payload and sign, so
   // the lower indices win.
@@ -1071,4 +1103,207 @@ TEST(FastPath, CompressReportsTheFirstViolation) {
   for (float x : v)
     EXPECT_EQ(x, 0.0f); // outputs zero-filled on error
   EXPECT_EQ(w, std::vector<uint16_t>(2, 0));
+}
+
+//===----------------------------------------------------------------------===//
+// i8 storage: the same results as the float path on the values as floats
+//===----------------------------------------------------------------------===//
+
+TEST(FormatI8, Magnitude) {
+  EXPECT_EQ(magnitudeS8(0), 0.0f);
+  EXPECT_EQ(magnitudeS8(1), 1.0f);
+  EXPECT_EQ(magnitudeS8(-1), 1.0f);
+  EXPECT_EQ(magnitudeS8(127), 127.0f);
+  EXPECT_EQ(magnitudeS8(-127), 127.0f);
+  EXPECT_EQ(magnitudeS8(-128), 128.0f);
+  for (int v = -128; v < 128; ++v)
+    EXPECT_EQ(magnitudeS8(int8_t(v)), std::fabs(float(v))) << v;
+}
+
+namespace {
+/// Prune / check / compress / decompress of a row-major dim0 x dim1 i8
+/// matrix (pattern along `dim`) with `mag`, against what the compiler's
+/// folder computes: the float convenience functions (magnitudeF32) on the
+/// same values converted to float.
+void expectI8MatchesFloat(const std::vector<int8_t> &dense, int64_t dim0,
+                          int64_t dim1, int dim, NMPattern p,
+                          MagnitudeFn<int8_t> mag) {
+  std::vector<float> asFloat(dense.begin(), dense.end());
+  auto fin = viewOf(asFloat, dim0, dim1, dim);
+  ASSERT_TRUE(fin.has_value());
+  auto view = [&](auto *data) {
+    using T = std::remove_pointer_t<decltype(data)>;
+    return View2D<T>(data, fin->rows, fin->cols, fin->rowStride,
+                     fin->colStride);
+  };
+  auto toFloat = [](const std::vector<int8_t> &v) {
+    return std::vector<float>(v.begin(), v.end());
+  };
+
+  // prune.
+  std::vector<float> fPruned = prune(asFloat, dim0, dim1, dim, p);
+  std::vector<int8_t> pruned(dense.size(), 99);
+  ASSERT_TRUE(prune<int8_t>(view(dense.data()), view(pruned.data()), p, mag));
+  expectBitsEq(toFloat(pruned), fPruned);
+
+  // checkPattern on the dense and the pruned matrix.
+  const std::vector<int8_t> *matrices[] = {&pruned, &dense};
+  for (const std::vector<int8_t> *m : matrices) {
+    std::vector<float> mf = toFloat(*m);
+    auto fv =
+        checkPattern<float>(*viewOf(mf, dim0, dim1, dim), p, magnitudeF32);
+    auto iv = checkPattern<int8_t>(view(m->data()), p, mag);
+    ASSERT_EQ(fv.has_value(), iv.has_value());
+    if (fv) {
+      EXPECT_EQ(fv->row, iv->row);
+      EXPECT_EQ(fv->group, iv->group);
+      EXPECT_EQ(fv->count, iv->count);
+    }
+  }
+  EXPECT_FALSE(checkPattern<int8_t>(view(pruned.data()), p, mag).has_value());
+
+  // compress (the dense matrix usually fails with NotNM), then decompress.
+  for (const std::vector<int8_t> *m : matrices) {
+    Compressed fc;
+    Status fs = compress(toFloat(*m), dim0, dim1, dim, p, fc);
+    const int64_t rows = fin->rows, k = fin->cols;
+    const int64_t vpr = valuesPerRow(k, p), w = metaWordsPerRow(k, p);
+    std::vector<int8_t> values(size_t(rows * vpr), 55);
+    std::vector<uint16_t> meta(size_t(rows * w), 0xFFFF);
+    Status is = compress<int8_t>(
+        view(m->data()), View2D<int8_t>::rowMajor(values.data(), rows, vpr),
+        View2D<uint16_t>::rowMajor(meta.data(), rows, w), p, mag);
+    EXPECT_EQ(fs.code, is.code);
+    EXPECT_EQ(fs.row, is.row);
+    EXPECT_EQ(fs.group, is.group);
+    EXPECT_EQ(fs.count, is.count);
+    EXPECT_EQ(fs.message, is.message);
+    if (m == &pruned) {
+      ASSERT_TRUE(is.ok()) << is.message;
+    }
+    if (!fs.ok()) {
+      // Outputs are zero-filled on error.
+      EXPECT_EQ(values, std::vector<int8_t>(values.size(), 0));
+      EXPECT_EQ(meta, std::vector<uint16_t>(meta.size(), 0));
+      continue;
+    }
+    expectBitsEq(toFloat(values), fc.values);
+    EXPECT_EQ(meta, fc.meta);
+
+    std::vector<float> fDense;
+    ASSERT_TRUE(decompress(fc, dim, fDense).ok());
+    std::vector<int8_t> back(dense.size(), 77);
+    Status ds = decompress<int8_t>(
+        View2D<const int8_t>::rowMajor(values.data(), rows, vpr),
+        View2D<const uint16_t>::rowMajor(meta.data(), rows, w),
+        view(back.data()), p);
+    ASSERT_TRUE(ds.ok()) << ds.message;
+    expectBitsEq(toFloat(back), fDense);
+    EXPECT_EQ(back, *m); // Exact round trip of an N:M matrix.
+  }
+}
+} // namespace
+
+TEST(FormatI8, RandomDataMatchesFloatPath) {
+  std::mt19937 rng(8);
+  for (NMPattern p : {kPattern24, kPattern12})
+    for (int dim : {0, 1})
+      for (auto shape : {std::pair<int64_t, int64_t>{1, 4},
+                         {3, 5},
+                         {4, 16},
+                         {7, 17},
+                         {16, 33},
+                         {5, 64}})
+        for (double zeros : {0.1, 0.6})
+          for (bool fast : {true, false}) {
+            SCOPED_TRACE(std::to_string(p.n) + ":" + std::to_string(p.m) +
+                         " dim=" + std::to_string(dim) + " " +
+                         std::to_string(shape.first) + "x" +
+                         std::to_string(shape.second) +
+                         (fast ? " fast" : " generic"));
+            std::vector<int8_t> dense(size_t(shape.first * shape.second));
+            for (int8_t &x : dense)
+              x = genS8(rng, zeros);
+            expectI8MatchesFloat(dense, shape.first, shape.second, dim, p,
+                                 fast ? magnitudeS8 : genericS8);
+          }
+}
+
+TEST(FormatI8, TiesAndMinus128) {
+  // Group 0: -128 outranks 127; group 1: four equal magnitudes, the two
+  // lowest indices win; group 2: two -128 at columns 1 and 3; group 3: one
+  // non-zero, kept with the zero at column 0.
+  std::vector<int8_t> in = {-128, 127,  -127, 1,    5, -5, 5, -5,
+                            1,    -128, 0,    -128, 0, 0,  0, 3};
+  for (MagnitudeFn<int8_t> mag : {&magnitudeS8, &genericS8}) {
+    std::vector<int8_t> out(16, 9);
+    ASSERT_TRUE(prune<int8_t>(View2D<const int8_t>::rowMajor(in.data(), 1, 16),
+                              View2D<int8_t>::rowMajor(out.data(), 1, 16),
+                              kPattern24, mag));
+    EXPECT_EQ(out, (std::vector<int8_t>{-128, 127, 0, 0, 5, -5, 0, 0, 0, -128,
+                                        0, -128, 0, 0, 0, 3}));
+    std::vector<int8_t> values(8, 1);
+    std::vector<uint16_t> meta(1, 0xFFFF);
+    Status s = compress<int8_t>(
+        View2D<const int8_t>::rowMajor(out.data(), 1, 16),
+        View2D<int8_t>::rowMajor(values.data(), 1, 8),
+        View2D<uint16_t>::rowMajor(meta.data(), 1, 1), kPattern24, mag);
+    ASSERT_TRUE(s.ok()) << s.message;
+    EXPECT_EQ(values,
+              (std::vector<int8_t>{-128, 127, 5, -5, -128, -128, 0, 3}));
+    // Nibbles (group 0 in the low bits): 0x4, 0x4, 0xD, 0xC.
+    EXPECT_EQ(meta[0], 0xCD44);
+
+    // 1:2: -128 beats 127 whichever comes first; equal magnitudes keep the
+    // first.
+    std::vector<int8_t> pairs = {127, -128, -128, 127, -7, 7, 0, -1};
+    std::vector<int8_t> kept(8, 9);
+    ASSERT_TRUE(prune<int8_t>(
+        View2D<const int8_t>::rowMajor(pairs.data(), 1, 8),
+        View2D<int8_t>::rowMajor(kept.data(), 1, 8), kPattern12, mag));
+    EXPECT_EQ(kept, (std::vector<int8_t>{0, -128, -128, 0, -7, 0, 0, -1}));
+  }
+}
+
+TEST(FormatI8, NotTwoFourIsReported) {
+  // Row 1, group 1 holds three non-zeros (one of them -128); row 0 is 2:4.
+  std::vector<int8_t> m(2 * 8, 0);
+  m[0] = -128;
+  m[3] = 127;
+  m[8 + 4] = 1;
+  m[8 + 5] = -128;
+  m[8 + 7] = -1;
+  auto in = View2D<const int8_t>::rowMajor(m.data(), 2, 8);
+  for (MagnitudeFn<int8_t> mag : {&magnitudeS8, &genericS8}) {
+    auto v = checkPattern<int8_t>(in, kPattern24, mag);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->row, 1);
+    EXPECT_EQ(v->group, 1);
+    EXPECT_EQ(v->count, 3);
+    std::vector<int8_t> values(2 * 8, 5);
+    std::vector<uint16_t> meta(2, 0xFFFF);
+    Status s = compress<int8_t>(
+        in, View2D<int8_t>::rowMajor(values.data(), 2, 8),
+        View2D<uint16_t>::rowMajor(meta.data(), 2, 1), kPattern24, mag);
+    EXPECT_EQ(s.code, ErrorCode::NotNM);
+    EXPECT_EQ(s.row, 1);
+    EXPECT_EQ(s.group, 1);
+    EXPECT_EQ(s.count, 3);
+    EXPECT_EQ(s.message, "operand is not 2:4: row 1, group 1 has 3 non-zeros");
+    EXPECT_EQ(values, std::vector<int8_t>(16, 0));
+    EXPECT_EQ(meta, std::vector<uint16_t>(2, 0));
+  }
+}
+
+TEST(FormatI8, DecompressIllegalNibble) {
+  std::vector<int8_t> values(8, 3), out(16, 9);
+  std::vector<uint16_t> meta = {0x4F44};
+  Status s = decompress<int8_t>(
+      View2D<const int8_t>::rowMajor(values.data(), 1, 8),
+      View2D<const uint16_t>::rowMajor(meta.data(), 1, 1),
+      View2D<int8_t>::rowMajor(out.data(), 1, 16), kPattern24);
+  EXPECT_EQ(s.code, ErrorCode::IllegalNibble);
+  EXPECT_EQ(s.group, 2);
+  EXPECT_EQ(s.nibble, 0xFu);
+  EXPECT_EQ(out, std::vector<int8_t>(16, 0));
 }

@@ -2,7 +2,7 @@
 //
 // Unit tests of runtime/format/StcPrune: the transposable 4x4 tile pruning
 // against an independent brute force over all 2^16 masks (ties, ragged
-// edges, NaN/inf, f16/bf16 storage, in place, strided views), the kept
+// edges, NaN/inf, f16/bf16 and i8 storage, in place, strided views), the kept
 // magnitude measures against pruning with StcFormat's `prune`, and the
 // channel permutation search (true permutation, determinism, never worse
 // than the identity, optimal where exhaustive, time budget, and that a
@@ -22,6 +22,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -424,6 +425,90 @@ TEST(PruneTile, ShapeMismatchAndDispatch) {
       View2D<uint16_t>::rowMajor(ho.data(), 4, 4), kPattern24,
       PruneMethod::Tile, magnitudeF16));
   EXPECT_EQ(std::count(ho.begin(), ho.end(), floatToF16(1.0f)), 8);
+}
+
+// i8 storage (signed, magnitude |x| with -128 the largest): the brute-force
+// reference, and the float path on the same values as floats (what the
+// compiler's folder computes), in place, strided and through
+// pruneWithMethod.
+TEST(PruneTile, Int8Storage) {
+  std::mt19937 rng(31);
+  std::uniform_int_distribution<int> any(-128, 127), small(-2, 2), kind(0, 7);
+  for (int64_t rows : {4, 7, 12})
+    for (int64_t cols : {4, 9, 16}) {
+      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+      std::vector<int8_t> in(size_t(rows * cols));
+      for (int8_t &x : in) {
+        int k = kind(rng);
+        x = int8_t(k == 0   ? -128
+                   : k == 1 ? 127
+                   : k < 4  ? any(rng)
+                            : small(rng));
+      }
+      std::vector<int8_t> out(in.size(), 9);
+      ASSERT_TRUE(pruneTile<int8_t>(
+          View2D<const int8_t>::rowMajor(in.data(), rows, cols),
+          View2D<int8_t>::rowMajor(out.data(), rows, cols), magnitudeS8));
+      EXPECT_EQ(out, referencePruneTile<int8_t>(in, rows, cols, magnitudeS8));
+
+      std::vector<float> asFloat(in.begin(), in.end()), fOut(in.size());
+      ASSERT_TRUE(pruneWithMethod<float>(
+          rowMajorView(asFloat, rows, cols),
+          View2D<float>::rowMajor(fOut.data(), rows, cols), kPattern24,
+          PruneMethod::Tile, magnitudeF32));
+      for (size_t i = 0; i < in.size(); ++i)
+        ASSERT_EQ(bitsOf(float(out[i])), bitsOf(fOut[i])) << i;
+
+      // In place through a column-major strided view, via pruneWithMethod.
+      std::vector<int8_t> colMajor(in.size());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          colMajor[size_t(c * rows + r)] = in[size_t(r * cols + c)];
+      View2D<int8_t> strided(colMajor.data(), rows, cols, 1, rows);
+      ASSERT_TRUE(pruneWithMethod<int8_t>(strided, strided, kPattern24,
+                                          PruneMethod::Tile, magnitudeS8));
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          ASSERT_EQ(colMajor[size_t(c * rows + r)], out[size_t(r * cols + c)])
+              << r << "," << c;
+
+      // Strip through pruneWithMethod is prune().
+      for (NMPattern p : {kPattern24, kPattern12}) {
+        std::vector<int8_t> viaStrip(in.size()), strip(in.size());
+        ASSERT_TRUE(pruneWithMethod<int8_t>(
+            View2D<const int8_t>::rowMajor(in.data(), rows, cols),
+            View2D<int8_t>::rowMajor(viaStrip.data(), rows, cols), p,
+            PruneMethod::Strip, magnitudeS8));
+        ASSERT_TRUE(
+            prune<int8_t>(View2D<const int8_t>::rowMajor(in.data(), rows, cols),
+                          View2D<int8_t>::rowMajor(strip.data(), rows, cols), p,
+                          magnitudeS8));
+        EXPECT_EQ(viaStrip, strip);
+      }
+    }
+
+  // Column 0 can keep two of 127, -128, -128: the two -128 (magnitude 256 in
+  // total) win.  Every other element is 1.
+  std::vector<int8_t> tile(16, 1);
+  tile[0] = 127;
+  tile[4] = -128;
+  tile[8] = -128;
+  std::vector<int8_t> kept(16, 9);
+  ASSERT_TRUE(pruneTile<int8_t>(
+      View2D<const int8_t>::rowMajor(tile.data(), 4, 4),
+      View2D<int8_t>::rowMajor(kept.data(), 4, 4), magnitudeS8));
+  EXPECT_EQ(kept[0], 0);
+  EXPECT_EQ(kept[4], -128);
+  EXPECT_EQ(kept[8], -128);
+  EXPECT_EQ(kept, referencePruneTile<int8_t>(tile, 4, 4, magnitudeS8));
+
+  // Tile needs 2:4.
+  std::vector<int8_t> untouched(16, 5);
+  EXPECT_FALSE(
+      pruneWithMethod<int8_t>(View2D<const int8_t>::rowMajor(tile.data(), 4, 4),
+                              View2D<int8_t>::rowMajor(untouched.data(), 4, 4),
+                              kPattern12, PruneMethod::Tile, magnitudeS8));
+  EXPECT_EQ(untouched, std::vector<int8_t>(16, 5));
 }
 
 // Tile pruning has more constraints than strip pruning, so it keeps less,

@@ -2,7 +2,8 @@
 //
 // Unit tests of runtime/StcRuntimeCpu.cpp: the _mlir_ciface_stc_rt_* entry
 // points on strided memref descriptors (offsets, transposed views, both
-// reduction dims), shape mismatches, and the error API.
+// reduction dims), shape mismatches, the error API, and the i8 entry points
+// against the f32 ones on the same values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -416,6 +417,7 @@ namespace {
 float genericF32(float v) { return magnitudeF32(v); }
 float genericF16(uint16_t b) { return magnitudeF16(b); }
 float genericBF16(uint16_t b) { return magnitudeBF16(b); }
+float genericS8(int8_t v) { return magnitudeS8(v); }
 
 using PruneFn = void (*)(StcMemRef2D *, StcMemRef2D *, int64_t, int64_t,
                          int64_t, int64_t);
@@ -479,6 +481,22 @@ uint16_t genF16(std::mt19937 &rng) {
 }
 uint16_t genBF16(std::mt19937 &rng) {
   return genHalf(rng, 0x7F80, 0x7F, floatToBF16);
+}
+/// Ties (small values of both signs), zeros, -128, 127, -127 and any value.
+int8_t genS8(std::mt19937 &rng) {
+  std::uniform_int_distribution<int> cat(0, 9), small(-2, 2), any(-128, 127);
+  switch (cat(rng)) {
+  case 0:
+    return -128;
+  case 1:
+    return 127;
+  case 2:
+    return -127;
+  case 3:
+    return int8_t(any(rng));
+  default:
+    return int8_t(small(rng));
+  }
 }
 
 template <typename T>
@@ -594,6 +612,162 @@ TEST_F(RuntimeTest, EntryPointsMatchGenericPathBF16) {
                                      _mlir_ciface_stc_rt_compress_bf16,
                                      _mlir_ciface_stc_rt_check_bf16,
                                      genericBF16, genBF16});
+}
+
+TEST_F(RuntimeTest, EntryPointsMatchGenericPathI8) {
+  entryPointsMatchGeneric<int8_t>(
+      {"i8", _mlir_ciface_stc_rt_prune_i8, _mlir_ciface_stc_rt_compress_i8,
+       _mlir_ciface_stc_rt_check_i8, genericS8, genS8});
+}
+
+// The i8 entry points give what the f32 ones give on the same values as
+// floats (the compiler folds i8 constants through the float path), on
+// strided descriptors with an offset, for both reduction dims, both
+// patterns and both pruning methods; decompress inverts compress.
+TEST_F(RuntimeTest, I8EntryPointsMatchF32) {
+  std::mt19937 rng(13);
+  for (NMPattern p : {kPattern24, kPattern12})
+    for (int64_t method : {STC_RT_PRUNE_STRIP, STC_RT_PRUNE_TILE})
+      for (int reductionDim : {0, 1})
+        for (int64_t k : {5, 16, 37}) {
+          if (method == STC_RT_PRUNE_TILE && p != kPattern24)
+            continue;
+          const int64_t rows = 6;
+          SCOPED_TRACE(std::to_string(p.n) + ":" + std::to_string(p.m) +
+                       " method=" + std::to_string(method) +
+                       " dim=" + std::to_string(reductionDim) +
+                       " k=" + std::to_string(k));
+          // Column-major storage with padding and an offset: for reduction
+          // dim 1 the descriptor is rows x K, else K x rows.
+          const int64_t offset = 3;
+          const int64_t s0 = reductionDim == 1 ? rows : k;
+          const int64_t s1 = reductionDim == 1 ? k : rows;
+          const size_t size = size_t(offset + (s0 + 1) * s1);
+          std::vector<int8_t> ib(size, 99), ob(size, 98);
+          std::vector<float> fb(size, 99.0f), fob(size, 98.0f);
+          StcMemRef2D in = memref(ib, offset, s0, s1, 1, s0 + 1);
+          StcMemRef2D out = memref(ob, offset, s0, s1, 1, s0 + 1);
+          StcMemRef2D fin = memref(fb, offset, s0, s1, 1, s0 + 1);
+          StcMemRef2D fout = memref(fob, offset, s0, s1, 1, s0 + 1);
+          for (int64_t i = 0; i < s0; ++i)
+            for (int64_t j = 0; j < s1; ++j) {
+              int8_t v = genS8(rng);
+              at(ib, in, i, j) = v;
+              at(fb, fin, i, j) = float(v);
+            }
+          auto expectSame = [&](std::vector<int8_t> &b, const StcMemRef2D &d,
+                                std::vector<float> &f, const StcMemRef2D &fd,
+                                const char *what) {
+            for (int64_t i = 0; i < d.sizes[0]; ++i)
+              for (int64_t j = 0; j < d.sizes[1]; ++j)
+                ASSERT_EQ(bitsOf(float(at(b, d, i, j))),
+                          bitsOf(at(f, fd, i, j)))
+                    << what << " (" << i << ", " << j << ")";
+          };
+
+          // check and prune.
+          EXPECT_EQ(
+              _mlir_ciface_stc_rt_check_i8(&in, reductionDim, p.n, p.m),
+              _mlir_ciface_stc_rt_check_f32(&fin, reductionDim, p.n, p.m));
+          _mlir_ciface_stc_rt_prune_i8(&in, &out, reductionDim, p.n, p.m,
+                                       method);
+          _mlir_ciface_stc_rt_prune_f32(&fin, &fout, reductionDim, p.n, p.m,
+                                        method);
+          ASSERT_EQ(stc_rt_has_error(), 0) << stc_rt_error_message();
+          expectSame(ob, out, fob, fout, "prune");
+          EXPECT_EQ(ob[0], 98); // Before the offset: untouched.
+          EXPECT_EQ(_mlir_ciface_stc_rt_check_i8(&out, reductionDim, p.n, p.m),
+                    1);
+
+          // compress of the pruned and of the raw operand (usually not N:M:
+          // the same error message and zero-filled outputs).
+          const int64_t vpr = valuesPerRow(k, p), w = metaWordsPerRow(k, p);
+          for (bool raw : {false, true}) {
+            std::vector<int8_t> values(size_t(rows * vpr), 5);
+            std::vector<float> fvalues(values.size(), 5.0f);
+            std::vector<uint16_t> meta(size_t(rows * w), 0xFFFF),
+                fmeta(meta.size(), 0xFFFF);
+            StcMemRef2D vd = rowMajor(values, rows, vpr),
+                        md = rowMajor(meta, rows, w);
+            StcMemRef2D fvd = rowMajor(fvalues, rows, vpr),
+                        fmd = rowMajor(fmeta, rows, w);
+            std::string loc = "q.mlir:3:5";
+            StcMemRef1D where = whereOf(loc);
+            _mlir_ciface_stc_rt_compress_f32(raw ? &fin : &fout, &fvd, &fmd,
+                                             reductionDim, p.n, p.m, &where);
+            std::string fmsg = stc_rt_error_message();
+            stc_rt_clear_error();
+            _mlir_ciface_stc_rt_compress_i8(raw ? &in : &out, &vd, &md,
+                                            reductionDim, p.n, p.m, &where);
+            EXPECT_EQ(std::string(stc_rt_error_message()), fmsg);
+            if (!raw) {
+              EXPECT_EQ(fmsg, "");
+            }
+            stc_rt_clear_error();
+            EXPECT_EQ(meta, fmeta);
+            expectSame(values, vd, fvalues, fvd, "values");
+            if (!fmsg.empty())
+              continue;
+
+            // decompress into a fresh strided descriptor.
+            std::vector<int8_t> db(size, 42);
+            StcMemRef2D dd = memref(db, offset, s0, s1, 1, s0 + 1);
+            _mlir_ciface_stc_rt_decompress_i8(&vd, &md, &dd, reductionDim, p.n,
+                                              p.m, &where);
+            ASSERT_EQ(stc_rt_has_error(), 0) << stc_rt_error_message();
+            for (int64_t i = 0; i < s0; ++i)
+              for (int64_t j = 0; j < s1; ++j)
+                ASSERT_EQ(at(db, dd, i, j), at(raw ? ib : ob, in, i, j))
+                    << "decompress (" << i << ", " << j << ")";
+            EXPECT_EQ(db[0], 42);
+          }
+        }
+}
+
+TEST_F(RuntimeTest, I8ErrorsNameTheSourceLocation) {
+  // Row 0, group 1 along dimension 1 has three non-zeros (-128 included).
+  std::vector<int8_t> in = {1, 0, 0, 0, -128, 127, -1, 0};
+  // K = 8 is padded to 16: 8 values and one metadata word per row.
+  std::vector<int8_t> values(8, 7);
+  std::vector<uint16_t> meta(1, 0xFFFF);
+  StcMemRef2D id = rowMajor(in, 1, 8), vd = rowMajor(values, 1, 8),
+              md = rowMajor(meta, 1, 1);
+  std::string loc = "quant.py:12:4";
+  StcMemRef1D where = whereOf(loc);
+  EXPECT_EQ(_mlir_ciface_stc_rt_check_i8(&id, 1, 2, 4), 0);
+  _mlir_ciface_stc_rt_compress_i8(&id, &vd, &md, 1, 2, 4, &where);
+  EXPECT_STREQ(stc_rt_error_message(),
+               "quant.py:12:4: error: stc.compress: operand is not 2:4 along "
+               "dimension 1: row 0, group 1 has 3 non-zeros");
+  EXPECT_EQ(values, std::vector<int8_t>(8, 0));
+  EXPECT_EQ(meta, std::vector<uint16_t>(1, 0));
+  stc_rt_clear_error();
+
+  // An illegal nibble (0xF, group 1) in decompress.
+  std::vector<int8_t> out(8, 3);
+  std::vector<uint16_t> bad = {0x00F4};
+  StcMemRef2D bd = rowMajor(bad, 1, 1), od = rowMajor(out, 1, 8);
+  std::vector<int8_t> v8 = {1, 2, 3, 4, 5, 6, 7, 8};
+  StcMemRef2D v8d = rowMajor(v8, 1, 8);
+  _mlir_ciface_stc_rt_decompress_i8(&v8d, &bd, &od, 1, 2, 4, &where);
+  EXPECT_STREQ(stc_rt_error_message(),
+               "quant.py:12:4: error: stc.decompress: illegal 2:4 metadata "
+               "nibble 0xF at row 0, group 1");
+  EXPECT_EQ(out, std::vector<int8_t>(8, 0));
+  stc_rt_clear_error();
+
+  // Unknown method and a bad pattern in prune.
+  std::vector<int8_t> po(8, 5);
+  StcMemRef2D pod = rowMajor(po, 1, 8);
+  _mlir_ciface_stc_rt_prune_i8(&id, &pod, 1, 2, 4, 7);
+  EXPECT_STREQ(stc_rt_error_message(),
+               "error: stc.prune: unknown pruning method 7 (0 strip, 1 tile)");
+  EXPECT_EQ(po, std::vector<int8_t>(8, 0));
+  stc_rt_clear_error();
+  EXPECT_EQ(_mlir_ciface_stc_rt_check_i8(&id, 1, 3, 4), 0);
+  EXPECT_STREQ(stc_rt_error_message(),
+               "error: stc.check: unsupported sparsity pattern 3:4 "
+               "(supported: 2:4, 1:2)");
 }
 
 TEST_F(RuntimeTest, PruneTileMethod) {
