@@ -1,7 +1,8 @@
 //===- CpuEpilogue.cpp - fused epilogue of the CPU lowerings -*- C++ -*-===//
 //
-// act(alpha * prod + beta * acc + bias) as one element-wise linalg.generic,
-// shared by stc-lower-spmm-to-cpu and stc-lower-conv-to-cpu.
+// act(alpha * scale * prod + beta * acc + bias) as one element-wise
+// linalg.generic, shared by stc-lower-spmm-to-cpu and stc-lower-conv-to-cpu,
+// and the conversion to the result type that the GPU kernels share.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/CpuEpilogue.h"
@@ -14,13 +15,46 @@
 using namespace mlir;
 using namespace mlir::stc;
 
+Value mlir::stc::convertEpilogueResult(ImplicitLocOpBuilder &b, Value x,
+                                       Type outElem) {
+  if (outElem.isF32())
+    return x;
+  if (!outElem.isInteger(8))
+    return arith::TruncFOp::create(b, outElem, x);
+  // Requantization: saturate to [-128, 127], round to nearest even, as
+  // cvt.rni.sat.s8.f32 does; NaN gives 0. Clamping first is exact (the
+  // bounds are integers) and keeps |x| < 2^22, where adding and removing
+  // 1.5 * 2^23 rounds to an integer in the current (nearest-even) mode.
+  // Plain arith ops, so that the CPU and the GPU kernels compute the same
+  // thing and no libm/libdevice call is needed.
+  auto cF = [&](double v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  };
+  Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, x, x);
+  Value clamped = arith::MinimumFOp::create(
+      b, arith::MaximumFOp::create(b, x, cF(-128.0)), cF(127.0));
+  Value magic = cF(12582912.0);
+  Value rounded =
+      arith::SubFOp::create(b, arith::AddFOp::create(b, clamped, magic), magic);
+  rounded = arith::SelectOp::create(b, isNan, cF(0.0), rounded);
+  return arith::FPToSIOp::create(b, outElem, rounded);
+}
+
+Value mlir::stc::epilogueToF32(ImplicitLocOpBuilder &b, Value v) {
+  Type f32 = b.getF32Type();
+  if (v.getType() == f32)
+    return v;
+  if (isa<IntegerType>(v.getType()))
+    return arith::SIToFPOp::create(b, f32, v);
+  return arith::ExtFOp::create(b, f32, v);
+}
+
 Value mlir::stc::buildCpuEpilogue(ImplicitLocOpBuilder &b, Value prod,
                                   AffineMap prodMap,
                                   RankedTensorType resultType,
                                   ValueRange dynamicSizes,
                                   const EpilogueSpec &spec) {
   Type outElem = resultType.getElementType();
-  Type f32 = b.getF32Type();
   int64_t rank = resultType.getRank();
   Value init =
       tensor::EmptyOp::create(b, resultType.getShape(), outElem, dynamicSizes);
@@ -29,41 +63,60 @@ Value mlir::stc::buildCpuEpilogue(ImplicitLocOpBuilder &b, Value prod,
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   SmallVector<Value> inputs = {prod};
   SmallVector<AffineMap> maps = {prodMap};
-  Value bias = spec.bias, acc = spec.acc;
-  if (bias) {
-    inputs.push_back(bias);
+  Value bias = spec.bias, acc = spec.acc, scale = spec.scale;
+  if (scale) {
+    inputs.push_back(scale);
     maps.push_back(spec.biasMap);
   }
   if (acc) {
     inputs.push_back(acc);
     maps.push_back(id);
   }
+  if (bias) {
+    inputs.push_back(bias);
+    maps.push_back(spec.biasMap);
+  }
   maps.push_back(id);
   double alpha = spec.alpha, beta = spec.beta;
   Activation act = spec.activation;
+  // An integer accumulator with an integer result of its width is exact:
+  // the verifier allows no epilogue there.
+  bool exact = outElem == cast<ShapedType>(prod.getType()).getElementType() &&
+               isa<IntegerType>(outElem);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
       b, resultType, inputs, ValueRange{init}, maps, iters,
       [&](OpBuilder &nb, Location loc, ValueRange args) {
         ImplicitLocOpBuilder eb(loc, nb);
+        if (exact) {
+          linalg::YieldOp::create(eb, args[0]);
+          return;
+        }
         auto cF = [&](double v) {
           return arith::ConstantOp::create(eb, eb.getF32FloatAttr(v));
         };
-        auto toF32 = [&](Value v) -> Value {
-          return v.getType() == f32 ? v : arith::ExtFOp::create(eb, f32, v);
-        };
-        Value x = args[0];
-        if (alpha != 1.0)
-          x = arith::MulFOp::create(eb, x, cF(alpha));
+        // The order of the GPU epilogue: (alpha * scale) * prod, then
+        // beta * acc, then bias.
+        Value x = epilogueToF32(eb, args[0]);
         unsigned next = 1;
-        if (bias)
-          x = arith::AddFOp::create(eb, x, toF32(args[next++]));
+        Value factor;
+        if (alpha != 1.0)
+          factor = cF(alpha);
+        if (scale) {
+          Value s = args[next++];
+          factor =
+              factor ? arith::MulFOp::create(eb, factor, s).getResult() : s;
+        }
+        if (factor)
+          x = arith::MulFOp::create(eb, x, factor);
         if (acc) {
-          Value a = toF32(args[next++]);
+          Value a = epilogueToF32(eb, args[next++]);
           if (beta != 1.0)
             a = arith::MulFOp::create(eb, a, cF(beta));
           x = arith::AddFOp::create(eb, x, a);
         }
+        if (bias)
+          x = arith::AddFOp::create(eb, x, epilogueToF32(eb, args[next++]));
         switch (act) {
         case Activation::none:
           break;
@@ -92,9 +145,7 @@ Value mlir::stc::buildCpuEpilogue(ImplicitLocOpBuilder &b, Value prod,
           break;
         }
         }
-        if (outElem != f32)
-          x = arith::TruncFOp::create(eb, outElem, x);
-        linalg::YieldOp::create(eb, x);
+        linalg::YieldOp::create(eb, convertEpilogueResult(eb, x, outElem));
       });
   return generic.getResult(0);
 }

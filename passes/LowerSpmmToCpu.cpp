@@ -54,6 +54,10 @@ public:
 
 private:
   Value constIndex(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  /// What products accumulate in: f32, or i32 (exact) for i8 operands.
+  Type accumulatorType() {
+    return op.isQuantized() ? Type(b.getI32Type()) : Type(b.getF32Type());
+  }
   /// Size of dimension `i` of `t` as an index value.
   Value dimOf(Value t, int64_t i) {
     auto type = cast<RankedTensorType>(t.getType());
@@ -79,8 +83,9 @@ private:
   Value tileRows(Value s, Value rowsPadded);
   Value splitAndTranspose(Value t, int64_t dim, Value size, int64_t block,
                           ArrayRef<int64_t> permutation);
-  /// For constant values and metadata: the tiled f32 values and i32
-  /// indices as constants. Returns false when they are not constants.
+  /// For constant values and metadata: the tiled values (in the
+  /// accumulator type) and i32 indices as constants. Returns false when they
+  /// are not constants.
   bool buildConstantTiles(Value &vals, Value &idx);
   Value microkernel(Value vals, Value idx, Value dense, Value rowsPadded,
                     Value colsPadded, Value kPadded, Value valuesPerRow);
@@ -155,7 +160,9 @@ Value SpmmLowering::packInto(Value src, bool transpose, ArrayRef<Value> sizes,
       ArrayRef<AffineMap>{inMap, id}, iters,
       [&](OpBuilder &nb, Location loc, ValueRange args) {
         Value v = args[0];
-        if (srcElem != elementType)
+        if (srcElem != elementType && isa<IntegerType>(elementType))
+          v = arith::ExtSIOp::create(nb, loc, elementType, v);
+        else if (srcElem != elementType)
           v = arith::ExtFOp::create(nb, loc, elementType, v);
         linalg::YieldOp::create(nb, loc, v);
       });
@@ -236,10 +243,17 @@ bool SpmmLowering::buildConstantTiles(Value &vals, Value &idx) {
       tiledValues[at] = (*v)[r * perRow + j];
       tiledColumns[at] = columns[r * perRow + j];
     }
-  vals = arith::ConstantOp::create(
-      b, DenseElementsAttr::get(
-             RankedTensorType::get({tiles, perRow, mr}, b.getF32Type()),
-             ArrayRef<float>(tiledValues)));
+  auto tiledType =
+      RankedTensorType::get({tiles, perRow, mr}, accumulatorType());
+  if (op.isQuantized()) {
+    // i8 values are exact floats; the kernel multiplies them as i32.
+    std::vector<int32_t> ints(tiledValues.begin(), tiledValues.end());
+    vals = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(tiledType, ArrayRef<int32_t>(ints)));
+  } else {
+    vals = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(tiledType, ArrayRef<float>(tiledValues)));
+  }
   idx = arith::ConstantOp::create(
       b, DenseElementsAttr::get(
              RankedTensorType::get({tiles, perRow, mr}, b.getI32Type()),
@@ -320,17 +334,18 @@ Value SpmmLowering::decodeIndices() {
 Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
                                 Value rowsPadded, Value colsPadded,
                                 Value kPadded, Value valuesPerRow) {
-  Type f32 = b.getF32Type();
-  auto vecType = VectorType::get({kLanes}, f32);
+  Type accType = accumulatorType();
+  bool integer = op.isQuantized();
+  auto vecType = VectorType::get({kLanes}, accType);
   int64_t n = op.getPattern().getN(), m = op.getPattern().getM();
   int64_t mr = tiling.mr, nv = tiling.nv, nr = tiling.nv * kLanes;
-  Value out = zeroTensor({rowsPadded, colsPadded}, f32);
+  Value out = zeroTensor({rowsPadded, colsPadded}, accType);
   Value c0 = constIndex(0);
   Value kc = constIndex(tiling.kc);
   Value jc = constIndex(tiling.kc / m * n);
   Value mc = constIndex(tiling.mc);
   Value nc = constIndex(tiling.nc);
-  Value padF = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+  Value padF = arith::ConstantOp::create(b, b.getZeroAttr(accType));
   SmallVector<bool> inBounds = {true};
 
   // for kb (reduction block) / pb (column block) / rb (row block) /
@@ -425,9 +440,19 @@ Value SpmmLowering::microkernel(Value vals, Value idx, Value dense,
                                                              inPanel[c]},
                                                   padF,
                                                   ArrayRef<bool>(inBounds));
-                                          next[r * nv + c] =
-                                              vector::FMAOp::create(
-                                                  jB, vb, d, next[r * nv + c]);
+                                          // i8 operands: exact i32
+                                          // multiply-add (wrapping, as
+                                          // the GPU's s32 accumulator).
+                                          Value &accum = next[r * nv + c];
+                                          if (integer)
+                                            accum = arith::AddIOp::create(
+                                                jB,
+                                                arith::MulIOp::create(jB, vb,
+                                                                      d),
+                                                accum);
+                                          else
+                                            accum = vector::FMAOp::create(
+                                                jB, vb, d, accum);
                                         }
                                       }
                                       scf::YieldOp::create(jB, next);
@@ -469,6 +494,7 @@ Value SpmmLowering::epilogue(Value prod, bool prodTransposed) {
   spec.bias = op.getBias();
   spec.biasMap = AffineMap::get(2, 0, getAffineDimExpr(lhs ? 0 : 1, ctx));
   spec.acc = op.getAcc();
+  spec.scale = op.getScale();
   spec.alpha = op.getAlpha().convertToDouble();
   spec.beta = op.getBeta().convertToDouble();
   spec.activation = op.getActivation();
@@ -476,7 +502,7 @@ Value SpmmLowering::epilogue(Value prod, bool prodTransposed) {
 }
 
 Value SpmmLowering::lowerToKernel() {
-  Type f32 = b.getF32Type();
+  Type accType = accumulatorType();
   int64_t n = op.getPattern().getN(), m = op.getPattern().getM();
   Value values = op.getValues(), dense = op.getDense();
   int64_t kDim = op.getDenseReductionDim();
@@ -493,25 +519,25 @@ Value SpmmLowering::lowerToKernel() {
   Value rowsPadded = roundUp(rows, tiling.mr);
   Value colsPadded = roundUp(cols, tiling.nv * kLanes);
 
-  // S: f32 values and i32 column indices, rows padded to the register tile
-  // (padded rows have value 0 at column 0: they read a valid row of D).
-  // Row tiles of mr, each j-major (Rp/mr x J x mr): the kernel reads the mr
-  // values of one j from one cache line instead of mr rows a row stride
-  // apart (a power-of-two stride puts them all in the same L1 set).
+  // S: f32 (i32 for i8 operands) values and i32 column indices, rows padded
+  // to the register tile (padded rows have value 0 at column 0: they read a
+  // valid row of D). Row tiles of mr, each j-major (Rp/mr x J x mr): the kernel
+  // reads the mr values of one j from one cache line instead of mr rows a row
+  // stride apart (a power-of-two stride puts them all in the same L1 set).
   // Constant weights get this layout at compile time.
   Value vals, idx;
   if (!buildConstantTiles(vals, idx)) {
     idx = decodeIndices();
-    vals =
-        packInto(values, /*transpose=*/false, {rowsPadded, valuesPerRow}, f32);
+    vals = packInto(values, /*transpose=*/false, {rowsPadded, valuesPerRow},
+                    accType);
     idx = packInto(idx, false, {rowsPadded, valuesPerRow}, b.getI32Type());
     vals = tileRows(vals, rowsPadded);
     idx = tileRows(idx, rowsPadded);
   }
-  // D: Kp x P, f32, rows past K and columns past P are zero, so that
+  // D: Kp x P, f32 (i32), rows past K and columns past P are zero, so that
   // padded groups and tile overhang read defined zeros.
   Value d =
-      packInto(dense, /*transpose=*/kDim == 1, {kPadded, colsPadded}, f32);
+      packInto(dense, /*transpose=*/kDim == 1, {kPadded, colsPadded}, accType);
   // Column panels of nr = nv * 16 floats, each contiguous (Kp x nr): the
   // kernel walks rows of one panel at data-dependent k, and a plain
   // row-major D would put those rows a power-of-two stride apart, all in
@@ -529,7 +555,7 @@ Value SpmmLowering::lowerToKernel() {
 }
 
 Value SpmmLowering::lowerToReference() {
-  Type f32 = b.getF32Type();
+  Type accType = accumulatorType();
   bool lhs = op.getSparse() == SparseOperand::lhs;
   TypedValue<RankedTensorType> dense = op.getDense();
   int64_t kDim = op.getDenseReductionDim();
@@ -576,7 +602,7 @@ Value SpmmLowering::lowerToReference() {
   bool aT = !lhs && kDim == 0; // dense M x K given as K x M
   bool bT = lhs && kDim == 1;  // dense K x N given as N x K
   Value prodInit =
-      zeroTensor({dimOf(a, aT ? 1 : 0), dimOf(bm, bT ? 0 : 1)}, f32);
+      zeroTensor({dimOf(a, aT ? 1 : 0), dimOf(bm, bT ? 0 : 1)}, accType);
   MLIRContext *ctx = b.getContext();
   AffineExpr dm = getAffineDimExpr(0, ctx), dn = getAffineDimExpr(1, ctx),
              dk = getAffineDimExpr(2, ctx);
@@ -591,9 +617,19 @@ Value SpmmLowering::lowerToReference() {
   auto contraction = linalg::GenericOp::create(
       b, prodInit.getType(), ValueRange{a, bm}, ValueRange{prodInit}, maps,
       iters, [&](OpBuilder &nb, Location loc, ValueRange args) {
+        // f32 products, or exact i32 ones for i8 operands.
+        if (isa<IntegerType>(accType)) {
+          Value p = arith::MulIOp::create(
+              nb, loc, arith::ExtSIOp::create(nb, loc, accType, args[0]),
+              arith::ExtSIOp::create(nb, loc, accType, args[1]));
+          linalg::YieldOp::create(
+              nb, loc, ValueRange{arith::AddIOp::create(nb, loc, args[2], p)});
+          return;
+        }
         auto toF32 = [&](Value v) -> Value {
-          return v.getType() == f32 ? v
-                                    : arith::ExtFOp::create(nb, loc, f32, v);
+          return v.getType() == accType
+                     ? v
+                     : arith::ExtFOp::create(nb, loc, accType, v);
         };
         Value p =
             arith::MulFOp::create(nb, loc, toF32(args[0]), toF32(args[1]));

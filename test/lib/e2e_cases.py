@@ -374,6 +374,88 @@ def _direct(entry, m, k, n):
 
 
 # ---------------------------------------------------------------------------
+# Quantized i8 (test/E2E/spmm-i8.mlir, test/GPU/emulate-spmm-i8.mlir)
+# ---------------------------------------------------------------------------
+
+def requantize_i8(x):
+    """float64 -> the i8 values STC's epilogue produces: round half to even,
+    saturate to [-128, 127]."""
+    return np.clip(np.rint(x), -128, 127)
+
+
+#: entry -> (sparse side, output dtype, alpha, scale?, bias?, activation).
+#: Alphas put the requantized outputs partly in saturation (|x| > 127).
+INT8_SPMM = {
+    "acc32": ("rhs", "i32", 1.0, False, False, "none"),
+    "lhs_acc32": ("lhs", "i32", 1.0, False, False, "none"),
+    "requant": ("rhs", "i8", 0.002, True, True, "relu"),
+    "requant_lhs": ("lhs", "i8", 0.003, True, False, "none"),
+    "dequant_f16": ("rhs", "f16", 0.01, True, False, "none"),
+}
+
+
+@family(r"int8_(%s)_(\d+)_(\d+)_(\d+)" % "|".join(INT8_SPMM))
+def _int8(entry, m, k, n):
+    """int8_ENTRY_M_K_N: the function @ENTRY of spmm-i8.mlir: i8 A (M x K)
+    and B (K x N), the `side` operand pruned 2:4 along K at run time, the
+    exact product in i32, or the scaling epilogue act(alpha * scale * (A .
+    B) + bias) requantized to i8 (round half to even, saturating) or
+    rounded to f16.  scale and bias have one element per output channel
+    (N for a sparse rhs, M for a sparse lhs)."""
+    side, out_dtype, alpha, has_scale, has_bias, act = INT8_SPMM[entry]
+    m, k, n = int(m), int(k), int(n)
+    channels = n if side == "rhs" else m
+    args = [Arg((m, k), "i8", 127, tie_free=(1, 4) if side == "lhs" else None),
+            Arg((k, n), "i8", 127, tie_free=(0, 4) if side == "rhs" else None)]
+    if has_scale:
+        args.append(Arg((channels,), "f32"))
+    if has_bias:
+        args.append(Arg((channels,), "f32", 20.0))
+
+    def ref_with(prune, saturate=True, use_scale=True):
+        def ref(a, b, *rest):
+            rest = list(rest)
+            scale = rest.pop(0) if has_scale else None
+            bias = rest.pop(0) if has_bias else None
+            if scale is not None and not use_scale:
+                scale = np.ones_like(scale)
+            prod = stc_ref.spmm_ref(
+                a, b, prune_a=prune if side == "lhs" else None,
+                prune_b=prune if side == "rhs" else None)
+            if out_dtype == "i32":
+                return prod
+            per_channel = (lambda v: v[None, :]) if side == "rhs" else \
+                (lambda v: v[:, None])
+            x = alpha * prod
+            if scale is not None:
+                x = x * per_channel(scale)
+            if bias is not None:
+                x = x + per_channel(bias)
+            x = stc_ref.apply_act(x, act)
+            if out_dtype == "i8":
+                # The wrong answer "wrapping": what a conversion without
+                # saturation gives.
+                return requantize_i8(x) if saturate else \
+                    (np.rint(x) + 128) % 256 - 128
+            return x
+        return ref
+
+    wrong = [_unpruned(ref_with(None))]
+    if out_dtype == "i8":
+        wrong.append(("wrapping instead of saturating",
+                      ref_with((2, 4), saturate=False)))
+    if has_scale:
+        wrong.append(("per-channel scale ignored",
+                      ref_with((2, 4), use_scale=False)))
+    # i32 is exact; i8 may differ by one where f32 and float64 round a
+    # value near a half differently; f16 follows DESIGN section 7.
+    tol = {"i32": 0.0, "i8": 5e-3, "f16": 1e-2}[out_dtype]
+    return Case(name=None, args=args, outputs=[Arg((m, n), out_dtype)],
+                ref=ref_with((2, 4)), stc_args=["--entry=" + entry],
+                tol=tol, wrong=wrong, doc="quantized stc.spmm @" + entry)
+
+
+# ---------------------------------------------------------------------------
 # Compile-time constant weights (test/E2E/const-weight-*.mlir)
 # ---------------------------------------------------------------------------
 #

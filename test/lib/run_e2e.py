@@ -111,7 +111,13 @@ def make_input(rng, arg):
             ties = _has_magnitude_ties(vals, axis, m)
             if not ties.any():
                 break
-            fresh = _round(rng.standard_normal(shape) * arg.scale, arg.dtype)
+            if arg.dtype in ("i8", "i32", "i64"):
+                hi = max(1, int(arg.scale))
+                fresh = rng.integers(-hi, hi + 1, size=shape).astype(
+                    np.float64)
+            else:
+                fresh = _round(rng.standard_normal(shape) * arg.scale,
+                               arg.dtype)
             vals = np.where(ties, fresh, vals)
         else:
             raise SetupError("could not draw tie-free values for an argument "
