@@ -94,25 +94,64 @@ static Value entryAlloca(func::FuncOp fn, Type type, int64_t n, Location loc) {
 LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
   auto shape = mma.getShape();
   auto aType = mma.getMultiplicandAPtxType();
+  auto bType = mma.getMultiplicandBPtxType();
+  MLIRContext *ctx = mma.getContext();
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  auto isInt8 = [](std::optional<NVVM::MMATypes> t) {
+    return t && (*t == NVVM::MMATypes::s8 || *t == NVVM::MMATypes::u8);
+  };
+  auto allOf = [](ValueRange values, Type type) {
+    return llvm::all_of(values, [&](Value v) { return v.getType() == type; });
+  };
   bool tf32 = aType && *aType == NVVM::MMATypes::tf32;
   bool bf16 = aType && *aType == NVVM::MMATypes::bf16;
+  // s8/u8 (m16n8k64 or m16n8k32): A, B and C are i32 registers, the result
+  // a struct of 4 x i32 (s32 accumulators).
+  bool int8 = isInt8(aType) || isInt8(bType);
   // f16 accumulators: C and D are two f16x2 registers.
-  bool f16Acc = mma.getOperandC().size() == 2 && !tf32 && !bf16 &&
+  bool f16Acc = mma.getOperandC().size() == 2 && !tf32 && !bf16 && !int8 &&
                 mma.getOperandC()[0].getType() ==
-                    VectorType::get({2}, Float16Type::get(mma.getContext()));
+                    VectorType::get({2}, Float16Type::get(ctx));
+  int64_t k = shape.getK();
+  int64_t abRegs = int8 && k == 32 ? 2 : 4;
   int64_t cRegs = f16Acc ? 2 : 4;
-  if (shape.getM() != 16 || shape.getN() != 8 ||
-      shape.getK() != (tf32 ? 16 : 32) || mma.getOperandA().size() != 4 ||
-      mma.getOperandB().size() != 4 ||
-      mma.getOperandC().size() != static_cast<size_t>(cRegs))
+  bool legal = shape.getM() == 16 && shape.getN() == 8 &&
+               mma.getOperandA().size() == static_cast<size_t>(abRegs) &&
+               mma.getOperandB().size() == static_cast<size_t>(abRegs) &&
+               mma.getOperandC().size() == static_cast<size_t>(cRegs);
+  if (int8) {
+    auto result = dyn_cast<LLVM::LLVMStructType>(mma.getType());
+    legal = legal && isInt8(aType) && isInt8(bType) && (k == 64 || k == 32) &&
+            allOf(mma.getOperandA(), i32) && allOf(mma.getOperandB(), i32) &&
+            allOf(mma.getOperandC(), i32) && result &&
+            result.getBody().size() == 4 &&
+            llvm::all_of(result.getBody(), [&](Type t) { return t == i32; });
+  } else {
+    legal = legal && k == (tf32 ? 16 : 32);
+  }
+  if (!legal)
     return mma.emitError("stc-emulate-gpu: only m16n8k32 f16/bf16 and "
-                         "m16n8k16 tf32 mma.sp with f32 accumulators, and "
-                         "m16n8k32 f16 with f16 accumulators, are emulated");
+                         "m16n8k16 tf32 mma.sp with f32 accumulators, "
+                         "m16n8k32 f16 with f16 accumulators, and m16n8k64 "
+                         "and m16n8k32 s8/u8 with s32 accumulators, are "
+                         "emulated");
+  if (int8 && mma.getIntOverflowBehavior() &&
+      *mma.getIntOverflowBehavior() == NVVM::MMAIntOverflow::satfinite)
+    return mma.emitError("stc-emulate-gpu: int8 mma.sp with .satfinite is not "
+                         "emulated (the model accumulates modulo 2^32, the "
+                         "wrapped form)");
+  // The runtime's input_kind (stc_gpu_emulator.h).
+  int64_t kindValue;
+  if (int8) {
+    bool aU8 = *aType == NVVM::MMATypes::u8, bU8 = *bType == NVVM::MMATypes::u8;
+    int64_t types = aU8 == bU8 ? (aU8 ? 1 : 0) : (aU8 ? 3 : 2);
+    kindValue = 4 + 2 * types + (k == 32 ? 1 : 0);
+  } else {
+    kindValue = tf32 ? 2 : bf16 ? 1 : f16Acc ? 3 : 0;
+  }
   auto fn = mma->getParentOfType<func::FuncOp>();
   Location loc = mma.getLoc();
   ImplicitLocOpBuilder b(loc, mma);
-  MLIRContext *ctx = b.getContext();
-  Type i32 = b.getI32Type(), f32 = b.getF32Type();
   Value a = entryAlloca(fn, i32, 4, loc), bRegs = entryAlloca(fn, i32, 4, loc),
         c = entryAlloca(fn, i32, 4, loc), d = entryAlloca(fn, i32, 4, loc);
   auto storeAll = [&](Value base, ValueRange values, Type type) {
@@ -127,14 +166,10 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
   };
   storeAll(a, mma.getOperandA(), i32);
   storeAll(bRegs, mma.getOperandB(), i32);
-  // The accumulators as 32-bit words: f32 bits, or f16x2.
-  storeAll(c, mma.getOperandC(), f16Acc ? i32 : f32);
-  Value kind = arith::ConstantIntOp::create(b,
-                                            tf32     ? 2
-                                            : bf16   ? 1
-                                            : f16Acc ? 3
-                                                     : 0,
-                                            32);
+  // The accumulators as 32-bit words: f32 bits, f16x2 or s32.
+  Type wordType = f16Acc || int8 ? i32 : f32;
+  storeAll(c, mma.getOperandC(), wordType);
+  Value kind = arith::ConstantIntOp::create(b, kindValue, 32);
   Value ordered =
       arith::ConstantIntOp::create(b, mma.getOrderedMetadata() ? 1 : 0, 32);
   func::CallOp::create(b, kMmaFn, TypeRange{},
@@ -143,7 +178,6 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
                                   mma.getSparsitySelector(), d});
   Value result = LLVM::UndefOp::create(b, mma.getType());
   for (int32_t i = 0; i < cRegs; ++i) {
-    Type wordType = f16Acc ? i32 : f32;
     Value p = LLVM::GEPOp::create(b, d.getType(), wordType, d,
                                   ArrayRef<LLVM::GEPArg>{i});
     Value v = LLVM::LoadOp::create(b, wordType, p);
@@ -152,7 +186,6 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
           b, VectorType::get({2}, Float16Type::get(ctx)), v);
     result = LLVM::InsertValueOp::create(b, result, v, i);
   }
-  (void)ctx;
   mma.replaceAllUsesWith(result);
   mma.erase();
   return success();

@@ -149,7 +149,8 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   if (canonicalMeta) {
     // Convert the canonical metadata to the kernel-ready layout on the
     // device (docs/GPU-LAYOUT.md): groups x ceil(R / 32) row blocks x
-    // ceil(steps / 4) vectors x 128 words, one thread per word.
+    // ceil(steps * words per step / 4) vectors x 128 words, one thread per
+    // word.
     auto metaKernelName = info.getAs<StringAttr>("meta_kernel");
     auto metaKernel =
         metaKernelName
@@ -161,10 +162,16 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
     if (!metaKernel)
       return host.emitError("stc-gpu-host-launch: kernel ")
              << kernelRef << " has no metadata conversion kernel";
-    int64_t mmaK =
-        cast<StringAttr>(info.get("mma")).getValue() == "m16n8k16" ? 16 : 32;
+    // K per instruction, and kernel-ready words per lane per K step: two
+    // for m16n8k64.i8 (one per 16-row tile), else one.
+    StringRef mma = cast<StringAttr>(info.get("mma")).getValue();
+    int64_t mmaK = mma == "m16n8k16" ? 16 : mma == "m16n8k64" ? 64 : 32;
+    int64_t wordsPerStep = mma == "m16n8k64" ? 2 : 1;
     Value rowBlocks = ceilDiv(rows, 32);
-    Value vectors = ceilDiv(ceilDiv(depth, mmaK), 4);
+    Value laneWords = ceilDiv(depth, mmaK);
+    if (wordsPerStep != 1)
+      laneWords = arith::MulIOp::create(b, laneWords, index(wordsPerStep));
+    Value vectors = ceilDiv(laneWords, 4);
     Value total = arith::MulIOp::create(
         b, arith::MulIOp::create(b, rowBlocks, vectors), index(128 * groups));
     // At least one vector: a zero-size allocation is an error on the device.

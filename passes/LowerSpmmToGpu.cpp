@@ -33,6 +33,7 @@
 // copies, launch) after bufferization.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/CpuEpilogue.h"
 #include "passes/GpuKernelInfo.h"
 #include "passes/Passes.h"
 
@@ -63,9 +64,12 @@ constexpr int64_t kWarpRows = 32;
 constexpr int64_t kWarpCols = 32;
 constexpr int64_t kMmaM = 16;
 constexpr int64_t kMmaN = 8;
-/// K of one instruction: 32 for f16/bf16 (2:4), 16 for tf32 (1:2).
+/// K of one instruction: 32 for f16/bf16 (2:4), 16 for tf32 (1:2), 64 for
+/// i8 (2:4). In bytes of a K step, i8 and f16/bf16 are the same: 32 bytes
+/// of stored A values per row and 64 bytes of B per column.
 constexpr int64_t kMmaK = 32;
 constexpr int64_t kMmaKTf32 = 16;
+constexpr int64_t kMmaKI8 = 64;
 constexpr int64_t kRowTiles = kWarpRows / kMmaM; // 2
 constexpr int64_t kColTiles = kWarpCols / kMmaN; // 4
 /// Metadata word for padding: every nibble 0x4 keeps elements (0, 1), a
@@ -77,7 +81,6 @@ constexpr int64_t kColTiles = kWarpCols / kMmaN; // 4
 constexpr int64_t kChunkBytes = 16;
 /// 2^x, approximately (ex2.approx.f32), for the GELU epilogues.
 constexpr llvm::StringLiteral kEx2Intrinsic = "llvm.nvvm.ex2.approx";
-constexpr int64_t kChunkElems = 8;
 constexpr int64_t kARowBytes = 32;
 constexpr int64_t kBPMajorRowBytes = 64;
 
@@ -105,11 +108,14 @@ struct Problem {
   bool sparseLhs;
   /// D[k][p] is at k * ld + p (true) or p * ld + k (false).
   bool denseKMajor;
-  Type inputType; // f16, bf16, or f32 (computed as tf32)
+  Type inputType; // f16, bf16, f32 (computed as tf32) or i8
   bool tf32;
-  Type outputType; // f32, f16 or bf16
+  /// i8 operands: m16n8k64.s8 with s32 accumulators and the scaling
+  /// epilogue.
+  bool int8;
+  Type outputType; // f32, f16, bf16, i8 or i32
   Type biasType, accType;
-  bool hasBias, hasAcc;
+  bool hasBias, hasAcc, hasScale = false;
   double alpha, beta;
   Activation activation;
   /// Accumulate in f16 (f16 inputs only): C/D are 2 registers of f16x2
@@ -167,13 +173,20 @@ private:
     Value v = loadAt(base, type, safe);
     return arith::SelectOp::create(b, inBounds, v, fallback);
   }
-  int64_t mmaK() const { return pb.tf32 ? kMmaKTf32 : kMmaK; }
+  int64_t mmaK() const {
+    return pb.tf32 ? kMmaKTf32 : pb.int8 ? kMmaKI8 : kMmaK;
+  }
+  /// Elements of one 16-byte cp.async chunk.
+  int64_t chunkElems() const {
+    return kChunkBytes / (pb.inputType.getIntOrFloatBitWidth() / 8);
+  }
   /// Accumulator registers per mma: 4 f32, or 2 f16x2.
   int64_t accRegs() const { return pb.f16Acc ? 2 : 4; }
   /// The zero accumulators of a whole warp tile.
   SmallVector<Value> zeroAccumulators() {
-    Value zero =
-        pb.f16Acc ? zeroOf(VectorType::get({2}, b.getF16Type())) : f32(0.0);
+    Value zero = pb.f16Acc ? zeroOf(VectorType::get({2}, b.getF16Type()))
+                 : pb.int8 ? i32(0)
+                           : f32(0.0);
     return SmallVector<Value>(kRowTiles * kColTiles * accRegs(), zero);
   }
   Value zeroOf(Type t) {
@@ -182,18 +195,22 @@ private:
   /// Two elements packed as one mma operand register: vector<2xf16> for
   /// f16, i32 for bf16 (what nvvm.mma.sp.sync takes for each).
   Value packPair(Value lo, Value hi);
+  /// Four i8 elements packed as one i32 register (element 0 in the low
+  /// byte), the form of every i8 mma operand register.
+  Value packQuad(ArrayRef<Value> bytes);
   Value activation(Value x);
 
   /// Kernel arguments and thread coordinates, and the pieces both kernels
   /// share.
   void prologue(gpu::GPUFuncOp func);
-  /// The lane's kernel-ready metadata word for K step `step` of its warp's
-  /// 32-row block (docs/GPU-LAYOUT.md): one 32-bit load serves both 16-row
-  /// tiles, tile i reading it with selector F = i.
-  Value metadataWord(Value step);
+  /// The lane's kernel-ready metadata words for K step `step` of its
+  /// warp's 32-row block (docs/GPU-LAYOUT.md), one per 16-row tile: for
+  /// f16/bf16/tf32 one 32-bit load serves both tiles, tile i reading it with
+  /// selector F = i; for i8 (m16n8k64, F = 0) each tile has its own word.
+  SmallVector<Value, 2> metadataWords(Value step);
   SmallVector<Value> mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
                              ArrayRef<SmallVector<Value, 4>> bRegs,
-                             Value metaWord, ValueRange acc);
+                             ArrayRef<Value> metaWords, ValueRange acc);
   void epilogue(ValueRange acc);
 
   /// Where the implicit-GEMM gather of output pixel `p` starts: batch
@@ -213,7 +230,7 @@ private:
   const Problem &pb;
   int64_t blockRows, blockCols, stages;
   bool ordered;
-  Value values, meta, dense, bias, accIn, out;
+  Value values, meta, dense, bias, accIn, scale, out;
   Value rows, cols, depth, valueCols, metaCols, denseLd, steps;
   /// Kernel-ready metadata geometry: 32-row blocks of one group and
   /// 128-bit vectors per lane per block (ceil(steps / 4)).
@@ -232,6 +249,14 @@ Value KernelBuilder::packPair(Value lo, Value hi) {
   vec = LLVM::InsertElementOp::create(b, vec, hi, i32(1));
   if (pb.inputType.isF16())
     return vec;
+  return LLVM::BitcastOp::create(b, b.getI32Type(), vec);
+}
+
+Value KernelBuilder::packQuad(ArrayRef<Value> bytes) {
+  auto vecType = VectorType::get({4}, b.getI8Type());
+  Value vec = LLVM::UndefOp::create(b, vecType);
+  for (auto [i, v] : llvm::enumerate(bytes))
+    vec = LLVM::InsertElementOp::create(b, vec, v, i32(i));
   return LLVM::BitcastOp::create(b, b.getI32Type(), vec);
 }
 
@@ -316,6 +341,7 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   dense = global(entry.getArgument(arg++));
   bias = pb.hasBias ? global(entry.getArgument(arg++)) : Value();
   accIn = pb.hasAcc ? global(entry.getArgument(arg++)) : Value();
+  scale = pb.hasScale ? global(entry.getArgument(arg++)) : Value();
   out = global(entry.getArgument(arg++));
   rows = entry.getArgument(arg++);
   cols = entry.getArgument(arg++);
@@ -343,7 +369,10 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   warpCol = arith::RemUIOp::create(b, warp, i32(warpsAcross));
   steps = arith::DivUIOp::create(b, add(depth, i32(mmaK() - 1)), i32(mmaK()));
   metaRowBlocks = arith::DivUIOp::create(b, add(rows, i32(31)), i32(32));
-  metaVectors = arith::DivUIOp::create(b, add(steps, i32(3)), i32(4));
+  // Words per lane per row block: one per K step, two for i8 (one per
+  // 16-row tile), in 128-bit vectors of four.
+  Value laneWords = pb.int8 ? mul(steps, i32(2)) : steps;
+  metaVectors = arith::DivUIOp::create(b, add(laneWords, i32(3)), i32(4));
   Value blockY = toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   outLd = rows;
   if (pb.conv) {
@@ -427,24 +456,34 @@ std::pair<Value, Value> KernelBuilder::denseElement(const PixelOrigin &origin,
   return {ok, index};
 }
 
-Value KernelBuilder::metadataWord(Value step) {
-  // mmaSpMetaWordIndex(rb, s = step, lane, V) = ((rb * V + s / 4) * 32 +
-  // lane) * 4 + s % 4 (m16n8k32.b16 and m16n8k16.tf32: one K step per
-  // metadata block). Warps past the last row block (a ragged R) read the
+SmallVector<Value, 2> KernelBuilder::metadataWords(Value step) {
+  // mmaSpMetaWordIndex(rb, s, lane, V) = ((rb * V + s / 4) * 32 + lane) * 4
+  // + s % 4, with s = step (m16n8k32.b16 and m16n8k16.tf32: one K step per
+  // metadata block, one word for both tiles) or s = 2 * step + tile
+  // (m16n8k64.i8). Warps past the last row block (a ragged R) read the
   // padding word: every nibble 0x4, legal, over zero values.
   Value rowBlock = arith::DivUIOp::create(b, rowBase, i32(32));
-  Value vector =
-      add(mul(rowBlock, metaVectors), arith::DivUIOp::create(b, step, i32(4)));
-  Value index = add(mul(add(mul(wide(vector), i64(32)), wide(lane)), i64(4)),
-                    wide(arith::RemUIOp::create(b, step, i32(4))));
   Value pad = arith::ConstantIntOp::create(b, 0x44444444, 32);
-  return loadIf(lt(rowBlock, metaRowBlocks), meta, b.getI32Type(), index, pad);
+  auto word = [&](Value s) {
+    Value vector =
+        add(mul(rowBlock, metaVectors), arith::DivUIOp::create(b, s, i32(4)));
+    Value index = add(mul(add(mul(wide(vector), i64(32)), wide(lane)), i64(4)),
+                      wide(arith::RemUIOp::create(b, s, i32(4))));
+    return loadIf(lt(rowBlock, metaRowBlocks), meta, b.getI32Type(), index,
+                  pad);
+  };
+  if (!pb.int8)
+    return {word(step)};
+  Value first = mul(step, i32(2));
+  return {word(first), word(add(first, i32(1)))};
 }
 
 SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
                                           ArrayRef<SmallVector<Value, 4>> bRegs,
-                                          Value metaWord, ValueRange acc) {
+                                          ArrayRef<Value> metaWords,
+                                          ValueRange acc) {
   Type accType = pb.f16Acc ? Type(VectorType::get({2}, b.getF16Type()))
+                 : pb.int8 ? Type(b.getI32Type())
                            : Type(b.getF32Type());
   auto resultType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(accRegs(), accType));
@@ -455,16 +494,24 @@ SmallVector<Value> KernelBuilder::mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
   if (pb.tf32)
     ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
                                              NVVM::MMATypes::tf32};
+  std::optional<NVVM::MMAIntOverflow> overflow;
+  if (pb.int8) {
+    ptxTypes =
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::s8, NVVM::MMATypes::s8};
+    // Wrapping s32 accumulation, as the CPU path's i32 adds.
+    overflow = NVVM::MMAIntOverflow::wrapped;
+  }
   SmallVector<Value> next;
   for (int64_t i = 0; i < kRowTiles; ++i) {
     for (int64_t j = 0; j < kColTiles; ++j) {
       int64_t base = (i * kColTiles + j) * accRegs();
       SmallVector<Value, 4> c(acc.begin() + base,
                               acc.begin() + base + accRegs());
-      auto mma =
-          NVVM::MmaSpOp::create(b, resultType, aRegs[i], bRegs[j], c, metaWord,
-                                i32(i), ArrayRef<int64_t>{kMmaM, kMmaN, mmaK()},
-                                /*intOverflow=*/std::nullopt, ptxTypes);
+      // i8: each tile's own word, F = 0; otherwise the shared word, F = i.
+      Value word = pb.int8 ? metaWords[i] : metaWords[0];
+      auto mma = NVVM::MmaSpOp::create(
+          b, resultType, aRegs[i], bRegs[j], c, word, i32(pb.int8 ? 0 : i),
+          ArrayRef<int64_t>{kMmaM, kMmaN, mmaK()}, overflow, ptxTypes);
       if (ordered)
         mma.setOrderedMetadata(true);
       for (int64_t e = 0; e < accRegs(); ++e)
@@ -517,8 +564,22 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
           aRegs[i].push_back(tf32Reg(ok, values, index));
           continue;
         }
-        Value col = add(add(valueCol0, mul(t, i32(2))), i32(8 * (j >> 1)));
         Value rowOk = lt(row, rows);
+        if (pb.int8) {
+          // i8 (m16n8k64): register j holds stored bytes 4t .. 4t + 3
+          // (+ 16 for j >= 2) of row g + 8 (j & 1).
+          Value col = add(add(valueCol0, mul(t, i32(4))), i32(16 * (j >> 1)));
+          SmallVector<Value, 4> quad;
+          for (int64_t e = 0; e < 4; ++e) {
+            Value c = add(col, i32(e));
+            Value ok = both(rowOk, lt(c, valueCols));
+            Value index = add(mul(wide(row), wide(valueCols)), wide(c));
+            quad.push_back(loadIf(ok, values, pb.inputType, index, inputZero));
+          }
+          aRegs[i].push_back(packQuad(quad));
+          continue;
+        }
+        Value col = add(add(valueCol0, mul(t, i32(2))), i32(8 * (j >> 1)));
         SmallVector<Value, 2> pair;
         for (int64_t e = 0; e < 2; ++e) {
           Value c = add(col, i32(e));
@@ -529,10 +590,11 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
         aRegs[i].push_back(packPair(pair[0], pair[1]));
       }
     }
-    Value metaWord = metadataWord(loop.getInductionVar());
+    SmallVector<Value, 2> metaWords = metadataWords(loop.getInductionVar());
 
     // B fragments of each 8-column tile: register q holds D[k][p] for
-    // p = col + g and k = k0 + 2t + 8q + {0, 1}.
+    // p = col + g and k = k0 + 2t + 8q + {0, 1} (i8: k0 + 4t + 16q +
+    // {0 .. 3}).
     SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
     for (int64_t j = 0; j < kColTiles; ++j) {
       Value p = bCols[j];
@@ -542,6 +604,16 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
           Value k = add(add(k0, t), i32(4 * q));
           auto [ok, index] = denseElement(origin, p, k);
           bRegs[j].push_back(tf32Reg(ok, dense, index));
+          continue;
+        }
+        if (pb.int8) {
+          SmallVector<Value, 4> quad;
+          for (int64_t e = 0; e < 4; ++e) {
+            Value k = add(add(k0, mul(t, i32(4))), i32(16 * q + e));
+            auto [ok, index] = denseElement(origin, p, k);
+            quad.push_back(loadIf(ok, dense, pb.inputType, index, inputZero));
+          }
+          bRegs[j].push_back(packQuad(quad));
           continue;
         }
         SmallVector<Value, 2> pair;
@@ -554,7 +626,7 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
       }
     }
     scf::YieldOp::create(
-        b, mmaStep(aRegs, bRegs, metaWord, loop.getRegionIterArgs()));
+        b, mmaStep(aRegs, bRegs, metaWords, loop.getRegionIterArgs()));
   }
   epilogue(loop.getResults());
 }
@@ -571,9 +643,12 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     return LLVM::GEPOp::create(b, base.getType(), i8, base, ValueRange{offset})
         .getResult();
   };
-  auto clamp8 = [&](Value n) {
+  // Elements of one chunk: 8 (f16/bf16) or 16 (i8).
+  const int64_t elemsPerChunk = chunkElems();
+  const int64_t elemBytes = kChunkBytes / elemsPerChunk;
+  auto clampChunk = [&](Value n) {
     return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, n, i32(0)),
-                                  i32(kChunkElems));
+                                  i32(elemsPerChunk));
   };
   // Bytes of A and B per stage (see the layout in buildStaged's comment in
   // the header of this file).
@@ -614,7 +689,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     Value base = stageBase(slot);
     auto copyChunk = [&](Value smemOffset, Value src, Value index,
                          Value validElems) {
-      Value srcSize = mul(validElems, i32(2));
+      Value srcSize = mul(validElems, i32(elemBytes));
       Value safe = arith::SelectOp::create(
           b,
           arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, validElems,
@@ -633,10 +708,10 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
       Value row = arith::DivUIOp::create(b, id, i32(2));
       Value c = arith::RemUIOp::create(b, id, i32(2));
       Value gRow = add(blockRow, row);
-      Value col = add(mul(step, i32(kMmaK / 2)), mul(c, i32(kChunkElems)));
+      Value col = add(mul(step, i32(mmaK() / 2)), mul(c, i32(elemsPerChunk)));
       Value valid = arith::SelectOp::create(
-          b, lt(gRow, rows), clamp8(arith::SubIOp::create(b, valueCols, col)),
-          i32(0));
+          b, lt(gRow, rows),
+          clampChunk(arith::SubIOp::create(b, valueCols, col)), i32(0));
       Value phys = arith::XOrIOp::create(
           b, c,
           arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, i32(2)),
@@ -655,16 +730,16 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
         row = arith::DivUIOp::create(b, id, i32(4));
         c = arith::RemUIOp::create(b, id, i32(4));
         Value p = add(blockCol, row);
-        Value k = add(mul(step, i32(kMmaK)), mul(c, i32(kChunkElems)));
+        Value k = add(mul(step, i32(mmaK())), mul(c, i32(elemsPerChunk)));
         if (pb.conv) {
           // Implicit GEMM: with C a multiple of 8 a chunk of 8 k is 8
           // consecutive channels of one tap, all in or all out of the image.
           auto [ok, at] = denseElement(chunkOrigins[round], p, k);
-          valid = arith::SelectOp::create(b, ok, i32(kChunkElems), i32(0));
+          valid = arith::SelectOp::create(b, ok, i32(elemsPerChunk), i32(0));
           index = at;
         } else {
           valid = arith::SelectOp::create(
-              b, lt(p, cols), clamp8(arith::SubIOp::create(b, depth, k)),
+              b, lt(p, cols), clampChunk(arith::SubIOp::create(b, depth, k)),
               i32(0));
           index = add(mul(wide(p), wide(denseLd)), wide(k));
         }
@@ -677,13 +752,14 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
       } else {
         // k-major: 32 rows (k) x block cols / 8 chunks of 8 p; chunk c of
         // row r at c ^ (r & 7).
-        int64_t chunksPerRow = blockCols / kChunkElems;
+        int64_t chunksPerRow = blockCols / elemsPerChunk;
         row = arith::DivUIOp::create(b, id, i32(chunksPerRow));
         c = arith::RemUIOp::create(b, id, i32(chunksPerRow));
-        Value k = add(mul(step, i32(kMmaK)), row);
-        Value p = add(blockCol, mul(c, i32(kChunkElems)));
+        Value k = add(mul(step, i32(mmaK())), row);
+        Value p = add(blockCol, mul(c, i32(elemsPerChunk)));
         valid = arith::SelectOp::create(
-            b, lt(k, depth), clamp8(arith::SubIOp::create(b, cols, p)), i32(0));
+            b, lt(k, depth), clampChunk(arith::SubIOp::create(b, cols, p)),
+            i32(0));
         phys =
             arith::XOrIOp::create(b, c, arith::AndIOp::create(b, row, i32(7)));
         offset = add(mul(row, i32(layout.bKMajorRowBytes)),
@@ -776,8 +852,9 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
                                             NVVM::LdStMatrixEltType::B16);
       aRegs[i] = regsOf(frag);
     }
-    Value metaWord = metadataWord(loop.getInductionVar());
-    // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7.
+    SmallVector<Value, 2> metaWords = metadataWords(loop.getInductionVar());
+    // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7 (i8:
+    // 16q .. 16q + 15; the same bytes).
     SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
     for (int64_t j = 0; j < kColTiles; ++j) {
       Value offset;
@@ -797,7 +874,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
       } else {
         // Lane L: row k = L, the chunk of the tile's 8 columns
         // (ldmatrix.trans gives each lane D[2t, 2t + 1][g]).
-        Value c = add(mul(warpCol, i32(kWarpCols / kChunkElems)), i32(j));
+        Value c = add(mul(warpCol, i32(kWarpCols / elemsPerChunk)), i32(j));
         Value phys =
             arith::XOrIOp::create(b, c, arith::AndIOp::create(b, lane, i32(7)));
         offset = add(mul(lane, i32(layout.bKMajorRowBytes)),
@@ -810,7 +887,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
       bRegs[j] = regsOf(frag);
     }
     scf::YieldOp::create(
-        b, mmaStep(aRegs, bRegs, metaWord, loop.getRegionIterArgs()));
+        b, mmaStep(aRegs, bRegs, metaWords, loop.getRegionIterArgs()));
   }
   epilogue(loop.getResults());
 }
@@ -845,23 +922,29 @@ void KernelBuilder::epilogue(ValueRange acc) {
         } else {
           v = acc[(i * kColTiles + j) * 4 + e];
         }
-        if (pb.alpha != 1.0)
-          v = arith::MulFOp::create(b, v, alpha);
-        if (pb.hasAcc && pb.beta != 0.0) {
-          Value a = loadAt(accIn, pb.accType, index);
-          if (!pb.accType.isF32())
-            a = arith::ExtFOp::create(b, f32Type, a);
-          v = arith::AddFOp::create(b, v, arith::MulFOp::create(b, a, beta));
+        // An i32 result is the exact accumulator (no epilogue: verifier);
+        // otherwise the f32 epilogue, in the CPU path's order:
+        // (alpha * scale) * prod + beta * acc + bias.
+        if (!pb.outputType.isInteger(32)) {
+          v = epilogueToF32(b, v);
+          Value factor = pb.alpha != 1.0 ? alpha : Value();
+          if (pb.hasScale) {
+            Value sv = loadAt(scale, f32Type, wide(r));
+            factor =
+                factor ? arith::MulFOp::create(b, factor, sv).getResult() : sv;
+          }
+          if (factor)
+            v = arith::MulFOp::create(b, v, factor);
+          if (pb.hasAcc && pb.beta != 0.0) {
+            Value a = epilogueToF32(b, loadAt(accIn, pb.accType, index));
+            v = arith::AddFOp::create(b, v, arith::MulFOp::create(b, a, beta));
+          }
+          if (pb.hasBias) {
+            Value bv = epilogueToF32(b, loadAt(bias, pb.biasType, wide(r)));
+            v = arith::AddFOp::create(b, v, bv);
+          }
+          v = convertEpilogueResult(b, activation(v), pb.outputType);
         }
-        if (pb.hasBias) {
-          Value bv = loadAt(bias, pb.biasType, wide(r));
-          if (!pb.biasType.isF32())
-            bv = arith::ExtFOp::create(b, f32Type, bv);
-          v = arith::AddFOp::create(b, v, bv);
-        }
-        v = activation(v);
-        if (!pb.outputType.isF32())
-          v = arith::TruncFOp::create(b, pb.outputType, v);
         Value ptr = LLVM::GEPOp::create(b, out.getType(), pb.outputType, out,
                                         ValueRange{index});
         LLVM::StoreOp::create(b, v, ptr);
@@ -910,8 +993,8 @@ private:
     if (accumulate == "f16" && !pb.f16Acc)
       op->emitRemark("stc-lower-spmm-to-gpu: accumulate=f16 applies to f16 "
                      "operands only (mma.sp accumulates bf16 and tf32 in "
-                     "f32); this ")
-          << pb.inputType << " op accumulates in f32";
+                     "f32, i8 in s32); this ")
+          << pb.inputType << " op accumulates in " << (pb.int8 ? "s32" : "f32");
     return success();
   }
   LogicalResult lower(ConvOp op, gpu::GPUModuleOp kernels, unsigned index);
@@ -928,7 +1011,8 @@ private:
   /// with a generated kernel (named in `info`) before the launch.
   FailureOr<Value> prepareMetadata(Operation *op, gpu::GPUModuleOp kernels,
                                    Value meta, int64_t rowsPerGroup,
-                                   int64_t groups, int64_t k, bool tf32,
+                                   int64_t groups, int64_t k,
+                                   ::stc::format::MmaSpShape shape,
                                    GpuKernelInfo &info);
   /// Replaces `op` by a call to the private host function of kernel `name`
   /// on the buffers of `tensors` and of a new result buffer (dynamic sizes
@@ -943,12 +1027,21 @@ static MemRefType bufferTypeOf(Type t) {
   return MemRefType::get(tensor.getShape(), tensor.getElementType());
 }
 
+/// The mma.sp shape the kernels use for `pb`'s element type.
+static ::stc::format::MmaSpShape mmaShapeOf(const Problem &pb) {
+  using ::stc::format::MmaSpShape;
+  return pb.tf32   ? MmaSpShape::M16N8K16TF32
+         : pb.int8 ? MmaSpShape::M16N8K64I8
+                   : MmaSpShape::M16N8K32B16;
+}
+
 /// The epilogue and element types shared by stc.spmm and stc.conv.
 template <typename OpTy>
 static Problem problemOf(OpTy op) {
   Problem pb;
   Type valueType = op.getValues().getType().getElementType();
   pb.tf32 = valueType.isF32();
+  pb.int8 = valueType.isInteger(8);
   pb.inputType = valueType;
   pb.outputType = op.getResult().getType().getElementType();
   pb.hasBias = static_cast<bool>(op.getBias());
@@ -995,6 +1088,8 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
     paramNames.push_back("bias");
   if (pb.hasAcc)
     paramNames.push_back("acc");
+  if (pb.hasScale)
+    paramNames.push_back("scale");
   paramNames.push_back("out");
   unsigned numPointers = paramNames.size();
   for (const char *n : {"R", "P", "K", "value_cols", "meta_cols"})
@@ -1046,8 +1141,8 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
   info.depth = k;
   info.inputType = pb.inputType;
   info.outputType = pb.outputType;
-  info.mma = pb.tf32 ? "m16n8k16" : "m16n8k32";
-  info.accumulator = pb.f16Acc ? "f16" : "f32";
+  info.mma = pb.tf32 ? "m16n8k16" : pb.int8 ? "m16n8k64" : "m16n8k32";
+  info.accumulator = pb.f16Acc ? "f16" : pb.int8 ? "s32" : "f32";
   info.orderedMetadata = orderedMetadata;
   info.variant = staged ? "staged" : "direct";
   info.staticSharedBytes = sharedBytes;
@@ -1060,13 +1155,16 @@ constexpr int64_t kMetaKernelThreads = 256;
 
 /// Emits `name`(meta, words, R, meta_cols, row_blocks, vectors, total): one
 /// thread per kernel-ready word, the inverse reading of the layout's index
-/// formula (docs/GPU-LAYOUT.md, m16n8k32.b16 and m16n8k16.tf32: lane
-/// (g, t) of row block rb, word s holds canonical rows 16 (t / 2) + g and
-/// + 8 of the block, canonical column 2 s + t % 2). Groups follow each
-/// other (R rows each, row_blocks * vectors * 128 words each); rows and
-/// columns past the operand give the padding half 0x4444.
+/// formula (docs/GPU-LAYOUT.md; mmaSpMetaWordSources in StcGpuLayout.cpp).
+/// Lane (g, t) of row block rb, word s holds
+/// - m16n8k32.b16 and m16n8k16.tf32: canonical rows 16 (t / 2) + g and + 8
+///   of the block (bits 15:0 and 31:16), canonical column 2 s + t % 2;
+/// - m16n8k64.i8 (`int8`): row 16 (s % 2) + g + 8 (t % 2) in both halves,
+///   canonical columns 4 (s / 2) + 2 (t / 2) and + 1.
+/// Groups follow each other (R rows each, row_blocks * vectors * 128 words
+/// each); rows and columns past the operand give the padding half 0x4444.
 static void emitMetadataKernel(gpu::GPUModuleOp kernels, StringRef name,
-                               Location loc) {
+                               Location loc, bool int8) {
   MLIRContext *ctx = kernels.getContext();
   ImplicitLocOpBuilder b(loc, ctx);
   b.setInsertionPointToEnd(kernels.getBody());
@@ -1115,10 +1213,21 @@ static void emitMetadataKernel(gpu::GPUModuleOp kernels, StringRef name,
   Value rowBlock = div(vector, vectors);
   Value s = add(mul(rem(vector, vectors), c(4)), rem(inGroup, c(4)));
   Value g = div(lane, c(4)), t = rem(lane, c(4));
-  Value row = add(add(mul(rowBlock, c(32)), mul(div(t, c(2)), c(16))), g);
-  Value col = add(mul(s, c(2)), rem(t, c(2)));
+  Value blockRow = mul(rowBlock, c(32));
+  // (row, column) of the low and the high half.
+  Value row0, col0, row1, col1;
+  if (int8) {
+    row0 = row1 = add(add(add(blockRow, mul(rem(s, c(2)), c(16))), g),
+                      mul(rem(t, c(2)), c(8)));
+    col0 = add(mul(div(s, c(2)), c(4)), mul(div(t, c(2)), c(2)));
+    col1 = add(col0, c(1));
+  } else {
+    row0 = add(add(blockRow, mul(div(t, c(2)), c(16))), g);
+    row1 = add(row0, c(8));
+    col0 = col1 = add(mul(s, c(2)), rem(t, c(2)));
+  }
   Value firstRow = mul(group, rows);
-  auto half = [&](Value r) {
+  auto half = [&](Value r, Value col) {
     Value ok = arith::AndIOp::create(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, r, rows),
         arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col, metaCols));
@@ -1138,7 +1247,7 @@ static void emitMetadataKernel(gpu::GPUModuleOp kernels, StringRef name,
     return arith::ExtUIOp::create(b, i32, v).getResult();
   };
   Value word = arith::OrIOp::create(
-      b, half(row), arith::ShLIOp::create(b, half(add(row, c(8))), c(16)));
+      b, half(row0, col0), arith::ShLIOp::create(b, half(row1, col1), c(16)));
   Value at = LLVM::GEPOp::create(b, words.getType(), i32, words,
                                  ValueRange{arith::ExtUIOp::create(b, i64, w)});
   LLVM::StoreOp::create(b, word, at);
@@ -1148,9 +1257,9 @@ static void emitMetadataKernel(gpu::GPUModuleOp kernels, StringRef name,
 
 FailureOr<Value> LowerSpmmToGpu::prepareMetadata(
     Operation *op, gpu::GPUModuleOp kernels, Value meta, int64_t rowsPerGroup,
-    int64_t groups, int64_t k, bool tf32, GpuKernelInfo &info) {
+    int64_t groups, int64_t k, ::stc::format::MmaSpShape shape,
+    GpuKernelInfo &info) {
   using namespace ::stc::format;
-  MmaSpShape shape = tf32 ? MmaSpShape::M16N8K16TF32 : MmaSpShape::M16N8K32B16;
   DenseIntElementsAttr constant;
   if (!ShapedType::isDynamic(rowsPerGroup) && !ShapedType::isDynamic(k) &&
       matchPattern(meta, m_Constant(&constant))) {
@@ -1186,7 +1295,8 @@ FailureOr<Value> LowerSpmmToGpu::prepareMetadata(
   // Run-time weights: canonical metadata, converted on the device.
   info.metaLayout = "canonical";
   info.metaKernel = info.kernel + "_meta";
-  emitMetadataKernel(kernels, info.metaKernel, op->getLoc());
+  emitMetadataKernel(kernels, info.metaKernel, op->getLoc(),
+                     shape == MmaSpShape::M16N8K64I8);
   return meta;
 }
 
@@ -1234,6 +1344,7 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   if (failed(applyAccumulator(op, pb)))
     return failure();
   pb.sparseLhs = op.getSparse() == SparseOperand::lhs;
+  pb.hasScale = static_cast<bool>(op.getScale());
   // D[k][p]: sparse lhs, dense K x N is k-major, N x K (transposed) not;
   // sparse rhs, dense M x K is p-major, K x M (transposed) k-major.
   pb.denseKMajor = pb.sparseLhs != op.getDenseTransposed();
@@ -1243,24 +1354,49 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   int64_t r = resultType.getDimSize(pb.sparseLhs ? 0 : 1);
   int64_t p = resultType.getDimSize(pb.sparseLhs ? 1 : 0);
   int64_t k = op.getStaticReductionSize();
-  // The staged kernel copies 16-byte chunks of D's rows with cp.async: its
-  // leading dimension (the dense operand's dimension 1 whichever way it is
-  // used) must be a multiple of 8 elements (canonical value rows always
-  // are: Kp / 2 with Kp a multiple of 16).
+  // The staged kernel copies 16-byte chunks of rows of D and of the values
+  // with cp.async: D's leading dimension (the dense operand's dimension 1
+  // whichever way it is used) must be static and a multiple of 16 bytes.
+  // Canonical f16/bf16 value rows always are (Kp / 2 elements, Kp a
+  // multiple of 16); i8 value rows (Kp / 2 bytes) only when Kp is a
+  // multiple of 32. i8 also needs D p-major: ldmatrix.trans, which turns
+  // k-major tiles into B fragments, moves 16-bit elements, not bytes.
   int64_t staticLd = op.getDense().getType().getDimSize(1);
-  bool stageable =
-      !pb.tf32 && !ShapedType::isDynamic(staticLd) && staticLd % 8 == 0;
+  int64_t elemBytes = pb.inputType.getIntOrFloatBitWidth() / 8;
+  int64_t staticValueCols = op.getValues().getType().getDimSize(1);
+  bool stageable = !pb.tf32 && !ShapedType::isDynamic(staticLd) &&
+                   (staticLd * elemBytes) % 16 == 0;
+  if (pb.int8)
+    stageable = stageable && !pb.denseKMajor &&
+                !ShapedType::isDynamic(staticValueCols) &&
+                staticValueCols % 16 == 0;
   std::string why;
-  llvm::raw_string_ostream(why)
-      << "f16/bf16 and a static leading dimension of the dense operand that "
-         "is a multiple of 8, got "
-      << "'" << pb.inputType << "' and "
-      << (ShapedType::isDynamic(staticLd) ? std::string("?")
-                                          : std::to_string(staticLd));
+  llvm::raw_string_ostream whyStream(why);
+  if (pb.int8)
+    whyStream << "for i8 operands a dense operand with K contiguous (a "
+                 "sparse rhs with dense M x K, or a sparse lhs with "
+                 "dense_transposed) whose leading dimension and value rows "
+                 "are static multiples of 16, got a "
+              << (pb.denseKMajor ? "k-major" : "p-major")
+              << " dense operand, leading dimension "
+              << (ShapedType::isDynamic(staticLd) ? std::string("?")
+                                                  : std::to_string(staticLd))
+              << " and "
+              << (ShapedType::isDynamic(staticValueCols)
+                      ? std::string("?")
+                      : std::to_string(staticValueCols))
+              << " values per row";
+  else
+    whyStream << "f16/bf16 and a static leading dimension of the dense operand "
+                 "that is a multiple of 8, got "
+              << "'" << pb.inputType << "' and "
+              << (ShapedType::isDynamic(staticLd) ? std::string("?")
+                                                  : std::to_string(staticLd));
   GpuKernelInfo info;
   info.kernel = "stc_spmm_" + std::to_string(index);
-  FailureOr<Value> meta = prepareMetadata(op, kernels, op.getMeta(), r,
-                                          /*groups=*/1, k, pb.tf32, info);
+  FailureOr<Value> meta =
+      prepareMetadata(op, kernels, op.getMeta(), r,
+                      /*groups=*/1, k, mmaShapeOf(pb), info);
   if (failed(meta))
     return failure();
   info.sparseLhs = pb.sparseLhs;
@@ -1277,6 +1413,8 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
     tensors.push_back(op.getBias());
   if (pb.hasAcc)
     tensors.push_back(op.getAcc());
+  if (pb.hasScale)
+    tensors.push_back(op.getScale());
   ImplicitLocOpBuilder b(op.getLoc(), op);
   int64_t denseOtherDim = 1 - op.getDenseReductionDim();
   SmallVector<Value> dynamicSizes;
@@ -1340,7 +1478,7 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
   GpuKernelInfo info;
   info.kernel = "stc_conv_" + std::to_string(index);
   FailureOr<Value> meta = prepareMetadata(op, kernels, op.getMeta(), r,
-                                          cg.groups, k, pb.tf32, info);
+                                          cg.groups, k, mmaShapeOf(pb), info);
   if (failed(meta))
     return failure();
   info.sparseLhs = false;

@@ -31,12 +31,6 @@ struct Warp {
   const uint8_t *rows[32] = {};
   uint32_t words[32][4] = {};
   int num = 0, trans = 0;
-
-  Warp() {
-    in.a.resize(32 * 4);
-    in.b.resize(32 * 4);
-    in.c.resize(32 * 4);
-  }
 };
 
 /// The threads of one block, for bar.sync.
@@ -92,6 +86,44 @@ extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
   }
 }
 
+namespace {
+
+/// The instruction of an stc_emu_mma_sp input_kind (stc_gpu_emulator.h), or
+/// false for an unknown kind.
+bool instrOfKind(int32_t inputKind, MmaSpInstr &instr) {
+  using stc::format::MmaSpShape;
+  switch (inputKind) {
+  case 0:
+    instr = {MmaSpShape::M16N8K32B16, MmaElem::F16, MmaElem::F16, MmaElem::F32};
+    return true;
+  case 1:
+    instr = {MmaSpShape::M16N8K32B16, MmaElem::BF16, MmaElem::BF16,
+             MmaElem::F32};
+    return true;
+  case 2:
+    instr = {MmaSpShape::M16N8K16TF32, MmaElem::TF32, MmaElem::TF32,
+             MmaElem::F32};
+    return true;
+  case 3:
+    instr = {MmaSpShape::M16N8K32B16, MmaElem::F16, MmaElem::F16, MmaElem::F16};
+    return true;
+  default:
+    break;
+  }
+  // Integer kinds 4..11: bit 0 selects m16n8k32 (else m16n8k64); 4, 5:
+  // s8 x s8, 6, 7: u8 x u8, 8, 9: s8 x u8, 10, 11: u8 x s8.
+  if (inputKind < 4 || inputKind > 11)
+    return false;
+  int types = (inputKind - 4) / 2;
+  bool aU8 = types == 1 || types == 3, bU8 = types == 1 || types == 2;
+  instr = {inputKind % 2 ? MmaSpShape::M16N8K32I8 : MmaSpShape::M16N8K64I8,
+           aU8 ? MmaElem::U8 : MmaElem::S8, bU8 ? MmaElem::U8 : MmaElem::S8,
+           MmaElem::S32};
+  return true;
+}
+
+} // namespace
+
 extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
                                const int32_t *a, const int32_t *b,
                                const float *c, int32_t meta, int32_t selector,
@@ -101,40 +133,39 @@ extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
   Warp *warp = currentWarp;
   if (!warp)
     fail("mma.sp called outside stc_emu_launch");
+  MmaSpInstr instr;
+  if (!instrOfKind(inputKind, instr))
+    fail("mma.sp of unknown input_kind " + std::to_string(inputKind));
   int lane = currentLane;
-  // Kind 3 (f16 operands, f16 accumulators): C and D are 2 f16x2 words.
-  const int cRegs = inputKind == 3 ? 2 : 4;
+  // Registers per lane: A and B by shape; C and D 4 words (f32 or s32), or
+  // 2 f16x2 words for f16 accumulators.
+  const int aRegs = mmaSpARegs(instr), bRegs = mmaSpBRegs(instr),
+            cRegs = mmaSpCRegs(instr);
   std::unique_lock<std::mutex> lock(warp->mutex);
   if (warp->arrived == 0) {
+    warp->inputKind = inputKind;
+    warp->selector = selector;
+    warp->in.a.assign(size_t(32 * aRegs), 0);
+    warp->in.b.assign(size_t(32 * bRegs), 0);
     warp->in.c.assign(size_t(32 * cRegs), 0);
+  } else if (warp->inputKind != inputKind || warp->selector != selector) {
+    fail("the lanes of a warp disagree on the mma.sp's type or selector");
   }
-  for (int i = 0; i < 4; ++i) {
-    warp->in.a[lane * 4 + i] = static_cast<uint32_t>(a[i]);
-    warp->in.b[lane * 4 + i] = static_cast<uint32_t>(b[i]);
-  }
+  for (int i = 0; i < aRegs; ++i)
+    warp->in.a[lane * aRegs + i] = static_cast<uint32_t>(a[i]);
+  for (int i = 0; i < bRegs; ++i)
+    warp->in.b[lane * bRegs + i] = static_cast<uint32_t>(b[i]);
   for (int i = 0; i < cRegs; ++i) {
     uint32_t bits;
     std::memcpy(&bits, &c[i], 4);
     warp->in.c[lane * cRegs + i] = bits;
   }
   warp->in.e[lane] = static_cast<uint32_t>(meta);
-  if (warp->arrived == 0) {
-    warp->inputKind = inputKind;
-    warp->selector = selector;
-  } else if (warp->inputKind != inputKind || warp->selector != selector) {
-    fail("the lanes of a warp disagree on the mma.sp's type or selector");
-  }
   uint64_t generation = warp->generation;
   if (++warp->arrived == 32) {
-    MmaElem elem = inputKind == 1   ? MmaElem::BF16
-                   : inputKind == 2 ? MmaElem::TF32
-                                    : MmaElem::F16;
-    MmaSpInstr instr{inputKind == 2 ? stc::format::MmaSpShape::M16N8K16TF32
-                                    : stc::format::MmaSpShape::M16N8K32B16,
-                     elem, elem, inputKind == 3 ? MmaElem::F16 : MmaElem::F32};
     MmaSpResult result = runMmaSp(instr, warp->in, selector);
     if (!result.ok)
-      fail("mma.sp: " + result.error);
+      fail(mmaSpInstrName(instr) + ": " + result.error);
     warp->d = std::move(result.d);
     warp->arrived = 0;
     ++warp->generation;

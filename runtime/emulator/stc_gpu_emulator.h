@@ -30,16 +30,29 @@ typedef void (*stc_emu_kernel_fn)(int64_t *params, int32_t thread,
 void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t grid_x, int64_t grid_y,
                     int64_t threads, int64_t *params);
 
-/* mma.sp(::ordered_metadata).sync.aligned.<shape>.row.col.f32.<t>.<t>.f32
- * for the calling thread's lane: input_kind 0 = m16n8k32 f16, 1 = m16n8k32
- * bf16, 2 = m16n8k16 tf32 (f32 accumulators), 3 = m16n8k32 f16 with f16
- * accumulators (.f16.f16.f16.f16); a[4], b[4] its A and B registers (f16x2,
- * bf16x2 or one tf32 as 32-bit words), c[4] its
- * accumulators (kind 3: c[0..1] and d[0..1] are f16x2 words), meta its metadata
- * register, selector the sparsity selector; d[4] receives its result. Every
- * thread of the warp must call it with the same input_kind, ordered and
- * selector. An illegal metadata nibble in a lane the selector reads is reported
- * (once, on stderr) and aborts the emulation: the hardware's result would be
+/* mma.sp(::ordered_metadata).sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>
+ * for the calling thread's lane, input_kind giving the shape and types:
+ *
+ *   0  m16n8k32 .f32.f16.f16.f32     A, B: 4 f16x2 words; C, D: 4 f32
+ *   1  m16n8k32 .f32.bf16.bf16.f32   A, B: 4 bf16x2 words; C, D: 4 f32
+ *   2  m16n8k16 .f32.tf32.tf32.f32   A, B: 4 tf32 words; C, D: 4 f32
+ *   3  m16n8k32 .f16.f16.f16.f16     A, B: 4 f16x2 words; C, D: 2 f16x2
+ *   4  m16n8k64 .s32.s8.s8.s32       A, B: 4 words of 4 s8; C, D: 4 s32
+ *   5  m16n8k32 .s32.s8.s8.s32       A, B: 2 words of 4 s8; C, D: 4 s32
+ *   6  m16n8k64 .s32.u8.u8.s32       as 4, with u8 A and B
+ *   7  m16n8k32 .s32.u8.u8.s32       as 5, with u8 A and B
+ *   8, 9    as 4, 5 with s8 A and u8 B
+ *   10, 11  as 4, 5 with u8 A and s8 B
+ *
+ * a and b are its A and B registers (8-bit elements little-endian, element 0
+ * in bits 7..0), c its accumulators and d receives its result, each as
+ * 32-bit words (f32, f16x2 or s32 bits, whatever the pointer type says);
+ * meta its metadata register, selector the sparsity selector (0..1 for the
+ * m16n8k32 shapes, 0 for m16n8k64). Integer kinds accumulate modulo 2^32
+ * (the wrapping form; .satfinite is not emulated). Every thread of the warp
+ * must call it with the same input_kind, ordered and selector. An illegal
+ * metadata nibble in a lane the selector reads is reported (once, on
+ * stderr) and aborts the emulation: the hardware's result would be
  * undefined. */
 void stc_emu_mma_sp(int32_t input_kind, int32_t ordered, const int32_t *a,
                     const int32_t *b, const float *c, int32_t meta,

@@ -24,7 +24,7 @@ func.func @f16(%v: tensor<64x32xf16>, %m: tensor<64x4xi16>, %d: tensor<64x48xf16
 // -----
 
 func.func @bf16(%v: tensor<64x32xbf16>, %m: tensor<64x4xi16>, %d: tensor<64x48xbf16>) -> tensor<64x48xf32> {
-  // expected-remark @+1 {{stc-lower-spmm-to-gpu: accumulate=f16 applies to f16 operands only (mma.sp accumulates bf16 and tf32 in f32); this 'bf16' op accumulates in f32}}
+  // expected-remark @+1 {{stc-lower-spmm-to-gpu: accumulate=f16 applies to f16 operands only (mma.sp accumulates bf16 and tf32 in f32, i8 in s32); this 'bf16' op accumulates in f32}}
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
       : tensor<64x32xbf16>, tensor<64x4xi16>, tensor<64x48xbf16> -> tensor<64x48xf32>
   return %y : tensor<64x48xf32>

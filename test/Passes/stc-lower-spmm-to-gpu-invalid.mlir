@@ -7,6 +7,8 @@
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=accumulate=f64 2>&1 | FileCheck %s --check-prefix=ACCUMULATE
 
 // STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs f16/bf16 and a static leading dimension of the dense operand that is a multiple of 8, got 'f16' and ?
+// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for i8 operands a dense operand with K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed) whose leading dimension and value rows are static multiples of 16, got a k-major dense operand, leading dimension 48 and 32 values per row
+// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for i8 operands {{.*}}, got a p-major dense operand, leading dimension 72 and 40 values per row
 // VARIANT: error: stc-lower-spmm-to-gpu: unknown kernel 'fastest' (expected auto, direct or staged)
 // ACCUMULATE: error: stc-lower-spmm-to-gpu: unknown accumulate 'f64' (expected f32 or f16)
 // TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (0: the heuristic's choice), got 96 x 0
@@ -37,4 +39,21 @@ func.func @illegal_constant_metadata(%v: tensor<16x8xf16>, %d: tensor<16x8xf16>)
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
       : tensor<16x8xf16>, tensor<16x1xi16>, tensor<16x8xf16> -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
+}
+
+// -----
+
+// i8 operands the staged kernel cannot take (kernel=staged: STAGED above).
+func.func @i8_k_major(%v: tensor<64x32xi8>, %m: tensor<64x4xi16>, %d: tensor<64x48xi8>) -> tensor<64x48xi32> {
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<64x32xi8>, tensor<64x4xi16>, tensor<64x48xi8> -> tensor<64x48xi32>
+  return %y : tensor<64x48xi32>
+}
+
+// -----
+
+func.func @i8_ragged_k(%v: tensor<24x40xi8>, %m: tensor<24x5xi16>, %x: tensor<20x72xi8>) -> tensor<20x24xi32> {
+  %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+      : tensor<24x40xi8>, tensor<24x5xi16>, tensor<20x72xi8> -> tensor<20x24xi32>
+  return %y : tensor<20x24xi32>
 }
