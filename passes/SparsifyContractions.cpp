@@ -112,7 +112,8 @@ struct Contraction {
   int64_t lhsK = 1, rhsK = 0;
 };
 
-/// Matches a 2-D (m, n, k) float contraction whose output is indexed (m, n).
+/// Matches a 2-D (m, n, k) float contraction, or an i8 x i8 -> i32 one,
+/// whose output is indexed (m, n).
 static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
   if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
@@ -154,9 +155,30 @@ static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
     Type t = getElementTypeOrSelf(v.getType());
     return t.isF32() || t.isF16() || t.isBF16();
   };
-  if (!isFloat(c.lhs) || !isFloat(c.rhs) || !isFloat(c.init) ||
-      getElementTypeOrSelf(c.lhs.getType()) !=
-          getElementTypeOrSelf(c.rhs.getType()))
+  auto elementWidth = [](Value v, unsigned width) {
+    return getElementTypeOrSelf(v.getType()).isInteger(width);
+  };
+  Type lhsType = getElementTypeOrSelf(c.lhs.getType());
+  if (lhsType != getElementTypeOrSelf(c.rhs.getType()))
+    return std::nullopt;
+  // Quantized: i8 x i8 accumulated in i32, with signed extension (the
+  // default of linalg.matmul; cast_unsigned or extui in a generic would
+  // read the bytes as unsigned, which stc.spmm does not).
+  if (elementWidth(c.lhs, 8) && elementWidth(c.init, 32)) {
+    bool isUnsigned = false;
+    op->walk([&](Operation *inner) {
+      isUnsigned |= isa<arith::ExtUIOp, arith::UIToFPOp>(inner);
+    });
+    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
+      isUnsigned |= matmul.getCast() == linalg::TypeFn::cast_unsigned;
+    if (isUnsigned) {
+      op->emitRemark("stc: unsigned i8 operands stay dense (stc.spmm reads "
+                     "i8 as signed)");
+      return std::nullopt;
+    }
+    return c;
+  }
+  if (!isFloat(c.lhs) || !isFloat(c.rhs) || !isFloat(c.init))
     return std::nullopt;
   return c;
 }
@@ -424,6 +446,13 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
   // rhs sparse: dense is M x K, transposed when its K is dimension 0.
   bool denseTransposed = lhsSparse ? c.rhsK == 1 : c.lhsK == 0;
   Value acc = isZeroFilled(c.init) ? Value() : c.init;
+  // An i32 result is the exact accumulator and has no epilogue: a non-zero
+  // i32 init is added after the product, exactly.
+  Value integerInit;
+  if (acc && getElementTypeOrSelf(acc.getType()).isInteger(32)) {
+    integerInit = acc;
+    acc = Value();
+  }
   auto spmm = SpmmOp::create(
       b, loc, op->getResult(0).getType(), compress.getValues(),
       compress.getMeta(), dense, /*bias=*/Value(), acc, /*scale=*/Value(),
@@ -440,7 +469,16 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
                        : mode == SparsityMode::Force ? "sparsity=force"
                                                      : "sparsity=enable")
                    << "), rewritten to stc.spmm";
-  op->getResult(0).replaceAllUsesWith(spmm.getResult());
+  Value result = spmm.getResult();
+  if (integerInit) {
+    Value empty = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, integerInit),
+        getElementTypeOrSelf(integerInit.getType()));
+    result = linalg::AddOp::create(b, loc, ValueRange{result, integerInit},
+                                   ValueRange{empty})
+                 .getResult(0);
+  }
+  op->getResult(0).replaceAllUsesWith(result);
   op->erase();
   return success();
 }

@@ -68,6 +68,8 @@ bool stc::isZeroFilled(Value init) {
   Attribute value;
   if (!matchPattern(fill.getInputs()[0], m_Constant(&value)))
     return false;
+  if (auto i = dyn_cast<IntegerAttr>(value))
+    return i.getValue().isZero();
   auto f = dyn_cast<FloatAttr>(value);
   return f && f.getValue().isZero();
 }

@@ -12,6 +12,9 @@
 // RUN: %e2e --mlir %s --case int8_requant_17_64_40
 // RUN: %e2e --mlir %s --case int8_requant_lhs_24_96_20
 // RUN: %e2e --mlir %s --case int8_dequant_f16_9_48_33
+// A quantized linalg.matmul (i8 x i8 into a non-zero i32 init) under
+// --sparsity=force: stc.spmm to i32, then the init added exactly.
+// RUN: %e2e --mlir %s --case int8_matmul_force_13_80_35
 
 func.func @acc32(%x: tensor<?x?xi8>, %w: tensor<?x?xi8>) -> tensor<?x?xi32> {
   %p = stc.prune %w by #stc.nm<2:4> along 0 : tensor<?x?xi8>
@@ -60,4 +63,10 @@ func.func @dequant_f16(%x: tensor<?x?xi8>, %w: tensor<?x?xi8>, %s: tensor<?xf32>
       {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, alpha = 0.01}
       : tensor<?x?xi8>, tensor<?x?xi16>, tensor<?x?xi8> -> tensor<?x?xf16>
   return %y : tensor<?x?xf16>
+}
+
+func.func @matmul_force(%x: tensor<?x?xi8>, %w: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?x?xi32> {
+  %y = linalg.matmul ins(%x, %w : tensor<?x?xi8>, tensor<?x?xi8>)
+      outs(%c : tensor<?x?xi32>) -> tensor<?x?xi32>
+  return %y : tensor<?x?xi32>
 }

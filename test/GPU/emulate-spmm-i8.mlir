@@ -18,6 +18,12 @@
 // RUN: stc-run %s --device=emulate --entry=rhs_staged_acc32_long_k --random-inputs --seed=6 --check --gpu-block-rows=128 --gpu-block-cols=128 --gpu-stages=4 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=rhs_staged_requant --random-inputs --seed=7 --check --gpu-block-rows=128 --gpu-block-cols=64 --gpu-stages=2 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=rhs_staged_requant --random-inputs --seed=8 --check --gpu-kernel=direct 2>&1 | FileCheck %s
+// The dynamic-shape programs of test/E2E/spmm-i8.mlir (direct kernel,
+// run-time metadata) on the emulator against the float64 NumPy reference.
+// REQUIRES: numpy
+// RUN: %e2e --mlir %S/../E2E/spmm-i8.mlir --case int8_requant_lhs_24_96_20 -- --device=emulate
+// RUN: %e2e --mlir %S/../E2E/spmm-i8.mlir --case int8_matmul_force_13_80_35 -- --device=emulate
+// RUN: %e2e --mlir %S/../E2E/spmm-i8.mlir --case int8_dequant_f16_9_48_33 -- --device=emulate
 // Which kernel each function gets, so that both are covered above.
 // RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
 // CHECK: stc-run: device: emulate (sm_80 kernels on the CPU)

@@ -455,6 +455,30 @@ def _int8(entry, m, k, n):
                 tol=tol, wrong=wrong, doc="quantized stc.spmm @" + entry)
 
 
+@family(r"int8_matmul_force_(\d+)_(\d+)_(\d+)")
+def _int8_matmul_force(m, k, n):
+    """int8_matmul_force_M_K_N: @matmul_force of spmm-i8.mlir, a
+    linalg.matmul of i8 X (M x K) and W (K x N) into a non-zero i32 init C
+    under --sparsity=force: X . prune(W) + C, exact."""
+    m, k, n = int(m), int(k), int(n)
+    args = [Arg((m, k), "i8", 127), Arg((k, n), "i8", 127, tie_free=(0, 4)),
+            Arg((m, n), "i32", 1000)]
+
+    def ref_with(prune, with_init=True):
+        def ref(x, w, c):
+            out = stc_ref.spmm_ref(x, w, prune_b=prune)
+            return out + c if with_init else out
+        return ref
+
+    return Case(name=None, args=args, outputs=[Arg((m, n), "i32")],
+                ref=ref_with((2, 4)),
+                stc_args=["--entry=matmul_force", "--sparsity=force"],
+                tol=0.0,
+                wrong=[_unpruned(ref_with(None)),
+                       ("init dropped", ref_with((2, 4), with_init=False))],
+                doc="linalg.matmul i8 x i8 -> i32 under --sparsity=force")
+
+
 # ---------------------------------------------------------------------------
 # Compile-time constant weights (test/E2E/const-weight-*.mlir)
 # ---------------------------------------------------------------------------
