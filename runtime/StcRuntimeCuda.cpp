@@ -26,6 +26,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -265,6 +266,106 @@ private:
 //===----------------------------------------------------------------------===//
 // Shared implementations
 //===----------------------------------------------------------------------===//
+
+/// Bytes of one element of a CUtensorMapDataType, or 0 for an unknown one.
+int tensorMapElementBytes(int dataType) {
+  static constexpr int kBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  if (dataType < 0 || dataType >= int(sizeof(kBytes) / sizeof(kBytes[0])))
+    return 0;
+  return kBytes[dataType];
+}
+
+/// Encodes a tiled tensor map after checking, with one message per rule,
+/// what cuTensorMapEncodeTiled documents (so that a bad argument is named
+/// rather than reported as the driver's CUDA_ERROR_INVALID_VALUE). `dims`,
+/// `strides` (bytes, rank - 1 entries) and `box` are outermost first; the
+/// driver wants them innermost first.
+bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
+                     uint64_t address, const uint64_t *dims,
+                     const uint64_t *strides, const uint32_t *box, int swizzle,
+                     int interleave = 0, int l2Promotion = 0, int oobFill = 0) {
+  auto invalid = [&](const std::string &why) {
+    call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT, "tensor map: " + why);
+    return false;
+  };
+  int elemBytes = tensorMapElementBytes(dataType);
+  if (elemBytes == 0)
+    return invalid("unknown element type " + std::to_string(dataType));
+  if (rank < 1 || rank > 5)
+    return invalid("rank must be 1 to 5, got " + std::to_string(rank));
+  if (!dims || !box || (rank > 1 && !strides))
+    return invalid("null sizes, strides or box");
+  if (address % 16 != 0)
+    return invalid("the global address must be 16-byte aligned, got 0x" + [&] {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%llx", (unsigned long long)address);
+      return std::string(buf);
+    }());
+  if (swizzle < STC_CUDA_SWIZZLE_NONE || swizzle > STC_CUDA_SWIZZLE_128B)
+    return invalid("unknown swizzle " + std::to_string(swizzle));
+  uint64_t globalDim[5], globalStrides[4];
+  uint32_t boxDim[5], elementStrides[5];
+  for (int i = 0; i < rank; ++i) {
+    int outer = rank - 1 - i; // C order -> the driver's innermost-first
+    std::string which = "dimension " + std::to_string(outer);
+    if (dims[outer] == 0 || dims[outer] > (uint64_t(1) << 32))
+      return invalid(which + " has size " + std::to_string(dims[outer]) +
+                     ", must be 1 to 2^32");
+    if (box[outer] == 0 || box[outer] > 256)
+      return invalid("box " + which + " is " + std::to_string(box[outer]) +
+                     ", must be 1 to 256");
+    globalDim[i] = dims[outer];
+    boxDim[i] = box[outer];
+    elementStrides[i] = 1;
+    if (i == 0)
+      continue;
+    uint64_t stride = strides[outer];
+    if (stride % 16 != 0 || stride >= (uint64_t(1) << 40))
+      return invalid("the stride of " + which + " is " +
+                     std::to_string(stride) +
+                     " bytes, must be a multiple of 16 below 2^40");
+    globalStrides[i - 1] = stride;
+  }
+  uint64_t innerBoxBytes = uint64_t(boxDim[0]) * elemBytes;
+  if (swizzle == STC_CUDA_SWIZZLE_NONE) {
+    if (innerBoxBytes % 16 != 0)
+      return invalid("the innermost box extent is " +
+                     std::to_string(innerBoxBytes) +
+                     " bytes, must be a multiple of 16");
+  } else {
+    uint64_t span = uint64_t(16) << swizzle; // 32, 64, 128
+    if (innerBoxBytes > span)
+      return invalid("the innermost box extent is " +
+                     std::to_string(innerBoxBytes) + " bytes, more than the " +
+                     std::to_string(span) + "-byte swizzle span");
+  }
+  CudaDriver &drv = call.driver();
+  if (!drv.cuTensorMapEncodeTiled) {
+    call.fail(STC_CUDA_ERROR_NO_DRIVER,
+              "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a "
+              "CUDA 12.0 or later driver)");
+    return false;
+  }
+  return call.check(drv.cuTensorMapEncodeTiled(
+                        map, dataType, unsigned(rank),
+                        reinterpret_cast<void *>(uintptr_t(address)), globalDim,
+                        globalStrides, boxDim, elementStrides, interleave,
+                        swizzle, l2Promotion, oobFill),
+                    "cuTensorMapEncodeTiled", STC_CUDA_ERROR_INVALID_ARGUMENT);
+}
+
+/// Device copies of tensor maps made by mgpuTensorMapEncodeTiledMemref,
+/// by content (and device), never freed: generated code encodes the same
+/// maps on every call of a function.
+struct TensorMapCache {
+  std::mutex mu;
+  std::map<std::pair<const void *, std::string>, CUdeviceptr> copies;
+};
+
+TensorMapCache &tensorMapCache() {
+  static TensorMapCache &cache = *new TensorMapCache();
+  return cache;
+}
 
 /// Loads a module from PTX text (`isPtx`) or a cubin/fatbin image, capturing
 /// the JIT error log into the error message.
@@ -645,6 +746,23 @@ int stc_cuda_module_get_function(StcCudaModule module, const char *name,
   return call.status();
 }
 
+int stc_cuda_tensor_map_encode_tiled(StcCudaTensorMap *map, int data_type,
+                                     int rank, StcCudaDevicePtr address,
+                                     const uint64_t *dims,
+                                     const uint64_t *strides_bytes,
+                                     const uint32_t *box, int swizzle) {
+  Call call(Call::Api, "stc_cuda_tensor_map_encode_tiled");
+  if (!call.ready())
+    return call.status();
+  if (!map)
+    return call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
+                     "stc_cuda_tensor_map_encode_tiled: null map");
+  if (!encodeTensorMap(call, map->bytes, data_type, rank, address, dims,
+                       strides_bytes, box, swizzle))
+    return call.status();
+  return STC_CUDA_SUCCESS;
+}
+
 int stc_cuda_mem_alloc(size_t bytes, StcCudaDevicePtr *ptr) {
   Call call(Call::Api, "stc_cuda_mem_alloc");
   if (!call.ready())
@@ -912,6 +1030,66 @@ void mgpuEventRecord(void *event, void *stream) {
              "cuEventRecord");
 }
 
+void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *descriptor,
+                                     int64_t tensorDataType, int64_t interleave,
+                                     int64_t swizzle, int64_t l2Promotion,
+                                     int64_t oobFill, int64_t *boxDims) {
+  Call call(Call::Mgpu, "mgpuTensorMapEncodeTiledMemref");
+  if (!call.ready())
+    return nullptr;
+  if (tensorRank < 1 || tensorRank > 5 || !descriptor || !boxDims) {
+    call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
+              "tensor map: rank must be 1 to 5 with a descriptor and box "
+              "sizes, got rank " +
+                  std::to_string(tensorRank));
+    return nullptr;
+  }
+  // {allocated, aligned, offset, sizes[rank], strides[rank]} (elements).
+  const int64_t *words = static_cast<const int64_t *>(descriptor);
+  int rank = int(tensorRank);
+  int elemBytes = tensorMapElementBytes(int(tensorDataType));
+  const int64_t *sizes = words + 3, *elementStrides = words + 3 + rank;
+  if (elementStrides[rank - 1] != 1) {
+    call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
+              "tensor map: the innermost dimension must be contiguous "
+              "(stride 1), got stride " +
+                  std::to_string(elementStrides[rank - 1]));
+    return nullptr;
+  }
+  uint64_t dims[5], strides[5];
+  uint32_t box[5];
+  for (int d = 0; d < rank; ++d) {
+    dims[d] = uint64_t(std::max<int64_t>(sizes[d], 0));
+    strides[d] = uint64_t(std::max<int64_t>(elementStrides[d], 0)) * elemBytes;
+    box[d] = uint32_t(std::max<int64_t>(boxDims[d], 0));
+  }
+  uint64_t address = uint64_t(words[1]) + uint64_t(words[2]) * elemBytes;
+  alignas(64) unsigned char map[128] = {};
+  if (!encodeTensorMap(call, map, int(tensorDataType), rank, address, dims,
+                       strides, box, int(swizzle), int(interleave),
+                       int(l2Promotion), int(oobFill)))
+    return nullptr;
+  TensorMapCache &cache = tensorMapCache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  auto key = std::make_pair(static_cast<const void *>(&call.props()),
+                            std::string(reinterpret_cast<char *>(map), 128));
+  auto it = cache.copies.find(key);
+  if (it != cache.copies.end())
+    return reinterpret_cast<void *>(uintptr_t(it->second));
+  CudaDriver &drv = call.driver();
+  CUdeviceptr copy = 0;
+  if (!call.check(drv.cuMemAlloc(&copy, sizeof(map)),
+                  "cuMemAlloc(128 bytes, tensor map)"))
+    return nullptr;
+  if (!call.check(drv.cuMemcpyHtoD(copy, map, sizeof(map)),
+                  "cuMemcpyHtoD(128 bytes, tensor map)")) {
+    drv.cuMemFree(copy);
+    return nullptr;
+  }
+  cache.copies.emplace(std::move(key), copy);
+  return reinterpret_cast<void *>(uintptr_t(copy));
+}
+
 void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, uint32_t isHostShared) {
   (void)stream; // cuMemAlloc is synchronous and serves every stream
   Call call(Call::Mgpu, "mgpuMemAlloc");
@@ -1051,6 +1229,7 @@ const StcCudaSymbol *stc_cuda_mgpu_symbols(size_t *count) {
       STC_MGPU(mgpuMemHostUnregister),
       STC_MGPU(mgpuMemHostUnregisterMemRef),
       STC_MGPU(mgpuSetDefaultDevice),
+      STC_MGPU(mgpuTensorMapEncodeTiledMemref),
   };
 #undef STC_MGPU
   if (count)
@@ -1076,6 +1255,12 @@ void stc_cuda_reset_for_testing(void) {
     st.current = nullptr;
     st.kernels.clear();
     st.lastKernel.clear();
+  }
+  {
+    // The copies died with the driver's state.
+    TensorMapCache &cache = tensorMapCache();
+    std::lock_guard<std::mutex> lock(cache.mu);
+    cache.copies.clear();
   }
   CudaDriver::resetForTesting();
   stc_cuda_clear_error();

@@ -158,6 +158,52 @@ int stc_cuda_launch(StcCudaFunction function, const unsigned grid[3],
 /* Waits for `stream`, or for all work on the device when it is null. */
 int stc_cuda_synchronize(StcCudaStream stream);
 
+/* Tensor Memory Accelerator (sm_90): a CUtensorMap describing how
+ * cp.async.bulk.tensor copies boxes of a tensor in device memory into shared
+ * memory.  128 bytes, 64-byte aligned, opaque. */
+#ifdef __cplusplus
+#define STC_CUDA_ALIGN64 alignas(64)
+#else
+#define STC_CUDA_ALIGN64 _Alignas(64)
+#endif
+typedef struct StcCudaTensorMap {
+  STC_CUDA_ALIGN64 unsigned char bytes[128];
+} StcCudaTensorMap;
+
+/* Element types of a tensor map (cuda.h's CUtensorMapDataType values). */
+enum {
+  STC_CUDA_TENSOR_U8 = 0,
+  STC_CUDA_TENSOR_I32 = 3,
+  STC_CUDA_TENSOR_F16 = 6,
+  STC_CUDA_TENSOR_F32 = 7,
+  STC_CUDA_TENSOR_BF16 = 9,
+  STC_CUDA_TENSOR_TF32 = 11
+};
+/* Shared-memory swizzle of the box (CUtensorMapSwizzle): none, or an XOR
+ * pattern over 32/64/128-byte rows, the layouts wgmma descriptors name. */
+enum {
+  STC_CUDA_SWIZZLE_NONE = 0,
+  STC_CUDA_SWIZZLE_32B = 1,
+  STC_CUDA_SWIZZLE_64B = 2,
+  STC_CUDA_SWIZZLE_128B = 3
+};
+
+/* Encodes a tiled tensor map for the row-major `rank`-dimensional (1..5)
+ * tensor at device address `address` (16-byte aligned): `dims` are its
+ * sizes and `box` the box sizes (1..256 each), outermost first as in C;
+ * `strides_bytes` the byte strides of the rank - 1 outer dimensions (the
+ * innermost is contiguous), each a multiple of 16.  With a swizzle, the
+ * box's innermost extent must fit the swizzle span (32/64/128 bytes);
+ * without, it must be a multiple of 16 bytes.  Out-of-bounds elements of a
+ * box read as zeros.  Needs a driver with cuTensorMapEncodeTiled (CUDA
+ * 12.0+); the arguments are checked first, each violation with its own
+ * message. */
+int stc_cuda_tensor_map_encode_tiled(StcCudaTensorMap *map, int data_type,
+                                     int rank, StcCudaDevicePtr address,
+                                     const uint64_t *dims,
+                                     const uint64_t *strides_bytes,
+                                     const uint32_t *box, int swizzle);
+
 /*===----------------------------------------------------------------------===
  * mgpu* entry points (called by code from MLIR 22's gpu-to-llvm lowering)
  *
@@ -235,6 +281,18 @@ void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
                                  int64_t elementSizeBytes);
 
 void mgpuSetDefaultDevice(int32_t device);
+
+/* nvgpu.tma.create.descriptor: encodes a tiled tensor map for the ranked
+ * memref `descriptor` (its innermost stride must be 1) with box sizes
+ * `boxDims` (outermost first) and returns the device address of a copy of
+ * the map, which the kernel reads.  The enums are cuda.h's values.  Maps
+ * are cached by content: encoding the same map again returns the same
+ * device copy, so a program run repeatedly does not allocate each time;
+ * the copies live until the process exits. */
+void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *descriptor,
+                                     int64_t tensorDataType, int64_t interleave,
+                                     int64_t swizzle, int64_t l2Promotion,
+                                     int64_t oobFill, int64_t *boxDims);
 
 /* The mgpu* entry points by name, for a JIT's symbol map (stc-run registers
  * these as it registers the _mlir_ciface_stc_rt_* ones).  `*count` receives

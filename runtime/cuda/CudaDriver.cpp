@@ -140,6 +140,9 @@ void CudaDriver::load() {
   // Only cluster launches need it; its absence is reported when one is made.
   cuLaunchKernelEx = reinterpret_cast<decltype(cuLaunchKernelEx)>(
       dlsym(handle, "cuLaunchKernelEx"));
+  // Only TMA descriptors need it; its absence is reported when one is made.
+  cuTensorMapEncodeTiled = reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(
+      dlsym(handle, "cuTensorMapEncodeTiled"));
 
   // The version is informative only (device info); it works before cuInit.
   if (cuDriverGetVersion(&version) != kCudaSuccess)

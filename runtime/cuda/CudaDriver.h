@@ -205,6 +205,15 @@ public:
   /// Optional (CUDA 12.0+); null when the driver lacks it.
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
                                void **) = nullptr;
+  /// Optional (CUDA 12.0+, sm_90 TMA descriptors); null when the driver
+  /// lacks it. The enums are passed as their int values (cuda.h's
+  /// CUtensorMapDataType, ...Interleave, ...Swizzle, ...L2promotion,
+  /// ...FloatOOBfill); the map is 128 bytes, 64-byte aligned.
+  CUresult (*cuTensorMapEncodeTiled)(
+      void *tensorMap, int dataType, unsigned rank, void *globalAddress,
+      const uint64_t *globalDim, const uint64_t *globalStrides,
+      const unsigned *boxDim, const unsigned *elementStrides, int interleave,
+      int swizzle, int l2Promotion, int oobFill) = nullptr;
 
   CudaDriver(const CudaDriver &) = delete;
   CudaDriver &operator=(const CudaDriver &) = delete;

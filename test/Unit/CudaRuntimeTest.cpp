@@ -695,6 +695,162 @@ TEST_F(CudaFakeTest, MgpuCubinAndClusterLaunch) {
   mgpuModuleUnload(module);
 }
 
+//===----------------------------------------------------------------------===//
+// TMA descriptors (sm_90)
+//===----------------------------------------------------------------------===//
+
+TEST_F(CudaFakeTest, TensorMapExplicitApiPassesInnermostFirst) {
+  scenario("healthy");
+  ASSERT_EQ(stc_cuda_init(0), STC_CUDA_SUCCESS) << lastError();
+  StcCudaDevicePtr buffer = 0;
+  ASSERT_EQ(stc_cuda_mem_alloc(300 * 1024 * 2, &buffer), STC_CUDA_SUCCESS);
+  // A 300 x 1000 f16 matrix with rows 1024 elements apart, boxes of 64 rows
+  // x 64 columns (128 bytes: exactly the 128-byte swizzle span).
+  const uint64_t dims[2] = {300, 1000};
+  const uint64_t strides[1] = {1024 * 2};
+  const uint32_t box[2] = {64, 64};
+  StcCudaTensorMap map;
+  ASSERT_EQ(stc_cuda_tensor_map_encode_tiled(&map, STC_CUDA_TENSOR_F16, 2,
+                                             buffer, dims, strides, box,
+                                             STC_CUDA_SWIZZLE_128B),
+            STC_CUDA_SUCCESS)
+      << lastError();
+  EXPECT_EQ(query("tensor_map.calls"), 1);
+  EXPECT_EQ(query("tensor_map.type"), 6);
+  EXPECT_EQ(query("tensor_map.rank"), 2);
+  EXPECT_EQ(query("tensor_map.swizzle"), 3);
+  EXPECT_EQ(query("tensor_map.address"), (long long)buffer);
+  // The driver takes the innermost dimension first.
+  EXPECT_EQ(query("tensor_map.dim0"), 1000);
+  EXPECT_EQ(query("tensor_map.dim1"), 300);
+  EXPECT_EQ(query("tensor_map.stride1"), 2048);
+  EXPECT_EQ(query("tensor_map.box0"), 64);
+  EXPECT_EQ(query("tensor_map.box1"), 64);
+  uint64_t words[3];
+  std::memcpy(words, map.bytes, sizeof(words));
+  EXPECT_EQ(words[0], buffer);
+  EXPECT_EQ(words[1], 1000u);
+  EXPECT_EQ(alignof(StcCudaTensorMap), 64u);
+  stc_cuda_mem_free(buffer);
+}
+
+TEST_F(CudaFakeTest, TensorMapArgumentErrorsAreNamed) {
+  scenario("healthy");
+  ASSERT_EQ(stc_cuda_init(0), STC_CUDA_SUCCESS) << lastError();
+  StcCudaTensorMap map;
+  const uint64_t dims[2] = {64, 64};
+  const uint64_t strides[1] = {128};
+  const uint32_t box[2] = {64, 64};
+  struct Case {
+    StcCudaDevicePtr address;
+    uint64_t stride;
+    uint32_t innerBox, outerBox;
+    int swizzle, type, rank;
+    const char *message;
+  } cases[] = {
+      {0x1008, 128, 64, 64, STC_CUDA_SWIZZLE_128B, STC_CUDA_TENSOR_F16, 2,
+       "error: tensor map: the global address must be 16-byte aligned, got "
+       "0x1008"},
+      {0x1000, 120, 64, 64, STC_CUDA_SWIZZLE_128B, STC_CUDA_TENSOR_F16, 2,
+       "error: tensor map: the stride of dimension 0 is 120 bytes, must be a "
+       "multiple of 16 below 2^40"},
+      {0x1000, 128, 64, 300, STC_CUDA_SWIZZLE_128B, STC_CUDA_TENSOR_F16, 2,
+       "error: tensor map: box dimension 0 is 300, must be 1 to 256"},
+      {0x1000, 128, 128, 64, STC_CUDA_SWIZZLE_128B, STC_CUDA_TENSOR_F16, 2,
+       "error: tensor map: the innermost box extent is 256 bytes, more than "
+       "the 128-byte swizzle span"},
+      {0x1000, 128, 4, 64, STC_CUDA_SWIZZLE_NONE, STC_CUDA_TENSOR_F16, 2,
+       "error: tensor map: the innermost box extent is 8 bytes, must be a "
+       "multiple of 16"},
+      {0x1000, 128, 64, 64, 7, STC_CUDA_TENSOR_F16, 2,
+       "error: tensor map: unknown swizzle 7"},
+      {0x1000, 128, 64, 64, STC_CUDA_SWIZZLE_128B, 42, 2,
+       "error: tensor map: unknown element type 42"},
+      {0x1000, 128, 64, 64, STC_CUDA_SWIZZLE_128B, STC_CUDA_TENSOR_F16, 6,
+       "error: tensor map: rank must be 1 to 5, got 6"},
+  };
+  for (const Case &c : cases) {
+    stc_cuda_clear_error();
+    const uint64_t caseStrides[1] = {c.stride};
+    const uint32_t caseBox[2] = {c.outerBox, c.innerBox};
+    EXPECT_EQ(stc_cuda_tensor_map_encode_tiled(&map, c.type, c.rank, c.address,
+                                               dims, caseStrides, caseBox,
+                                               c.swizzle),
+              STC_CUDA_ERROR_INVALID_ARGUMENT)
+        << c.message;
+    EXPECT_EQ(lastError(), c.message);
+  }
+  // None of them reached the driver.
+  EXPECT_EQ(query("tensor_map.calls"), 0);
+  (void)strides;
+  (void)box;
+}
+
+TEST_F(CudaFakeTest, TensorMapBeforeInitIsAnError) {
+  scenario("healthy");
+  StcCudaTensorMap map;
+  const uint64_t dims[1] = {64};
+  const uint32_t box[1] = {64};
+  EXPECT_EQ(stc_cuda_tensor_map_encode_tiled(&map, STC_CUDA_TENSOR_F16, 1,
+                                             0x1000, dims, nullptr, box,
+                                             STC_CUDA_SWIZZLE_128B),
+            STC_CUDA_ERROR_NOT_INITIALIZED);
+}
+
+TEST_F(CudaFakeTest, MgpuTensorMapFromMemRefIsCachedOnTheDevice) {
+  scenario("healthy");
+  // A 2-D f16 memref view with an offset: 96 x 40 of a 96 x 64 buffer,
+  // starting at element 8 of the first row.
+  void *buffer = mgpuMemAlloc(96 * 64 * 2, nullptr, 0);
+  ASSERT_NE(buffer, nullptr) << lastError();
+  long long before = query("live_allocations");
+  int64_t desc[7] = {
+      (int64_t)(uintptr_t)buffer, (int64_t)(uintptr_t)buffer, 8, 96, 40, 64, 1};
+  int64_t box[2] = {32, 32};
+  void *map = mgpuTensorMapEncodeTiledMemref(2, desc, 6, 0, 2, 0, 0, box);
+  ASSERT_NE(map, nullptr) << lastError();
+  EXPECT_EQ(query("tensor_map.address"), (long long)(uintptr_t)buffer + 16);
+  EXPECT_EQ(query("tensor_map.dim0"), 40);
+  EXPECT_EQ(query("tensor_map.dim1"), 96);
+  EXPECT_EQ(query("tensor_map.stride1"), 128);
+  EXPECT_EQ(query("tensor_map.swizzle"), 2);
+  // The kernel reads the map from device memory.
+  // (The fake's map: address, dims, strides, box, innermost first.)
+  uint64_t words[16] = {};
+  ASSERT_EQ(stc_cuda_memcpy_dtoh(words, (StcCudaDevicePtr)(uintptr_t)map,
+                                 sizeof(words)),
+            STC_CUDA_SUCCESS)
+      << lastError();
+  EXPECT_EQ(words[0], (uint64_t)(uintptr_t)buffer + 16);
+  EXPECT_EQ(words[1], 40u);
+  EXPECT_EQ(words[6], 128u);
+  EXPECT_EQ(words[10], 32u);
+  EXPECT_EQ(query("live_allocations"), before + 1);
+  // The same map again: the same device copy, no new allocation.
+  EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(2, desc, 6, 0, 2, 0, 0, box), map);
+  EXPECT_EQ(query("live_allocations"), before + 1);
+  // A different box: a new copy.
+  int64_t other[2] = {16, 32};
+  void *map2 = mgpuTensorMapEncodeTiledMemref(2, desc, 6, 0, 2, 0, 0, other);
+  EXPECT_NE(map2, nullptr);
+  EXPECT_NE(map2, map);
+  EXPECT_EQ(query("live_allocations"), before + 2);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+
+  // A non-contiguous innermost dimension cannot be a TMA source.
+  int64_t strided[7] = {desc[0], desc[1], 0, 96, 32, 64, 2};
+  EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(2, strided, 6, 0, 2, 0, 0, box),
+            nullptr);
+  EXPECT_EQ(lastError(), "error: mgpuTensorMapEncodeTiledMemref: tensor map: "
+                         "the innermost dimension must be contiguous (stride "
+                         "1), got stride 2");
+  // While an error is recorded, mgpu* calls do nothing.
+  EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(2, desc, 6, 0, 2, 0, 0, box),
+            nullptr);
+  stc_cuda_clear_error();
+  mgpuMemFree(buffer, nullptr);
+}
+
 TEST_F(CudaFakeTest, MgpuHostRegisterMemRef) {
   scenario("healthy");
   std::vector<float> buffer(64);

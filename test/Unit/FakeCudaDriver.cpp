@@ -188,6 +188,15 @@ struct Fake {
   Launch last;
   int jitOptLevel = -1;
   bool asyncFault = false;
+  /// The last cuTensorMapEncodeTiled call (innermost-first, as the driver
+  /// receives them).
+  struct TensorMap {
+    int calls = 0;
+    int dataType = -1, rank = 0, swizzle = -1;
+    uintptr_t address = 0;
+    uint64_t dims[5] = {}, strides[4] = {};
+    unsigned box[5] = {};
+  } tensorMap;
 };
 
 /// Never destroyed: generated host code unloads its modules from a global
@@ -220,6 +229,7 @@ void resetLocked(Fake &f) {
     delete static_cast<int *>(e);
   f.events.clear();
   f.registered.clear();
+  f.tensorMap = Fake::TensorMap();
   f.lastRegistered = 0;
   f.lastRegisteredBytes = 0;
   f.managedAllocations = 0;
@@ -481,6 +491,16 @@ long long stcFakeCudaQuery(const char *key) {
       {"had_extra", l.hadExtra ? 1 : 0},
       // Contexts pushed and not popped on the calling thread.
       {"context_depth", contextDepth},
+      {"tensor_map.calls", f.tensorMap.calls},
+      {"tensor_map.type", f.tensorMap.dataType},
+      {"tensor_map.rank", f.tensorMap.rank},
+      {"tensor_map.swizzle", f.tensorMap.swizzle},
+      {"tensor_map.address", (long long)f.tensorMap.address},
+      {"tensor_map.dim0", (long long)f.tensorMap.dims[0]},
+      {"tensor_map.dim1", (long long)f.tensorMap.dims[1]},
+      {"tensor_map.stride1", (long long)f.tensorMap.strides[0]},
+      {"tensor_map.box0", f.tensorMap.box[0]},
+      {"tensor_map.box1", f.tensorMap.box[1]},
   };
   for (const auto &v : values)
     if (std::strcmp(v.key, key) == 0)
@@ -825,6 +845,55 @@ CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
   return recordLaunch(f, static_cast<Function *>(function), grid, block,
                       cluster, config->sharedMemBytes, config->hStream, params,
                       extra);
+}
+
+/// Records its arguments (see the tensor_map.* query keys) and writes a
+/// recognizable map holding all of them.
+/// Rejects what the real driver rejects for the arguments STC checks first
+/// (alignment, ranges), so a runtime that skipped a check fails a test.
+CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
+                                void *address, const uint64_t *dims,
+                                const uint64_t *strides, const unsigned *box,
+                                const unsigned *elementStrides, int interleave,
+                                int swizzle, int l2Promotion, int oobFill) {
+  Fake &f = fake();
+  Lock lock(f.mu);
+  if (!f.initialized)
+    return kNotInitialized;
+  if (!map || reinterpret_cast<uintptr_t>(map) % 64 != 0 || rank < 1 ||
+      rank > 5 || reinterpret_cast<uintptr_t>(address) % 16 != 0 ||
+      interleave != 0 || swizzle < 0 || swizzle > 3 || l2Promotion < 0 ||
+      oobFill < 0)
+    return kInvalidValue;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (box[i] == 0 || box[i] > 256 || elementStrides[i] != 1)
+      return kInvalidValue;
+    if (i > 0 && strides[i - 1] % 16 != 0)
+      return kInvalidValue;
+  }
+  Fake::TensorMap &t = f.tensorMap;
+  ++t.calls;
+  t.dataType = dataType;
+  t.rank = int(rank);
+  t.swizzle = swizzle;
+  t.address = reinterpret_cast<uintptr_t>(address);
+  for (unsigned i = 0; i < rank; ++i) {
+    t.dims[i] = dims[i];
+    t.box[i] = box[i];
+    if (i > 0)
+      t.strides[i - 1] = strides[i - 1];
+  }
+  // Words: the address, dims[0..4], strides[0..3], box[0..4] (innermost
+  // first), so that maps differing in any of them differ.
+  uint64_t words[16] = {uint64_t(t.address)};
+  for (unsigned i = 0; i < 5; ++i) {
+    words[1 + i] = t.dims[i];
+    words[10 + i] = t.box[i];
+  }
+  for (unsigned i = 0; i < 4; ++i)
+    words[6 + i] = t.strides[i];
+  std::memcpy(map, words, sizeof(words));
+  return kSuccess;
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes) {
