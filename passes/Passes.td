@@ -426,4 +426,34 @@ def StcEmulateGpuKernels : Pass<"stc-emulate-gpu-kernels", "ModuleOp"> {
   ];
 }
 
+def StcLowerWgmmaSpToNvvm : Pass<"stc-lower-wgmma-sp-to-nvvm"> {
+  let summary = "Lower stc.wgmma_sp to inline PTX wgmma.mma_async.sp";
+  let description = [{
+    Rewrites every `stc.wgmma_sp` (wherever it is nested: `gpu.func`,
+    `llvm.func`, `func.func`) into one side-effecting `llvm.inline_asm` that
+    holds the exact `wgmma.mma_async.sp.sync.aligned.m64n<N>k<K>...`
+    instruction (sm_90a, PTX ISA 8.2):
+
+    - outputs `$0 .. $(R-1)` are the R accumulator registers (`=f` for f32,
+      `=r` for i32 and packed f16x2), tied to the old accumulators
+      (inputs `"0" .. "R-1"`), so the accumulators are read-write in one
+      register set, as wgmma requires;
+    - then A (`l`, a descriptor, or four `r` registers), B's descriptor
+      (`l`) and the metadata (`r`); a run-time `scale_d` is an `i1` predicate
+      operand (`b`), a constant or absent one is the immediate 0/1;
+    - `sel`, `scale_a`/`scale_b` and `trans_a`/`trans_b` are immediates in
+      the text, present exactly for the variants whose PTX syntax has them.
+
+    `vector<2xf16>` accumulators are bitcast to i32 around the asm.
+    `nvvm.inline_ptx` is not used: in MLIR 22 its read-write operands are not
+    tied to results (scalars get no result, structs give constraints LLVM
+    rejects), and accumulators must be read and written in place.
+  }];
+  let statistics = [
+    Statistic<"numLowered", "num-lowered",
+              "Number of stc.wgmma_sp ops lowered to inline PTX">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // STC_PASSES_PASSES_TD
