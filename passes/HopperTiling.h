@@ -1,0 +1,84 @@
+//===- HopperTiling.h - tile, stage and cluster choice for sm_90a -*- C++ -*-//
+//
+// The shape heuristic of the Hopper (wgmma.mma_async.sp) kernels: which
+// block tile, K step, pipeline depth and thread-block cluster a sparse
+// product Out[R, P] = S[R, K] . D[K, P] gets, before pass options override
+// any of them. MLIR-free, so that tools and tests can ask it directly.
+//
+// The kernel the choice is for (docs/HOPPER.md): one producer warp issues
+// TMA copies of a K step of A (compressed values), its metadata and B into a
+// ring of `stages` shared-memory buffers; one or two consumer warpgroups
+// (BM = 64 rows each) run wgmma.mma_async.sp m64nBNk(32|64|16) on them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_PASSES_HOPPERTILING_H
+#define STC_PASSES_HOPPERTILING_H
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::stc {
+
+/// What the heuristic knows about the GPU (H100 SXM by default).
+struct HopperDevice {
+  int64_t sms = 132;
+  /// Dynamic shared memory a block may opt into (227 KiB on sm_90).
+  int64_t sharedBytesPerBlock = 227 * 1024;
+};
+
+/// A problem: canonical sizes (R sparse rows, P columns, K reduction) and
+/// the byte width of the operands (2 for f16/bf16, 1 for i8/e4m3/e5m2, 4
+/// for tf32).
+struct HopperProblem {
+  int64_t rows = 0, cols = 0, depth = 0;
+  int64_t elementBytes = 2;
+};
+
+/// The choice.
+struct HopperTiling {
+  /// Block tile: BM rows (64 per consumer warpgroup) x BN columns (the
+  /// wgmma N, 64..256).
+  int64_t blockRows = 128, blockCols = 128;
+  /// Dense K per pipeline stage: one 128-byte swizzled row of B per column
+  /// (64 f16, 128 i8, 32 tf32).
+  int64_t blockDepth = 64;
+  /// Shared-memory ring depth.
+  int64_t stages = 4;
+  /// Thread-block cluster along the rows (blocks of one cluster share their
+  /// B tile through TMA multicast).
+  int64_t clusterRows = 1;
+  /// Bytes of one stage: compressed A values, metadata, B.
+  int64_t stageBytes = 0;
+  /// Fraction of the GPU's tile slots that hold real work, over all waves
+  /// (1 = no partial wave and no tile overhang).
+  double utilization = 0.0;
+
+  /// "128x256x64 s4 c2": for remarks and kernel_info.
+  std::string str() const;
+};
+
+/// Shared-memory bytes of one pipeline stage for a block tile: A values
+/// (BM x BK/2 elements, 2:4), metadata (a nibble per group of 4: BM x
+/// BK/8 bytes, rounded up to 128 bytes) and B (BK x BN elements).
+int64_t hopperStageBytes(int64_t blockRows, int64_t blockCols,
+                         int64_t blockDepth, int64_t elementBytes);
+
+/// The heuristic (docs/HOPPER.md, "Tile choice"):
+/// 1. BK fills a 128-byte swizzle row: 128 / elementBytes.
+/// 2. Among BM in {64, 128} and BN in {64, 128, 256}, keep the tiles whose
+///    waves are best used: utilization = R * P / (waves * SMs * BM * BN),
+///    waves = ceil(tiles / SMs). Take the best utilization; within 5 % of
+///    it, the tile with the most arithmetic per loaded byte
+///    (BM * BN / (BM / 2 + BN), A being half-size), then the larger BM.
+/// 3. stages: as many as fit (1 KiB kept for the mbarriers; the epilogue
+///    reuses the ring), at most 6 (deeper rings stop hiding more latency),
+///    at least 2.
+/// 4. cluster of 2 along the rows when there are at least two row tiles
+///    and at least one full wave of tiles (multicast halves B's L2 reads;
+///    small problems keep 1 so that no SM waits for a partner).
+HopperTiling chooseHopperTiling(const HopperProblem &problem,
+                                const HopperDevice &device = HopperDevice());
+
+} // namespace mlir::stc
+
+#endif // STC_PASSES_HOPPERTILING_H

@@ -1,0 +1,82 @@
+//===- HopperTilingTest.cpp - the sm_90a tile heuristic -------------------===//
+//
+// chooseHopperTiling on the shapes of DESIGN section 8 and on small and
+// skewed problems: the values below follow from the rules in
+// passes/HopperTiling.h, worked out by hand.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/HopperTiling.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir::stc;
+
+namespace {
+
+TEST(HopperTiling, LargeSquareF16TakesTheWidestTileAndAClusterPair) {
+  // 8192^3: 128x128, 64x256 and 128x256 all use 96.97 % of 16 waves; the
+  // widest (most arithmetic per byte) wins. A stage is 8 KiB of values,
+  // 1 KiB of metadata and 32 KiB of B: five fit in 227 KiB.
+  HopperTiling t = chooseHopperTiling({8192, 8192, 8192, 2});
+  EXPECT_EQ(t.blockRows, 128);
+  EXPECT_EQ(t.blockCols, 256);
+  EXPECT_EQ(t.blockDepth, 64);
+  EXPECT_EQ(t.stageBytes, 8192 + 1024 + 32768);
+  EXPECT_EQ(t.stages, 5);
+  EXPECT_EQ(t.clusterRows, 2);
+  EXPECT_NEAR(t.utilization, 8192.0 * 8192 / (16.0 * 132 * 128 * 256), 1e-12);
+  EXPECT_EQ(t.str(), "128x256x64 s5 c2");
+}
+
+TEST(HopperTiling, SmallProblemSpreadsOverTheSms) {
+  // 256 x 256: sixteen 64x64 tiles beat two 128x256 ones; no cluster (far
+  // from a full wave).
+  HopperTiling t = chooseHopperTiling({256, 256, 4096, 2});
+  EXPECT_EQ(t.blockRows, 64);
+  EXPECT_EQ(t.blockCols, 64);
+  EXPECT_EQ(t.clusterRows, 1);
+  EXPECT_EQ(t.stages, 6); // small stages: capped
+}
+
+TEST(HopperTiling, ElementWidthSetsTheKStep) {
+  EXPECT_EQ(chooseHopperTiling({4096, 4096, 4096, 1}).blockDepth, 128);
+  EXPECT_EQ(chooseHopperTiling({4096, 4096, 4096, 4}).blockDepth, 32);
+  // The same bytes of values and B per stage at every width; metadata
+  // grows with the elements (a nibble per 4): 2 KiB for 128 i8 columns.
+  EXPECT_EQ(hopperStageBytes(128, 256, 128, 1),
+            hopperStageBytes(128, 256, 64, 2) + 1024);
+}
+
+TEST(HopperTiling, ChoiceIsWithinTheSlackOfTheBestUtilization) {
+  const int64_t sizes[] = {1, 17, 64, 100, 257, 1000, 4096, 5120, 12288};
+  for (int64_t r : sizes)
+    for (int64_t p : sizes) {
+      HopperTiling t = chooseHopperTiling({r, p, 1024, 2});
+      double best = 0.0;
+      for (int64_t bm : {64, 128})
+        for (int64_t bn : {64, 128, 256}) {
+          int64_t tiles = ((r + bm - 1) / bm) * ((p + bn - 1) / bn);
+          int64_t waves = (tiles + 131) / 132;
+          best = std::max(best, double(r) * double(p) /
+                                    (double(waves) * 132.0 * bm * bn));
+        }
+      EXPECT_GE(t.utilization, best * 0.95 - 1e-12) << r << " x " << p;
+      EXPECT_LE(t.utilization, 1.0 + 1e-12);
+      EXPECT_GE(t.stages, 2);
+      EXPECT_LE(t.stages * t.stageBytes, 227 * 1024 - 1024);
+      EXPECT_TRUE(t.clusterRows == 1 ||
+                  (r + t.blockRows - 1) / t.blockRows >= 2);
+    }
+}
+
+TEST(HopperTiling, FewerSmsMeansFewerTilesPerWave) {
+  // A device with 8 SMs: 1024 x 1024 in 64 tiles of 128x128 is 8 full
+  // waves; the 128x256 tile (32 tiles, 4 waves) is as well used and wider.
+  HopperTiling t = chooseHopperTiling({1024, 1024, 1024, 2}, {8, 227 * 1024});
+  EXPECT_EQ(t.blockRows, 128);
+  EXPECT_EQ(t.blockCols, 256);
+  EXPECT_DOUBLE_EQ(t.utilization, 1.0);
+  EXPECT_EQ(t.clusterRows, 2);
+}
+
+} // namespace
