@@ -6,7 +6,12 @@
 // result. The body allocates device buffers, copies the inputs in, launches
 // the kernel with the configuration of its `stc.kernel_info`, copies the
 // result back and frees the device buffers. An empty result launches
-// nothing (a grid of zero blocks is a launch error).
+// nothing (a grid of zero blocks is a launch error). A staged kernel with a
+// `fallback_kernel` (a dynamic leading dimension) is launched only when the
+// rows it copies with cp.async are 16-byte aligned: the dense operand's
+// leading dimension and the values' row length multiples of `staged_align`
+// elements (the device buffers are this pass's own gpu.allocs, so their
+// base addresses are aligned); otherwise the direct fallback runs.
 //
 // Synchronous gpu ops: gpu-async-region, in the finalize pipeline, turns them
 // into one ordered stream.
@@ -209,8 +214,39 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
     rowTiles = arith::MulIOp::create(b, rowTiles, index(groups));
   gpu::KernelDim3 grid{colTiles, rowTiles, index(1)};
   gpu::KernelDim3 block{index(threads), index(1), index(1)};
-  gpu::LaunchFuncOp::create(b, kernel, grid, block,
-                            /*dynamicSharedMemorySize=*/Value(), kernelArgs);
+  auto launch = [&](gpu::GPUFuncOp k) {
+    gpu::LaunchFuncOp::create(b, k, grid, block,
+                              /*dynamicSharedMemorySize=*/Value(), kernelArgs);
+  };
+  if (auto fallbackName = info.getAs<StringAttr>("fallback_kernel")) {
+    // Same parameters, block and tile, hence the same grid.
+    auto fallback =
+        dyn_cast_or_null<gpu::GPUFuncOp>(SymbolTable::lookupSymbolIn(
+            getOperation(),
+            SymbolRefAttr::get(kernelRef.getRootReference(),
+                               {FlatSymbolRefAttr::get(fallbackName)})));
+    int64_t align = intOf(info, "staged_align");
+    if (!fallback || align < 1)
+      return host.emitError("stc-gpu-host-launch: kernel ")
+             << kernelRef << " has no fallback kernel " << fallbackName
+             << " or no staged_align";
+    auto multiple = [&](Value n) {
+      return arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                   arith::RemUIOp::create(b, n, index(align)),
+                                   index(0));
+    };
+    Value ldAligned = multiple(dim(dense, 1));
+    Value valueRowsAligned = multiple(valueCols);
+    Value aligned = arith::AndIOp::create(b, ldAligned, valueRowsAligned);
+    auto choice = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(choice.thenBlock());
+    launch(kernel);
+    b.setInsertionPointToStart(choice.elseBlock());
+    launch(fallback);
+  } else {
+    launch(kernel);
+  }
   gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out,
                         deviceBuffers.back());
   for (Value device : deviceBuffers)

@@ -21,6 +21,18 @@
 //   accumulator       "f32" or "f16" (the mma.sp's C/D type)
 //   variant           "direct" (fragments from global memory) or "staged"
 //                     (cp.async pipeline through shared memory, ldmatrix)
+//   fallback_kernel   only on a staged kernel whose dense operand has a
+//                     dynamic leading dimension (or, for i8, dynamic value
+//                     rows): a direct kernel with the same params, block,
+//                     tile and grid and no shared memory, to launch instead
+//                     when the rows are not 16-byte aligned, as cuBLAS
+//                     does. It has no kernel_info of its own.
+//   staged_align      with fallback_kernel: the staged kernel needs the
+//                     dense operand's leading dimension (its dimension 1
+//                     as given) and the values' row length (value_cols) to
+//                     be multiples of this many elements (16 bytes: 8
+//                     f16/bf16, 4 f32, 16 i8); device buffers themselves
+//                     must be 16-byte aligned (cudaMalloc's are)
 //   stages            shared-memory stages of the staged kernel (0: direct)
 //   static_shared_bytes  shared memory the kernel declares itself
 //   groups            independent GEMMs whose row tiles the grid's y
@@ -77,6 +89,10 @@ struct GpuKernelInfo {
   int64_t groups = 1;
   std::string metaLayout = "canonical";
   std::string metaKernel;
+  /// The direct fallback of a staged kernel (empty: none) and the element
+  /// multiple its rows need.
+  std::string fallbackKernel;
+  int64_t stagedAlign = 0;
   /// Convolution geometry, in order (empty: not a convolution).
   std::vector<std::pair<std::string, int64_t>> conv;
 
@@ -131,6 +147,12 @@ struct GpuKernelInfo {
     if (!metaKernel.empty())
       attrs.push_back(
           b.getNamedAttr("meta_kernel", b.getStringAttr(metaKernel)));
+    if (!fallbackKernel.empty()) {
+      attrs.push_back(
+          b.getNamedAttr("fallback_kernel", b.getStringAttr(fallbackKernel)));
+      attrs.push_back(
+          b.getNamedAttr("staged_align", b.getI64IntegerAttr(stagedAlign)));
+    }
     if (!conv.empty()) {
       SmallVector<NamedAttribute> geometry;
       for (const auto &[key, value] : conv)

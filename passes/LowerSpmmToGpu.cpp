@@ -24,7 +24,13 @@
 // metadata nibble 0x4, past the edges), so any R, P, K is correct and
 // nothing is read or written out of bounds. The epilogue (alpha, beta * acc,
 // bias, ReLU/GELU, output type) runs on the accumulator registers before the
-// store.
+// store. That is the "direct" kernel; the "staged" one (kernel=auto where
+// it applies) copies each K step of A and B into swizzled shared memory
+// with a multi-stage cp.async pipeline (zero-filled past the edges) and
+// reads fragments with ldmatrix, for f16/bf16, tf32 and i8 (tf32 and i8
+// with a p-major D) when the rows it copies are 16-byte aligned. When that
+// depends on a dynamic leading dimension, both kernels are generated and
+// the host picks one at run time (kernel_info `fallback_kernel`).
 //
 // Host: this pass runs before bufferization, which cannot see through a
 // kernel launch, so it replaces stc.spmm with a call to a private function
@@ -84,14 +90,25 @@ constexpr llvm::StringLiteral kEx2Intrinsic = "llvm.nvvm.ex2.approx";
 constexpr int64_t kARowBytes = 32;
 constexpr int64_t kBPMajorRowBytes = 64;
 
-/// Shared-memory geometry of the staged kernel for a block tile.
+/// Shared-memory geometry of the staged kernel for a block tile. A K step
+/// has the same bytes for every element type (f16/bf16: 32 k, tf32: 16 k,
+/// i8: 64 k): 32 bytes of stored A values per row, 64 bytes of B per
+/// column. A k-major B (16-bit elements only: ldmatrix.trans) is 32 rows
+/// of blockCols elements.
 struct StagedLayout {
   int64_t threads, aBytes, bBytes, bKMajorRowBytes, stageBytes;
-  StagedLayout(int64_t blockRows, int64_t blockCols)
+  StagedLayout(int64_t blockRows, int64_t blockCols, int64_t elemBytes)
       : threads((blockRows / kWarpRows) * (blockCols / kWarpCols) * kWarpSize),
         aBytes(blockRows * kARowBytes), bBytes(blockCols * kBPMajorRowBytes),
-        bKMajorRowBytes(blockCols * 2), stageBytes(aBytes + bBytes) {}
+        bKMajorRowBytes(blockCols * elemBytes), stageBytes(aBytes + bBytes) {}
 };
+
+/// Whether a stc.spmm can use the staged kernel: never (element type and
+/// dense orientation, or a static leading dimension that is not 16-byte
+/// aligned), always (static and aligned), or only when the rows turn out to
+/// be aligned at run time (a dynamic leading dimension: the staged kernel
+/// and a direct fallback, chosen by the host).
+enum class Staging { never, always, ifAligned };
 
 /// The convolution behind an implicit GEMM (stc.conv): D[k][p] is the
 /// im2col element of output pixel p = (n, oh, ow) and filter column
@@ -141,8 +158,11 @@ public:
   void build(gpu::GPUFuncOp func);
   /// The same kernel with A and B staged through shared memory
   /// (`sharedMemory`, stages x StagedLayout::stageBytes) by a cp.async
-  /// pipeline and read
-  /// with ldmatrix. Needs 16-byte aligned rows of D (checked by the caller).
+  /// pipeline and read with ldmatrix (b16; for tf32 each 32-bit register is
+  /// one element, rounded with cvt.rna.tf32.f32 as in build()). Needs
+  /// 16-byte aligned rows of D and of the values, and for tf32 and i8 a
+  /// p-major D (checked by the caller, or at run time by the host when a
+  /// direct fallback exists).
   void buildStaged(gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory);
 
 private:
@@ -643,16 +663,18 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     return LLVM::GEPOp::create(b, base.getType(), i8, base, ValueRange{offset})
         .getResult();
   };
-  // Elements of one chunk: 8 (f16/bf16) or 16 (i8).
+  // Elements of one chunk: 8 (f16/bf16), 4 (tf32) or 16 (i8).
   const int64_t elemsPerChunk = chunkElems();
   const int64_t elemBytes = kChunkBytes / elemsPerChunk;
+  assert((!pb.denseKMajor || elemBytes == 2) &&
+         "a k-major D is staged through ldmatrix.trans: 16-bit elements only");
   auto clampChunk = [&](Value n) {
     return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, n, i32(0)),
                                   i32(elemsPerChunk));
   };
   // Bytes of A and B per stage (see the layout in buildStaged's comment in
   // the header of this file).
-  StagedLayout layout(blockRows, blockCols);
+  StagedLayout layout(blockRows, blockCols, elemBytes);
   auto stageBase = [&](Value slot) {
     return mul(slot, i32(layout.stageBytes));
   };
@@ -704,6 +726,7 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     // A: block rows x 2 chunks; chunk c of row r lives at chunk
     // c ^ ((r >> 2) & 1) (ldmatrix reads 8 rows of one chunk without bank
     // conflicts).
+    // (A row of a K step: 2 chunks of 8 f16/bf16, 4 tf32 or 16 i8 values.)
     forChunks(blockRows * 2, [&](Value id, int64_t) {
       Value row = arith::DivUIOp::create(b, id, i32(2));
       Value c = arith::RemUIOp::create(b, id, i32(2));
@@ -725,8 +748,8 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
     forChunks(bChunks, [&](Value id, int64_t round) {
       Value row, c, valid, phys, offset, index;
       if (!pb.denseKMajor) {
-        // p-major: block cols rows (p) x 4 chunks of 8 k; chunk c of row r at
-        // c ^ ((r >> 1) & 3).
+        // p-major: block cols rows (p) x 4 chunks of 8 k (tf32: 4, i8: 16);
+        // chunk c of row r at c ^ ((r >> 1) & 3).
         row = arith::DivUIOp::create(b, id, i32(4));
         c = arith::RemUIOp::create(b, id, i32(4));
         Value p = add(blockCol, row);
@@ -822,6 +845,12 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
         if (pb.inputType.isF16())
           word = LLVM::BitcastOp::create(b, VectorType::get({2}, pb.inputType),
                                          word);
+        // tf32: one f32 per register, rounded to nearest as in build().
+        if (pb.tf32)
+          word = NVVM::ConvertFloatToTF32Op::create(
+              b, b.getI32Type(),
+              LLVM::BitcastOp::create(b, b.getF32Type(), word),
+              NVVM::FPRoundingMode::RNA);
         regs.push_back(word);
       }
       return regs;
@@ -831,7 +860,10 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
         b.getContext(), {i32Type, i32Type, i32Type, i32Type});
     auto shape = NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8);
     // A: ldmatrix.x4 per 16-row tile; lane L addresses row
-    // (L % 8) + 8 ((L / 8) % 2) of the tile, chunk L / 16.
+    // (L % 8) + 8 ((L / 8) % 2) of the tile, chunk L / 16. Register j of
+    // lane (g, t) is row g + 8 (j % 2), bytes 4t .. 4t + 3 of chunk j / 2:
+    // stored columns 2t, 2t + 1 (+ 8) for f16/bf16, t (+ 4) for tf32, 4t ..
+    // 4t + 3 (+ 16) for i8, the A fragment of each (see build()).
     SmallVector<SmallVector<Value, 4>> aRegs(kRowTiles);
     for (int64_t i = 0; i < kRowTiles; ++i) {
       Value row =
@@ -853,8 +885,10 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
       aRegs[i] = regsOf(frag);
     }
     SmallVector<Value, 2> metaWords = metadataWords(loop.getInductionVar());
-    // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7 (i8:
-    // 16q .. 16q + 15; the same bytes).
+    // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7 (tf32:
+    // 4q .. 4q + 3, i8: 16q .. 16q + 15; the same bytes). Lane (g, t) gets
+    // bytes 4t .. 4t + 3 of column p = g: D[2t, 2t + 1 (+ 8q)][g], tf32
+    // D[t + 4q][g], i8 D[4t .. 4t + 3 (+ 16q)][g], as build() loads them.
     SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
     for (int64_t j = 0; j < kColTiles; ++j) {
       Value offset;
@@ -1000,11 +1034,15 @@ private:
   LogicalResult lower(ConvOp op, gpu::GPUModuleOp kernels, unsigned index);
   /// Generates kernel `name` for `pb` (canonical sizes r, p, k; dynamic ones
   /// ShapedType::kDynamic) and its stc.kernel_info, which `info` brings in
-  /// with the op-specific fields set. `stageable` says whether the staged
+  /// with the op-specific fields set. `staging` says whether the staged
   /// kernel applies; `why` what it needs, for the error of kernel=staged.
+  /// Staging::ifAligned gives the staged kernel `name` and a direct one,
+  /// `name`_direct, with the same parameters, block and tile, which the
+  /// host launches instead when the rows are not 16-byte aligned
+  /// (kernel_info `fallback_kernel`, `staged_align`).
   LogicalResult emitKernel(Operation *op, gpu::GPUModuleOp kernels,
                            const Problem &pb, int64_t r, int64_t p, int64_t k,
-                           bool stageable, StringRef why, GpuKernelInfo info);
+                           Staging staging, StringRef why, GpuKernelInfo info);
   /// The metadata operand of kernel `info.kernel`: kernel-ready words
   /// (docs/GPU-LAYOUT.md, group after group) computed here when `meta` is a
   /// constant, else `meta` itself, which the host converts on the device
@@ -1070,7 +1108,7 @@ static LogicalResult checkGpuPattern(OpTy op) {
 LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
                                          gpu::GPUModuleOp kernels,
                                          const Problem &pb, int64_t r,
-                                         int64_t p, int64_t k, bool stageable,
+                                         int64_t p, int64_t k, Staging staging,
                                          StringRef why, GpuKernelInfo info) {
   MLIRContext *ctx = op->getContext();
   Location loc = op->getLoc();
@@ -1080,6 +1118,11 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
     tileRows = blockRows;
   if (blockCols)
     tileCols = blockCols;
+  bool staged = kernelVariant == "staged" ||
+                (kernelVariant == "auto" && staging != Staging::never);
+  if (staged && staging == Staging::never)
+    return op->emitError("stc-lower-spmm-to-gpu: kernel=staged needs ") << why;
+  bool fallback = staged && staging == Staging::ifAligned;
 
   // Parameters: the buffers, then the canonical problem's sizes, then a
   // convolution's.
@@ -1102,20 +1145,21 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
   paramTypes.append(paramNames.size() - numPointers, IntegerType::get(ctx, 32));
   ImplicitLocOpBuilder kb(loc, ctx);
   kb.setInsertionPointToEnd(kernels.getBody());
-  auto kernel =
-      gpu::GPUFuncOp::create(kb, name, FunctionType::get(ctx, paramTypes, {}));
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
   int64_t threads = (tileRows / kWarpRows) * (tileCols / kWarpCols) * 32;
-  kernel.setKnownBlockSizeAttr(
-      kb.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
-  bool staged =
-      kernelVariant == "staged" || (kernelVariant == "auto" && stageable);
-  if (staged && !stageable)
-    return op->emitError("stc-lower-spmm-to-gpu: kernel=staged needs ") << why;
-  KernelBuilder builder(kb, pb, tileRows, tileCols, stages, orderedMetadata);
+  auto newKernel = [&](const std::string &kernelName) {
+    auto kernel = gpu::GPUFuncOp::create(
+        kb, kernelName, FunctionType::get(ctx, paramTypes, {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+    kernel.setKnownBlockSizeAttr(
+        kb.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+    return kernel;
+  };
+  auto kernel = newKernel(name);
   int64_t sharedBytes = 0;
   if (staged) {
-    sharedBytes = stages * StagedLayout(tileRows, tileCols).stageBytes;
+    int64_t elemBytes = pb.inputType.getIntOrFloatBitWidth() / 8;
+    sharedBytes =
+        stages * StagedLayout(tileRows, tileCols, elemBytes).stageBytes;
     OpBuilder gb(kernels.getBodyRegion());
     gb.setInsertionPointToStart(kernels.getBody());
     auto arrayType =
@@ -1123,9 +1167,20 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
     auto smem = LLVM::GlobalOp::create(
         gb, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
         name + "_smem", Attribute(), /*alignment=*/16, /*addrSpace=*/3);
-    builder.buildStaged(kernel, smem);
+    KernelBuilder(kb, pb, tileRows, tileCols, stages, orderedMetadata)
+        .buildStaged(kernel, smem);
+    if (fallback) {
+      // The direct kernel for rows the staged one cannot copy: same
+      // parameters, block and tile (so the same grid), no shared memory.
+      kb.setInsertionPointToEnd(kernels.getBody());
+      info.fallbackKernel = name + "_direct";
+      info.stagedAlign = kChunkBytes / elemBytes;
+      KernelBuilder(kb, pb, tileRows, tileCols, stages, orderedMetadata)
+          .build(newKernel(info.fallbackKernel));
+    }
   } else {
-    builder.build(kernel);
+    KernelBuilder(kb, pb, tileRows, tileCols, stages, orderedMetadata)
+        .build(kernel);
   }
 
   // What tools (stc-compile --kernel-info) and the host lowering need to
@@ -1356,42 +1411,46 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   int64_t k = op.getStaticReductionSize();
   // The staged kernel copies 16-byte chunks of rows of D and of the values
   // with cp.async: D's leading dimension (the dense operand's dimension 1
-  // whichever way it is used) must be static and a multiple of 16 bytes.
-  // Canonical f16/bf16 value rows always are (Kp / 2 elements, Kp a
-  // multiple of 16); i8 value rows (Kp / 2 bytes) only when Kp is a
-  // multiple of 32. i8 also needs D p-major: ldmatrix.trans, which turns
-  // k-major tiles into B fragments, moves 16-bit elements, not bytes.
+  // whichever way it is used) must be a multiple of 16 bytes. Canonical
+  // f16/bf16 and tf32 value rows always are (Kp / 2 elements, Kp a multiple
+  // of 16, resp. 8); i8 value rows (Kp / 2 bytes) only when Kp is a
+  // multiple of 32. tf32 and i8 also need D p-major: ldmatrix.trans, which
+  // turns k-major tiles into B fragments, moves 16-bit elements. A dynamic
+  // size is checked at run time: the staged kernel with a direct fallback.
   int64_t staticLd = op.getDense().getType().getDimSize(1);
   int64_t elemBytes = pb.inputType.getIntOrFloatBitWidth() / 8;
+  int64_t align = 16 / elemBytes;
   int64_t staticValueCols = op.getValues().getType().getDimSize(1);
-  bool stageable = !pb.tf32 && !ShapedType::isDynamic(staticLd) &&
-                   (staticLd * elemBytes) % 16 == 0;
+  SmallVector<int64_t, 2> rowLengths = {staticLd};
   if (pb.int8)
-    stageable = stageable && !pb.denseKMajor &&
-                !ShapedType::isDynamic(staticValueCols) &&
-                staticValueCols % 16 == 0;
+    rowLengths.push_back(staticValueCols);
+  Staging staging = Staging::always;
+  if ((pb.tf32 || pb.int8) && pb.denseKMajor)
+    staging = Staging::never;
+  for (int64_t n : rowLengths) {
+    if (staging == Staging::never)
+      break;
+    if (ShapedType::isDynamic(n))
+      staging = Staging::ifAligned;
+    else if (n % align != 0)
+      staging = Staging::never;
+  }
+  auto size = [](int64_t n) {
+    return ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n);
+  };
   std::string why;
   llvm::raw_string_ostream whyStream(why);
+  whyStream << "for '" << pb.inputType << "' operands a dense operand ";
+  if (pb.tf32 || pb.int8)
+    whyStream << "with K contiguous (a sparse rhs with dense M x K, or a "
+                 "sparse lhs with dense_transposed) ";
+  whyStream << "whose leading dimension " << (pb.int8 ? "and value rows " : "")
+            << (pb.int8 ? "are multiples" : "is a multiple") << " of " << align
+            << " elements (16 bytes), got a "
+            << (pb.denseKMajor ? "k-major" : "p-major")
+            << " dense operand with leading dimension " << size(staticLd);
   if (pb.int8)
-    whyStream << "for i8 operands a dense operand with K contiguous (a "
-                 "sparse rhs with dense M x K, or a sparse lhs with "
-                 "dense_transposed) whose leading dimension and value rows "
-                 "are static multiples of 16, got a "
-              << (pb.denseKMajor ? "k-major" : "p-major")
-              << " dense operand, leading dimension "
-              << (ShapedType::isDynamic(staticLd) ? std::string("?")
-                                                  : std::to_string(staticLd))
-              << " and "
-              << (ShapedType::isDynamic(staticValueCols)
-                      ? std::string("?")
-                      : std::to_string(staticValueCols))
-              << " values per row";
-  else
-    whyStream << "f16/bf16 and a static leading dimension of the dense operand "
-                 "that is a multiple of 8, got "
-              << "'" << pb.inputType << "' and "
-              << (ShapedType::isDynamic(staticLd) ? std::string("?")
-                                                  : std::to_string(staticLd));
+    whyStream << " and " << size(staticValueCols) << " values per row";
   GpuKernelInfo info;
   info.kernel = "stc_spmm_" + std::to_string(index);
   FailureOr<Value> meta =
@@ -1401,7 +1460,7 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
     return failure();
   info.sparseLhs = pb.sparseLhs;
   info.denseTransposed = op.getDenseTransposed();
-  if (failed(emitKernel(op, kernels, pb, r, p, k, stageable, why, info)))
+  if (failed(emitKernel(op, kernels, pb, r, p, k, staging, why, info)))
     return failure();
 
   // The host side: a call to a private function on buffers, defined after
@@ -1469,7 +1528,8 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
   int64_t k = op.getFlatReductionSize();
   // A 16-byte cp.async chunk is 8 consecutive channels of one tap: whole
   // taps need C % 8 == 0 (which also aligns every chunk).
-  bool stageable = !pb.tf32 && cg.c % 8 == 0;
+  Staging staging =
+      !pb.tf32 && cg.c % 8 == 0 ? Staging::always : Staging::never;
   std::string why;
   llvm::raw_string_ostream(why)
       << "f16/bf16 and input channels per group that are a multiple of 8, "
@@ -1501,7 +1561,7 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
                {"W", inputType.getDimSize(2)},
                {"OH", resultType.getDimSize(1)},
                {"OW", resultType.getDimSize(2)}};
-  if (failed(emitKernel(op, kernels, pb, r, p, k, stageable, why, info)))
+  if (failed(emitKernel(op, kernels, pb, r, p, k, staging, why, info)))
     return failure();
 
   SmallVector<Value> tensors = {op.getValues(), *meta, op.getInput()};

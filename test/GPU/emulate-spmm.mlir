@@ -18,7 +18,9 @@
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=7 --check 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=8 --check 2>&1 | FileCheck %s
 // f32 operands are computed as tf32 with the 1:2 pattern (mma.sp
-// m16n8k16, direct kernel); tolerance 1e-3 (DESIGN section 7).
+// m16n8k16; here a k-major dense operand: the direct kernel; the staged
+// one: emulate-spmm-staged-tf32-dynamic.mlir); tolerance 1e-3 (DESIGN
+// section 7).
 // RUN: stc-run %s --device=emulate --entry=tf32_lhs_relu --random-inputs --seed=13 --check 2>&1 | FileCheck %s --check-prefix=TF32
 // TF32: stc-run: check: result #0 relative error {{.*}} (tolerance 1e-03): PASS
 // Other block tiles and pipeline depths (warps are 32 x 32: 8 and 16 warps
@@ -34,14 +36,18 @@
 // RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=15 --check --gpu-accumulate=f16 --gpu-kernel=direct 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=linear_force --sparsity=force --random-inputs --seed=16 --check --gpu-accumulate=f16 2>&1 | FileCheck %s
 // Which kernel each program gets (kernel=auto: staged where the dense
-// operand's rows are 16-byte aligned), so that both are covered above.
+// operand's rows are 16-byte aligned; with a dynamic leading dimension the
+// staged kernel and a direct fallback, which the host launches for the odd
+// 45-element rows of rhs_transposed_dynamic_gelu_erf above), so that both
+// are covered above. tf32 with a k-major dense operand stays direct.
 // RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
 // CHECK: stc-run: device: emulate (sm_80 kernels on the CPU)
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
 // VARIANTS: kernel = "stc_spmm_0"{{.*}}variant = "direct"
 // VARIANTS: kernel = "stc_spmm_1"{{.*}}variant = "direct"
 // VARIANTS: kernel = "stc_spmm_2"{{.*}}variant = "staged"
-// VARIANTS: kernel = "stc_spmm_3"{{.*}}variant = "direct"
+// VARIANTS: fallback_kernel = "stc_spmm_3_direct"{{.*}}kernel = "stc_spmm_3"{{.*}}staged_align = 8{{.*}}variant = "staged"
+// VARIANTS: gpu.func @stc_spmm_3_direct(
 // VARIANTS: kernel = "stc_spmm_4"{{.*}}variant = "staged"
 // VARIANTS: kernel = "stc_spmm_5"{{.*}}variant = "staged"
 // VARIANTS: kernel = "stc_spmm_6"{{.*}}variant = "staged"

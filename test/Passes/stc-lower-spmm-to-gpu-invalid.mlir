@@ -6,9 +6,16 @@
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=fastest 2>&1 | FileCheck %s --check-prefix=VARIANT
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=accumulate=f64 2>&1 | FileCheck %s --check-prefix=ACCUMULATE
 
-// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs f16/bf16 and a static leading dimension of the dense operand that is a multiple of 8, got 'f16' and ?
-// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for i8 operands a dense operand with K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed) whose leading dimension and value rows are static multiples of 16, got a k-major dense operand, leading dimension 48 and 32 values per row
-// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for i8 operands {{.*}}, got a p-major dense operand, leading dimension 72 and 40 values per row
+// kernel=staged is an error only where the staged kernel can never run: a
+// static leading dimension that is not 16-byte aligned, or a k-major dense
+// operand of 32-bit (tf32) or 8-bit elements. (A dynamic leading dimension
+// gets the staged kernel and a direct fallback the host picks at run time:
+// stc-lower-spmm-to-gpu-dynamic-ld.mlir.)
+// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'f16' operands a dense operand whose leading dimension is a multiple of 8 elements (16 bytes), got a k-major dense operand with leading dimension 12
+// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'i8' operands a dense operand with K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed) whose leading dimension and value rows are multiples of 16 elements (16 bytes), got a k-major dense operand with leading dimension 48 and 32 values per row
+// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'i8' operands {{.*}}, got a p-major dense operand with leading dimension 72 and 40 values per row
+// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'f32' operands a dense operand with K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed) whose leading dimension is a multiple of 4 elements (16 bytes), got a k-major dense operand with leading dimension 40
+// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'f32' operands {{.*}}, got a k-major dense operand with leading dimension ?
 // VARIANT: error: stc-lower-spmm-to-gpu: unknown kernel 'fastest' (expected auto, direct or staged)
 // ACCUMULATE: error: stc-lower-spmm-to-gpu: unknown accumulate 'f64' (expected f32 or f16)
 // TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (0: the heuristic's choice), got 96 x 0
@@ -22,10 +29,10 @@ func.func @f32_operands(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %d: tensor<
 
 // -----
 
-func.func @dynamic_dense(%v: tensor<16x8xf16>, %m: tensor<16x1xi16>, %d: tensor<16x?xf16>) -> tensor<16x?xf32> {
+func.func @unaligned_dense(%v: tensor<16x8xf16>, %m: tensor<16x1xi16>, %d: tensor<16x12xf16>) -> tensor<16x12xf32> {
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
-      : tensor<16x8xf16>, tensor<16x1xi16>, tensor<16x?xf16> -> tensor<16x?xf32>
-  return %y : tensor<16x?xf32>
+      : tensor<16x8xf16>, tensor<16x1xi16>, tensor<16x12xf16> -> tensor<16x12xf32>
+  return %y : tensor<16x12xf32>
 }
 
 // -----
@@ -56,4 +63,22 @@ func.func @i8_ragged_k(%v: tensor<24x40xi8>, %m: tensor<24x5xi16>, %x: tensor<20
   %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
       : tensor<24x40xi8>, tensor<24x5xi16>, tensor<20x72xi8> -> tensor<20x24xi32>
   return %y : tensor<20x24xi32>
+}
+
+// -----
+
+// tf32 with a k-major dense operand (K x N, N contiguous), static or
+// dynamic: no ldmatrix.trans for 32-bit elements.
+func.func @tf32_k_major(%v: tensor<64x16xf32>, %m: tensor<64x4xi16>, %d: tensor<32x40xf32>) -> tensor<64x40xf32> {
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<1:2>, sparse = #stc.operand<lhs>}
+      : tensor<64x16xf32>, tensor<64x4xi16>, tensor<32x40xf32> -> tensor<64x40xf32>
+  return %y : tensor<64x40xf32>
+}
+
+// -----
+
+func.func @tf32_k_major_dynamic(%v: tensor<64x16xf32>, %m: tensor<64x4xi16>, %d: tensor<32x?xf32>) -> tensor<64x?xf32> {
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<1:2>, sparse = #stc.operand<lhs>}
+      : tensor<64x16xf32>, tensor<64x4xi16>, tensor<32x?xf32> -> tensor<64x?xf32>
+  return %y : tensor<64x?xf32>
 }
