@@ -75,7 +75,7 @@ void EmulateGpuKernels::declareRuntime() {
                                   FunctionType::get(ctx, args, {}));
     f.setPrivate();
   };
-  declare(kLaunchFn, {kernelType(), i64, i64, i64, ptr});
+  declare(kLaunchFn, {kernelType(), i64, i64, i64, ptr, ptr});
   declare(kMmaFn, {i32, i32, ptr, ptr, ptr, i32, i32, ptr});
   declare(kLdmatrixFn, {ptr, i32, i32, ptr});
   declare(kCpAsyncFn, {ptr, ptr, i32, i32});
@@ -456,9 +456,26 @@ void EmulateGpuKernels::runOnOperation() {
       Value kernelRef = func::ConstantOp::create(
           b, it->second.getFunctionType(),
           FlatSymbolRefAttr::get(it->second.getSymNameAttr()));
+      // The kernel's name, NUL-terminated, for the emulator's launch trace
+      // (STC_EMU_TRACE): which of several kernels the host chose is visible
+      // to tests.
+      StringRef kernelName = launch.getKernelName().getValue();
+      std::string nameSymbol = ("stc_emu_name_" + kernelName).str();
+      auto nameType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
+                                               kernelName.size() + 1);
+      if (!module.lookupSymbol(nameSymbol)) {
+        OpBuilder gb(module.getBodyRegion());
+        gb.setInsertionPointToStart(module.getBody());
+        LLVM::GlobalOp::create(
+            gb, op->getLoc(), nameType,
+            /*isConstant=*/true, LLVM::Linkage::Private, nameSymbol,
+            gb.getStringAttr((kernelName + Twine('\0')).str()));
+      }
+      Value name = LLVM::AddressOfOp::create(b, LLVM::LLVMPointerType::get(ctx),
+                                             nameSymbol);
       func::CallOp::create(b, kLaunchFn, TypeRange{},
                            ValueRange{kernelRef, toI64(grid.x), toI64(grid.y),
-                                      toI64(block.x), params});
+                                      toI64(block.x), params, name});
       op->erase();
     }
   }

@@ -56,11 +56,21 @@ thread_local int currentLane = 0;
 } // namespace
 
 extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
-                               int64_t gridY, int64_t threads,
-                               int64_t *params) {
+                               int64_t gridY, int64_t threads, int64_t *params,
+                               const char *name) {
   if (threads <= 0 || threads % 32 != 0 || threads > 1024)
     fail("a block of " + std::to_string(threads) +
          " threads (expected a multiple of 32 up to 1024)");
+  static const bool trace = [] {
+    const char *env = std::getenv("STC_EMU_TRACE");
+    return env && *env && std::string(env) != "0";
+  }();
+  if (trace)
+    std::fprintf(stderr,
+                 "stc-emu: launch %s: %lld x %lld blocks of %lld "
+                 "threads\n",
+                 name ? name : "?", (long long)gridX, (long long)gridY,
+                 (long long)threads);
   int64_t warps = threads / 32;
   for (int64_t by = 0; by < gridY; ++by) {
     for (int64_t bx = 0; bx < gridX; ++bx) {

@@ -24,11 +24,13 @@ extern "C" {
 typedef void (*stc_emu_kernel_fn)(int64_t *params, int32_t thread,
                                   int32_t blockX, int32_t blockY);
 
-/* Runs `kernel` on a grid of grid_x x grid_y blocks of `threads` threads
- * (a multiple of 32). Blocks run one after the other; the threads of a
- * block concurrently. */
+/* Runs `kernel` (named `name`) on a grid of grid_x x grid_y blocks of
+ * `threads` threads (a multiple of 32). Blocks run one after the other; the
+ * threads of a block concurrently. With STC_EMU_TRACE set (not "0") in the
+ * environment, each launch prints "stc-emu: launch NAME: X x Y blocks of T
+ * threads" to stderr. */
 void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t grid_x, int64_t grid_y,
-                    int64_t threads, int64_t *params);
+                    int64_t threads, int64_t *params, const char *name);
 
 /* mma.sp(::ordered_metadata).sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>
  * for the calling thread's lane, input_kind giving the shape and types:

@@ -6,7 +6,8 @@
 // rejects a cp.async from an address that is not 16-byte aligned, so the
 // runs with an odd leading dimension pass only if the host launches the
 // direct fallback; with an aligned one the host launches the staged kernel
-// (the scf.if: stc-gpu-host-launch-fallback.mlir).
+// (the scf.if: stc-gpu-host-launch-fallback.mlir; STC_EMU_TRACE shows which
+// kernel ran).
 // REQUIRES: numpy
 // Static tf32 with a p-major dense operand: ragged M, N and K (K = 36: the
 // last of 3 K steps half empty), bias and ReLU; K = 100 over 7 steps (the
@@ -20,8 +21,11 @@
 // N = 72 (144-byte rows: staged) and N = 45 (90-byte rows: the fallback).
 // RUN: %python -c "import numpy as np; np.save('%t.b72.npy', np.random.default_rng(5).standard_normal((80, 72)).astype(np.float16))"
 // RUN: %python -c "import numpy as np; np.save('%t.b45.npy', np.random.default_rng(6).standard_normal((80, 45)).astype(np.float16))"
-// RUN: stc-run %s --device=emulate --entry=f16_dynamic_ld --input=%t.b72.npy --random-inputs --seed=5 --check 2>&1 | FileCheck %s
-// RUN: stc-run %s --device=emulate --entry=f16_dynamic_ld --input=%t.b45.npy --random-inputs --seed=6 --check 2>&1 | FileCheck %s
+// The emulator's launch trace shows which kernel the host chose: the
+// staged one for a leading dimension of 72 (a multiple of 8), the direct
+// fallback for 45.
+// RUN: env STC_EMU_TRACE=1 stc-run %s --device=emulate --entry=f16_dynamic_ld --input=%t.b72.npy --random-inputs --seed=5 --check 2>&1 | FileCheck %s --check-prefixes=CHECK,ALIGNED
+// RUN: env STC_EMU_TRACE=1 stc-run %s --device=emulate --entry=f16_dynamic_ld --input=%t.b45.npy --random-inputs --seed=6 --check 2>&1 | FileCheck %s --check-prefixes=CHECK,UNALIGNED
 // RUN: stc-run %s --device=emulate --entry=f16_dynamic_ld --input=%t.b45.npy --random-inputs --seed=7 --check --gpu-kernel=staged --gpu-block-rows=128 --gpu-block-cols=128 2>&1 | FileCheck %s
 // Dynamic leading dimension, tf32 with a p-major dense operand (B^T, N x K;
 // everything dynamic): K = 36 (staged) and K = 30 (the fallback; the
@@ -33,6 +37,10 @@
 // Which kernels each program gets.
 // RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
 // CHECK: stc-run: device: emulate (sm_80 kernels on the CPU)
+// ALIGNED-NOT: stc_spmm_2_direct
+// ALIGNED: stc-emu: launch stc_spmm_2: {{.*}} blocks of 128 threads
+// ALIGNED-NOT: stc_spmm_2_direct
+// UNALIGNED: stc-emu: launch stc_spmm_2_direct: {{.*}} blocks of 128 threads
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
 // TF32: stc-run: check: result #0 relative error {{.*}} (tolerance 1e-03): PASS
 // VARIANTS: gpu.func @stc_spmm_0(

@@ -163,7 +163,7 @@ TEST(GpuEmulatorI8, AllIntegerKindsMatchDenseProduct) {
       EXPECT_EQ(cs.nibblesUsed.size(), 6u) << "kind " << cs.kind;
 
   int64_t params[1] = {reinterpret_cast<int64_t>(warps)};
-  stc_emu_launch(&kernel, 1, 1, 64, params);
+  stc_emu_launch(&kernel, 1, 1, 64, params, "i8_kinds");
 
   for (int w = 0; w < 2; ++w)
     for (const Case &cs : warps[w]) {
@@ -198,7 +198,7 @@ TEST(GpuEmulatorI8, SignednessAndWrapping) {
   u8.kind = 6; // the same registers read as u8 x u8
   warps[0] = {s8, u8};
   int64_t params[1] = {reinterpret_cast<int64_t>(warps)};
-  stc_emu_launch(&kernel, 1, 1, 32, params);
+  stc_emu_launch(&kernel, 1, 1, 32, params, "i8_wrap");
   EXPECT_EQ(warps[0][0].d, warps[0][0].expected);
   EXPECT_NE(warps[0][1].d, warps[0][0].d);
   int wrapped = 0;
