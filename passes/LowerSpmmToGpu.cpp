@@ -218,6 +218,19 @@ private:
   /// Four i8 elements packed as one i32 register (element 0 in the low
   /// byte), the form of every i8 mma operand register.
   Value packQuad(ArrayRef<Value> bytes);
+  /// The 32-bit operand register of `elems` (1 tf32, 2 f16/bf16 or 4 i8).
+  /// An f32 is rounded to tf32 (cvt.rna.tf32.f32, as cuBLAS does) rather
+  /// than left to mma.sp, which ignores the low 13 bits (truncation, a
+  /// bias that grows with K).
+  Value packRegister(ArrayRef<Value> elems) {
+    if (elems.size() == 4)
+      return packQuad(elems);
+    if (elems.size() == 2)
+      return packPair(elems[0], elems[1]);
+    return NVVM::ConvertFloatToTF32Op::create(b, b.getI32Type(), elems[0],
+                                              NVVM::FPRoundingMode::RNA)
+        .getResult();
+  }
   Value activation(Value x);
 
   /// Kernel arguments and thread coordinates, and the pieces both kernels
@@ -559,90 +572,49 @@ void KernelBuilder::build(gpu::GPUFuncOp func) {
     b.setInsertionPointToStart(loop.getBody());
     Value k0 = mul(loop.getInductionVar(), i32(mmaK()));
     Value valueCol0 = arith::DivUIOp::create(b, k0, i32(2));
-    // One tf32 element per register: stored column t (+ 4 for j >= 2) of
-    // A, dense row t + 4q of B, rounded to nearest (cvt.rna.tf32.f32, as
-    // cuBLAS does) rather than left to mma.sp, which ignores the low 13
-    // bits (truncation, a bias that grows with K).
-    auto tf32Reg = [&](Value inBounds, Value base, Value index) {
-      Value v = loadIf(inBounds, base, pb.inputType, index, inputZero);
-      return NVVM::ConvertFloatToTF32Op::create(b, b.getI32Type(), v,
-                                                NVVM::FPRoundingMode::RNA)
-          .getResult();
-    };
+    // Every operand register is 32 bits of E = 32 / element bits
+    // consecutive elements (E = 1 tf32, 2 f16/bf16, 4 i8), so the fragment
+    // tables of the three shapes are one formula in E (PTX ISA, mma.sp
+    // m16n8k16.tf32 / m16n8k32.f16 / m16n8k64.s8):
+    //   A register j: row g + 8 (j & 1), stored columns
+    //                 E t + 4 E (j >> 1) + {0 .. E - 1};
+    //   B register q: column g, dense rows E t + 4 E q + {0 .. E - 1}.
+    const int64_t perReg = 32 / pb.inputType.getIntOrFloatBitWidth();
 
-    // A fragments of each 16-row tile. Register j holds row g + 8 (j & 1),
-    // stored columns 2t, 2t + 1 (+ 8 for j >= 2).
+    // A fragments of each 16-row tile.
     SmallVector<SmallVector<Value, 4>> aRegs(kRowTiles);
     for (int64_t i = 0; i < kRowTiles; ++i) {
       Value r0 = add(rowBase, i32(i * kMmaM));
       for (int64_t j = 0; j < 4; ++j) {
         Value row = add(add(r0, g), i32(8 * (j & 1)));
-        if (pb.tf32) {
-          Value col = add(add(valueCol0, t), i32(4 * (j >> 1)));
-          Value ok = both(lt(row, rows), lt(col, valueCols));
-          Value index = add(mul(wide(row), wide(valueCols)), wide(col));
-          aRegs[i].push_back(tf32Reg(ok, values, index));
-          continue;
-        }
         Value rowOk = lt(row, rows);
-        if (pb.int8) {
-          // i8 (m16n8k64): register j holds stored bytes 4t .. 4t + 3
-          // (+ 16 for j >= 2) of row g + 8 (j & 1).
-          Value col = add(add(valueCol0, mul(t, i32(4))), i32(16 * (j >> 1)));
-          SmallVector<Value, 4> quad;
-          for (int64_t e = 0; e < 4; ++e) {
-            Value c = add(col, i32(e));
-            Value ok = both(rowOk, lt(c, valueCols));
-            Value index = add(mul(wide(row), wide(valueCols)), wide(c));
-            quad.push_back(loadIf(ok, values, pb.inputType, index, inputZero));
-          }
-          aRegs[i].push_back(packQuad(quad));
-          continue;
-        }
-        Value col = add(add(valueCol0, mul(t, i32(2))), i32(8 * (j >> 1)));
-        SmallVector<Value, 2> pair;
-        for (int64_t e = 0; e < 2; ++e) {
+        Value col = add(add(valueCol0, mul(t, i32(perReg))),
+                        i32(4 * perReg * (j >> 1)));
+        SmallVector<Value, 4> elems;
+        for (int64_t e = 0; e < perReg; ++e) {
           Value c = add(col, i32(e));
           Value ok = both(rowOk, lt(c, valueCols));
           Value index = add(mul(wide(row), wide(valueCols)), wide(c));
-          pair.push_back(loadIf(ok, values, pb.inputType, index, inputZero));
+          elems.push_back(loadIf(ok, values, pb.inputType, index, inputZero));
         }
-        aRegs[i].push_back(packPair(pair[0], pair[1]));
+        aRegs[i].push_back(packRegister(elems));
       }
     }
     SmallVector<Value, 2> metaWords = metadataWords(loop.getInductionVar());
 
-    // B fragments of each 8-column tile: register q holds D[k][p] for
-    // p = col + g and k = k0 + 2t + 8q + {0, 1} (i8: k0 + 4t + 16q +
-    // {0 .. 3}).
+    // B fragments of each 8-column tile (p = col + g).
     SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
     for (int64_t j = 0; j < kColTiles; ++j) {
       Value p = bCols[j];
       const PixelOrigin &origin = bOrigins[j];
       for (int64_t q = 0; q < 4; ++q) {
-        if (pb.tf32) {
-          Value k = add(add(k0, t), i32(4 * q));
+        SmallVector<Value, 4> elems;
+        for (int64_t e = 0; e < perReg; ++e) {
+          Value k = add(add(k0, mul(t, i32(perReg))), i32(4 * perReg * q + e));
           auto [ok, index] = denseElement(origin, p, k);
-          bRegs[j].push_back(tf32Reg(ok, dense, index));
-          continue;
+          elems.push_back(loadIf(ok, dense, pb.inputType, index, inputZero));
         }
-        if (pb.int8) {
-          SmallVector<Value, 4> quad;
-          for (int64_t e = 0; e < 4; ++e) {
-            Value k = add(add(k0, mul(t, i32(4))), i32(16 * q + e));
-            auto [ok, index] = denseElement(origin, p, k);
-            quad.push_back(loadIf(ok, dense, pb.inputType, index, inputZero));
-          }
-          bRegs[j].push_back(packQuad(quad));
-          continue;
-        }
-        SmallVector<Value, 2> pair;
-        for (int64_t e = 0; e < 2; ++e) {
-          Value k = add(add(k0, mul(t, i32(2))), i32(8 * q + e));
-          auto [ok, index] = denseElement(origin, p, k);
-          pair.push_back(loadIf(ok, dense, pb.inputType, index, inputZero));
-        }
-        bRegs[j].push_back(packPair(pair[0], pair[1]));
+        bRegs[j].push_back(packRegister(elems));
       }
     }
     scf::YieldOp::create(
