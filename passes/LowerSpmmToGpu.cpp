@@ -1498,14 +1498,18 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
     p = resultType.getDimSize(0) * resultType.getDimSize(1) *
         resultType.getDimSize(2);
   int64_t k = op.getFlatReductionSize();
-  // A 16-byte cp.async chunk is 8 consecutive channels of one tap: whole
-  // taps need C % 8 == 0 (which also aligns every chunk).
+  // A 16-byte cp.async chunk is 8 consecutive f16/bf16 channels of one
+  // tap, or 4 f32 (tf32) ones: whole taps need C to be a multiple of that
+  // (which also aligns every chunk, and for tf32 makes Cp = C). The
+  // im2col matrix is p-major, which tf32 needs (no ldmatrix.trans of
+  // 32-bit elements).
+  int64_t channelsPerChunk = pb.tf32 ? 4 : 8;
   Staging staging =
-      !pb.tf32 && cg.c % 8 == 0 ? Staging::always : Staging::never;
+      cg.c % channelsPerChunk == 0 ? Staging::always : Staging::never;
   std::string why;
   llvm::raw_string_ostream(why)
-      << "f16/bf16 and input channels per group that are a multiple of 8, "
-         "got "
+      << "input channels per group that are a multiple of 8 (f16/bf16) or "
+         "4 (f32 as tf32), got "
       << "'" << pb.inputType << "' and " << cg.c;
   GpuKernelInfo info;
   info.kernel = "stc_conv_" + std::to_string(index);

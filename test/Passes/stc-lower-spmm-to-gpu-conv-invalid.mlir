@@ -12,7 +12,7 @@ func.func @conv_f32_two_four(%v: tensor<8x8xf32>, %m: tensor<8x1xi16>, %x: tenso
 // -----
 
 func.func @conv_staged_ragged_channels(%v: tensor<8x24xf16>, %m: tensor<8x3xi16>, %x: tensor<1x8x8x6xf16>) -> tensor<1x6x6x8xf16> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: kernel=staged needs f16/bf16 and input channels per group that are a multiple of 8, got 'f16' and 3}}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: kernel=staged needs input channels per group that are a multiple of 8 (f16/bf16) or 4 (f32 as tf32), got 'f16' and 3}}
   %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>, groups = 2}
       : tensor<8x24xf16>, tensor<8x3xi16>, tensor<1x8x8x6xf16> -> tensor<1x6x6x8xf16>
   return %y : tensor<1x6x6x8xf16>
