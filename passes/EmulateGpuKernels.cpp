@@ -9,7 +9,10 @@
 //   %blockX, %blockY: i32): its parameters are read from the array of
 //   64-bit words, gpu.thread_id/block_id are the arguments, and every
 //   nvvm.mma.sp.sync becomes a call of stc_emu_mma_sp, the warp
-//   rendezvous at which the CPU model of mma.sp computes the warp's result;
+//   rendezvous at which the CPU model of mma.sp computes the warp's result,
+//   and every stc.wgmma_sp (A from registers, f16/bf16) a call of
+//   stc_emu_wgmma_sp, the warpgroup's rendezvous (the wgmma fence, commit
+//   and wait have nothing to do: the emulated instruction is synchronous);
 // - gpu.launch_func packs its arguments into such an array and calls
 //   stc_emu_launch; gpu.alloc/memcpy/dealloc become host memref ops.
 //
@@ -18,11 +21,13 @@
 // anything else is an error.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Stc/StcOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 namespace mlir::stc {
 #define GEN_PASS_DEF_STCEMULATEGPUKERNELS
@@ -36,6 +41,11 @@ namespace {
 
 constexpr llvm::StringLiteral kLaunchFn = "stc_emu_launch";
 constexpr llvm::StringLiteral kMmaFn = "stc_emu_mma_sp";
+constexpr llvm::StringLiteral kWgmmaFn = "stc_emu_wgmma_sp";
+/// Alignment of the kernels' shared-memory globals on the host: a matrix
+/// descriptor keeps the low 18 bits of a shared address, which the runtime
+/// adds to the (256 KiB aligned) base of the global.
+constexpr uint64_t kSmemAlignment = 256 * 1024;
 constexpr llvm::StringLiteral kLdmatrixFn = "stc_emu_ldmatrix";
 constexpr llvm::StringLiteral kCpAsyncFn = "stc_emu_cp_async";
 constexpr llvm::StringLiteral kBarrierFn = "stc_emu_barrier";
@@ -48,9 +58,14 @@ public:
 private:
   FailureOr<func::FuncOp> emulateKernel(gpu::GPUFuncOp kernel);
   LogicalResult emulateMma(NVVM::MmaSpOp mma);
+  LogicalResult emulateWgmma(WgmmaSpOp op);
   LogicalResult emulateLdmatrix(NVVM::LdMatrixOp op);
   void emulateCpAsync(NVVM::CpAsyncOp op);
   void declareRuntime();
+
+  /// The shared-memory globals (address space 3) of the gpu.module whose
+  /// kernel is being emulated.
+  SmallVector<LLVM::GlobalOp> currentSmem;
 
   FunctionType kernelType() {
     MLIRContext *ctx = &getContext();
@@ -77,6 +92,8 @@ void EmulateGpuKernels::declareRuntime() {
   };
   declare(kLaunchFn, {kernelType(), i64, i64, i64, ptr, ptr});
   declare(kMmaFn, {i32, i32, ptr, ptr, ptr, i32, i32, ptr});
+  declare(kWgmmaFn,
+          {i32, i32, ptr, i64, i32, i32, i32, i32, i32, i32, ptr, i64, ptr});
   declare(kLdmatrixFn, {ptr, i32, i32, ptr});
   declare(kCpAsyncFn, {ptr, ptr, i32, i32});
   declare(kBarrierFn, {});
@@ -89,6 +106,97 @@ static Value entryAlloca(func::FuncOp fn, Type type, int64_t n, Location loc) {
   Value count = LLVM::ConstantOp::create(b, loc, b.getI64Type(), n);
   return LLVM::AllocaOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), type, count);
+}
+
+/// A pointer in the CPU's (only) address space.
+static Value flat(ImplicitLocOpBuilder &b, Value ptr) {
+  auto type = cast<LLVM::LLVMPointerType>(ptr.getType());
+  if (type.getAddressSpace() == 0)
+    return ptr;
+  return LLVM::AddrSpaceCastOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext()), ptr);
+}
+
+LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
+  Type aType = op.getAType(), bType = op.getBType(), dType = op.getDType();
+  bool f16 = aType.isF16() && bType.isF16();
+  bool bf16 = aType.isBF16() && bType.isBF16();
+  // The runtime's kind (stc_gpu_emulator.h).
+  int64_t kindValue = -1;
+  if (f16 && dType.isF32())
+    kindValue = 0;
+  else if (bf16 && dType.isF32())
+    kindValue = 1;
+  else if (f16 && dType.isF16())
+    kindValue = 2;
+  if (kindValue < 0 || op.getADesc() || op.getARegs().size() != 4 ||
+      op.getTransA() || op.getSatfinite())
+    return op.emitError("stc-emulate-gpu: only stc.wgmma_sp with A from "
+                        "registers and f16 or bf16 inputs with f32 "
+                        "accumulators (or f16 with f16) is emulated");
+  if (currentSmem.size() != 1)
+    return op.emitError("stc-emulate-gpu: stc.wgmma_sp is emulated in a "
+                        "kernel module with exactly one shared-memory "
+                        "global (its B descriptor addresses it), not ")
+           << currentSmem.size();
+  LLVM::GlobalOp smem = currentSmem.front();
+  int64_t smemBytes =
+      DataLayout::closest(smem).getTypeSize(smem.getGlobalType());
+  if (smemBytes <= 0 || uint64_t(smemBytes) > kSmemAlignment)
+    return op.emitError("stc-emulate-gpu: the shared-memory global @")
+           << smem.getSymName() << " of " << smemBytes
+           << " bytes does not fit the 256 KiB a descriptor addresses";
+
+  MLIRContext *ctx = op.getContext();
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  Type wordType = dType.isF32() ? f32 : i32;
+  auto fn = op->getParentOfType<func::FuncOp>();
+  Location loc = op.getLoc();
+  ImplicitLocOpBuilder b(loc, op);
+  int64_t dRegs = op.getAcc().size();
+  Value a = entryAlloca(fn, i32, 4, loc),
+        d = entryAlloca(fn, wordType, std::max<int64_t>(dRegs, 1), loc);
+  auto storeAll = [&](Value base, ValueRange values, Type type) {
+    for (auto [i, v] : llvm::enumerate(values)) {
+      Value word = v;
+      if (v.getType() != type)
+        word = LLVM::BitcastOp::create(b, type, v);
+      Value p = LLVM::GEPOp::create(b, base.getType(), type, base,
+                                    ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      LLVM::StoreOp::create(b, word, p);
+    }
+  };
+  storeAll(a, op.getARegs(), i32);
+  storeAll(d, op.getAcc(), wordType);
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, v, 32).getResult();
+  };
+  Value scaleD =
+      op.getScaleD()
+          ? arith::ExtUIOp::create(b, i32, op.getScaleD()).getResult()
+          : constant(1);
+  Value base = LLVM::AddressOfOp::create(
+      b, LLVM::LLVMPointerType::get(ctx, smem.getAddrSpace()),
+      smem.getSymName());
+  Value bytes = arith::ConstantIntOp::create(b, smemBytes, 64);
+  func::CallOp::create(
+      b, kWgmmaFn, TypeRange{},
+      ValueRange{constant(kindValue), constant(op.getN()), a, op.getBDesc(),
+                 op.getMeta(), constant(op.getSel()), scaleD,
+                 constant(op.getScaleA()), constant(op.getScaleB()),
+                 constant(op.getTransB() ? 1 : 0), flat(b, base), bytes, d});
+  SmallVector<Value> results;
+  for (auto [i, result] : llvm::enumerate(op.getNewAcc())) {
+    Value p = LLVM::GEPOp::create(b, d.getType(), wordType, d,
+                                  ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    Value v = LLVM::LoadOp::create(b, wordType, p);
+    if (v.getType() != result.getType())
+      v = LLVM::BitcastOp::create(b, result.getType(), v);
+    results.push_back(v);
+  }
+  op.replaceAllUsesWith(results);
+  op.erase();
+  return success();
 }
 
 LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
@@ -191,15 +299,6 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
   return success();
 }
 
-/// A pointer in the CPU's (only) address space.
-static Value flat(ImplicitLocOpBuilder &b, Value ptr) {
-  auto type = cast<LLVM::LLVMPointerType>(ptr.getType());
-  if (type.getAddressSpace() == 0)
-    return ptr;
-  return LLVM::AddrSpaceCastOp::create(
-      b, LLVM::LLVMPointerType::get(b.getContext()), ptr);
-}
-
 LogicalResult EmulateGpuKernels::emulateLdmatrix(NVVM::LdMatrixOp op) {
   auto shape = op.getShape();
   if (shape.getM() != 8 || shape.getN() != 8 ||
@@ -288,7 +387,9 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
     if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::ReturnOp, gpu::BarrierOp,
             NVVM::MmaSpOp, NVVM::LdMatrixOp, NVVM::CpAsyncOp,
             NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
-            NVVM::ConvertFloatToTF32Op>(op))
+            NVVM::ConvertFloatToTF32Op, NVVM::WgmmaFenceAlignedOp,
+            NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
+            WgmmaSpOp>(op))
       toReplace.push_back(op);
     else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
       if (call.getIntrin().starts_with("llvm.nvvm."))
@@ -326,6 +427,13 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
       emulateCpAsync(cp);
     } else if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(op)) {
       op->erase();
+    } else if (isa<NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
+                   NVVM::WgmmaWaitGroupSyncOp>(op)) {
+      // The emulated wgmma is synchronous: nothing to fence or wait for.
+      op->erase();
+    } else if (auto wgmma = dyn_cast<WgmmaSpOp>(op)) {
+      if (failed(emulateWgmma(wgmma)))
+        return failure();
     } else if (auto cvt = dyn_cast<NVVM::ConvertFloatToTF32Op>(op)) {
       if (cvt.getRnd() != NVVM::FPRoundingMode::RNA ||
           cvt.getSat() != NVVM::SaturationMode::NONE || cvt.getRelu())
@@ -380,15 +488,26 @@ void EmulateGpuKernels::runOnOperation() {
   MLIRContext *ctx = module.getContext();
 
   // Shared memory: the kernels' globals move to the module. Blocks run one
-  // after the other, so one copy serves the block that runs.
+  // after the other, so one copy serves the block that runs. Each shared
+  // (address space 3) global is aligned to 256 KiB, so that the low 18 bits
+  // of its host addresses are the shared addresses a wgmma descriptor holds
+  // (stc_gpu_emulator.h, stc_emu_wgmma_sp).
+  llvm::DenseMap<Operation *, SmallVector<LLVM::GlobalOp>> smemOf;
   for (gpu::GPUModuleOp gm : gpuModules)
-    for (auto global : llvm::make_early_inc_range(gm.getOps<LLVM::GlobalOp>()))
+    for (auto global :
+         llvm::make_early_inc_range(gm.getOps<LLVM::GlobalOp>())) {
+      if (global.getAddrSpace() == 3) {
+        global.setAlignment(kSmemAlignment);
+        smemOf[gm].push_back(global);
+      }
       global->moveBefore(module.getBody(), module.getBody()->end());
+    }
 
   // Kernels to CPU functions.
   llvm::StringMap<func::FuncOp> emulated;
   for (gpu::GPUModuleOp gm : gpuModules)
     for (auto kernel : gm.getOps<gpu::GPUFuncOp>()) {
+      currentSmem = smemOf.lookup(gm);
       FailureOr<func::FuncOp> fn = emulateKernel(kernel);
       if (failed(fn))
         return signalPassFailure();

@@ -1,8 +1,10 @@
 //===- StcGpuEmulator.cpp - run generated GPU kernels on the CPU ----------===//
 
 #include "runtime/emulator/MmaSpModel.h"
+#include "runtime/emulator/WgmmaSpModel.h"
 #include "runtime/emulator/stc_gpu_emulator.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -42,10 +44,34 @@ struct Block {
   uint64_t generation = 0;
 };
 
-/// The calling thread's block, warp and lane (set by stc_emu_launch).
+/// The 128 threads of one warpgroup (warps 4i .. 4i + 3 of the block) meet
+/// here at each wgmma.mma_async.sp, like a Warp's lanes at an mma.sp: every
+/// thread deposits its registers; the last to arrive runs the model for the
+/// warpgroup and wakes the others, who take their result.
+struct Warpgroup {
+  std::mutex mutex;
+  std::condition_variable done;
+  /// Threads of the block in this warpgroup (128 unless the block ends in
+  /// a partial warpgroup, which cannot run a wgmma).
+  int threads = 0;
+  int arrived = 0;
+  uint64_t generation = 0;
+  WgmmaSpInstr instr;
+  WgmmaSpOperands in;
+  // The uniform operands as the first thread gave them.
+  int kind = 0;
+  const void *smem = nullptr;
+  int64_t smemBytes = 0;
+  std::vector<uint32_t> d;
+};
+
+/// The calling thread's block, warp and lane, warpgroup and index in it
+/// (set by stc_emu_launch).
 thread_local Block *currentBlock = nullptr;
 thread_local Warp *currentWarp = nullptr;
 thread_local int currentLane = 0;
+thread_local Warpgroup *currentWarpgroup = nullptr;
+thread_local int currentWarpgroupThread = 0;
 
 [[noreturn]] void fail(const std::string &message) {
   std::fprintf(stderr, "stc-gpu-emulator: error: %s\n", message.c_str());
@@ -77,6 +103,12 @@ extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
       std::vector<std::unique_ptr<Warp>> block;
       for (int64_t w = 0; w < warps; ++w)
         block.push_back(std::make_unique<Warp>());
+      std::vector<std::unique_ptr<Warpgroup>> warpgroups;
+      for (int64_t t = 0; t < threads; t += kWarpgroupThreads) {
+        warpgroups.push_back(std::make_unique<Warpgroup>());
+        warpgroups.back()->threads =
+            static_cast<int>(std::min<int64_t>(kWarpgroupThreads, threads - t));
+      }
       Block barrier;
       barrier.threads = threads;
       std::vector<std::thread> workers;
@@ -86,6 +118,8 @@ extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
           currentBlock = &barrier;
           currentWarp = block[t / 32].get();
           currentLane = static_cast<int>(t % 32);
+          currentWarpgroup = warpgroups[t / kWarpgroupThreads].get();
+          currentWarpgroupThread = static_cast<int>(t % kWarpgroupThreads);
           kernel(params, static_cast<int32_t>(t), static_cast<int32_t>(bx),
                  static_cast<int32_t>(by));
         });
@@ -262,4 +296,92 @@ extern "C" void stc_emu_barrier(void) {
   } else {
     block->done.wait(lock, [&] { return block->generation != generation; });
   }
+}
+
+extern "C" void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a,
+                                 int64_t bDesc, int32_t meta, int32_t selector,
+                                 int32_t scaleD, int32_t scaleA, int32_t scaleB,
+                                 int32_t transB, const void *smem,
+                                 int64_t smemBytes, float *d) {
+  Warpgroup *wg = currentWarpgroup;
+  if (!wg)
+    fail("wgmma.mma_async.sp called outside stc_emu_launch");
+  if (wg->threads != kWarpgroupThreads)
+    fail("wgmma.mma_async.sp in a warpgroup of " + std::to_string(wg->threads) +
+         " threads (the block's size is not a multiple of 128)");
+  WgmmaSpInstr instr;
+  instr.n = n;
+  switch (kind) {
+  case 0:
+    instr.a = instr.b = MmaElem::F16;
+    instr.d = MmaElem::F32;
+    break;
+  case 1:
+    instr.a = instr.b = MmaElem::BF16;
+    instr.d = MmaElem::F32;
+    break;
+  case 2:
+    instr.a = instr.b = MmaElem::F16;
+    instr.d = MmaElem::F16;
+    break;
+  default:
+    fail("wgmma.mma_async.sp of unknown kind " + std::to_string(kind));
+  }
+  if (n < 8 || n > 256 || n % 8 != 0)
+    fail("wgmma.mma_async.sp with n = " + std::to_string(n));
+  constexpr uintptr_t kWindow = uintptr_t(1) << 18; // 256 KiB
+  if (!smem || reinterpret_cast<uintptr_t>(smem) % kWindow != 0 ||
+      smemBytes <= 0 || uint64_t(smemBytes) > kWindow)
+    fail("wgmma.mma_async.sp needs the kernel's shared memory at a 256 KiB "
+         "aligned address, of 1 byte to 256 KiB (got " +
+         std::to_string(smemBytes) + " bytes at " +
+         std::to_string(reinterpret_cast<uintptr_t>(smem)) + ")");
+  const int t = currentWarpgroupThread;
+  const int aRegs = wgmmaSpARegs(instr), dRegs = wgmmaSpDRegs(instr);
+  std::unique_lock<std::mutex> lock(wg->mutex);
+  if (wg->arrived == 0) {
+    wg->instr = instr;
+    wg->kind = kind;
+    wg->smem = smem;
+    wg->smemBytes = smemBytes;
+    wg->in = WgmmaSpOperands();
+    wg->in.aFromSmem = false;
+    wg->in.a.assign(size_t(kWarpgroupThreads * aRegs), 0);
+    wg->in.bDesc = static_cast<uint64_t>(bDesc);
+    wg->in.transB = transB;
+    wg->in.selector = selector;
+    wg->in.scaleD = scaleD != 0;
+    wg->in.scaleA = scaleA;
+    wg->in.scaleB = scaleB;
+    wg->in.d.assign(size_t(kWarpgroupThreads * dRegs), 0);
+  } else if (wg->kind != kind || wg->instr.n != n ||
+             wg->in.bDesc != static_cast<uint64_t>(bDesc) ||
+             wg->in.transB != transB || wg->in.selector != selector ||
+             wg->in.scaleD != (scaleD != 0) || wg->in.scaleA != scaleA ||
+             wg->in.scaleB != scaleB || wg->smem != smem ||
+             wg->smemBytes != smemBytes) {
+    fail("the threads of a warpgroup disagree on a wgmma.mma_async.sp's "
+         "type, n, B descriptor, selector, scales, transpose or shared "
+         "memory");
+  }
+  for (int i = 0; i < aRegs; ++i)
+    wg->in.a[size_t(t * aRegs + i)] = static_cast<uint32_t>(a[i]);
+  std::memcpy(&wg->in.d[size_t(t * dRegs)], d, size_t(dRegs) * 4);
+  wg->in.e[size_t(t)] = static_cast<uint32_t>(meta);
+  uint64_t generation = wg->generation;
+  if (++wg->arrived == kWarpgroupThreads) {
+    const auto *bytes = static_cast<const uint8_t *>(smem);
+    wg->in.smem.assign(bytes, bytes + smemBytes);
+    WgmmaSpResult result = runWgmmaSp(instr, wg->in);
+    if (!result.ok)
+      fail(wgmmaSpInstrName(instr) + ": " + result.error);
+    wg->d = std::move(result.d);
+    wg->in.smem.clear();
+    wg->arrived = 0;
+    ++wg->generation;
+    wg->done.notify_all();
+  } else {
+    wg->done.wait(lock, [&] { return wg->generation != generation; });
+  }
+  std::memcpy(d, &wg->d[size_t(t * dRegs)], size_t(dRegs) * 4);
 }

@@ -5,9 +5,10 @@
  * of every block as a CPU thread, and each warp-wide mma.sp is a
  * rendezvous of the warp's 32 threads at which the CPU model of mma.sp
  * (MmaSpModel.h, written from the PTX ISA's fragment tables) computes the
- * warp's result. Slow, and only as faithful as the model, but it runs the
- * kernel's own index arithmetic, bounds checks, fragment packing and
- * epilogue on machines with no GPU.
+ * warp's result, and each wgmma.mma_async.sp (stc.wgmma_sp) one of the
+ * warpgroup's 128 threads (WgmmaSpModel.h). Slow, and only as faithful as
+ * the model, but it runs the kernel's own index arithmetic, bounds checks,
+ * fragment packing and epilogue on machines with no GPU.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef STC_RUNTIME_EMULATOR_STC_GPU_EMULATOR_H
@@ -59,6 +60,41 @@ void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t grid_x, int64_t grid_y,
 void stc_emu_mma_sp(int32_t input_kind, int32_t ordered, const int32_t *a,
                     const int32_t *b, const float *c, int32_t meta,
                     int32_t selector, float *d);
+
+/* wgmma.mma_async.sp.sync.aligned.m64n<n>k32.<d>.<a>.<b> (sm_90a) with A
+ * from registers and B from shared memory, for the calling thread:
+ *
+ *   0  .f32.f16.f16     d: n/2 f32
+ *   1  .f32.bf16.bf16   d: n/2 f32
+ *   2  .f16.f16.f16     d: n/4 f16x2 words
+ *
+ * n is 8..256 in steps of 8. The 128 threads of a warpgroup (4 consecutive
+ * warps of the block, warpgroup = thread / 128; the block must have all
+ * 128) meet here; the last to arrive runs the CPU model of the instruction
+ * (WgmmaSpModel.h) and every thread gets its D registers. a is the thread's
+ * 4 packed A registers, meta its sp-meta register, d its accumulators:
+ * read (if scale_d is non-zero) and overwritten with the result. b_desc,
+ * selector (sp-sel, 0..1), scale_d, scale_a and scale_b (imm-scale-a/b,
+ * 1 or -1), trans_b (imm-trans-b: 0 K-major, 1 N-major), smem and
+ * smem_bytes must be the same in every thread of the warpgroup. The
+ * instruction is synchronous here (wgmma.fence / commit_group / wait_group
+ * have nothing to do).
+ *
+ * Shared memory: a matrix descriptor holds only the low 18 bits of a
+ * shared-memory address (start address field = (address >> 4) & 0x3FFF).
+ * smem is the host address of the kernel's shared memory (the LLVM global
+ * stc-emulate-gpu-kernels moved to the host module), which must be aligned
+ * to 256 KiB (the pass gives that global alignment 262144), and
+ * smem_bytes its size (at most 256 KiB): the host address of descriptor
+ * address x is smem + x, so the kernel's shared addresses (ptrtoint of the
+ * host address, truncated by the descriptor) find their bytes again. The
+ * model reads that window; an access outside the first smem_bytes bytes,
+ * like any other error of the model (illegal metadata, descriptor, scale),
+ * is reported on stderr and aborts the emulation. */
+void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a, int64_t b_desc,
+                      int32_t meta, int32_t selector, int32_t scale_d,
+                      int32_t scale_a, int32_t scale_b, int32_t trans_b,
+                      const void *smem, int64_t smem_bytes, float *d);
 
 /* ldmatrix.sync.aligned.m8n8.x<num>(.trans).shared.b16 for the calling
  * thread: `row` is the address this lane supplies (lanes 8i .. 8i + 7 give
