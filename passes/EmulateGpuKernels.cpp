@@ -117,6 +117,32 @@ static Value flat(ImplicitLocOpBuilder &b, Value ptr) {
       b, LLVM::LLVMPointerType::get(b.getContext()), ptr);
 }
 
+/// Stores `values` as consecutive 32-bit words of type `wordType` (bitcast
+/// where their type differs) at `base`: a thread's registers, handed to the
+/// emulator runtime.
+static void storeWords(ImplicitLocOpBuilder &b, Value base, ValueRange values,
+                       Type wordType) {
+  for (auto [i, v] : llvm::enumerate(values)) {
+    Value word = v;
+    if (v.getType() != wordType)
+      word = LLVM::BitcastOp::create(b, wordType, v);
+    Value p = LLVM::GEPOp::create(b, base.getType(), wordType, base,
+                                  ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    LLVM::StoreOp::create(b, word, p);
+  }
+}
+
+/// Word `i` of type `wordType` at `base`, bitcast to `type`.
+static Value loadWord(ImplicitLocOpBuilder &b, Value base, Type wordType,
+                      int32_t i, Type type) {
+  Value p = LLVM::GEPOp::create(b, base.getType(), wordType, base,
+                                ArrayRef<LLVM::GEPArg>{i});
+  Value v = LLVM::LoadOp::create(b, wordType, p);
+  if (v.getType() != type)
+    v = LLVM::BitcastOp::create(b, type, v);
+  return v;
+}
+
 LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
   Type aType = op.getAType(), bType = op.getBType(), dType = op.getDType();
   bool f16 = aType.isF16() && bType.isF16();
@@ -156,18 +182,8 @@ LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
   int64_t dRegs = op.getAcc().size();
   Value a = entryAlloca(fn, i32, 4, loc),
         d = entryAlloca(fn, wordType, std::max<int64_t>(dRegs, 1), loc);
-  auto storeAll = [&](Value base, ValueRange values, Type type) {
-    for (auto [i, v] : llvm::enumerate(values)) {
-      Value word = v;
-      if (v.getType() != type)
-        word = LLVM::BitcastOp::create(b, type, v);
-      Value p = LLVM::GEPOp::create(b, base.getType(), type, base,
-                                    ArrayRef<LLVM::GEPArg>{int32_t(i)});
-      LLVM::StoreOp::create(b, word, p);
-    }
-  };
-  storeAll(a, op.getARegs(), i32);
-  storeAll(d, op.getAcc(), wordType);
+  storeWords(b, a, op.getARegs(), i32);
+  storeWords(b, d, op.getAcc(), wordType);
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, v, 32).getResult();
   };
@@ -186,14 +202,8 @@ LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
                  constant(op.getScaleA()), constant(op.getScaleB()),
                  constant(op.getTransB() ? 1 : 0), flat(b, base), bytes, d});
   SmallVector<Value> results;
-  for (auto [i, result] : llvm::enumerate(op.getNewAcc())) {
-    Value p = LLVM::GEPOp::create(b, d.getType(), wordType, d,
-                                  ArrayRef<LLVM::GEPArg>{int32_t(i)});
-    Value v = LLVM::LoadOp::create(b, wordType, p);
-    if (v.getType() != result.getType())
-      v = LLVM::BitcastOp::create(b, result.getType(), v);
-    results.push_back(v);
-  }
+  for (auto [i, result] : llvm::enumerate(op.getNewAcc()))
+    results.push_back(loadWord(b, d, wordType, int32_t(i), result.getType()));
   op.replaceAllUsesWith(results);
   op.erase();
   return success();
@@ -262,21 +272,11 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
   ImplicitLocOpBuilder b(loc, mma);
   Value a = entryAlloca(fn, i32, 4, loc), bRegs = entryAlloca(fn, i32, 4, loc),
         c = entryAlloca(fn, i32, 4, loc), d = entryAlloca(fn, i32, 4, loc);
-  auto storeAll = [&](Value base, ValueRange values, Type type) {
-    for (auto [i, v] : llvm::enumerate(values)) {
-      Value word = v;
-      if (v.getType() != type)
-        word = LLVM::BitcastOp::create(b, type, v);
-      Value p = LLVM::GEPOp::create(b, base.getType(), type, base,
-                                    ArrayRef<LLVM::GEPArg>{int32_t(i)});
-      LLVM::StoreOp::create(b, word, p);
-    }
-  };
-  storeAll(a, mma.getOperandA(), i32);
-  storeAll(bRegs, mma.getOperandB(), i32);
+  storeWords(b, a, mma.getOperandA(), i32);
+  storeWords(b, bRegs, mma.getOperandB(), i32);
   // The accumulators as 32-bit words: f32 bits, f16x2 or s32.
   Type wordType = f16Acc || int8 ? i32 : f32;
-  storeAll(c, mma.getOperandC(), wordType);
+  storeWords(b, c, mma.getOperandC(), wordType);
   Value kind = arith::ConstantIntOp::create(b, kindValue, 32);
   Value ordered =
       arith::ConstantIntOp::create(b, mma.getOrderedMetadata() ? 1 : 0, 32);
@@ -285,15 +285,11 @@ LogicalResult EmulateGpuKernels::emulateMma(NVVM::MmaSpOp mma) {
                                   mma.getSparseMetadata(),
                                   mma.getSparsitySelector(), d});
   Value result = LLVM::UndefOp::create(b, mma.getType());
-  for (int32_t i = 0; i < cRegs; ++i) {
-    Value p = LLVM::GEPOp::create(b, d.getType(), wordType, d,
-                                  ArrayRef<LLVM::GEPArg>{i});
-    Value v = LLVM::LoadOp::create(b, wordType, p);
-    if (f16Acc)
-      v = LLVM::BitcastOp::create(
-          b, VectorType::get({2}, Float16Type::get(ctx)), v);
-    result = LLVM::InsertValueOp::create(b, result, v, i);
-  }
+  Type accType =
+      f16Acc ? Type(VectorType::get({2}, Float16Type::get(ctx))) : wordType;
+  for (int32_t i = 0; i < cRegs; ++i)
+    result = LLVM::InsertValueOp::create(
+        b, result, loadWord(b, d, wordType, i, accType), i);
   mma.replaceAllUsesWith(result);
   mma.erase();
   return success();

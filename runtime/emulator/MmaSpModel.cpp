@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/emulator/MmaSpModel.h"
+#include "runtime/emulator/MmaElements.h"
 
 #include <cstring>
 #include <sstream>
@@ -21,6 +22,8 @@ namespace stc::emu {
 using format::MmaSpShape;
 
 namespace {
+
+using namespace detail;
 
 //===----------------------------------------------------------------------===//
 // ISA tables
@@ -172,64 +175,6 @@ bool decodeOrderedNibble(unsigned nibble, bool tf32, int idx[2]) {
 //===----------------------------------------------------------------------===//
 // Elements
 //===----------------------------------------------------------------------===//
-
-/// Element `slot` (low to high) of a register holding 32/bits elements.
-uint32_t field(uint32_t reg, int bits, int slot) {
-  return bits == 32 ? reg : (reg >> (bits * slot)) & ((1u << bits) - 1);
-}
-
-float floatOfBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
-
-uint32_t bitsOfFloat(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
-
-/// A float-type element as float.
-float floatValue(MmaElem e, uint32_t bits) {
-  switch (e) {
-  case MmaElem::F16:
-    return format::f16ToFloat(uint16_t(bits));
-  case MmaElem::BF16:
-    return format::bf16ToFloat(uint16_t(bits));
-  case MmaElem::TF32:
-    // .tf32 keeps 10 mantissa bits; the low 13 bits of the register are
-    // assumed ignored.
-    return floatOfBits(bits & 0xFFFFE000u);
-  default:
-    return floatOfBits(bits);
-  }
-}
-
-/// An integer element as int32.
-int32_t intValue(MmaElem e, uint32_t bits) {
-  return e == MmaElem::S8 ? int32_t(int8_t(uint8_t(bits))) : int32_t(bits);
-}
-
-const char *elemName(MmaElem e) {
-  switch (e) {
-  case MmaElem::F16:
-    return "f16";
-  case MmaElem::BF16:
-    return "bf16";
-  case MmaElem::TF32:
-    return "tf32";
-  case MmaElem::S8:
-    return "s8";
-  case MmaElem::U8:
-    return "u8";
-  case MmaElem::F32:
-    return "f32";
-  case MmaElem::S32:
-    return "s32";
-  }
-  return "?";
-}
 
 bool isLegalCombination(const MmaSpInstr &in) {
   int bits = format::getMmaSpShapeInfo(in.shape).elementBits;

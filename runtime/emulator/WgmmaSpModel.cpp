@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/emulator/WgmmaSpModel.h"
+#include "runtime/emulator/MmaElements.h"
 
 #include <cstring>
 #include <sstream>
@@ -19,6 +20,8 @@
 namespace stc::emu {
 
 namespace {
+
+using namespace detail;
 
 //===----------------------------------------------------------------------===//
 // Instruction kinds
@@ -40,39 +43,6 @@ Kind kindOf(MmaElem a) {
   default:
     return Kind::Illegal;
   }
-}
-
-int elemBits(MmaElem e) {
-  switch (e) {
-  case MmaElem::F16:
-  case MmaElem::BF16:
-    return 16;
-  case MmaElem::S8:
-  case MmaElem::U8:
-    return 8;
-  default:
-    return 32;
-  }
-}
-
-const char *elemName(MmaElem e) {
-  switch (e) {
-  case MmaElem::F16:
-    return "f16";
-  case MmaElem::BF16:
-    return "bf16";
-  case MmaElem::TF32:
-    return "tf32";
-  case MmaElem::S8:
-    return "s8";
-  case MmaElem::U8:
-    return "u8";
-  case MmaElem::F32:
-    return "f32";
-  case MmaElem::S32:
-    return "s32";
-  }
-  return "?";
 }
 
 /// 9.7.15.6.3, Syntax: the legal type combinations.
@@ -331,39 +301,6 @@ bool readSmem(const SmemOperand &op, const std::vector<uint8_t> &smem,
 // Elements
 //===----------------------------------------------------------------------===//
 
-uint32_t field(uint32_t reg, int bits, int slot) {
-  return bits == 32 ? reg : (reg >> (bits * slot)) & ((1u << bits) - 1);
-}
-
-float floatOfBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
-
-uint32_t bitsOfFloat(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
-
-float floatValue(MmaElem e, uint32_t bits) {
-  switch (e) {
-  case MmaElem::F16:
-    return format::f16ToFloat(uint16_t(bits));
-  case MmaElem::BF16:
-    return format::bf16ToFloat(uint16_t(bits));
-  case MmaElem::TF32:
-    return floatOfBits(bits & 0xFFFFE000u);
-  default:
-    return floatOfBits(bits);
-  }
-}
-
-int32_t intValue(MmaElem e, uint32_t bits) {
-  return e == MmaElem::S8 ? int32_t(int8_t(uint8_t(bits))) : int32_t(bits);
-}
-
 WgmmaSpResult failure(std::string message) {
   WgmmaSpResult r;
   r.error = std::move(message);
@@ -480,7 +417,7 @@ WgmmaSpResult runWgmmaSp(const WgmmaSpInstr &instr, const WgmmaSpOperands &in) {
   // shared memory ("the MxK matrix A is packed into MxK/2 elements";
   // A from shared memory "is documented in Shared Memory Matrix Layout":
   // the packed matrix is read as an M x K/2 operand, *unverified*).
-  const int aBits = elemBits(instr.a);
+  const int aBits = mmaSpElementBits(instr.a);
   const int aPerReg = 32 / aBits;
   std::vector<uint32_t> aPacked(size_t(64 * kStored), 0);
   std::string error;
@@ -520,7 +457,7 @@ WgmmaSpResult runWgmmaSp(const WgmmaSpInstr &instr, const WgmmaSpOperands &in) {
 
   // B: K x N, from shared memory ("Matrices A and B are stored in row-major
   // and column-major format": B is K-major unless imm-trans-b = 1).
-  const int bBits = elemBits(instr.b);
+  const int bBits = mmaSpElementBits(instr.b);
   std::vector<uint32_t> bNK; // N x K
   {
     SmemOperand op{decodeWgmmaDescriptor(in.bDesc), in.transB == 1, bBits, n,

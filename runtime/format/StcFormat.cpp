@@ -256,21 +256,6 @@ Status illegalNibble(NMPattern p, int64_t row, int64_t group, unsigned nibble) {
   return s;
 }
 
-/// Checks every nibble of `meta`; returns ok or the first illegal one.
-Status validateMeta(View2D<const uint16_t> meta, NMPattern p) {
-  int idx[2];
-  for (int64_t r = 0; r < meta.rows; ++r)
-    for (int64_t w = 0; w < meta.cols; ++w) {
-      uint16_t word = meta.at(r, w);
-      for (int j = 0; j < 4; ++j) {
-        unsigned nib = (word >> (4 * j)) & 0xF;
-        if (!decodeNibble(nib, p, idx))
-          return illegalNibble(p, r, 4 * w + j, nib);
-      }
-    }
-  return Status();
-}
-
 //===----------------------------------------------------------------------===//
 // Fast paths: the built-in magnitudes, 2:4 and 1:2
 //===----------------------------------------------------------------------===//
@@ -545,6 +530,20 @@ Status notNM(NMPattern p, const Violation &v) {
 }
 
 } // namespace
+
+Status validateMeta(View2D<const uint16_t> meta, NMPattern p) {
+  int idx[2];
+  for (int64_t r = 0; r < meta.rows; ++r)
+    for (int64_t w = 0; w < meta.cols; ++w) {
+      uint16_t word = meta.at(r, w);
+      for (int j = 0; j < 4; ++j) {
+        unsigned nib = (word >> (4 * j)) & 0xF;
+        if (!decodeNibble(nib, p, idx))
+          return illegalNibble(p, r, 4 * w + j, nib);
+      }
+    }
+  return Status();
+}
 
 //===----------------------------------------------------------------------===//
 // Operations on views

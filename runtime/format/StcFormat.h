@@ -241,6 +241,11 @@ template <typename T>
 Status decompress(InView<T> values, View2D<const uint16_t> meta, View2D<T> out,
                   NMPattern p);
 
+/// Checks every nibble of `meta` (rows x words) against `p`: ok, or the
+/// first illegal nibble in row-major order of (row, group) as an
+/// IllegalNibble status.
+Status validateMeta(View2D<const uint16_t> meta, NMPattern p);
+
 /// CPU kernel-ready layout, derived from the canonical metadata: for each
 /// stored value (rows x W*4*n, W = meta.cols) its absolute column index in
 /// 0..Kp-1 (Kp = W*4*m), so that value (r, v) belongs at dense column

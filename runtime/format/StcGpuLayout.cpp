@@ -32,29 +32,6 @@ Status shapeMismatch(std::string message) {
   return s;
 }
 
-/// The first illegal nibble of `meta` (rows x cols) as a Status, or ok.
-Status checkNibbles(View2D<const uint16_t> meta, NMPattern p) {
-  for (int64_t r = 0; r < meta.rows; ++r)
-    for (int64_t c = 0; c < meta.cols; ++c) {
-      uint16_t word = meta.at(r, c);
-      for (int j = 0; j < NMPattern::groupsPerMetaWord; ++j) {
-        unsigned nibble = (word >> (4 * j)) & 0xF;
-        if (isLegalNibble(nibble, p))
-          continue;
-        Status s;
-        s.code = ErrorCode::IllegalNibble;
-        s.row = r;
-        s.group = c * NMPattern::groupsPerMetaWord + j;
-        s.nibble = nibble;
-        s.message = "illegal metadata nibble " + std::to_string(nibble) +
-                    " in row " + std::to_string(r) + ", group " +
-                    std::to_string(s.group);
-        return s;
-      }
-    }
-  return Status();
-}
-
 } // namespace
 
 const char *mmaSpShapeName(MmaSpShape s) {
@@ -146,7 +123,7 @@ Status toMmaSpMeta(MmaSpShape shape, View2D<const uint16_t> meta, int64_t k,
                          " operand with K=" + std::to_string(k) + " needs " +
                          std::to_string(cols) + " words per row, got " +
                          std::to_string(meta.cols));
-  if (Status s = checkNibbles(meta, info.pattern); !s.ok())
+  if (Status s = validateMeta(meta, info.pattern); !s.ok())
     return s;
 
   MmaSpMetaLayout l = getMmaSpMetaLayout(shape, meta.rows, k);
@@ -204,7 +181,7 @@ Status fromMmaSpMeta(MmaSpShape shape, const std::vector<uint32_t> &words,
               meta.at(r, c) = uint16_t(word >> (16 * h));
           }
         }
-  return checkNibbles(meta, info.pattern);
+  return validateMeta(meta, info.pattern);
 }
 
 int64_t mmaSpPaddedRows(int64_t rows) {

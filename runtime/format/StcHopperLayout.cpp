@@ -30,28 +30,6 @@ Status shapeMismatch(std::string message) {
   return s;
 }
 
-Status checkNibbles(View2D<const uint16_t> meta, NMPattern p) {
-  for (int64_t r = 0; r < meta.rows; ++r)
-    for (int64_t c = 0; c < meta.cols; ++c) {
-      uint16_t word = meta.at(r, c);
-      for (int j = 0; j < NMPattern::groupsPerMetaWord; ++j) {
-        unsigned nibble = (word >> (4 * j)) & 0xF;
-        if (isLegalNibble(nibble, p))
-          continue;
-        Status s;
-        s.code = ErrorCode::IllegalNibble;
-        s.row = r;
-        s.group = c * NMPattern::groupsPerMetaWord + j;
-        s.nibble = nibble;
-        s.message = "illegal metadata nibble " + std::to_string(nibble) +
-                    " in row " + std::to_string(r) + ", group " +
-                    std::to_string(s.group);
-        return s;
-      }
-    }
-  return Status();
-}
-
 } // namespace
 
 const char *wgmmaSpTypeName(WgmmaSpType t) {
@@ -137,7 +115,7 @@ Status toWgmmaSpMeta(WgmmaSpType t, View2D<const uint16_t> meta, int64_t k,
                          " operand with K=" + std::to_string(k) + " needs " +
                          std::to_string(cols) + " words per row, got " +
                          std::to_string(meta.cols));
-  if (Status s = checkNibbles(meta, info.pattern); !s.ok())
+  if (Status s = validateMeta(meta, info.pattern); !s.ok())
     return s;
 
   WgmmaSpMetaLayout l = getWgmmaSpMetaLayout(t, meta.rows, k);

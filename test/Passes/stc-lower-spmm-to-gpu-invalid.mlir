@@ -42,7 +42,7 @@ func.func @unaligned_dense(%v: tensor<16x8xf16>, %m: tensor<16x1xi16>, %d: tenso
 // instruction's result undefined, so it is an error at the op.
 func.func @illegal_constant_metadata(%v: tensor<16x8xf16>, %d: tensor<16x8xf16>) -> tensor<16x8xf32> {
   %m = arith.constant dense<0> : tensor<16x1xi16>
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: constant metadata: illegal metadata nibble 0 in row 0, group 0}}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: constant metadata: illegal 2:4 metadata nibble 0x0 at row 0, group 0}}
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
       : tensor<16x8xf16>, tensor<16x1xi16>, tensor<16x8xf16> -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
