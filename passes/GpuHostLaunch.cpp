@@ -42,7 +42,18 @@ public:
 
 private:
   LogicalResult define(func::FuncOp host);
+  /// Builds the TMA descriptors of kernel_info `tensor_maps` (in the order
+  /// of their parameters) from the operands' device buffers, whose
+  /// pointers are the first entries of `kernelArgs`, and appends them.
+  LogicalResult appendTensorMaps(ImplicitLocOpBuilder &b, DictionaryAttr info,
+                                 func::FuncOp host,
+                                 SmallVectorImpl<Value> &kernelArgs);
 };
+
+/// The runtime's TMA descriptor builder (stc_runtime_cuda.h; the emulator
+/// has its own): (base, CUtensorMapDataType, inner, outer, row stride in
+/// bytes, box inner, box outer, swizzle bytes) -> device pointer of the map.
+constexpr llvm::StringLiteral kTensorMapFn = "stc_gpu_tensor_map_2d";
 
 static int64_t intOf(DictionaryAttr info, StringRef key) {
   auto attr = info.getAs<IntegerAttr>(key);
@@ -167,18 +178,26 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
     if (!metaKernel)
       return host.emitError("stc-gpu-host-launch: kernel ")
              << kernelRef << " has no metadata conversion kernel";
-    // K per instruction, and kernel-ready words per lane per K step: two
-    // for m16n8k64.i8 (one per 16-row tile), else one.
+    // The layout's geometry: rows per block of words, dense K per word
+    // (mma.sp: 32, 16 for tf32; wgmma: 64) and threads per block (32 lanes,
+    // or the 128 threads of a warpgroup); four words per 128-bit vector.
+    // Without the keys: the mma.sp layout of the kernel's `mma`.
     StringRef mma = cast<StringAttr>(info.get("mma")).getValue();
-    int64_t mmaK = mma == "m16n8k16" ? 16 : mma == "m16n8k64" ? 64 : 32;
-    int64_t wordsPerStep = mma == "m16n8k64" ? 2 : 1;
-    Value rowBlocks = ceilDiv(rows, 32);
-    Value laneWords = ceilDiv(depth, mmaK);
-    if (wordsPerStep != 1)
-      laneWords = arith::MulIOp::create(b, laneWords, index(wordsPerStep));
+    int64_t metaRowsPerBlock = intOf(info, "meta_rows_per_block");
+    int64_t metaKPerWord = intOf(info, "meta_k_per_word");
+    int64_t metaThreads = intOf(info, "meta_threads");
+    if (metaRowsPerBlock < 1)
+      metaRowsPerBlock = 32;
+    if (metaKPerWord < 1)
+      metaKPerWord = mma == "m16n8k16" ? 16 : 32;
+    if (metaThreads < 1)
+      metaThreads = 32;
+    Value rowBlocks = ceilDiv(rows, metaRowsPerBlock);
+    Value laneWords = ceilDiv(depth, metaKPerWord);
     Value vectors = ceilDiv(laneWords, 4);
-    Value total = arith::MulIOp::create(
-        b, arith::MulIOp::create(b, rowBlocks, vectors), index(128 * groups));
+    Value total =
+        arith::MulIOp::create(b, arith::MulIOp::create(b, rowBlocks, vectors),
+                              index(4 * metaThreads * groups));
     // At least one vector: a zero-size allocation is an error on the device.
     Value words =
         gpu::AllocOp::create(
@@ -207,16 +226,34 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   sizes.append(convSizes);
   for (Value v : sizes)
     kernelArgs.push_back(toI32(v));
+  if (failed(appendTensorMaps(b, info, host, kernelArgs)))
+    return failure();
 
   Value colTiles = ceilDiv(cols, blockCols);
   Value rowTiles = ceilDiv(rows, blockRows);
   if (groups > 1)
     rowTiles = arith::MulIOp::create(b, rowTiles, index(groups));
+  // A cluster of c blocks along y: whole clusters (the blocks past the
+  // rows find zeros through TMA and store nothing).
+  int64_t clusterRows = 1;
+  if (auto cluster = info.getAs<ArrayAttr>("cluster"))
+    clusterRows = cast<IntegerAttr>(cluster[1]).getInt();
+  if (clusterRows > 1)
+    rowTiles = arith::MulIOp::create(b, ceilDiv(rowTiles, clusterRows),
+                                     index(clusterRows));
   gpu::KernelDim3 grid{colTiles, rowTiles, index(1)};
   gpu::KernelDim3 block{index(threads), index(1), index(1)};
+  int64_t sharedBytes = std::max<int64_t>(intOf(info, "shared_bytes"), 0);
+  Value dynamicShared = sharedBytes > 0
+                            ? arith::ConstantIntOp::create(b, sharedBytes, 32)
+                            : Value();
+  std::optional<gpu::KernelDim3> clusterSize;
+  if (clusterRows > 1)
+    clusterSize = gpu::KernelDim3{index(1), index(clusterRows), index(1)};
   auto launch = [&](gpu::GPUFuncOp k) {
-    gpu::LaunchFuncOp::create(b, k, grid, block,
-                              /*dynamicSharedMemorySize=*/Value(), kernelArgs);
+    gpu::LaunchFuncOp::create(b, k, grid, block, dynamicShared, kernelArgs,
+                              /*asyncTokenType=*/Type(),
+                              /*asyncDependencies=*/ValueRange{}, clusterSize);
   };
   if (auto fallbackName = info.getAs<StringAttr>("fallback_kernel")) {
     // Same parameters, block and tile, hence the same grid.
@@ -259,6 +296,77 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   // must link together.
   host->setAttr("llvm.linkage",
                 LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
+  return success();
+}
+
+LogicalResult
+GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, DictionaryAttr info,
+                                func::FuncOp host,
+                                SmallVectorImpl<Value> &kernelArgs) {
+  auto maps = info.getAs<ArrayAttr>("tensor_maps");
+  if (!maps)
+    return success();
+  MLIRContext *ctx = b.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  ModuleOp module = getOperation();
+  if (!module.lookupSymbol(kTensorMapFn)) {
+    OpBuilder mb(module.getBodyRegion());
+    mb.setInsertionPointToStart(module.getBody());
+    auto decl = func::FuncOp::create(
+        mb, module.getLoc(), kTensorMapFn,
+        FunctionType::get(ctx, {ptrType, i32, i64, i64, i64, i32, i32, i32},
+                          {ptrType}));
+    decl.setPrivate();
+  }
+  auto params = cast<ArrayAttr>(info.get("params"));
+  auto paramIndex = [&](StringRef name) -> int64_t {
+    for (auto [i, p] : llvm::enumerate(params))
+      if (cast<StringAttr>(p).getValue() == name)
+        return static_cast<int64_t>(i);
+    return -1;
+  };
+  // Maps in parameter order.
+  SmallVector<DictionaryAttr> ordered;
+  for (Attribute a : maps)
+    ordered.push_back(cast<DictionaryAttr>(a));
+  llvm::sort(ordered, [&](DictionaryAttr x, DictionaryAttr y) {
+    return paramIndex(x.getAs<StringAttr>("param").getValue()) <
+           paramIndex(y.getAs<StringAttr>("param").getValue());
+  });
+  Block *body = &host.getBody().front();
+  for (DictionaryAttr map : ordered) {
+    int64_t operand = paramIndex(map.getAs<StringAttr>("operand").getValue());
+    int64_t param = paramIndex(map.getAs<StringAttr>("param").getValue());
+    if (operand < 0 || param != static_cast<int64_t>(kernelArgs.size()))
+      return host.emitError("stc-gpu-host-launch: tensor map ")
+             << map << " does not match the kernel's parameters";
+    Value hostBuffer = body->getArgument(operand);
+    auto type = cast<MemRefType>(hostBuffer.getType());
+    if (type.getRank() != 2)
+      return host.emitError("stc-gpu-host-launch: tensor map over a rank-")
+             << type.getRank() << " operand";
+    auto dimI64 = [&](int64_t d) {
+      return arith::IndexCastOp::create(b, i64,
+                                        memref::DimOp::create(b, hostBuffer, d))
+          .getResult();
+    };
+    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+    Value inner = dimI64(1), outer = dimI64(0);
+    Value rowBytes = arith::MulIOp::create(
+        b, inner, arith::ConstantIntOp::create(b, elemBytes, 64));
+    auto box = map.getAs<ArrayAttr>("box");
+    auto c32 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, v, 32).getResult();
+    };
+    auto call = func::CallOp::create(
+        b, kTensorMapFn, TypeRange{ptrType},
+        ValueRange{kernelArgs[operand], c32(intOf(map, "data_type")), inner,
+                   outer, rowBytes, c32(cast<IntegerAttr>(box[0]).getInt()),
+                   c32(cast<IntegerAttr>(box[1]).getInt()),
+                   c32(intOf(map, "swizzle"))});
+    kernelArgs.push_back(call.getResult(0));
+  }
   return success();
 }
 

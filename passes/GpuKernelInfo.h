@@ -95,6 +95,23 @@ struct GpuKernelInfo {
   int64_t stagedAlign = 0;
   /// Convolution geometry, in order (empty: not a convolution).
   std::vector<std::pair<std::string, int64_t>> conv;
+  /// Dynamic shared memory the kernel is launched with (bytes).
+  int64_t sharedBytes = 0;
+  /// Thread-block cluster along grid y (the rows): 1 or 2.
+  int64_t clusterRows = 1;
+  /// Kernel-ready metadata geometry: rows per block of words, dense K per
+  /// word and threads per block (mma.sp: 32 rows, 32 (16 tf32) K, 32
+  /// lanes; wgmma: 64, 64, 128).
+  int64_t metaRowsPerBlock = 32, metaKPerWord = 32, metaThreads = 32;
+  /// A 2-D TMA descriptor the host builds for a pointer parameter `param`
+  /// (listed after the sizes) over operand buffer `operand` seen as a
+  /// row-major outer x inner array: `box` = {inner, outer} elements,
+  /// `swizzle` bytes (0, 32, 64, 128), `dataType` a CUtensorMapDataType.
+  struct TensorMap {
+    std::string param, operand;
+    int64_t dataType, boxInner, boxOuter, swizzle;
+  };
+  std::vector<TensorMap> tensorMaps;
 
   DictionaryAttr toAttr(MLIRContext *ctx) const {
     Builder b(ctx);
@@ -105,7 +122,11 @@ struct GpuKernelInfo {
     SmallVector<Attribute> names, types;
     for (size_t i = 0; i < paramNames.size(); ++i) {
       names.push_back(b.getStringAttr(paramNames[i]));
-      types.push_back(b.getStringAttr(i < numPointerParams ? "ptr" : "i32"));
+      bool isMap = llvm::any_of(tensorMaps, [&](const TensorMap &m) {
+        return m.param == paramNames[i];
+      });
+      types.push_back(
+          b.getStringAttr(i < numPointerParams || isMap ? "ptr" : "i32"));
     }
     auto typeName = [&](Type t) {
       std::string s;
@@ -121,9 +142,13 @@ struct GpuKernelInfo {
             "grid",
             b.getI64ArrayAttr(
                 {ceilDiv(cols, blockCols),
-                 rows < 0 ? int64_t(-1) : groups * ceilDiv(rows, blockRows),
+                 rows < 0
+                     ? int64_t(-1)
+                     : clusterRows * ceilDiv(groups * ceilDiv(rows, blockRows),
+                                             clusterRows),
                  1})),
-        b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(0)),
+        b.getNamedAttr("cluster", b.getI64ArrayAttr({1, clusterRows, 1})),
+        b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(sharedBytes)),
         b.getNamedAttr("params", b.getArrayAttr(names)),
         b.getNamedAttr("param_types", b.getArrayAttr(types)),
         b.getNamedAttr("num_pointers", b.getI64IntegerAttr(numPointerParams)),
@@ -143,7 +168,23 @@ struct GpuKernelInfo {
                        b.getI64IntegerAttr(staticSharedBytes)),
         b.getNamedAttr("groups", b.getI64IntegerAttr(groups)),
         b.getNamedAttr("meta_layout", b.getStringAttr(metaLayout)),
+        b.getNamedAttr("meta_rows_per_block",
+                       b.getI64IntegerAttr(metaRowsPerBlock)),
+        b.getNamedAttr("meta_k_per_word", b.getI64IntegerAttr(metaKPerWord)),
+        b.getNamedAttr("meta_threads", b.getI64IntegerAttr(metaThreads)),
     };
+    if (!tensorMaps.empty()) {
+      SmallVector<Attribute> maps;
+      for (const TensorMap &m : tensorMaps)
+        maps.push_back(b.getDictionaryAttr({
+            b.getNamedAttr("param", b.getStringAttr(m.param)),
+            b.getNamedAttr("operand", b.getStringAttr(m.operand)),
+            b.getNamedAttr("data_type", b.getI64IntegerAttr(m.dataType)),
+            b.getNamedAttr("box", b.getI64ArrayAttr({m.boxInner, m.boxOuter})),
+            b.getNamedAttr("swizzle", b.getI64IntegerAttr(m.swizzle)),
+        }));
+      attrs.push_back(b.getNamedAttr("tensor_maps", b.getArrayAttr(maps)));
+    }
     if (!metaKernel.empty())
       attrs.push_back(
           b.getNamedAttr("meta_kernel", b.getStringAttr(metaKernel)));

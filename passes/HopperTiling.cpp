@@ -13,8 +13,9 @@ namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Bytes the mbarriers and bookkeeping keep out of the ring.
-constexpr int64_t kReservedSharedBytes = 1024;
+/// Bytes kept out of the ring: the mbarriers, and up to 1 KiB lost when
+/// the kernel aligns the ring to 1024 bytes (HopperKernelShape).
+constexpr int64_t kReservedSharedBytes = 2048;
 constexpr int64_t kMaxStages = 6;
 /// Tiles within this fraction of the best utilization count as equal.
 constexpr double kUtilizationSlack = 0.05;
@@ -30,10 +31,16 @@ std::string HopperTiling::str() const {
 int64_t mlir::stc::hopperStageBytes(int64_t blockRows, int64_t blockCols,
                                     int64_t blockDepth, int64_t elementBytes) {
   int64_t values = blockRows * (blockDepth / 2) * elementBytes;
-  int64_t meta =
-      std::max<int64_t>(128, ceilDiv(blockRows * blockDepth / 8, 128) * 128);
   int64_t dense = blockDepth * blockCols * elementBytes;
-  return values + meta + dense;
+  return values + dense;
+}
+
+int64_t mlir::stc::hopperStagesThatFit(int64_t stageBytes,
+                                       const HopperDevice &device) {
+  return std::clamp<int64_t>(
+      (device.sharedBytesPerBlock - kReservedSharedBytes) /
+          std::max<int64_t>(stageBytes, 1),
+      2, kMaxStages);
 }
 
 HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
@@ -83,9 +90,7 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
   best.utilization = chosen.utilization;
   best.stageBytes = hopperStageBytes(best.blockRows, best.blockCols,
                                      best.blockDepth, elementBytes);
-  best.stages = std::clamp<int64_t>(
-      (device.sharedBytesPerBlock - kReservedSharedBytes) / best.stageBytes, 2,
-      kMaxStages);
+  best.stages = hopperStagesThatFit(best.stageBytes, device);
   int64_t rowTiles = ceilDiv(rows, best.blockRows);
   int64_t tiles = rowTiles * ceilDiv(cols, best.blockCols);
   best.clusterRows = (rowTiles >= 2 && tiles >= sms) ? 2 : 1;

@@ -6,8 +6,8 @@
 // any of them. MLIR-free, so that tools and tests can ask it directly.
 //
 // The kernel the choice is for (docs/HOPPER.md): one producer warp issues
-// TMA copies of a K step of A (compressed values), its metadata and B into a
-// ring of `stages` shared-memory buffers; one or two consumer warpgroups
+// TMA copies of a K step of A (compressed values) and B into a ring of
+// `stages` shared-memory buffers; one or two consumer warpgroups
 // (BM = 64 rows each) run wgmma.mma_async.sp m64nBNk(32|64|16) on them.
 //
 //===----------------------------------------------------------------------===//
@@ -58,10 +58,16 @@ struct HopperTiling {
 };
 
 /// Shared-memory bytes of one pipeline stage for a block tile: A values
-/// (BM x BK/2 elements, 2:4), metadata (a nibble per group of 4: BM x
-/// BK/8 bytes, rounded up to 128 bytes) and B (BK x BN elements).
+/// (BM x BK/2 elements, 2:4) and B (BK x BN elements). The metadata is not
+/// staged: the consumers read it from global memory, four K steps per
+/// 128-bit load (StcHopperLayout.h).
 int64_t hopperStageBytes(int64_t blockRows, int64_t blockCols,
                          int64_t blockDepth, int64_t elementBytes);
+
+/// Ring depth for stages of `stageBytes`: as many as fit in the block's
+/// shared memory less 2 KiB (mbarriers, alignment), between 2 and 6.
+int64_t hopperStagesThatFit(int64_t stageBytes,
+                            const HopperDevice &device = HopperDevice());
 
 /// The heuristic (docs/HOPPER.md, "Tile choice"):
 /// 1. BK fills a 128-byte swizzle row: 128 / elementBytes.
@@ -70,9 +76,8 @@ int64_t hopperStageBytes(int64_t blockRows, int64_t blockCols,
 ///    waves = ceil(tiles / SMs). Take the best utilization; within 5 % of
 ///    it, the tile with the most arithmetic per loaded byte
 ///    (BM * BN / (BM / 2 + BN), A being half-size), then the larger BM.
-/// 3. stages: as many as fit (1 KiB kept for the mbarriers; the epilogue
-///    reuses the ring), at most 6 (deeper rings stop hiding more latency),
-///    at least 2.
+/// 3. stages: as many as fit (hopperStagesThatFit), at most 6 (deeper
+///    rings stop hiding more latency), at least 2.
 /// 4. cluster of 2 along the rows when there are at least two row tiles
 ///    and at least one full wave of tiles (multicast halves B's L2 reads;
 ///    small problems keep 1 so that no SM waits for a partner).

@@ -40,11 +40,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/CpuEpilogue.h"
+#include "passes/GpuKernelBuilder.h"
 #include "passes/GpuKernelInfo.h"
+#include "passes/HopperTiling.h"
 #include "passes/Passes.h"
 
 #include "dialects/Stc/StcOps.h"
 #include "runtime/format/StcGpuLayout.h"
+#include "runtime/format/StcHopperLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -61,34 +64,9 @@ namespace mlir::stc {
 using namespace mlir;
 using namespace mlir::stc;
 
-namespace {
+using namespace mlir::stc::gpu_kernel;
 
-/// The kernel's fixed shape (see the file comment). Warp tile 32 x 32: two
-/// 16-row mma tiles by four 8-column ones.
-constexpr int64_t kWarpSize = 32;
-constexpr int64_t kWarpRows = 32;
-constexpr int64_t kWarpCols = 32;
-constexpr int64_t kMmaM = 16;
-constexpr int64_t kMmaN = 8;
-/// K of one instruction: 32 for f16/bf16 (2:4), 16 for tf32 (1:2), 64 for
-/// i8 (2:4). In bytes of a K step, i8 and f16/bf16 are the same: 32 bytes
-/// of stored A values per row and 64 bytes of B per column.
-constexpr int64_t kMmaK = 32;
-constexpr int64_t kMmaKTf32 = 16;
-constexpr int64_t kMmaKI8 = 64;
-constexpr int64_t kRowTiles = kWarpRows / kMmaM; // 2
-constexpr int64_t kColTiles = kWarpCols / kMmaN; // 4
-/// Metadata word for padding: every nibble 0x4 keeps elements (0, 1), a
-/// legal pattern, of values that are zero.
-/// The staged kernel: `stages` buffers of one K step each in shared memory,
-/// A (block rows x 16 stored elements = 32 bytes each) then B (block cols
-/// p-rows x 32 k = 64 bytes each, or 32 k-rows x block cols), 16-byte
-/// chunks swizzled so that ldmatrix's 8 row addresses hit distinct banks.
-constexpr int64_t kChunkBytes = 16;
-/// 2^x, approximately (ex2.approx.f32), for the GELU epilogues.
-constexpr llvm::StringLiteral kEx2Intrinsic = "llvm.nvvm.ex2.approx";
-constexpr int64_t kARowBytes = 32;
-constexpr int64_t kBPMajorRowBytes = 64;
+namespace {
 
 /// Shared-memory geometry of the staged kernel for a block tile. A K step
 /// has the same bytes for every element type (f16/bf16: 32 k, tf32: 16 k,
@@ -110,170 +88,7 @@ struct StagedLayout {
 /// and a direct fallback, chosen by the host).
 enum class Staging { never, always, ifAligned };
 
-/// The convolution behind an implicit GEMM (stc.conv): D[k][p] is the
-/// im2col element of output pixel p = (n, oh, ow) and filter column
-/// k = (kh, kw, c), gathered from the NHWC input.
-struct ConvGeometry {
-  int64_t kh, kw, strideH, strideW, dilationH, dilationW, padH, padW;
-  /// Input channels per group, padded per group, and in all; output
-  /// channels in all; groups.
-  int64_t c, cp, ic, oc, groups;
-};
-
-/// How one stc.spmm or stc.conv maps onto the canonical problem.
-struct Problem {
-  bool sparseLhs;
-  /// D[k][p] is at k * ld + p (true) or p * ld + k (false).
-  bool denseKMajor;
-  Type inputType; // f16, bf16, f32 (computed as tf32) or i8
-  bool tf32;
-  /// i8 operands: m16n8k64.s8 with s32 accumulators and the scaling
-  /// epilogue.
-  bool int8;
-  Type outputType; // f32, f16, bf16, i8 or i32
-  Type biasType, accType;
-  bool hasBias, hasAcc, hasScale = false;
-  double alpha, beta;
-  Activation activation;
-  /// Accumulate in f16 (f16 inputs only): C/D are 2 registers of f16x2
-  /// per mma instead of 4 f32.
-  bool f16Acc = false;
-  /// Set for stc.conv: D is the implicit im2col matrix (p-major), R the
-  /// output channels of one group, and block row tiles of all groups are
-  /// stacked along the grid's y.
-  std::optional<ConvGeometry> conv;
-};
-
-/// Builds the body of one kernel.
-class KernelBuilder {
-public:
-  KernelBuilder(ImplicitLocOpBuilder &b, const Problem &problem,
-                int64_t blockRows, int64_t blockCols, int64_t stages,
-                bool ordered)
-      : b(b), pb(problem), blockRows(blockRows), blockCols(blockCols),
-        stages(stages), ordered(ordered) {}
-
-  /// Emits the kernel body into the entry block of `func`, whose arguments
-  /// follow kernelParamNames(): fragments loaded from global memory.
-  void build(gpu::GPUFuncOp func);
-  /// The same kernel with A and B staged through shared memory
-  /// (`sharedMemory`, stages x StagedLayout::stageBytes) by a cp.async
-  /// pipeline and read with ldmatrix (b16; for tf32 each 32-bit register is
-  /// one element, rounded with cvt.rna.tf32.f32 as in build()). Needs
-  /// 16-byte aligned rows of D and of the values, and for tf32 and i8 a
-  /// p-major D (checked by the caller, or at run time by the host when a
-  /// direct fallback exists).
-  void buildStaged(gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory);
-
-private:
-  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
-  Value i64(int64_t v) { return arith::ConstantIntOp::create(b, v, 64); }
-  Value f32(double v) {
-    return arith::ConstantFloatOp::create(b, b.getF32Type(),
-                                          APFloat(static_cast<float>(v)));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
-  }
-  Value both(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
-  Value wide(Value v) { return arith::ExtSIOp::create(b, b.getI64Type(), v); }
-  /// Element `index` (i64) of global array `base` (type `type`).
-  Value loadAt(Value base, Type type, Value index) {
-    Value ptr =
-        LLVM::GEPOp::create(b, base.getType(), type, base, ValueRange{index});
-    return LLVM::LoadOp::create(b, type, ptr);
-  }
-  /// loadAt when `inBounds`, else `fallback`; the address is clamped to
-  /// element 0 so that no out-of-bounds address is ever formed.
-  Value loadIf(Value inBounds, Value base, Type type, Value index,
-               Value fallback) {
-    Value safe = arith::SelectOp::create(b, inBounds, index, i64(0));
-    Value v = loadAt(base, type, safe);
-    return arith::SelectOp::create(b, inBounds, v, fallback);
-  }
-  int64_t mmaK() const {
-    return pb.tf32 ? kMmaKTf32 : pb.int8 ? kMmaKI8 : kMmaK;
-  }
-  /// Elements of one 16-byte cp.async chunk.
-  int64_t chunkElems() const {
-    return kChunkBytes / (pb.inputType.getIntOrFloatBitWidth() / 8);
-  }
-  /// Accumulator registers per mma: 4 f32, or 2 f16x2.
-  int64_t accRegs() const { return pb.f16Acc ? 2 : 4; }
-  /// The zero accumulators of a whole warp tile.
-  SmallVector<Value> zeroAccumulators() {
-    Value zero = pb.f16Acc ? zeroOf(VectorType::get({2}, b.getF16Type()))
-                 : pb.int8 ? i32(0)
-                           : f32(0.0);
-    return SmallVector<Value>(kRowTiles * kColTiles * accRegs(), zero);
-  }
-  Value zeroOf(Type t) {
-    return arith::ConstantOp::create(b, t, b.getZeroAttr(t));
-  }
-  /// Two elements packed as one mma operand register: vector<2xf16> for
-  /// f16, i32 for bf16 (what nvvm.mma.sp.sync takes for each).
-  Value packPair(Value lo, Value hi);
-  /// Four i8 elements packed as one i32 register (element 0 in the low
-  /// byte), the form of every i8 mma operand register.
-  Value packQuad(ArrayRef<Value> bytes);
-  /// The 32-bit operand register of `elems` (1 tf32, 2 f16/bf16 or 4 i8).
-  /// An f32 is rounded to tf32 (cvt.rna.tf32.f32, as cuBLAS does) rather
-  /// than left to mma.sp, which ignores the low 13 bits (truncation, a
-  /// bias that grows with K).
-  Value packRegister(ArrayRef<Value> elems) {
-    if (elems.size() == 4)
-      return packQuad(elems);
-    if (elems.size() == 2)
-      return packPair(elems[0], elems[1]);
-    return NVVM::ConvertFloatToTF32Op::create(b, b.getI32Type(), elems[0],
-                                              NVVM::FPRoundingMode::RNA)
-        .getResult();
-  }
-  Value activation(Value x);
-
-  /// Kernel arguments and thread coordinates, and the pieces both kernels
-  /// share.
-  void prologue(gpu::GPUFuncOp func);
-  /// The lane's kernel-ready metadata words for K step `step` of its
-  /// warp's 32-row block (docs/GPU-LAYOUT.md), one per 16-row tile: for
-  /// f16/bf16/tf32 one 32-bit load serves both tiles, tile i reading it with
-  /// selector F = i; for i8 (m16n8k64, F = 0) each tile has its own word.
-  SmallVector<Value, 2> metadataWords(Value step);
-  SmallVector<Value> mmaStep(ArrayRef<SmallVector<Value, 4>> aRegs,
-                             ArrayRef<SmallVector<Value, 4>> bRegs,
-                             ArrayRef<Value> metaWords, ValueRange acc);
-  void epilogue(ValueRange acc);
-
-  /// Where the implicit-GEMM gather of output pixel `p` starts: batch
-  /// offset (in pixels) and the top-left input row and column of its
-  /// receptive field; `ok` when p < P.
-  struct PixelOrigin {
-    Value ok, pixelBase, ih0, iw0;
-  };
-  PixelOrigin pixelOrigin(Value p);
-  /// Element D[k][p] of the dense operand: (in bounds, i64 element index).
-  /// For a convolution, out-of-image taps and padded channels are out of
-  /// bounds (zeros).
-  std::pair<Value, Value> denseElement(const PixelOrigin &origin, Value p,
-                                       Value k);
-
-  ImplicitLocOpBuilder &b;
-  const Problem &pb;
-  int64_t blockRows, blockCols, stages;
-  bool ordered;
-  Value values, meta, dense, bias, accIn, scale, out;
-  Value rows, cols, depth, valueCols, metaCols, denseLd, steps;
-  /// Kernel-ready metadata geometry: 32-row blocks of one group and
-  /// 128-bit vectors per lane per block (ceil(steps / 4)).
-  Value metaRowBlocks, metaVectors;
-  /// Leading dimension of Out for a sparse rhs (R, or all output channels
-  /// of a convolution); convolution sizes.
-  Value outLd, batch, inH, inW, outH, outW;
-  Value tid, lane, g, t, warpRow, warpCol, blockRow, blockCol, rowBase, colBase,
-      inputZero;
-};
+} // namespace
 
 Value KernelBuilder::packPair(Value lo, Value hi) {
   auto vecType = VectorType::get({2}, pb.inputType);
@@ -900,65 +715,67 @@ void KernelBuilder::buildStaged(gpu::GPUFuncOp func,
 
 void KernelBuilder::epilogue(ValueRange acc) {
   // Accumulator e of tile (i, j) is Out[row g + 8 (e >> 1)][col 2t + (e & 1)].
-  Type f32Type = b.getF32Type();
-  Value alpha = f32(pb.alpha);
-  Value beta = f32(pb.beta);
   for (int64_t i = 0; i < kRowTiles; ++i) {
     for (int64_t j = 0; j < kColTiles; ++j) {
       for (int64_t e = 0; e < 4; ++e) {
         Value r = add(add(add(rowBase, i32(i * kMmaM)), g), i32(8 * (e >> 1)));
         Value p =
             add(add(add(colBase, i32(j * kMmaN)), mul(t, i32(2))), i32(e & 1));
-        Value ok = both(lt(r, rows), lt(p, cols));
-        auto guard = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard insertion(b);
-        b.setInsertionPointToStart(guard.thenBlock());
-        // Out is R x P for a sparse lhs, its transpose P x R for a sparse
-        // rhs; acc has the result's shape.
-        Value index = pb.sparseLhs ? add(mul(wide(r), wide(cols)), wide(p))
-                                   : add(mul(wide(p), wide(outLd)), wide(r));
         // f16 accumulators: register e / 2 holds elements e, e + 1 of the
         // tile's rows g (e < 2) and g + 8 as f16x2.
         Value v;
         if (pb.f16Acc) {
           Value pair = acc[(i * kColTiles + j) * 2 + (e >> 1)];
-          Value half =
-              LLVM::ExtractElementOp::create(b, pair, i32(e & 1)).getResult();
-          v = arith::ExtFOp::create(b, f32Type, half);
+          v = LLVM::ExtractElementOp::create(b, pair, i32(e & 1)).getResult();
         } else {
           v = acc[(i * kColTiles + j) * 4 + e];
         }
-        // An i32 result is the exact accumulator (no epilogue: verifier);
-        // otherwise the f32 epilogue, in the CPU path's order:
-        // (alpha * scale) * prod + beta * acc + bias.
-        if (!pb.outputType.isInteger(32)) {
-          v = epilogueToF32(b, v);
-          Value factor = pb.alpha != 1.0 ? alpha : Value();
-          if (pb.hasScale) {
-            Value sv = loadAt(scale, f32Type, wide(r));
-            factor =
-                factor ? arith::MulFOp::create(b, factor, sv).getResult() : sv;
-          }
-          if (factor)
-            v = arith::MulFOp::create(b, v, factor);
-          if (pb.hasAcc && pb.beta != 0.0) {
-            Value a = epilogueToF32(b, loadAt(accIn, pb.accType, index));
-            v = arith::AddFOp::create(b, v, arith::MulFOp::create(b, a, beta));
-          }
-          if (pb.hasBias) {
-            Value bv = epilogueToF32(b, loadAt(bias, pb.biasType, wide(r)));
-            v = arith::AddFOp::create(b, v, bv);
-          }
-          v = convertEpilogueResult(b, activation(v), pb.outputType);
-        }
-        Value ptr = LLVM::GEPOp::create(b, out.getType(), pb.outputType, out,
-                                        ValueRange{index});
-        LLVM::StoreOp::create(b, v, ptr);
+        storeResult(v, r, p);
       }
     }
   }
   gpu::ReturnOp::create(b);
 }
+
+void KernelBuilder::storeResult(Value v, Value r, Value p) {
+  Type f32Type = b.getF32Type();
+  Value ok = both(lt(r, rows), lt(p, cols));
+  auto guard = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPointToStart(guard.thenBlock());
+  // Out is R x P for a sparse lhs, its transpose P x R for a sparse rhs;
+  // acc has the result's shape.
+  Value index = pb.sparseLhs ? add(mul(wide(r), wide(cols)), wide(p))
+                             : add(mul(wide(p), wide(outLd)), wide(r));
+  // An i32 result is the exact accumulator (no epilogue: verifier);
+  // otherwise the f32 epilogue, in the CPU path's order:
+  // (alpha * scale) * prod + beta * acc + bias.
+  if (!pb.outputType.isInteger(32)) {
+    v = epilogueToF32(b, v);
+    Value factor = pb.alpha != 1.0 ? f32(pb.alpha) : Value();
+    if (pb.hasScale) {
+      Value sv = loadAt(scale, f32Type, wide(r));
+      factor = factor ? arith::MulFOp::create(b, factor, sv).getResult() : sv;
+    }
+    if (factor)
+      v = arith::MulFOp::create(b, v, factor);
+    if (pb.hasAcc && pb.beta != 0.0) {
+      Value a = epilogueToF32(b, loadAt(accIn, pb.accType, index));
+      v = arith::AddFOp::create(b, v,
+                                arith::MulFOp::create(b, a, f32(pb.beta)));
+    }
+    if (pb.hasBias) {
+      Value bv = epilogueToF32(b, loadAt(bias, pb.biasType, wide(r)));
+      v = arith::AddFOp::create(b, v, bv);
+    }
+    v = convertEpilogueResult(b, activation(v), pb.outputType);
+  }
+  Value ptr = LLVM::GEPOp::create(b, out.getType(), pb.outputType, out,
+                                  ValueRange{index});
+  LLVM::StoreOp::create(b, v, ptr);
+}
+
+namespace {
 
 /// The block tile (rows x cols of the canonical problem Out[R, P]) for a
 /// problem, before pass options override it. Warps are 32 x 32, so a
@@ -1024,6 +841,20 @@ private:
                                    int64_t groups, int64_t k,
                                    ::stc::format::MmaSpShape shape,
                                    GpuKernelInfo &info);
+  /// The same for the sm_90a kernel: the Hopper kernel-ready layout
+  /// (StcHopperLayout.h, toWgmmaSpMeta) at compile time or by a generated
+  /// conversion kernel.
+  FailureOr<Value> prepareHopperMetadata(Operation *op,
+                                         gpu::GPUModuleOp kernels, Value meta,
+                                         int64_t rows, int64_t k,
+                                         GpuKernelInfo &info);
+  /// Why the sm_90a kernel does not apply to `op` ("" if it does).
+  std::string hopperUnsupported(SpmmOp op, const Problem &pb);
+  /// Generates the sm_90a kernel `info.kernel` (HopperKernelBuilder) and
+  /// its kernel_info.
+  LogicalResult emitHopperKernel(Operation *op, gpu::GPUModuleOp kernels,
+                                 const Problem &pb, int64_t r, int64_t p,
+                                 int64_t k, GpuKernelInfo info);
   /// Replaces `op` by a call to the private host function of kernel `name`
   /// on the buffers of `tensors` and of a new result buffer (dynamic sizes
   /// `dynamicSizes`).
@@ -1088,8 +919,9 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
   auto [tileRows, tileCols] = chooseBlockTile(r, p);
   if (blockRows)
     tileRows = blockRows;
+  // 256 columns are for the sm_90a kernel; its mma.sp fallbacks take 128.
   if (blockCols)
-    tileCols = blockCols;
+    tileCols = std::min<int64_t>(blockCols, 128);
   bool staged = kernelVariant == "staged" ||
                 (kernelVariant == "auto" && staging != Staging::never);
   if (staged && staging == Staging::never)
@@ -1172,6 +1004,7 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
   info.accumulator = pb.f16Acc ? "f16" : pb.int8 ? "s32" : "f32";
   info.orderedMetadata = orderedMetadata;
   info.variant = staged ? "staged" : "direct";
+  info.metaKPerWord = pb.tf32 ? kMmaKTf32 : kMmaK;
   info.staticSharedBytes = sharedBytes;
   kernel->setAttr(kKernelInfoAttrName, info.toAttr(ctx));
   return success();
@@ -1188,10 +1021,19 @@ constexpr int64_t kMetaKernelThreads = 256;
 ///   of the block (bits 15:0 and 31:16), canonical column 2 s + t % 2;
 /// - m16n8k64.i8 (`int8`): row 16 (s % 2) + g + 8 (t % 2) in both halves,
 ///   canonical columns 4 (s / 2) + 2 (t / 2) and + 1.
+/// - wgmma m64nNk32.b16 (`MetaKernelLayout::hopper`, StcHopperLayout.h):
+///   64-row tiles, 128 threads; thread T = 32 w + 4 g + q of tile rt, word
+///   s holds canonical rows 16 w + g and + 8 (bits 15:0 and 31:16),
+///   canonical column 4 s + q.
 /// Groups follow each other (R rows each, row_blocks * vectors * 128 words
-/// each); rows and columns past the operand give the padding half 0x4444.
+/// each, 512 for Hopper); rows and columns past the operand give the
+/// padding half 0x4444.
+enum class MetaKernelLayout { b16, int8, hopper };
 static void emitMetadataKernel(gpu::GPUModuleOp kernels, StringRef name,
-                               Location loc, bool int8) {
+                               Location loc, MetaKernelLayout layout) {
+  const bool int8 = layout == MetaKernelLayout::int8;
+  const bool hopper = layout == MetaKernelLayout::hopper;
+  const int64_t threadsPerBlock = hopper ? 128 : 32;
   MLIRContext *ctx = kernels.getContext();
   ImplicitLocOpBuilder b(loc, ctx);
   b.setInsertionPointToEnd(kernels.getBody());
@@ -1231,19 +1073,24 @@ static void emitMetadataKernel(gpu::GPUModuleOp kernels, StringRef name,
   auto rem = [&](Value x, Value y) { return arith::RemUIOp::create(b, x, y); };
   auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, x, y); };
   auto mul = [&](Value x, Value y) { return arith::MulIOp::create(b, x, y); };
-  Value perGroup = mul(mul(rowBlocks, vectors), c(128));
+  Value perGroup = mul(mul(rowBlocks, vectors), c(4 * threadsPerBlock));
   Value group = div(w, perGroup);
   Value inGroup = rem(w, perGroup);
-  // inGroup = ((rb * V + s / 4) * 32 + lane) * 4 + s % 4.
-  Value lane = rem(div(inGroup, c(4)), c(32));
-  Value vector = div(inGroup, c(128));
+  // inGroup = ((rb * V + s / 4) * threads + thread) * 4 + s % 4.
+  Value thread = rem(div(inGroup, c(4)), c(threadsPerBlock));
+  Value lane = rem(thread, c(32));
+  Value vector = div(inGroup, c(4 * threadsPerBlock));
   Value rowBlock = div(vector, vectors);
   Value s = add(mul(rem(vector, vectors), c(4)), rem(inGroup, c(4)));
   Value g = div(lane, c(4)), t = rem(lane, c(4));
-  Value blockRow = mul(rowBlock, c(32));
+  Value blockRow = mul(rowBlock, c(hopper ? 64 : 32));
   // (row, column) of the low and the high half.
   Value row0, col0, row1, col1;
-  if (int8) {
+  if (hopper) {
+    row0 = add(add(blockRow, mul(div(thread, c(32)), c(16))), g);
+    row1 = add(row0, c(8));
+    col0 = col1 = add(mul(s, c(4)), t);
+  } else if (int8) {
     row0 = row1 = add(add(add(blockRow, mul(rem(s, c(2)), c(16))), g),
                       mul(rem(t, c(2)), c(8)));
     col0 = add(mul(div(s, c(2)), c(4)), mul(div(t, c(2)), c(2)));
@@ -1323,7 +1170,8 @@ FailureOr<Value> LowerSpmmToGpu::prepareMetadata(
   info.metaLayout = "canonical";
   info.metaKernel = info.kernel + "_meta";
   emitMetadataKernel(kernels, info.metaKernel, op->getLoc(),
-                     shape == MmaSpShape::M16N8K64I8);
+                     shape == MmaSpShape::M16N8K64I8 ? MetaKernelLayout::int8
+                                                     : MetaKernelLayout::b16);
   return meta;
 }
 
@@ -1425,14 +1273,29 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
     whyStream << " and " << size(staticValueCols) << " values per row";
   GpuKernelInfo info;
   info.kernel = "stc_spmm_" + std::to_string(index);
-  FailureOr<Value> meta =
-      prepareMetadata(op, kernels, op.getMeta(), r,
-                      /*groups=*/1, k, mmaShapeOf(pb), info);
-  if (failed(meta))
-    return failure();
   info.sparseLhs = pb.sparseLhs;
   info.denseTransposed = op.getDenseTransposed();
-  if (failed(emitKernel(op, kernels, pb, r, p, k, staging, why, info)))
+  bool hopper = false;
+  if (target == "sm_90a" &&
+      (kernelVariant == "auto" || kernelVariant == "wgmma")) {
+    std::string hopperWhy = hopperUnsupported(op, pb);
+    hopper = hopperWhy.empty();
+    if (!hopper && kernelVariant == "wgmma")
+      return op.emitError("stc-lower-spmm-to-gpu: kernel=wgmma needs ")
+             << hopperWhy;
+    if (!hopper)
+      op.emitRemark("stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since "
+                    "the wgmma kernel needs ")
+          << hopperWhy;
+  }
+  FailureOr<Value> meta =
+      hopper ? prepareHopperMetadata(op, kernels, op.getMeta(), r, k, info)
+             : prepareMetadata(op, kernels, op.getMeta(), r,
+                               /*groups=*/1, k, mmaShapeOf(pb), info);
+  if (failed(meta))
+    return failure();
+  if (hopper ? failed(emitHopperKernel(op, kernels, pb, r, p, k, info))
+             : failed(emitKernel(op, kernels, pb, r, p, k, staging, why, info)))
     return failure();
 
   // The host side: a call to a private function on buffers, defined after
@@ -1572,6 +1435,177 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
   return success();
 }
 
+std::string LowerSpmmToGpu::hopperUnsupported(SpmmOp op, const Problem &pb) {
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  if (!pb.inputType.isF16() && !pb.inputType.isBF16()) {
+    os << "f16 or bf16 operands (got " << pb.inputType << ")";
+  } else if (pb.f16Acc) {
+    os << "f32 accumulation (accumulate=f16 was asked for)";
+  } else {
+    // TMA copies rows whose length is a multiple of 16 bytes (8 elements).
+    int64_t ld = op.getDense().getType().getDimSize(1);
+    int64_t valueCols = op.getValues().getType().getDimSize(1);
+    if (ShapedType::isDynamic(ld) || ld % 8 != 0 ||
+        ShapedType::isDynamic(valueCols) || valueCols % 8 != 0) {
+      auto size = [](int64_t n) {
+        return ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n);
+      };
+      os << "static rows of values and of the dense operand that are "
+            "multiples of 8 elements (16 bytes, for TMA); got "
+         << size(valueCols) << " values per row and a dense leading "
+         << "dimension of " << size(ld);
+    }
+  }
+  return why;
+}
+
+FailureOr<Value> LowerSpmmToGpu::prepareHopperMetadata(Operation *op,
+                                                       gpu::GPUModuleOp kernels,
+                                                       Value meta, int64_t rows,
+                                                       int64_t k,
+                                                       GpuKernelInfo &info) {
+  using namespace ::stc::format;
+  info.metaRowsPerBlock = kWgmmaRows;
+  info.metaKPerWord = getWgmmaSpTypeInfo(WgmmaSpType::B16).blockK;
+  info.metaThreads = kWgmmaThreads;
+  DenseIntElementsAttr constant;
+  if (!ShapedType::isDynamic(rows) && !ShapedType::isDynamic(k) &&
+      matchPattern(meta, m_Constant(&constant))) {
+    int64_t metaCols = cast<RankedTensorType>(meta.getType()).getDimSize(1);
+    std::vector<uint16_t> canonical;
+    canonical.reserve(constant.getNumElements());
+    for (const APInt &v : constant.getValues<APInt>())
+      canonical.push_back(static_cast<uint16_t>(v.getZExtValue()));
+    std::vector<uint32_t> words;
+    Status status = toWgmmaSpMeta(
+        WgmmaSpType::B16,
+        View2D<const uint16_t>::rowMajor(canonical.data(), rows, metaCols), k,
+        words);
+    if (!status.ok())
+      return op->emitError("stc-lower-spmm-to-gpu: constant metadata: ")
+             << status.message;
+    std::vector<int32_t> all(words.begin(), words.end());
+    OpBuilder b(op);
+    auto type = RankedTensorType::get({static_cast<int64_t>(all.size())},
+                                      b.getI32Type());
+    info.metaLayout = "kernel_ready";
+    return arith::ConstantOp::create(
+               b, op->getLoc(), type,
+               DenseElementsAttr::get(type, ArrayRef<int32_t>(all)))
+        .getResult();
+  }
+  info.metaLayout = "canonical";
+  info.metaKernel = info.kernel + "_meta";
+  emitMetadataKernel(kernels, info.metaKernel, op->getLoc(),
+                     MetaKernelLayout::hopper);
+  return meta;
+}
+
+LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
+                                               gpu::GPUModuleOp kernels,
+                                               const Problem &pb, int64_t r,
+                                               int64_t p, int64_t k,
+                                               GpuKernelInfo info) {
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  const std::string &name = info.kernel;
+  HopperDevice device;
+  HopperKernelShape shape;
+  bool known = !ShapedType::isDynamic(r) && !ShapedType::isDynamic(p) &&
+               !ShapedType::isDynamic(k);
+  if (known) {
+    HopperTiling tiling = chooseHopperTiling({r, p, k, /*elementBytes=*/2});
+    shape.blockRows = tiling.blockRows;
+    shape.blockCols = tiling.blockCols;
+    shape.clusterRows = tiling.clusterRows;
+  }
+  if (blockRows)
+    shape.blockRows = blockRows;
+  if (blockCols)
+    shape.blockCols = blockCols;
+  if (clusterRows)
+    shape.clusterRows = clusterRows;
+  shape.stages = wgmmaStages
+                     ? static_cast<int64_t>(wgmmaStages)
+                     : hopperStagesThatFit(
+                           hopperStageBytes(shape.blockRows, shape.blockCols,
+                                            HopperKernelShape::kBlockK, 2),
+                           device);
+  if (shape.sharedBytes() > device.sharedBytesPerBlock)
+    return op->emitError("stc-lower-spmm-to-gpu: the sm_90a kernel's ring of ")
+           << shape.stages << " stages of " << shape.blockRows << " x "
+           << shape.blockCols << " needs " << shape.sharedBytes()
+           << " bytes of shared memory, more than the "
+           << device.sharedBytesPerBlock << " a block may have";
+
+  SmallVector<std::string> paramNames = {"values", "meta", "dense"};
+  if (pb.hasBias)
+    paramNames.push_back("bias");
+  if (pb.hasAcc)
+    paramNames.push_back("acc");
+  if (pb.hasScale)
+    paramNames.push_back("scale");
+  paramNames.push_back("out");
+  unsigned numPointers = paramNames.size();
+  for (const char *n : {"R", "P", "K", "value_cols", "meta_cols"})
+    paramNames.push_back(n);
+  paramNames.push_back("values_map");
+  paramNames.push_back("dense_map");
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> paramTypes(numPointers, ptrType);
+  paramTypes.append(5, IntegerType::get(ctx, 32));
+  paramTypes.append(2, ptrType);
+
+  ImplicitLocOpBuilder kb(loc, ctx);
+  kb.setInsertionPointToEnd(kernels.getBody());
+  auto kernel =
+      gpu::GPUFuncOp::create(kb, name, FunctionType::get(ctx, paramTypes, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      kb.getDenseI32ArrayAttr({static_cast<int32_t>(shape.threads()), 1, 1}));
+  // The dynamic shared memory (extern __shared__): launched with
+  // shape.sharedBytes().
+  OpBuilder gb(kernels.getBodyRegion());
+  gb.setInsertionPointToStart(kernels.getBody());
+  auto smem = LLVM::GlobalOp::create(
+      gb, loc, LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0),
+      /*isConstant=*/false, LLVM::Linkage::External, name + "_smem",
+      Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+  HopperKernelBuilder(kb, pb, shape).build(kernel, smem);
+
+  // CUtensorMapDataType: FLOAT16 = 6, BFLOAT16 = 9.
+  int64_t dataType = pb.inputType.isF16() ? 6 : 9;
+  info.tensorMaps.push_back({"values_map", "values", dataType,
+                             HopperKernelShape::kStoredK, shape.blockRows, 64});
+  if (pb.denseKMajor)
+    info.tensorMaps.push_back(
+        {"dense_map", "dense", dataType, 64, HopperKernelShape::kBlockK, 128});
+  else
+    info.tensorMaps.push_back({"dense_map", "dense", dataType,
+                               HopperKernelShape::kBlockK, shape.blockCols,
+                               128});
+  info.blockThreads = shape.threads();
+  info.blockRows = shape.blockRows;
+  info.blockCols = shape.blockCols;
+  info.stages = shape.stages;
+  info.sharedBytes = shape.sharedBytes();
+  info.clusterRows = shape.clusterRows;
+  info.paramNames.assign(paramNames.begin(), paramNames.end());
+  info.numPointerParams = numPointers;
+  info.rows = r;
+  info.cols = p;
+  info.depth = k;
+  info.inputType = pb.inputType;
+  info.outputType = pb.outputType;
+  info.mma = "m64n" + std::to_string(shape.blockCols) + "k32";
+  info.accumulator = "f32";
+  info.orderedMetadata = false;
+  info.variant = "wgmma";
+  kernel->setAttr(kKernelInfoAttrName, info.toAttr(ctx));
+  return success();
+}
+
 void LowerSpmmToGpu::runOnOperation() {
   ModuleOp module = getOperation();
   SmallVector<Operation *> ops;
@@ -1582,18 +1616,44 @@ void LowerSpmmToGpu::runOnOperation() {
   if (ops.empty())
     return;
   if (kernelVariant != "auto" && kernelVariant != "direct" &&
-      kernelVariant != "staged") {
+      kernelVariant != "staged" && kernelVariant != "wgmma") {
     ops.front()->emitError("stc-lower-spmm-to-gpu: unknown kernel '")
-        << kernelVariant << "' (expected auto, direct or staged)";
+        << kernelVariant << "' (expected auto, direct, staged or wgmma)";
     return signalPassFailure();
   }
+  if (!llvm::is_contained({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"},
+                          StringRef(target))) {
+    ops.front()->emitError("stc-lower-spmm-to-gpu: unknown target '")
+        << target << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+    return signalPassFailure();
+  }
+  if (kernelVariant == "wgmma" && target != "sm_90a") {
+    ops.front()->emitError("stc-lower-spmm-to-gpu: kernel=wgmma needs "
+                           "target=sm_90a (wgmma.mma_async.sp), got target=")
+        << target;
+    return signalPassFailure();
+  }
+  bool hopperTarget = target == "sm_90a";
   auto validTile = [](int64_t v) { return v == 0 || v == 64 || v == 128; };
-  if (!validTile(blockRows) || !validTile(blockCols)) {
+  if (!validTile(blockRows) ||
+      !(validTile(blockCols) || (hopperTarget && blockCols == 256))) {
     ops.front()->emitError("stc-lower-spmm-to-gpu: block tiles are 64 or 128 "
-                           "rows by 64 or 128 columns (0: the heuristic's "
-                           "choice), got ")
+                           "rows by 64 or 128 columns (256 too on sm_90a; 0: "
+                           "the heuristic's choice), got ")
         << static_cast<int64_t>(blockRows) << " x "
         << static_cast<int64_t>(blockCols);
+    return signalPassFailure();
+  }
+  if (wgmmaStages != 0 && (wgmmaStages < 2 || wgmmaStages > 6)) {
+    ops.front()->emitError("stc-lower-spmm-to-gpu: wgmma-stages must be 2 to "
+                           "6 (0: as many as fit), got ")
+        << static_cast<int64_t>(wgmmaStages);
+    return signalPassFailure();
+  }
+  if (clusterRows < 0 || clusterRows > 2) {
+    ops.front()->emitError("stc-lower-spmm-to-gpu: cluster-rows must be 1 or "
+                           "2 (0: the heuristic's choice), got ")
+        << static_cast<int64_t>(clusterRows);
     return signalPassFailure();
   }
   if (accumulate != "f32" && accumulate != "f16") {

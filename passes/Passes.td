@@ -356,10 +356,26 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
 
     (bf16 and tf32 ops keep f32, with a remark.)
 
+    With `target=sm_90a`, ops with f16/bf16 operands, f32 accumulation and
+    16-byte aligned static rows of values and D get the Hopper kernel
+    instead (docs/HOPPER.md, passes/HopperKernelBuilder.cpp): a producer
+    warp feeds a ring of `wgmma-stages` shared-memory slots with TMA copies
+    (tensor maps the host builds, kernel_info `tensor_maps`), synchronised
+    by mbarriers, and one consumer warpgroup per 64 rows of the block tile
+    runs `stc.wgmma_sp` (m64nBNk32) on them; metadata in the Hopper
+    kernel-ready layout (StcHopperLayout.h); the same epilogue. Tile
+    (64/128 x 64/128/256), ring depth and cluster come from
+    chooseHopperTiling unless `block-rows`, `block-cols`, `wgmma-stages`,
+    `cluster-rows` say otherwise. Other ops keep the mma.sp kernels, with
+    a remark saying why. Convolutions are not on the Hopper path yet.
+
     Errors: accumulate other than f32/f16;
     f32 operands with 2:4 (mma.sp has no f32 form; f32 runs as
-    tf32, which needs 1:2); block tiles other than 64/128; stages outside 2..4; kernel=staged where
-    it does not apply.
+    tf32, which needs 1:2); block tiles other than 64/128 (block-cols 256
+    too on sm_90a); stages outside 2..4; wgmma-stages outside 0, 2..6;
+    cluster-rows outside 0..2; an unknown target; kernel=staged where it
+    does not apply; kernel=wgmma where the Hopper kernel does not apply, or
+    a ring that does not fit in 227 KiB of shared memory.
   }];
   let options = [
     Option<"blockRows", "block-rows", "int64_t", "0",
@@ -378,8 +394,19 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
            "still computes in f32)">,
     Option<"kernelVariant", "kernel", "std::string", "\"auto\"",
            "direct (fragments from global memory), staged (3-stage cp.async "
-           "pipeline through swizzled shared memory, ldmatrix) or auto "
-           "(staged where the dense operand's rows are 16-byte aligned)">,
+           "pipeline through swizzled shared memory, ldmatrix), wgmma (the "
+           "sm_90a warpgroup kernel; target=sm_90a) or auto (wgmma where it "
+           "applies on sm_90a, else staged where the dense operand's rows "
+           "are 16-byte aligned, else direct)">,
+    Option<"target", "target", "std::string", "\"sm_80\"",
+           "GPU the kernels are for: sm_80, sm_86, sm_89, sm_90 (mma.sp "
+           "kernels) or sm_90a (wgmma.mma_async.sp kernels where they apply)">,
+    Option<"wgmmaStages", "wgmma-stages", "int64_t", "0",
+           "Shared-memory ring depth of the sm_90a kernel, 2 to 6 (0: as "
+           "many as fit, chooseHopperTiling)">,
+    Option<"clusterRows", "cluster-rows", "int64_t", "0",
+           "Thread-block cluster of the sm_90a kernel along the rows: 1 or "
+           "2 (0: chooseHopperTiling's choice)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

@@ -148,6 +148,9 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   spmm.stages = options.gpuStages;
   spmm.accumulate = options.gpuAccumulate;
   spmm.kernelVariant = options.gpuKernel;
+  spmm.target = options.target;
+  spmm.wgmmaStages = options.gpuWgmmaStages;
+  spmm.clusterRows = options.gpuClusterRows;
   pm.addPass(createStcLowerSpmmToGpu(spmm));
   pm.addPass(createCanonicalizerPass());
   // Weights that are function arguments are pruned/compressed on the host.
@@ -164,15 +167,21 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
 void mlir::stc::buildStcGpuFinalizePipeline(OpPassManager &pm,
                                             const StcPipelineOptions &options) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // stc.wgmma_sp to inline PTX, and the NVVM ops that are PTX templates
+  // (mbarrier.try_wait.parity's retry loop) to inline assembly.
+  kernels.addPass(createStcLowerWgmmaSpToNvvm());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createCanonicalizerPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.target;
   // ordered_metadata needs PTX ISA 8.5 (CUDA 12.5 drivers); the plain form
-  // PTX 7.1.
-  target.features = options.gpuOrderedMetadata ? "+ptx85" : "+ptx71";
+  // PTX 7.1; sm_90a (wgmma.mma_async.sp, TMA) PTX 8.0 at least.
+  target.features = options.gpuOrderedMetadata || options.target == "sm_90a"
+                        ? "+ptx85"
+                        : "+ptx71";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
@@ -253,6 +262,10 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
                                          llvm::cl::init(3)};
   PassOptions::Option<std::string> gpuAccumulate{*this, "gpu-accumulate",
                                                  llvm::cl::init("f32")};
+  PassOptions::Option<int64_t> gpuWgmmaStages{*this, "gpu-wgmma-stages",
+                                              llvm::cl::init(0)};
+  PassOptions::Option<int64_t> gpuClusterRows{*this, "gpu-cluster-rows",
+                                              llvm::cl::init(0)};
   PassOptions::Option<bool> stopAfterStc{*this, "stop-after-stc",
                                          llvm::cl::init(false)};
 };
@@ -285,6 +298,8 @@ void mlir::stc::registerStcPipelines() {
         options.gpuBlockCols = cl.gpuBlockCols;
         options.gpuStages = cl.gpuStages;
         options.gpuAccumulate = cl.gpuAccumulate;
+        options.gpuWgmmaStages = cl.gpuWgmmaStages;
+        options.gpuClusterRows = cl.gpuClusterRows;
         if (failed(buildStcPipeline(pm, options)))
           return errorHandler(
               "stc-pipeline: unsupported target '" + options.target +

@@ -60,9 +60,12 @@ struct StcPipelineOptions {
   int64_t gpuBlockRows = 0;
   int64_t gpuBlockCols = 0;
   int64_t gpuStages = 3;
+  /// The sm_90a kernel's ring depth and cluster (0: chooseHopperTiling's).
+  int64_t gpuWgmmaStages = 0;
+  int64_t gpuClusterRows = 0;
   /// mma.sp accumulator: "f32" or "f16" (f16 operands only).
   std::string gpuAccumulate = "f32";
-  /// "auto", "direct" or "staged" (see stc-lower-spmm-to-gpu).
+  /// "auto", "direct", "staged" or "wgmma" (see stc-lower-spmm-to-gpu).
   std::string gpuKernel = "auto";
   /// The PTX ISA's mma.sp::ordered_metadata (PTX 8.5); false gives the
   /// plain mma.sp of older toolchains.

@@ -80,7 +80,8 @@ struct SharedOptions {
   cl::opt<std::string> gpuKernel{
       "gpu-kernel",
       cl::desc("GPU kernel: auto (default), direct (fragments from global "
-               "memory) or staged (cp.async pipeline, ldmatrix)"),
+               "memory), staged (cp.async pipeline, ldmatrix) or wgmma "
+               "(--target=sm_90a: TMA + wgmma.mma_async.sp)"),
       cl::init("auto")};
   cl::opt<int64_t> gpuBlockRows{
       "gpu-block-rows",
@@ -88,7 +89,18 @@ struct SharedOptions {
       cl::init(0)};
   cl::opt<int64_t> gpuBlockCols{
       "gpu-block-cols",
-      cl::desc("GPU kernel: block tile columns, 64 or 128 (0: by shape)"),
+      cl::desc("GPU kernel: block tile columns, 64 or 128, or 256 for the "
+               "sm_90a kernel (0: by shape)"),
+      cl::init(0)};
+  cl::opt<int64_t> gpuWgmmaStages{
+      "gpu-wgmma-stages",
+      cl::desc("sm_90a kernel: shared-memory ring depth, 2 to 6 (0: as many "
+               "as fit)"),
+      cl::init(0)};
+  cl::opt<int64_t> gpuClusterRows{
+      "gpu-cluster-rows",
+      cl::desc("sm_90a kernel: thread-block cluster along the rows, 1 or 2 "
+               "(0: by shape)"),
       cl::init(0)};
   cl::opt<int64_t> gpuStages{"gpu-stages",
                              cl::desc("GPU kernel: pipeline stages, 2 to 4"),
@@ -143,6 +155,8 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   options.gpuBlockRows = shared->gpuBlockRows;
   options.gpuBlockCols = shared->gpuBlockCols;
   options.gpuStages = shared->gpuStages;
+  options.gpuWgmmaStages = shared->gpuWgmmaStages;
+  options.gpuClusterRows = shared->gpuClusterRows;
   options.gpuAccumulate = shared->gpuAccumulate;
   auto fail = [&](const llvm::Twine &msg) {
     reportError(tool, msg);
@@ -153,14 +167,27 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
     return fail("--sparsity must be explicit, enable or force, got '" +
                 options.sparsity + "'");
   if (options.gpuKernel != "auto" && options.gpuKernel != "direct" &&
-      options.gpuKernel != "staged")
-    return fail("--gpu-kernel must be auto, direct or staged, got '" +
+      options.gpuKernel != "staged" && options.gpuKernel != "wgmma")
+    return fail("--gpu-kernel must be auto, direct, staged or wgmma, got '" +
                 options.gpuKernel + "'");
-  for (int64_t tile : {options.gpuBlockRows, options.gpuBlockCols})
-    if (tile != 0 && tile != 64 && tile != 128)
+  if (options.gpuKernel == "wgmma" && options.target != "sm_90a")
+    return fail("--gpu-kernel=wgmma needs --target=sm_90a, got --target=" +
+                options.target);
+  for (int64_t tile : {options.gpuBlockRows, options.gpuBlockCols}) {
+    bool wide = tile == 256 && tile == options.gpuBlockCols &&
+                options.target == "sm_90a";
+    if (tile != 0 && tile != 64 && tile != 128 && !wide)
       return fail("--gpu-block-rows and --gpu-block-cols must be 64 or 128 "
-                  "(or 0), got " +
+                  "(or 0; --gpu-block-cols=256 with --target=sm_90a), got " +
                   std::to_string(tile));
+  }
+  if (options.gpuWgmmaStages != 0 &&
+      (options.gpuWgmmaStages < 2 || options.gpuWgmmaStages > 6))
+    return fail("--gpu-wgmma-stages must be 2 to 6 (or 0), got " +
+                std::to_string(options.gpuWgmmaStages));
+  if (options.gpuClusterRows < 0 || options.gpuClusterRows > 2)
+    return fail("--gpu-cluster-rows must be 1 or 2 (or 0), got " +
+                std::to_string(options.gpuClusterRows));
   if (options.gpuStages < 2 || options.gpuStages > 4)
     return fail("--gpu-stages must be 2, 3 or 4, got " +
                 std::to_string(options.gpuStages));

@@ -16,9 +16,9 @@
 // STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'i8' operands {{.*}}, got a p-major dense operand with leading dimension 72 and 40 values per row
 // STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'f32' operands a dense operand with K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed) whose leading dimension is a multiple of 4 elements (16 bytes), got a k-major dense operand with leading dimension 40
 // STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'f32' operands {{.*}}, got a k-major dense operand with leading dimension ?
-// VARIANT: error: stc-lower-spmm-to-gpu: unknown kernel 'fastest' (expected auto, direct or staged)
+// VARIANT: error: stc-lower-spmm-to-gpu: unknown kernel 'fastest' (expected auto, direct, staged or wgmma)
 // ACCUMULATE: error: stc-lower-spmm-to-gpu: unknown accumulate 'f64' (expected f32 or f16)
-// TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (0: the heuristic's choice), got 96 x 0
+// TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (256 too on sm_90a; 0: the heuristic's choice), got 96 x 0
 
 func.func @f32_operands(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %d: tensor<32x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{stc.spmm on a GPU target computes f32 as tf32, whose mma.sp needs the 1:2 pattern (--pattern=1:2), got 2:4; or use f16/bf16 operands for 2:4}}

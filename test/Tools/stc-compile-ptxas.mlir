@@ -1,25 +1,27 @@
 // The PTX of every GPU target is valid for ptxas (CUDA toolkit, feature
 // `ptxas`): the f16 and the bf16 kernel below, each built on
 // mma.sp::ordered_metadata m16n8k32 with f32 accumulation, assemble for
-// sm_80, sm_86, sm_89, sm_90 and sm_90a. --emit=cubin runs that ptxas
+// sm_80, sm_86, sm_89 and sm_90; for sm_90a the same programs become the
+// Hopper kernels (TMA, mbarriers, wgmma.mma_async.sp), which assemble for
+// sm_90a. --emit=cubin runs that ptxas
 // itself (--cuda-path) and writes a CUDA ELF for the architecture.
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: stc-compile %s --target=sm_80 --emit=ptx -o %t/sm80.ptx
 // RUN: %ptxas -arch=sm_80 %t/sm80.ptx -o %t/sm80.cubin
-// RUN: FileCheck %s --check-prefixes=CHECK,SM80 < %t/sm80.ptx
+// RUN: FileCheck %s --check-prefixes=CHECK,MMASP,SM80 < %t/sm80.ptx
 // RUN: stc-compile %s --target=sm_86 --emit=ptx -o %t/sm86.ptx
 // RUN: %ptxas -arch=sm_86 %t/sm86.ptx -o %t/sm86.cubin
-// RUN: FileCheck %s --check-prefixes=CHECK,SM86 < %t/sm86.ptx
+// RUN: FileCheck %s --check-prefixes=CHECK,MMASP,SM86 < %t/sm86.ptx
 // RUN: stc-compile %s --target=sm_89 --emit=ptx -o %t/sm89.ptx
 // RUN: %ptxas -arch=sm_89 %t/sm89.ptx -o %t/sm89.cubin
-// RUN: FileCheck %s --check-prefixes=CHECK,SM89 < %t/sm89.ptx
+// RUN: FileCheck %s --check-prefixes=CHECK,MMASP,SM89 < %t/sm89.ptx
 // RUN: stc-compile %s --target=sm_90 --emit=ptx -o %t/sm90.ptx
 // RUN: %ptxas -arch=sm_90 %t/sm90.ptx -o %t/sm90.cubin
-// RUN: FileCheck %s --check-prefixes=CHECK,SM90 < %t/sm90.ptx
+// RUN: FileCheck %s --check-prefixes=CHECK,MMASP,SM90 < %t/sm90.ptx
 // RUN: stc-compile %s --target=sm_90a --emit=ptx -o %t/sm90a.ptx
 // RUN: %ptxas -arch=sm_90a %t/sm90a.ptx -o %t/sm90a.cubin
-// RUN: FileCheck %s --check-prefixes=CHECK,SM90A < %t/sm90a.ptx
+// RUN: FileCheck %s --check-prefixes=CHECK,WGMMA,SM90A < %t/sm90a.ptx
 // SM80: .target sm_80{{$}}
 // SM86: .target sm_86{{$}}
 // SM89: .target sm_89{{$}}
@@ -27,8 +29,12 @@
 // SM90A: .target sm_90a{{$}}
 // CHECK-DAG: .visible .entry stc_spmm_0(
 // CHECK-DAG: .visible .entry stc_spmm_1(
-// CHECK-DAG: mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32
-// CHECK-DAG: mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32
+// MMASP-DAG: mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32
+// MMASP-DAG: mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32
+// WGMMA-DAG: wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.f16.f16
+// WGMMA-DAG: wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.bf16.bf16
+// WGMMA-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// WGMMA-DAG: mbarrier.try_wait.parity.shared.b64
 
 // RUN: stc-compile %s --target=sm_80 --emit=cubin --cuda-path=%cuda_path -o %t/k80.cubin
 // RUN: llvm-readelf -h %t/k80.cubin | FileCheck %s --check-prefix=ELF80

@@ -1,0 +1,347 @@
+//===- HopperKernelBuilder.cpp - the sm_90a wgmma.sp kernel ----*- C++ -*-===//
+//
+// The kernel stc-lower-spmm-to-gpu generates for --target=sm_90a (f16/bf16
+// operands, f32 accumulation): Out[R, P] = S[R, K] . D[K, P] in block tiles
+// of BM x BN, BM = 64 per consumer warpgroup.
+//
+//   threads [0, 128 * BM/64)   consumer warpgroups, rows 64 wg .. 64 wg + 63
+//   threads [128 * BM/64, +32) the producer warp (one thread issues)
+//
+// Producer: for each K step s (64 dense K), waits until the consumers have
+// released ring slot s % stages (mbarrier `empty`), announces the slot's
+// bytes on mbarrier `full` (arrive.expect_tx) and issues the TMA copies
+// (cp.async.bulk.tensor.2d) of the step's A values (BM x 32 stored
+// elements, 64-byte swizzle) and B (BN x 64, 128-byte swizzle; one box for
+// a p-major D, BN / 64 boxes of 64 x 64 for a k-major one). TMA fills
+// everything past R, P or K with zeros, so ragged sizes need no code.
+//
+// Consumers: wait on `full`, load their A fragments from the swizzled
+// values with ld.shared (conflict-free), take the step's metadata word
+// (one per thread per K step, read from global memory four steps at a
+// time, one vector ahead; the Hopper kernel-ready layout of
+// StcHopperLayout.h is made for that 128-bit load), and issue two
+// wgmma.mma_async.sp m64nBNk32 (sp-sel 0 and 1 for the two halves of the
+// step) with B through a matrix descriptor of the slot. After
+// wgmma.wait_group 0 they release the slot on `empty`. The accumulators
+// (BN / 2 f32 per thread) then go through the sm_80 path's epilogue.
+//
+// The wait for the wgmmas at every step (rather than keeping one group in
+// flight) is deliberate for now: the A fragments live in registers that
+// the next step's loads would overwrite while the instruction may still
+// read them.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GpuKernelBuilder.h"
+
+#include "runtime/format/StcHopperLayout.h"
+
+using namespace mlir;
+using namespace mlir::stc;
+using namespace mlir::stc::gpu_kernel;
+
+namespace {
+
+/// Suspend-time hint of mbarrier.try_wait (ns), as CUTLASS uses.
+constexpr int64_t kTryWaitTicks = 0x989680;
+/// The padding metadata word: every nibble 0x4 (elements 0 and 1), legal,
+/// over values that are zero.
+constexpr int64_t kPadMetaWord = 0x44444444;
+
+::stc::format::HopperSmemTile bTile(const HopperKernelShape &shape,
+                                    bool denseKMajor) {
+  ::stc::format::HopperSmemTile tile;
+  tile.swizzle = ::stc::format::HopperSwizzle::B128;
+  // D[k][p] with p contiguous (k-major D) is B stored MN-major.
+  tile.mnMajor = denseKMajor;
+  tile.elementBits = 16;
+  tile.mnRows = static_cast<int>(shape.blockCols);
+  tile.kCols = static_cast<int>(HopperKernelShape::kBlockK);
+  return tile;
+}
+
+} // namespace
+
+Value HopperKernelBuilder::barrier(bool full, Value slot) {
+  Value offset = add(i32(shape.barrierOffset() + (full ? 0 : 8 * stages)),
+                     mul(slot, i32(8)));
+  return LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
+                             ValueRange{offset});
+}
+
+SmallVector<Value, 4> HopperKernelBuilder::metadataVector(Value v) {
+  // Word s of thread T of 64-row tile rt is at ((rt V + s / 4) 128 + T) 4
+  // + s % 4 (wgmmaSpMetaWordIndex): vector v is one aligned 128-bit load.
+  Value ok = both(lt(rowTile, metaRowTiles), lt(v, metaVectors));
+  Value index = mul(
+      add(mul(add(mul(wide(rowTile), wide(metaVectors)), wide(v)), i64(128)),
+          wide(threadInGroup)),
+      i64(4));
+  Value safe = arith::SelectOp::create(b, ok, index, i64(0));
+  auto vecType = VectorType::get({4}, b.getI32Type());
+  Value ptr = LLVM::GEPOp::create(b, meta.getType(), b.getI32Type(), meta,
+                                  ValueRange{safe});
+  Value vec = LLVM::LoadOp::create(b, vecType, ptr, /*alignment=*/16);
+  SmallVector<Value, 4> words;
+  Value pad = arith::ConstantIntOp::create(b, kPadMetaWord, 32);
+  for (int64_t i = 0; i < 4; ++i) {
+    Value w = LLVM::ExtractElementOp::create(b, vec, i32(i));
+    words.push_back(arith::SelectOp::create(b, ok, w, pad));
+  }
+  return words;
+}
+
+void HopperKernelBuilder::build(gpu::GPUFuncOp func,
+                                LLVM::GlobalOp sharedMemory) {
+  prologue(func);
+  Block &entry = func.getBody().front();
+  unsigned numArgs = entry.getNumArguments();
+  Value valuesMap = entry.getArgument(numArgs - 2);
+  Value denseMap = entry.getArgument(numArgs - 1);
+
+  // The ring starts at the dynamic shared memory rounded up to 1024 bytes.
+  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value raw =
+      LLVM::AddressOfOp::create(b, sharedPtr, sharedMemory.getSymNameAttr());
+  Value rawAddress = LLVM::PtrToIntOp::create(b, b.getI32Type(), raw);
+  Value pad = arith::AndIOp::create(
+      b,
+      arith::SubIOp::create(b, i32(HopperKernelShape::kAlignSlack),
+                            arith::AndIOp::create(b, rawAddress, i32(1023))),
+      i32(1023));
+  smem = LLVM::GEPOp::create(b, sharedPtr, b.getI8Type(), raw, ValueRange{pad});
+  smemAddress = add(rawAddress, pad);
+  kSteps =
+      arith::DivUIOp::create(b, add(depth, i32(HopperKernelShape::kBlockK - 1)),
+                             i32(HopperKernelShape::kBlockK));
+
+  // Thread 0 initialises the barriers: `full` completes with the
+  // producer's one arrival plus the slot's TMA bytes, `empty` with one
+  // arrival of every consumer thread.
+  Value consumerThreads = i32(shape.consumerThreads());
+  {
+    auto first = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, i32(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    for (int64_t s = 0; s < stages; ++s) {
+      NVVM::MBarrierInitOp::create(b, barrier(true, i32(s)), i32(1),
+                                   /*predicate=*/Value());
+      NVVM::MBarrierInitOp::create(b, barrier(false, i32(s)), consumerThreads,
+                                   /*predicate=*/Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b);
+  }
+  gpu::BarrierOp::create(b);
+
+  auto role = scf::IfOp::create(
+      b,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, tid, consumerThreads),
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(role.thenBlock());
+    producer(valuesMap, denseMap);
+    b.setInsertionPointToStart(role.elseBlock());
+    consumer();
+  }
+  gpu::ReturnOp::create(b);
+}
+
+void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
+  // One thread of the producer warp issues everything.
+  auto issuer =
+      scf::IfOp::create(b,
+                        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
+                                              i32(shape.consumerThreads())),
+                        /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(issuer.thenBlock());
+  auto loop = scf::ForOp::create(b, i32(0), kSteps, i32(1));
+  b.setInsertionPointToStart(loop.getBody());
+  Value s = loop.getInductionVar();
+  Value slot = arith::RemUIOp::create(b, s, i32(stages));
+  Value round = arith::DivUIOp::create(b, s, i32(stages));
+  // Round r refills the slot after the consumers' r-th release, which
+  // completes phase r - 1 of `empty`: wait for parity (r - 1) & 1. In round
+  // 0 that is parity 1 of a fresh barrier (phase 0), which passes at once.
+  Value parity =
+      arith::XOrIOp::create(b, arith::AndIOp::create(b, round, i32(1)), i32(1));
+  NVVM::MBarrierTryWaitParityOp::create(b, barrier(false, slot), parity,
+                                        i32(kTryWaitTicks));
+  Value full = barrier(true, slot);
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, /*res=*/Type(), full, i32(shape.stageBytes()),
+      NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
+  Value slotBase = mul(slot, i32(shape.stageBytes()));
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  auto copy = [&](Value offset, Value map, Value x, Value y) {
+    Value dst = LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
+                                    ValueRange{offset});
+    Value dstCluster = LLVM::AddrSpaceCastOp::create(b, clusterPtr, dst);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, dstCluster, map, ValueRange{x, y}, full, ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
+        /*predicate=*/Value());
+  };
+  // A values: box 32 stored columns x BM rows at (32 s, blockRow).
+  copy(add(slotBase, i32(shape.bBytes())), valuesMap,
+       mul(s, i32(HopperKernelShape::kStoredK)), blockRow);
+  Value k0 = mul(s, i32(HopperKernelShape::kBlockK));
+  if (!pb.denseKMajor) {
+    // D p-major (rows of K): one box of 64 k x BN p at (64 s, blockCol).
+    copy(slotBase, denseMap, k0, blockCol);
+  } else {
+    // D k-major (rows of P): BN / 64 boxes of 64 p x 64 k, atom a of the
+    // MN-major tile at 8 KiB a.
+    int64_t atomBytes = HopperKernelShape::kBlockK * 128;
+    for (int64_t a = 0; a < blockCols / 64; ++a)
+      copy(add(slotBase, i32(a * atomBytes)), denseMap,
+           add(blockCol, i32(64 * a)), k0);
+  }
+}
+
+void HopperKernelBuilder::consumer() {
+  using namespace ::stc::format;
+  warpgroup =
+      arith::DivUIOp::create(b, tid, i32(HopperKernelShape::kWarpgroupThreads));
+  threadInGroup =
+      arith::RemUIOp::create(b, tid, i32(HopperKernelShape::kWarpgroupThreads));
+  warpInGroup = arith::DivUIOp::create(b, threadInGroup, i32(kWarpSize));
+  rowTile = add(arith::DivUIOp::create(b, blockRow,
+                                       i32(HopperKernelShape::kWarpgroupRows)),
+                warpgroup);
+  metaRowTiles = arith::DivUIOp::create(
+      b, add(rows, i32(HopperKernelShape::kWarpgroupRows - 1)),
+      i32(HopperKernelShape::kWarpgroupRows));
+  metaVectors = arith::DivUIOp::create(b, add(kSteps, i32(3)), i32(4));
+
+  // A fragment (StcHopperLayout.h (a), B16): register j of the k32 half kk
+  // holds stored columns 16 kk + 2t + 8 (j >> 1) + {0, 1} of row
+  // 16 w + g + 8 (j & 1) of the warpgroup's 64 rows. The values tile has
+  // 64-byte rows whose 16-byte chunk c sits at c ^ ((row >> 1) & 3) (TMA's
+  // 64-byte swizzle); rows g and g + 8 share the phase.
+  Value aRow = add(add(mul(warpgroup, i32(64)), mul(warpInGroup, i32(16))), g);
+  Value phase =
+      arith::AndIOp::create(b, arith::ShRUIOp::create(b, aRow, i32(1)), i32(3));
+  SmallVector<Value> aOffsets; // [kk * 4 + j], from the slot's A region
+  for (int64_t kk = 0; kk < 2; ++kk)
+    for (int64_t j = 0; j < 4; ++j) {
+      Value row = add(aRow, i32(8 * (j & 1)));
+      Value chunk = arith::XOrIOp::create(b, i32(2 * kk + (j >> 1)), phase);
+      aOffsets.push_back(
+          add(add(mul(row, i32(64)), mul(chunk, i32(16))), mul(t, i32(4))));
+    }
+
+  // B descriptors: the fixed fields, and the start offset of each half.
+  HopperSmemTile tile = bTile(shape, pb.denseKMajor);
+  uint64_t fixedBits = hopperSmemDescriptor(tile, 0, 0);
+  int64_t startOffset[2];
+  for (int64_t kk = 0; kk < 2; ++kk)
+    startOffset[kk] = static_cast<int64_t>(
+        (hopperSmemDescriptor(tile, 0, static_cast<int>(32 * kk)) & 0x3FFF)
+        << 4);
+
+  int64_t accCount = blockCols / 2;
+  SmallVector<Value> init(accCount, f32(0.0));
+  SmallVector<Value, 4> cur = metadataVector(i32(0));
+  SmallVector<Value, 4> next = metadataVector(i32(1));
+  init.append(cur.begin(), cur.end());
+  init.append(next.begin(), next.end());
+  auto loop = scf::ForOp::create(b, i32(0), kSteps, i32(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value s = loop.getInductionVar();
+    ValueRange args = loop.getRegionIterArgs();
+    SmallVector<Value> acc(args.begin(), args.begin() + accCount);
+    SmallVector<Value, 4> curWords(args.begin() + accCount,
+                                   args.begin() + accCount + 4);
+    SmallVector<Value, 4> nextWords(args.begin() + accCount + 4, args.end());
+
+    Value slot = arith::RemUIOp::create(b, s, i32(stages));
+    Value parity = arith::AndIOp::create(
+        b, arith::DivUIOp::create(b, s, i32(stages)), i32(1));
+    NVVM::MBarrierTryWaitParityOp::create(b, barrier(true, slot), parity,
+                                          i32(kTryWaitTicks));
+    Value slotBase = mul(slot, i32(shape.stageBytes()));
+    Value aBase = add(slotBase, i32(shape.bBytes()));
+
+    // The step's metadata word: word s % 4 of the current vector.
+    Value which = arith::RemUIOp::create(b, s, i32(4));
+    Value word = curWords[3];
+    for (int64_t i = 2; i >= 0; --i)
+      word = arith::SelectOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(i)),
+          curWords[i], word);
+
+    SmallVector<SmallVector<Value, 4>, 2> aRegs(2);
+    for (int64_t kk = 0; kk < 2; ++kk)
+      for (int64_t j = 0; j < 4; ++j) {
+        Value ptr =
+            LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
+                                ValueRange{add(aBase, aOffsets[kk * 4 + j])});
+        aRegs[kk].push_back(LLVM::LoadOp::create(b, b.getI32Type(), ptr));
+      }
+    Value tileAddress = add(smemAddress, slotBase);
+    Type f32Type = b.getF32Type();
+    NVVM::WgmmaFenceAlignedOp::create(b);
+    for (int64_t kk = 0; kk < 2; ++kk) {
+      Value start = arith::AndIOp::create(
+          b,
+          arith::ShRUIOp::create(b, add(tileAddress, i32(startOffset[kk])),
+                                 i32(4)),
+          i32(0x3FFF));
+      Value desc = arith::OrIOp::create(
+          b, i64(static_cast<int64_t>(fixedBits)),
+          arith::ExtUIOp::create(b, b.getI64Type(), start));
+      auto mma = WgmmaSpOp::create(
+          b, SmallVector<Type>(accCount, f32Type), acc, /*a_desc=*/Value(),
+          aRegs[kk], desc, word, /*scale_d=*/Value(), pb.inputType,
+          pb.inputType, f32Type, static_cast<uint64_t>(blockCols),
+          static_cast<uint32_t>(kk), /*scale_a=*/1, /*scale_b=*/1,
+          /*trans_a=*/false, /*trans_b=*/pb.denseKMajor);
+      acc.assign(mma.getNewAcc().begin(), mma.getNewAcc().end());
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+    NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), barrier(false, slot),
+                                   /*count=*/Value(), NVVM::MemScopeKindAttr());
+
+    // After the fourth step of a vector: the prefetched one becomes
+    // current, and the one after it is loaded.
+    auto rotate = scf::IfOp::create(
+        b, SmallVector<Type>(8, b.getI32Type()),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(3)),
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(rotate.thenBlock());
+      SmallVector<Value> yielded(nextWords.begin(), nextWords.end());
+      SmallVector<Value, 4> after =
+          metadataVector(add(arith::DivUIOp::create(b, s, i32(4)), i32(2)));
+      yielded.append(after.begin(), after.end());
+      scf::YieldOp::create(b, yielded);
+      b.setInsertionPointToStart(rotate.elseBlock());
+      SmallVector<Value> kept(curWords.begin(), curWords.end());
+      kept.append(nextWords.begin(), nextWords.end());
+      scf::YieldOp::create(b, kept);
+    }
+    SmallVector<Value> yielded = acc;
+    yielded.append(rotate.getResults().begin(), rotate.getResults().end());
+    scf::YieldOp::create(b, yielded);
+  }
+
+  // Epilogue: accumulator v of thread (w, g, t) is row 16 w + g +
+  // 8 ((v / 2) % 2), column 8 (v / 4) + 2 t + v % 2 of the warpgroup's
+  // 64 x BN tile (9.7.15.5.1.1).
+  Value rowBase0 = add(add(blockRow, mul(warpgroup, i32(64))),
+                       add(mul(warpInGroup, i32(16)), g));
+  Value colBase0 = add(blockCol, mul(t, i32(2)));
+  for (int64_t v = 0; v < accCount; ++v) {
+    Value r = add(rowBase0, i32(8 * ((v / 2) % 2)));
+    Value p = add(colBase0, i32(8 * (v / 4) + v % 2));
+    storeResult(loop.getResult(v), r, p);
+  }
+}

@@ -1,0 +1,56 @@
+// What the sm_90a kernel cannot take: with kernel=wgmma an error at the op,
+// with kernel=auto a remark and the mma.sp kernel; and the pass options.
+// RUN: stc-opt %s -split-input-file -verify-diagnostics --stc-lower-spmm-to-gpu="target=sm_90a kernel=wgmma"
+// RUN: stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a" 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a kernel=wgmma accumulate=f16" 2>&1 | FileCheck %s --check-prefix=ACC
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_80 kernel=wgmma" 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_70" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a wgmma-stages=7" 2>&1 | FileCheck %s --check-prefix=STAGES
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a cluster-rows=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_80 block-cols=256" 2>&1 | FileCheck %s --check-prefix=WIDE
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=6" 2>&1 | FileCheck %s --check-prefix=FIT
+// REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs f16 or bf16 operands (got i8)
+// REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs static rows {{.*}} dense leading dimension of 60
+// REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs static rows {{.*}} dense leading dimension of ?
+// REMARK-NOT: remark
+// ACC: error: stc-lower-spmm-to-gpu: kernel=wgmma needs f32 accumulation (accumulate=f16 was asked for)
+// TARGET: error: stc-lower-spmm-to-gpu: kernel=wgmma needs target=sm_90a (wgmma.mma_async.sp), got target=sm_80
+// UNKNOWN: error: stc-lower-spmm-to-gpu: unknown target 'sm_70' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
+// STAGES: error: stc-lower-spmm-to-gpu: wgmma-stages must be 2 to 6 (0: as many as fit), got 7
+// CLUSTER: error: stc-lower-spmm-to-gpu: cluster-rows must be 1 or 2 (0: the heuristic's choice), got 3
+// WIDE: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (256 too on sm_90a; 0: the heuristic's choice), got 0 x 256
+// FIT: error: stc-lower-spmm-to-gpu: the sm_90a kernel's ring of 6 stages of 128 x 256 needs 246880 bytes of shared memory, more than the 232448 a block may have
+
+func.func @int8(%v: tensor<64x32xi8>, %m: tensor<64x4xi16>, %d: tensor<64x64xi8>) -> tensor<64x64xi32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: kernel=wgmma needs f16 or bf16 operands (got i8)}}
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<64x32xi8>, tensor<64x4xi16>, tensor<64x64xi8> -> tensor<64x64xi32>
+  return %y : tensor<64x64xi32>
+}
+
+// -----
+
+func.func @unaligned_dense(%v: tensor<64x32xbf16>, %m: tensor<64x4xi16>, %d: tensor<64x60xbf16>) -> tensor<64x60xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: kernel=wgmma needs static rows of values and of the dense operand that are multiples of 8 elements (16 bytes, for TMA); got 32 values per row and a dense leading dimension of 60}}
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<64x32xbf16>, tensor<64x4xi16>, tensor<64x60xbf16> -> tensor<64x60xf32>
+  return %y : tensor<64x60xf32>
+}
+
+// -----
+
+func.func @dynamic_dense(%v: tensor<64x32xbf16>, %m: tensor<64x4xi16>, %d: tensor<64x?xbf16>) -> tensor<64x?xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: kernel=wgmma needs static rows of values and of the dense operand that are multiples of 8 elements (16 bytes, for TMA); got 32 values per row and a dense leading dimension of ?}}
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<64x32xbf16>, tensor<64x4xi16>, tensor<64x?xbf16> -> tensor<64x?xf32>
+  return %y : tensor<64x?xf32>
+}
+
+// -----
+
+// A supported op: no diagnostic (the error needs accumulate=f16: ACC).
+func.func @f16_accumulation(%v: tensor<256x32xf16>, %m: tensor<256x4xi16>, %d: tensor<64x256xf16>) -> tensor<256x256xf32> {
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<256x32xf16>, tensor<256x4xi16>, tensor<64x256xf16> -> tensor<256x256xf32>
+  return %y : tensor<256x256xf32>
+}

@@ -1,0 +1,114 @@
+// target=sm_90a: stc.spmm with f16/bf16 operands becomes the Hopper kernel
+// (passes/HopperKernelBuilder.cpp): a producer warp feeding a ring of
+// shared-memory slots with TMA copies, mbarriers, consumer warpgroups
+// running stc.wgmma_sp, and the sm_80 epilogue; the metadata in the Hopper
+// kernel-ready layout. Other targets keep the mma.sp kernels.
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu=target=sm_90a --canonicalize | FileCheck %s
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=3 cluster-rows=2" | FileCheck %s --check-prefix=OPTIONS
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu=target=sm_90 | FileCheck %s --check-prefix=SM90
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a kernel=staged" | FileCheck %s --check-prefix=SM90
+
+// Constant weights: the Hopper kernel-ready words (512 per 64-row tile and
+// vector of 4 K steps) are computed at compile time.
+// CHECK-LABEL: func.func @constant_weight(
+// CHECK: arith.constant dense<{{.*}}> : tensor<512xi32>
+
+// The ring lives in dynamic shared memory, aligned by the kernel itself.
+// CHECK-DAG: llvm.mlir.global external @stc_spmm_0_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// CHECK-DAG: llvm.mlir.global external @stc_spmm_2_smem()
+
+// Run-time metadata: converted on the device by stc_spmm_0_meta into the
+// Hopper layout (64-row tiles, 128 threads, 512 words per vector block).
+// CHECK-LABEL: gpu.func @stc_spmm_0_meta(
+// CHECK: arith.constant 512 : i32
+// CHECK-LABEL: gpu.func @stc_spmm_0(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %[[VMAP:.*]]: !llvm.ptr, %[[DMAP:.*]]: !llvm.ptr)
+// 200 x 136 with 64 x 64 tiles: one consumer warpgroup and the producer
+// warp (160 threads), 6 stages of 4 KiB of values and 8 KiB of B,
+// 6 x 12 KiB + 96 bytes of barriers + 1 KiB of alignment slack.
+// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>
+// CHECK-SAME: block = [160, 1, 1], cluster = [1, 1, 1]
+// CHECK-SAME: grid = [3, 4, 1]
+// CHECK-SAME: meta_k_per_word = 64 : i64, meta_kernel = "stc_spmm_0_meta", meta_layout = "canonical", meta_rows_per_block = 64 : i64, meta_threads = 128 : i64, mma = "m64n64k32"
+// CHECK-SAME: param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32", "ptr", "ptr"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"], shared_bytes = 74848 : i64
+// CHECK-SAME: stages = 6 : i64
+// A k-major D (K x N, P contiguous) is copied as 64 x 64 boxes.
+// CHECK-SAME: tensor_maps = [{box = [32, 64], data_type = 6 : i64, operand = "values", param = "values_map", swizzle = 64 : i64}, {box = [64, 64], data_type = 6 : i64, operand = "dense", param = "dense_map", swizzle = 128 : i64}], tile = [64, 64], variant = "wgmma"
+// CHECK: llvm.mlir.addressof @stc_spmm_0_smem : !llvm.ptr<3>
+// Thread 0 initialises a full and an empty barrier per slot.
+// CHECK: scf.if
+// CHECK-COUNT-6: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: gpu.barrier
+// The producer: wait for the slot to be empty, announce 12 KiB, copy the
+// values (box at (32 s, block row)) and B.
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c12288_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]], %[[FULL]], box[
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[DMAP]], %[[FULL]], box[
+// The consumers: metadata from global memory, 128 bits at a time.
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%[[META:.*]]) sel(0) trans_b acc(
+// CHECK: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%[[META]]) sel(1) trans_b acc(
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// The epilogue: 32 accumulators per thread, each stored where in bounds.
+// CHECK-COUNT-32: llvm.store
+// CHECK: gpu.return
+
+// Constant weights: no conversion kernel.
+// CHECK-NOT: gpu.func @stc_spmm_1_meta
+// CHECK-LABEL: gpu.func @stc_spmm_1(
+// CHECK-SAME: meta_layout = "kernel_ready"
+// A p-major D (N x K, K contiguous): one box of 64 k x BN rows, B K-major
+// (no trans_b); bf16 output from the epilogue.
+// CHECK-SAME: tensor_maps = [{box = [32, 64], data_type = 9 : i64, operand = "values", param = "values_map", swizzle = 64 : i64}, {box = [64, 64], data_type = 9 : i64, operand = "dense", param = "dense_map", swizzle = 128 : i64}]
+// CHECK: stc.wgmma_sp bf16 * bf16 -> f32, n = 64,
+// CHECK-NOT: trans_b
+// CHECK-SAME: acc(
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+
+// The heuristic takes 128 x 128 for 1024 x 2048 (128 tiles for 132 SMs:
+// one wave), two consumer warpgroups; options override it (cluster-rows=2
+// keeps grid y a multiple of 2).
+// CHECK-LABEL: gpu.func @stc_spmm_2(
+// CHECK-SAME: known_block_size = array<i32: 288, 1, 1>
+// CHECK-SAME: tile = [128, 128]
+// OPTIONS-LABEL: gpu.func @stc_spmm_2(
+// OPTIONS-SAME: block = [288, 1, 1], cluster = [1, 2, 1]
+// OPTIONS-SAME: grid = [8, 8, 1]
+// OPTIONS-SAME: mma = "m64n256k32"
+// OPTIONS-SAME: shared_bytes = 123952 : i64
+// OPTIONS-SAME: stages = 3 : i64
+// OPTIONS-SAME: tile = [128, 256]
+
+// SM90-NOT: wgmma
+// SM90: mma = "m16n8k32"
+// SM90-NOT: wgmma
+
+func.func @run_time_weight(%v: tensor<200x72xf16>, %m: tensor<200x9xi16>, %b: tensor<144x136xf16>) -> tensor<200x136xf32> {
+  %y = stc.spmm %v, %m, %b {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<200x72xf16>, tensor<200x9xi16>, tensor<144x136xf16> -> tensor<200x136xf32>
+  return %y : tensor<200x136xf32>
+}
+
+func.func @constant_weight(%bt: tensor<40x64xbf16>) -> tensor<48x40xbf16> {
+  %v = arith.constant dense<1.5> : tensor<48x32xbf16>
+  // 0x4E4E: nibbles 0xE (elements 2, 3) and 0x4 (elements 0, 1).
+  %m = arith.constant dense<0x4E4E> : tensor<48x4xi16>
+  %y = stc.spmm %v, %m, %bt {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>, dense_transposed = true}
+      : tensor<48x32xbf16>, tensor<48x4xi16>, tensor<40x64xbf16> -> tensor<48x40xbf16>
+  return %y : tensor<48x40xbf16>
+}
+
+func.func @large(%v: tensor<1024x128xf16>, %m: tensor<1024x16xi16>, %b: tensor<256x2048xf16>) -> tensor<1024x2048xf32> {
+  %y = stc.spmm %v, %m, %b {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<1024x128xf16>, tensor<1024x16xi16>, tensor<256x2048xf16> -> tensor<1024x2048xf32>
+  return %y : tensor<1024x2048xf32>
+}
