@@ -5,11 +5,13 @@
 #
 #   bench/run_gpu_bench.sh build [--quick] [--mock] [--only REGEX]
 #       On the build machine (no GPU): write one MLIR program per shape and
-#       dtype, compile each with build/bin/stc-compile --target=sm_90
-#       --emit=ptx --kernel-info, check it (and ptxas it when the CUDA
-#       toolkit is here), into bench/work/gpu/ (git-ignored; PTX + JSON).
+#       dtype, compile each with build/bin/stc-compile --emit=ptx
+#       --kernel-info twice, --target=sm_90 (method "stc", mma.sp) and
+#       --target=sm_90a (method "stc_sm90a", TMA + wgmma.mma_async.sp),
+#       check them (and ptxas each for its arch when the CUDA toolkit is
+#       here), into bench/work/gpu/ (git-ignored; PTX + JSON).
 #       --quick: three shapes. --mock: a plain CUDA C kernel (nvcc) instead
-#       of STC, to test the harness; its results are labelled MOCK.
+#       of STC, to test the harness (no sm_90a variant); labelled MOCK.
 #   bench/run_gpu_bench.sh run [--copy-to DIR] [--time-budget S] [--only REGEX]
 #       On the GPU machine, from the repository root, with bench/work/gpu
 #       carried: check and time every built program and the baselines;
@@ -37,6 +39,9 @@
 #   STC_COMPILE      stc-compile binary (build/bin/stc-compile)
 #   STC_GPU_TARGET   --target of stc-compile and ptxas's -arch (sm_90)
 #   STC_GPU_FLAGS    extra stc-compile flags
+#   STC_GPU_TARGET_SM90A  target of the second kernel, stc_sm90a (sm_90a;
+#                    none: build only the first)
+#   STC_GPU_FLAGS_SM90A   its extra stc-compile flags (STC_GPU_FLAGS)
 #   STC_GPU_OUT      output element type: same (as the inputs) or f32 (same)
 #   GPU_BENCH_WORK   the build directory that travels (bench/work/gpu)
 #   GPU_CONV_WORK    the convolution build directory (bench/work/gpu-conv)
@@ -55,7 +60,7 @@ CONV_WORK="${GPU_CONV_WORK:-$BENCH/work/gpu-conv}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 
 log() { echo "[run_gpu_bench] $*" >&2; }
-usage() { sed -n '2,48p' "$0"; }
+usage() { awk 'NR > 1 && /^set -u/ { exit } NR > 1' "$0"; }
 
 # What the build steps (build, build-conv) and the run steps (run, run-conv)
 # share: one function each, so that both benchmarks take the same options
@@ -89,7 +94,7 @@ build_step() {
   [ -n "$py" ] || { log "no python3 found"; exit 2; }
   exec "$py" "$GPU/$script" --work "$work" "${quick[@]}" "${mock[@]}" "${only[@]}" \
     --stc-compile "${STC_COMPILE:-$ROOT/build/bin/stc-compile}" \
-    --target "${STC_GPU_TARGET:-sm_90}" --flags "${STC_GPU_FLAGS:-}" "${extra[@]}" \
+    --target "${STC_GPU_TARGET:-sm_90}" --flags="${STC_GPU_FLAGS:-}" "${extra[@]}" \
     --cuda "$CUDA_HOME"
 }
 
@@ -125,7 +130,9 @@ CMD="$1"; shift
 
 case "$CMD" in
   build)
-    build_step build_programs.py "$WORK" --out-dtype "${STC_GPU_OUT:-same}" -- "$@"
+    build_step build_programs.py "$WORK" --out-dtype "${STC_GPU_OUT:-same}" \
+      --sm90a-target "${STC_GPU_TARGET_SM90A:-sm_90a}" \
+      --sm90a-flags="${STC_GPU_FLAGS_SM90A-${STC_GPU_FLAGS:-}}" -- "$@"
     ;;
   run)
     run_step gemm_bench.py "$WORK" build bench/work/gpu "$@"

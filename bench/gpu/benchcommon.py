@@ -36,6 +36,7 @@ import re
 import shutil
 import signal
 import statistics
+import struct
 import subprocess
 import sys
 import threading
@@ -107,8 +108,32 @@ class _SimDriver:
     def set_max_dynamic_shared(self, f, nbytes):
         pass
 
+    def set_attribute(self, f, attr, value, what):
+        pass
+
     def occupancy(self, f, threads, dyn_shared):
         return 1
+
+    def max_active_clusters(self, f, kinfo):
+        return 1
+
+    # Tensor maps: a readable stand-in encoding (sim_decode_tensor_map) in
+    # host memory that plays the device's.
+    def encode_tensor_map(self, req):
+        return sim_encode_tensor_map(req)
+
+    def mem_alloc(self, nbytes):
+        import ctypes
+        buf = ctypes.create_string_buffer(nbytes)
+        self.__dict__.setdefault("_mem", {})[ctypes.addressof(buf)] = buf
+        return ctypes.addressof(buf)
+
+    def memcpy_htod(self, dst, data):
+        import ctypes
+        ctypes.memmove(dst, bytes(data), len(data))
+
+    def mem_free(self, ptr):
+        del self._mem[ptr]
 
     def synchronize(self, what=""):
         pass
@@ -118,6 +143,31 @@ class _SimDriver:
 
     def driver_version(self):
         return 0
+
+
+_SIM_MAP = struct.Struct("<4siiQQQQIIIIIII")
+
+
+def sim_encode_tensor_map(req):
+    """--simulate: a request of cudrv.tensor_map_requests packed into the
+    128 bytes of a stand-in CUtensorMap (the real encoding is opaque)."""
+    raw = _SIM_MAP.pack(b"SIMT", req["data_type"], req["rank"], req["address"],
+                        req["dims"][0], req["dims"][1], req["strides"][0], req["box"][0],
+                        req["box"][1], req["element_strides"][0], req["interleave"],
+                        req["swizzle"], req["l2_promotion"], req["oob_fill"])
+    return raw + b"\0" * (128 - len(raw))
+
+
+def sim_decode_tensor_map(address):
+    """--simulate: the request packed by sim_encode_tensor_map at host
+    address `address` (what a stand-in kernel reads from a map parameter)."""
+    import ctypes
+    f = _SIM_MAP.unpack(ctypes.string_at(address, _SIM_MAP.size))
+    if f[0] != b"SIMT":
+        raise ValueError("parameter 0x%x does not point to a (simulated) tensor map" % address)
+    return {"data_type": f[1], "rank": f[2], "address": f[3], "dims": [f[4], f[5]],
+            "strides": [f[6]], "box": [f[7], f[8]], "element_strides": [f[9]],
+            "interleave": f[10], "swizzle": f[11], "l2_promotion": f[12], "oob_fill": f[13]}
 
 
 def sim_fault(bug, cudrv):
@@ -142,17 +192,43 @@ def sim_operands(worker, args, tensors, bug, params):
     parameter tables of `params` (cudrv or conv_kernel), and the sparse
     operand decompressed, its indices swapped under the "wrong" bug)."""
     sim_fault(bug, worker.cudrv)
-    buf, sizes = {}, {}
+    buf, sizes, maps = {}, {}, {}
     for name, t, v in args:
-        if t == "ptr":
+        if t == "ptr" and name in params.BUFFER_PARAMS:
             buf[params.BUFFER_PARAMS[name]] = tensors[v]
+        elif t == "ptr":
+            maps[name] = sim_decode_tensor_map(v)  # a tensor-map parameter
         else:
             sizes[params.SIZE_PARAMS[name]] = v
+    if maps:
+        sim_check_tensor_maps(worker, maps, buf)
     if bug == "wrong":
         a = decode_swapped(worker, buf["values"], buf["meta"])
     else:
         a = worker.f24.decompress24(buf["values"], buf["meta"], worker.tops)
     return buf, sizes, a
+
+
+def sim_check_tensor_maps(worker, maps, buf):
+    """--simulate: each decoded tensor map must describe its operand's
+    buffer of this launch (the right input copy) as the kernel-info
+    contract says: address, inner/outer dimensions, row stride, element
+    strides 1, no interleave, L2 promotion 128B, zero fill. A mismatch is
+    raised as a launch error would be."""
+    cudrv = worker.cudrv
+    for name, m in maps.items():
+        hit = [(role, t) for role, t in buf.items() if t.data_ptr() == m["address"]]
+        if not hit:
+            raise cudrv.CudaError("tensor map %s points to 0x%x, which is none of this "
+                                  "launch's buffers (simulated)" % (name, m["address"]), 1)
+        role, t = hit[0]
+        rows, cols = t.shape
+        want = {"dims": [cols, rows], "strides": [cols * t.element_size()], "rank": 2,
+                "element_strides": [1], "interleave": 0, "l2_promotion": 2, "oob_fill": 0}
+        got = {k: m[k] for k in want}
+        if got != want:
+            raise cudrv.CudaError("tensor map %s of %s: %s, expected %s (simulated)"
+                                  % (name, role, got, want), 1)
 
 
 def decode_swapped(worker, values, meta):
@@ -249,10 +325,15 @@ class Worker:
         except ImportError:
             self.nops = None
         self.sim = bool(args.simulate)
-        self.sim_bug = {}
+        # --simulate-bug KIND[:METHOD]@REGEX: plant KIND in the programs whose
+        # name matches, in every STC method's kernel or only METHOD's.
+        self.sim_bug = []
         for item in args.simulate_bug or []:
             kind, _, pat = item.partition("@")
-            self.sim_bug[kind] = re.compile(pat or ".")
+            kind, _, meth = kind.partition(":")
+            self.sim_bug.append((kind, meth or None, re.compile(pat or ".")))
+        self._method = "stc"
+        self._tensor_maps = []
 
     # -- device helpers (CUDA, or the host under --simulate) ---------------------
     def event(self):
@@ -585,16 +666,23 @@ class Worker:
         return hints
 
     # -- STC's kernel ------------------------------------------------------------
-    def run_stc(self, p, ent, ctx, stream, budget_s):
-        """Loads STC's kernel for program p (ent: its result so far), checks
-        its kernel info against the program and the driver's limits,
-        launches it on NaN-poisoned copy 0 of ctx["out"], compares with
-        ctx["ref"] (and a second run, for determinism), then times it over
-        all input copies. ctx also holds ctx["flop"] and what the hooks
-        need. Returns ent; a lost context or a hang is marked in it (the
-        worker then ends)."""
+    def run_stc(self, p, ent, ctx, stream, budget_s, method="stc"):
+        """Loads STC's kernel for program p (ent: its result so far; the
+        kernel is p["ptx"] with p["kernel_info"]), checks its kernel info
+        against the program and the driver's limits, launches it on
+        NaN-poisoned copy 0 of ctx["out"], compares with ctx["ref"] (and a
+        second run, for determinism), then times it over all input copies.
+        ctx also holds ctx["flop"] and what the hooks need; `method` names
+        the result's method (stc, stc_sm90a), for the messages and
+        --simulate-bug. Returns ent; a lost context or a hang is marked in
+        it (the worker then ends)."""
         cudrv = self.cudrv
         module = None
+        self._method = method
+        label = {"stc": "STC"}.get(method, "STC " + method.replace("stc_", ""))
+        # Which STC kernel is running, for the parent if the worker dies in it.
+        self.emit({"type": "method_start", "index": getattr(self, "_index", None),
+                   "method": method})
         try:
             with open(os.path.join(self.base, p["kernel_info"])) as f:
                 kinfos = self.parse_kernel_info(f.read(), where=p["kernel_info"])
@@ -633,21 +721,28 @@ class Worker:
                 ent.update(self.time_method(lambda i: launches[i % copies](stream), budget_s,
                                             t_first_ms=ent["first_launch_ms"]))
                 self.drv.synchronize("kernel execution (timed runs)")
-            self.say("  STC: %s" % self.line(ent, ctx["flop"]))
+            self.say("  %s: %s" % (label, self.line(ent, ctx["flop"])))
         except Exception as e:  # noqa: BLE001
             ent.update(status="failed", error="%s: %s" % (type(e).__name__, e))
-            self.say("  STC: FAILED: %s" % first_lines(ent["error"], 8))
+            self.say("  %s: FAILED: %s" % (label, first_lines(ent["error"], 8)))
             if not self.context_ok():
                 ent["context_lost"] = True
                 ent["error"] += ("\n(the CUDA context is unusable after this error: the "
                                  "worker exits and the parent restarts it with the next "
                                  "program)")
         finally:
-            if module is not None and not ent.get("context_lost") and not ent.get("hang"):
-                try:
-                    self.drv.unload(module)
-                except Exception:  # noqa: BLE001
-                    pass
+            if not ent.get("context_lost") and not ent.get("hang"):
+                for maps in self._tensor_maps:
+                    try:
+                        maps.free()
+                    except Exception:  # noqa: BLE001
+                        pass
+                if module is not None:
+                    try:
+                        self.drv.unload(module)
+                    except Exception:  # noqa: BLE001
+                        pass
+            self._tensor_maps = []
         return ent
 
     def _configure(self, fn, ki, kent):
@@ -680,6 +775,24 @@ class Worker:
             raise RuntimeError("cuOccupancyMaxActiveBlocksPerMultiprocessor says no block "
                                "of %d threads with %d B dynamic shared memory fits on a "
                                "multiprocessor" % (threads, shared))
+        cluster = cudrv.cluster_of(ki)
+        if cluster != [1, 1, 1]:
+            # A thread-block cluster (sm_90): more than 8 blocks needs the
+            # non-portable opt-in; the launch is cuLaunchKernelEx (cudrv.Launch).
+            kent["cluster"] = cluster
+            if cluster[0] * cluster[1] * cluster[2] > cudrv.MAX_PORTABLE_CLUSTER:
+                self.drv.set_attribute(
+                    fn, cudrv.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1,
+                    "NON_PORTABLE_CLUSTER_SIZE_ALLOWED")
+            try:
+                kent["max_active_clusters"] = self.drv.max_active_clusters(fn, ki)
+            except cudrv.CudaError as e:  # a diagnostic: the launch says the rest
+                kent["max_active_clusters"] = None
+                kent["max_active_clusters_error"] = str(e)
+            if kent["max_active_clusters"] == 0:
+                raise RuntimeError("cuOccupancyMaxActiveClusters says no cluster of %s blocks "
+                                   "(%d threads, %d B dynamic shared memory each) can be "
+                                   "scheduled" % ("x".join(map(str, cluster)), threads, shared))
 
     def _launches(self, p, ki, module, fn, ctx, stream):
         """One launch per input copy (stc_operands, kernel_args), the
@@ -689,8 +802,8 @@ class Worker:
         torch, cudrv = self.torch, self.cudrv
         launches = []
         self._meta_words = []
-        bug = next((kind for kind, pat in self.sim_bug.items() if pat.search(p["name"])),
-                   None)
+        bug = next((kind for kind, meth, pat in self.sim_bug
+                    if meth in (None, self._method) and pat.search(p["name"])), None)
         for c in range(len(ctx["out"])):
             sizes, named = self.stc_operands(c, ki, ctx)
             bufs = {name: t.data_ptr() for name, t in named.items()}
@@ -706,6 +819,15 @@ class Worker:
                 cudrv.metadata_conversion(self.drv, module, ki, meta.data_ptr(),
                                           words.data_ptr(), meta.shape[1])(stream)
                 bufs["meta"] = words.data_ptr()
+            if ki.get("tensor_maps"):
+                # sm_90a kernels read operands through TMA: one tensor map
+                # per (operand, input copy), encoded and copied to the
+                # device before timing (as stc's host code does once).
+                ops = {role: (t.data_ptr(), tuple(t.shape), _type_name(t))
+                       for role, t in named.items() if role in cudrv.TENSOR_MAP_OPERANDS}
+                maps = cudrv.DeviceTensorMaps(self.drv, cudrv.tensor_map_requests(ki, ops))
+                self._tensor_maps.append(maps)
+                bufs.update(maps.pointers)
             args = self.kernel_args(ki, bufs, sizes)
             if self.sim:
                 tensors = {t.data_ptr(): t for t in named.values()}
@@ -787,6 +909,7 @@ class Worker:
             budget = min(self.args.max_method_s,
                          max(0.05, (self.deadline - now) * 0.5 / (left * self.BUDGET_SHARES)))
             self.emit({"type": "start", "index": idx, "name": p["name"], "utc": utc_now()})
+            self._index = idx
             self.say("[%d/%d] %s: M=%d N=%d K=%d %s (timing budget %.2f s per method, "
                      "%.0f s left)" % (self.args.position0 + pos + 1, self.args.total,
                                        p["name"], p["M"], p["N"], p["K"], p["dtype"],
@@ -802,14 +925,20 @@ class Worker:
                 if not self.context_ok():
                     res["context_lost"] = True
             self.emit(res)
-            st = res.get("methods", {}).get("stc", {})
-            if res.get("context_lost") or st.get("context_lost"):
+            ms = list(res.get("methods", {}).values())
+            if res.get("context_lost") or any(m.get("context_lost") for m in ms):
                 return EXIT_CONTEXT_LOST
-            if st.get("hang"):
+            if any(m.get("hang") for m in ms):
                 os._exit(EXIT_HANG)  # do not wait for the stuck kernel at teardown
             if not self.sim:
                 self.torch.cuda.empty_cache()
         return 0
+
+
+def _type_name(t):
+    """The benchmark's name of a torch tensor's element type (f16, ...)."""
+    return {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}.get(
+        str(t.dtype).replace("torch.", ""))
 
 
 def worker_main(argv, worker_class, max_copies):
@@ -944,10 +1073,14 @@ class RunSpec:
     of the results' file names; schema: the manifest's, or None to accept
     any (schema_hint: said after a mismatch); mock_source: the mock
     kernel's file; time_budget: the default --time-budget; assemble,
-    markdown, compact: report.py's functions."""
+    markdown, compact: report.py's functions; runnable(program): whether a
+    manifest program has a kernel to run (default: its status is "ok"), the
+    others are recorded as build_failed without starting a worker."""
 
     def __init__(self, script, step, build_step, work, run_dir, prefix, mock_source,
-                 time_budget, assemble, markdown, compact, schema=None, schema_hint=""):
+                 time_budget, assemble, markdown, compact, schema=None, schema_hint="",
+                 runnable=None):
+        self.runnable = runnable or (lambda p: p.get("status") == "ok")
         self.script, self.step, self.build_step = script, step, build_step
         self.work, self.run_dir, self.prefix = work, run_dir, prefix
         self.schema, self.schema_hint = schema, schema_hint
@@ -1021,7 +1154,7 @@ def parent_main(argv, spec):
     todo = []
     for i in selected:
         p = programs[i]
-        if p.get("status") != "ok":
+        if not spec.runnable(p):
             pre.append({"type": "result", "index": i, "name": p["name"],
                         "build_failed": p.get("error") or "not built"})
         else:
@@ -1078,10 +1211,15 @@ def parent_main(argv, spec):
                 say(msg)
                 not_run(remaining, msg)
                 break
+            # The STC kernel it was running (the last it started in this
+            # program), which the report marks failed.
+            meth = next((r["method"] for r in reversed(new) if r.get("type") == "method_start"
+                         and r.get("index") == crashed), "stc")
             pre.append({"type": "result", "index": crashed, "name": programs[crashed]["name"],
-                        "worker_died": "the worker died while running this program (%s); "
-                                       "last output line: %s\nlast output:\n%s"
-                                       % (why, last, "\n".join(lines[-15:]))})
+                        "method": meth,
+                        "worker_died": "the worker died while running this program (%s, in "
+                                       "%s); last output line: %s\nlast output:\n%s"
+                                       % (why, meth, last, "\n".join(lines[-15:]))})
             restarts.append({"after": programs[crashed]["name"], "why": why})
             todo = [i for i in remaining if i != crashed]
         if time.time() > hard or len(restarts) > args.max_restarts:

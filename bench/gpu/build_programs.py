@@ -3,16 +3,23 @@
 
     build_programs.py --work DIR [--quick] [--mock] [--stc-compile PATH]
                       [--target sm_90] [--flags "..."] [--out-dtype same|f32]
+                      [--sm90a-target sm_90a|none] [--sm90a-flags "..."]
 
 For every shape of bench/gpu/shapes.py and every dtype (f16, bf16) writes
 DIR/programs/<name>-<dtype>/prog.mlir (one `stc.spmm`, A sparse given
-compressed), compiles it with
+compressed), compiles it twice,
     stc-compile prog.mlir --target=T --emit=ptx -o k.ptx --kernel-info=k.json
-checks the kernel info (one kernel, known parameters, matching the PTX
-.entry) and assembles the PTX with ptxas (when the CUDA toolkit is here),
-and writes DIR/manifest.json, which the run step reads. --mock instead
-compiles bench/gpu/mock_spmm.cu with nvcc (a plain CUDA C kernel that tests
-the harness; never reported as STC) and writes its kernel info.
+    stc-compile prog.mlir --target=sm_90a --emit=ptx -o k_sm90a.ptx
+                --kernel-info=k_sm90a.json
+(--target T, default sm_90: the "stc" method; --sm90a-target, default
+sm_90a, "none" to skip: the "stc_sm90a" method, recorded under the
+program's "sm90a" key), checks each kernel info (one kernel, known
+parameters, the program's problem, tensor maps that fit the operands,
+matching the PTX .entry) and assembles each PTX with ptxas -arch=<its
+target> (when the CUDA toolkit is here), and writes DIR/manifest.json,
+which the run step reads. --mock instead compiles bench/gpu/mock_spmm.cu
+with nvcc (a plain CUDA C kernel that tests the harness; never reported as
+STC; no sm_90a variant) and writes its kernel info.
 
 Exit status: 0 when every program built, 1 when some failed (the manifest
 records why, and the run step marks them), 2 on a usage or setup error.
@@ -238,9 +245,13 @@ def finish(work, manifest, nfail, log, what, max_bytes, over):
         f.write("\n")
     total = sum(os.path.getsize(os.path.join(d, fn)) for d, _, fs in os.walk(work) for fn in fs)
     nok = sum(1 for p in programs if p.get("status") == "ok")
-    log("%d of %d %s built%s; %s holds %.1f MiB"
-        % (nok, len(programs), what, " (mock kernels)" if manifest["mock"] else "", work,
-           total / 2**20))
+    subs = [p["sm90a"] for p in programs if isinstance(p.get("sm90a"), dict)
+            and p["sm90a"].get("status") != "not_built"]
+    log("%d of %d %s built%s%s; %s holds %.1f MiB"
+        % (nok, len(programs), what, " (mock kernels)" if manifest["mock"] else "",
+           (", %d of %d %s kernels" % (sum(1 for x in subs if x.get("status") == "ok"),
+                                       len(subs), manifest.get("target_sm90a")))
+           if subs else "", work, total / 2**20))
     if total > max_bytes:
         log("%s is %.1f MiB, over the %d MiB %s: build fewer programs (--quick or --only)"
             % (work, total / 2**20, max_bytes >> 20, over))
@@ -251,15 +262,84 @@ def finish(work, manifest, nfail, log, what, max_bytes, over):
         for p in programs:
             if p.get("status") != "ok":
                 log("  %s: %s" % (p["name"], (p.get("error") or "").splitlines()[0]))
+            sub = p.get("sm90a") or {}
+            if sub.get("status") == "failed" and sub.get("error") != p.get("error"):
+                log("  %s (%s): %s" % (p["name"], sub.get("target"),
+                                       (sub.get("error") or "").splitlines()[0]))
         return 1
     return 0
 
 
 
+def compile_stc(args, target, flags, pdir, rel, stem, prog, ptxas, say):
+    """Compiles program `prog` (name, M, N, K, dtype, out_dtype) in pdir
+    with stc-compile --target=TARGET into STEM.ptx and STEM.json, checks the
+    kernel info (one kernel, the program's problem, tensor maps that fit the
+    operands) and the PTX .entry, and assembles the PTX with ptxas
+    -arch=TARGET. Returns the build's fields (ptx, kernel_info, command,
+    compile_seconds, kernel, ptx_version/target/bytes, ptxas, status "ok"
+    or "failed" with error)."""
+    m, n, k, dt, out_dt = prog["M"], prog["N"], prog["K"], prog["dtype"], prog["out_dtype"]
+    res = {"ptx": os.path.join(rel, stem + ".ptx"),
+           "kernel_info": os.path.join(rel, stem + ".json")}
+    ptx_path = os.path.join(pdir, stem + ".ptx")
+    ki_path = os.path.join(pdir, stem + ".json")
+    cmd = [args.stc_compile, "prog.mlir", "--target=" + target, "--emit=ptx",
+           "-o", stem + ".ptx", "--kernel-info=" + stem + ".json"] + flags
+    res["command"] = " ".join(["stc-compile"] + cmd[1:])
+    say(res["command"])
+    rc, out, secs = run(cmd, 900, cwd=pdir)
+    res["compile_seconds"] = round(secs, 2)
+    log_name = "compile.log" if stem == "k" else "compile_%s.log" % stem[2:]
+    with open(os.path.join(pdir, log_name), "w") as f:
+        f.write(out)
+    if rc != 0:
+        log("  FAILED: stc-compile status %d: %s" % (rc, tail(out, 3)))
+        res.update(status="failed",
+                   error="stc-compile exited with status %d:\n%s" % (rc, tail(out)))
+        return res
+    if out.strip():
+        res["compile_output"] = tail(out, 10)
+    try:
+        kinfo, ptx = read_kernel(rel, ptx_path, ki_path, cudrv.parse_kernel_info)
+        bad = cudrv.check_problem(kinfo, m, n, k, dt, out_dt)
+        bad += cudrv.check_tensor_maps(
+            kinfo, {"values": (m, k // 2), "dense": (k, n), "out": (m, n)},
+            {"values": dt, "dense": dt, "out": out_dt})
+        if bad:
+            raise cudrv.KernelInfoError("; ".join(bad))
+        res["kernel"] = kinfo
+        res["ptx_version"], res["ptx_target"] = cudrv.ptx_header(ptx)
+        res["ptx_bytes"] = len(ptx)
+    except (cudrv.KernelInfoError, ValueError, OSError) as e:
+        log("  FAILED: %s" % e)
+        res.update(status="failed", error=str(e))
+        return res
+    err = assemble_ptx(res, ptxas, target, ptx_path)
+    if err:
+        log("  FAILED: ptxas: %s" % tail(res["ptxas"]["output"], 3))
+        res.update(status="failed", error=err)
+        return res
+    res["status"] = "ok"
+    ki, pa = res["kernel"], res["ptxas"]
+    log("  ok: %s %s grid %s block %s%s shared %d B%s" % (
+        ki["kernel"], ki.get("variant", "?"), ki["grid"], ki["block"],
+        (" cluster %s" % cudrv.cluster_of(ki)) if cudrv.cluster_of(ki) != [1, 1, 1] else "",
+        ki["shared_bytes"],
+        (", %s registers, %s B spilled" % (pa.get("registers"), pa.get("spill_store_bytes")))
+        if pa.get("ok") else ""))
+    return res
+
+
 def main():
     ap = arg_parser(__doc__)
     ap.add_argument("--out-dtype", default="same", choices=("same", "f32"))
+    ap.add_argument("--sm90a-target", default="sm_90a",
+                    help="target of STC's second kernel (stc_sm90a); none: do not build it")
+    ap.add_argument("--sm90a-flags", default=None,
+                    help="its extra stc-compile flags (default: --flags)")
     args = ap.parse_args()
+    sm90a = None if args.sm90a_target in ("", "none") else args.sm90a_target
 
     work = os.path.abspath(args.work)
     progs_dir = os.path.join(work, "programs")
@@ -290,6 +370,7 @@ def main():
                 return 2
 
     flags = args.flags.split()
+    flags_sm90a = flags if args.sm90a_flags is None else args.sm90a_flags.split()
     table = shapes.table(args.quick)
     programs = []
     nfail = 0
@@ -310,16 +391,26 @@ def main():
                  "ptx": os.path.join(rel, "k.ptx"),
                  "kernel_info": os.path.join(rel, "k.json")}
         programs.append(entry)
+        # STC's second kernel, --target=sm_90a (report method stc_sm90a).
+        if args.mock:
+            entry["sm90a"] = {"target": sm90a, "status": "not_built",
+                              "error": "--mock: the mock kernel has no sm_90a variant"}
+        elif sm90a is None:
+            entry["sm90a"] = {"target": None, "status": "not_built",
+                              "error": "built with the sm_90a kernel disabled "
+                                       "(STC_GPU_TARGET_SM90A=none)"}
         why = shapes.check_shape(m, n, k)
         if why:
             entry.update(status="failed", error="shape unsupported: " + "; ".join(why))
+            if "sm90a" not in entry:
+                entry["sm90a"] = {"target": sm90a, "status": "failed", "error": entry["error"]}
             nfail += 1
             continue
         with open(os.path.join(pdir, "prog.mlir"), "w") as f:
             f.write(program_text(pname, dt, out_dt, m, n, k))
-        ptx_path = os.path.join(pdir, "k.ptx")
-        ki_path = os.path.join(pdir, "k.json")
         if args.mock:
+            ptx_path = os.path.join(pdir, "k.ptx")
+            ki_path = os.path.join(pdir, "k.json")
             with open(ptx_path, "w") as f:
                 f.write(mock_ptx[dt])
             # The same keys as stc-compile's (passes/GpuKernelInfo.h).
@@ -329,62 +420,45 @@ def main():
                                  "value_cols", "meta_cols"],
                       "param_types": ["ptr"] * 4 + ["i32"] * 5, "num_pointers": 4,
                       "R": m, "P": n, "K": k, "sparse": "lhs", "dense_transposed": False,
-                      "input_type": dt, "output_type": dt,
+                      "input_type": dt, "output_type": dt, "variant": "mock",
                       "note": "mock: bench/gpu/mock_spmm.cu, not STC"}]
             with open(ki_path, "w") as f:
                 json.dump(kinfo, f, indent=1)
             entry["command"] = "nvcc -ptx -arch=%s bench/gpu/mock_spmm.cu" % args.target
             entry["compile_seconds"] = 0.0
-        else:
-            cmd = [args.stc_compile, "prog.mlir", "--target=" + args.target, "--emit=ptx",
-                   "-o", "k.ptx", "--kernel-info=k.json"] + flags
-            entry["command"] = " ".join(["stc-compile"] + cmd[1:])
-            log("[%d/%d] %s: %s" % (i + 1, len(todo), pname, entry["command"]))
-            rc, out, secs = run(cmd, 900, cwd=pdir)
-            entry["compile_seconds"] = round(secs, 2)
-            with open(os.path.join(pdir, "compile.log"), "w") as f:
-                f.write(out)
-            if rc != 0:
-                entry.update(status="failed",
-                             error="stc-compile exited with status %d:\n%s" % (rc, tail(out)))
-                log("  FAILED: stc-compile status %d: %s" % (rc, tail(out, 3)))
+            try:
+                kinfo, ptx = read_kernel(rel, ptx_path, ki_path, cudrv.parse_kernel_info)
+                bad = cudrv.check_problem(kinfo, m, n, k, dt, out_dt)
+                if bad:
+                    raise cudrv.KernelInfoError("; ".join(bad))
+                entry["kernel"] = kinfo
+                entry["ptx_version"], entry["ptx_target"] = cudrv.ptx_header(ptx)
+                entry["ptx_bytes"] = len(ptx)
+                err = assemble_ptx(entry, ptxas, args.target, ptx_path)
+            except (cudrv.KernelInfoError, ValueError, OSError) as e:
+                err = str(e)
+            if err:
+                entry.update(status="failed", error=err)
+                log("  FAILED: %s" % tail(err, 3))
                 nfail += 1
-                continue
-            if out.strip():
-                entry["compile_output"] = tail(out, 10)
-        try:
-            kinfo, ptx = read_kernel(rel, ptx_path, ki_path, cudrv.parse_kernel_info)
-            bad = cudrv.check_problem(kinfo, m, n, k, dt, out_dt)
-            if bad:
-                raise cudrv.KernelInfoError("; ".join(bad))
-            entry["kernel"] = kinfo
-            entry["ptx_version"], entry["ptx_target"] = cudrv.ptx_header(ptx)
-            entry["ptx_bytes"] = len(ptx)
-        except (cudrv.KernelInfoError, ValueError, OSError) as e:
-            entry.update(status="failed", error=str(e))
-            log("  FAILED: %s" % e)
-            nfail += 1
+            else:
+                entry["status"] = "ok"
             continue
-        err = assemble_ptx(entry, ptxas, args.target, ptx_path)
-        if err:
-            entry.update(status="failed", error=err)
-            log("  FAILED: ptxas: %s" % tail(entry["ptxas"]["output"], 3))
-            nfail += 1
-            continue
-        entry["status"] = "ok"
-        if args.mock:
-            continue
-        pa = entry["ptxas"]
-        log("  ok: %s grid %s block %s shared %d B%s" % (
-            entry["kernel"]["kernel"], entry["kernel"]["grid"], entry["kernel"]["block"],
-            entry["kernel"]["shared_bytes"],
-            (", %s registers, %s B spilled" % (pa.get("registers"), pa.get("spill_store_bytes")))
-            if pa.get("ok") else ""))
+        say = lambda c, i=i: log("[%d/%d] %s: %s" % (i + 1, len(todo), pname, c))  # noqa: E731
+        entry.update(compile_stc(args, args.target, flags, pdir, rel, "k", entry, ptxas, say))
+        failed = entry["status"] != "ok"
+        if sm90a is not None:
+            entry["sm90a"] = dict(target=sm90a, **compile_stc(
+                args, sm90a, flags_sm90a, pdir, rel, "k_sm90a", entry, ptxas, say))
+            failed = failed or entry["sm90a"]["status"] != "ok"
+        nfail += failed
 
     manifest = manifest_fields(
         "stc-gpu-gemm-build/1", args,
         "mock: bench/gpu/mock_spmm.cu (nvcc), NOT STC" if args.mock else "stc-compile",
         stc_version, flags, args.out_dtype, ptxas_version)
+    manifest["target_sm90a"] = None if args.mock else sm90a
+    manifest["flags_sm90a"] = flags_sm90a if sm90a and not args.mock else []
     manifest["programs"] = programs
     return finish(work, manifest, nfail, log, "programs", MAX_TOTAL_BYTES,
                   "the GPU machine's copy allows for it")

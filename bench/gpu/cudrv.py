@@ -1,5 +1,8 @@
 """The CUDA driver API through ctypes, PTX entry parsing and kernel-info
-validation for the GPU GEMM benchmark.
+validation for the GPU GEMM benchmark, including what the sm_90a kernels
+need: tensor maps (cuTensorMapEncodeTiled, copied to device memory),
+thread-block cluster launches (cuLaunchKernelEx) and the Hopper geometry of
+the metadata conversion.
 
 Needs no torch and no CUDA toolkit: the parsing and validation functions are
 pure Python (checked by `run_gpu_bench.sh selftest` on a machine without a
@@ -50,6 +53,194 @@ def _int_triple(obj, key, where):
     return v
 
 
+#: Elements of a CUtensorMapDataType (cuda.h order: UINT8, UINT16, UINT32,
+#: INT32, UINT64, INT64, FLOAT16, FLOAT32, FLOAT64, BFLOAT16, FLOAT32_FTZ,
+#: TFLOAT32, TFLOAT32_FTZ): bytes of one element.
+TENSOR_MAP_ELEMENT_BYTES = {0: 1, 1: 2, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4, 8: 8, 9: 2,
+                            10: 4, 11: 4, 12: 4}
+#: The CUtensorMapDataType an operand of the benchmark's element types must
+#: have (f32: FLOAT32, FLOAT32_FTZ, TFLOAT32 or TFLOAT32_FTZ).
+TENSOR_MAP_DATA_TYPES = {"f16": (6,), "bf16": (9,), "f32": (7, 10, 11, 12)}
+#: Kernel-info swizzle (bytes) -> CUtensorMapSwizzle.
+TENSOR_MAP_SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}
+CU_TENSOR_MAP_INTERLEAVE_NONE = 0
+CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2
+CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0  # out-of-bounds elements read as zeros
+#: The operand buffers a tensor map may describe: each is a row-major 2-D
+#: array (values M x VC, dense K x N, out M x N). The metadata is not one:
+#: the kernel reads the converted kernel-ready words through its pointer.
+TENSOR_MAP_OPERANDS = ("values", "dense", "out")
+#: Bytes of a CUtensorMap, and the alignment of the host buffer it is
+#: encoded into: cuTensorMapEncodeTiled documents 64 bytes, cuda.h declares
+#: the struct 128-byte aligned; 128 satisfies both. (The device copies sit
+#: at a cuMemAlloc address + a multiple of 128.)
+TENSOR_MAP_BYTES = 128
+TENSOR_MAP_ALIGN = 128
+#: Blocks per cluster: at most 8 portably, 16 with
+#: CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED (H100).
+MAX_PORTABLE_CLUSTER = 8
+MAX_CLUSTER = 16
+
+
+def _pos_int(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+
+def cluster_of(kinfo):
+    """The kernel's cluster dimensions; [1, 1, 1] when the kernel info has
+    no "cluster" (every kernel older than the sm_90a ones)."""
+    return list(kinfo.get("cluster") or [1, 1, 1])
+
+
+def _check_cluster(k, w):
+    if "cluster" not in k:
+        return
+    c = _int_triple(k, "cluster", w)
+    n = c[0] * c[1] * c[2]
+    if n > MAX_CLUSTER:
+        raise KernelInfoError("%s: cluster %r has %d blocks; the launcher allows at most %d"
+                              % (w, c, n, MAX_CLUSTER))
+    for i in range(3):
+        if k["grid"][i] % c[i]:
+            raise KernelInfoError(
+                "%s: grid %r is not a whole number of clusters %r (grid %s = %d is not a "
+                "multiple of %d)" % (w, k["grid"], c, "xyz"[i], k["grid"][i], c[i]))
+
+
+def meta_geometry(kinfo):
+    """The kernel-ready metadata's geometry: (rows per block, dense K per
+    word, threads per block). From the kernel info's meta_rows_per_block,
+    meta_k_per_word and meta_threads (sm_90a: 64, 64, 128); kernels older
+    than those keys use mma.sp's: 32 rows, 32 threads, K per word 16 for
+    m16n8k16 (tf32) and 32 otherwise (f16/bf16 m16n8k32, i8 m16n8k64)."""
+    k_word = 16 if kinfo.get("mma") == "m16n8k16" else 32
+    return (int(kinfo.get("meta_rows_per_block", 32)),
+            int(kinfo.get("meta_k_per_word", k_word)),
+            int(kinfo.get("meta_threads", 32)))
+
+
+META_GEOMETRY_KEYS = ("meta_rows_per_block", "meta_k_per_word", "meta_threads")
+
+
+def _check_meta_geometry(k, w):
+    for key in META_GEOMETRY_KEYS:
+        if key in k and not _pos_int(k[key]):
+            raise KernelInfoError("%s: \"%s\" must be a positive integer, got %r"
+                                  % (w, key, k[key]))
+    # A wgmma kernel's metadata is not mma.sp's: the defaults would be wrong.
+    missing = [key for key in META_GEOMETRY_KEYS if key not in k]
+    if (k.get("variant") == "wgmma" and k.get("meta_layout", "canonical") == "canonical"
+            and missing):
+        raise KernelInfoError("%s: a wgmma kernel with canonical metadata must give the "
+                              "conversion's geometry; %s missing" % (w, ", ".join(missing)))
+
+
+def tensor_map_params(kinfo):
+    """{parameter name: its "tensor_maps" entry} (empty for kernels without
+    tensor maps)."""
+    return {m["param"]: m for m in kinfo.get("tensor_maps") or []}
+
+
+def _check_tensor_maps(k, w):
+    """Validates "tensor_maps" (absent: none); returns tensor_map_params."""
+    maps = k.get("tensor_maps", [])
+    if not isinstance(maps, list):
+        raise KernelInfoError("%s: \"tensor_maps\" must be a list, got %r" % (w, maps))
+    seen = {}
+    for i, m in enumerate(maps):
+        mw = "%s: tensor_maps[%d]" % (w, i)
+        if not isinstance(m, dict):
+            raise KernelInfoError("%s: expected an object, got %r" % (mw, m))
+        p = m.get("param")
+        if not isinstance(p, str) or not p:
+            raise KernelInfoError("%s: \"param\" must be a parameter name, got %r" % (mw, p))
+        mw = "%s (%s)" % (mw, p)
+        if p in seen:
+            raise KernelInfoError("%s: parameter %r has two tensor maps" % (mw, p))
+        op = m.get("operand")
+        if op not in TENSOR_MAP_OPERANDS:
+            raise KernelInfoError("%s: \"operand\" is %r; the launcher makes tensor maps of "
+                                  "%s" % (mw, op, ", ".join(TENSOR_MAP_OPERANDS)))
+        dt = m.get("data_type")
+        if isinstance(dt, bool) or dt not in TENSOR_MAP_ELEMENT_BYTES:
+            raise KernelInfoError("%s: \"data_type\" %r is not a CUtensorMapDataType "
+                                  "(0..12)" % (mw, dt))
+        box = m.get("box")
+        if (not isinstance(box, list) or len(box) != 2
+                or not all(_pos_int(b) and b <= 256 for b in box)):
+            raise KernelInfoError("%s: \"box\" must be [inner, outer], each 1 to 256, got "
+                                  "%r" % (mw, box))
+        sw = m.get("swizzle")
+        if isinstance(sw, bool) or sw not in TENSOR_MAP_SWIZZLE:
+            raise KernelInfoError("%s: \"swizzle\" must be 0, 32, 64 or 128 (bytes), got %r"
+                                  % (mw, sw))
+        inner = box[0] * TENSOR_MAP_ELEMENT_BYTES[dt]
+        if inner % 16:
+            raise KernelInfoError("%s: the inner box extent is %d bytes, not a multiple of 16"
+                                  % (mw, inner))
+        if sw and inner > sw:
+            raise KernelInfoError("%s: the inner box extent is %d bytes, more than the "
+                                  "%d-byte swizzle span" % (mw, inner, sw))
+        seen[p] = m
+    return seen
+
+
+def tensor_map_requests(kinfo, operands):
+    """The cuTensorMapEncodeTiled arguments of every tensor map of the
+    kernel, in "tensor_maps" order: [(param, request)]. `operands` maps an
+    operand name (values, dense, out) to (device address, (rows, cols),
+    element type name or None): the tensor of a map is that buffer seen as a
+    row-major 2-D array, inner = cols, outer = rows, row stride = cols x
+    element bytes; box [inner, outer] as the kernel info says; element
+    strides 1, no interleave, L2 promotion 128B, out-of-bounds elements
+    zeros. Raises KernelInfoError naming what cuTensorMapEncodeTiled would
+    reject (alignment, strides, sizes) or a type that does not match."""
+    out = []
+    for m in kinfo.get("tensor_maps") or []:
+        w = "%s: tensor map %r of %r" % (kinfo.get("kernel"), m["param"], m["operand"])
+        if m["operand"] not in operands:
+            raise KernelInfoError("%s: no such operand buffer (have %s)"
+                                  % (w, sorted(operands)))
+        addr, shape, tname = operands[m["operand"]]
+        rows, cols = (int(x) for x in shape)
+        eb = TENSOR_MAP_ELEMENT_BYTES[m["data_type"]]
+        want = TENSOR_MAP_DATA_TYPES.get(tname)
+        if want is not None and m["data_type"] not in want:
+            raise KernelInfoError("%s: data_type %d does not describe %s elements (%s)"
+                                  % (w, m["data_type"], tname,
+                                     " or ".join(str(x) for x in want)))
+        if addr % 16:
+            raise KernelInfoError("%s: the buffer at 0x%x is not 16-byte aligned" % (w, addr))
+        for what, v in (("rows", rows), ("columns", cols)):
+            if not 1 <= v <= 1 << 32:
+                raise KernelInfoError("%s: %d %s; a dimension must be 1 to 2^32"
+                                      % (w, v, what))
+        stride = cols * eb
+        if stride % 16 or stride >= 1 << 40:
+            raise KernelInfoError("%s: the row stride is %d bytes (%d x %d), not a multiple "
+                                  "of 16 below 2^40" % (w, stride, cols, eb))
+        out.append((m["param"], {
+            "data_type": m["data_type"], "rank": 2, "address": addr,
+            "dims": [cols, rows], "strides": [stride], "box": list(m["box"]),
+            "element_strides": [1, 1], "interleave": CU_TENSOR_MAP_INTERLEAVE_NONE,
+            "swizzle": TENSOR_MAP_SWIZZLE[m["swizzle"]],
+            "l2_promotion": CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            "oob_fill": CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE}))
+    return out
+
+
+def check_tensor_maps(kinfo, shapes, dtypes):
+    """Build-time check of the kernel's tensor maps against the program:
+    `shapes` {operand: (rows, cols)}, `dtypes` {operand: element type
+    name}; a list of problems (empty when every map could be encoded for
+    buffers of these shapes)."""
+    try:
+        tensor_map_requests(kinfo, {op: (0, shapes[op], dtypes.get(op)) for op in shapes})
+        return []
+    except KernelInfoError as e:
+        return [str(e)]
+
+
 def parse_kernel_info(text, where="kernel-info"):
     """Parses and validates the kernel-info JSON text; returns the list of
     kernel dicts with keys kernel, block, grid, shared_bytes, params,
@@ -81,6 +272,8 @@ def parse_kernel_info(text, where="kernel-info"):
         if not isinstance(sb, int) or isinstance(sb, bool) or sb < 0:
             raise KernelInfoError("%s: \"shared_bytes\" must be a non-negative "
                                   "integer, got %r" % (w, sb))
+        _check_cluster(k, w)
+        _check_meta_geometry(k, w)
         params, types = k.get("params"), k.get("param_types")
         if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
             raise KernelInfoError("%s: \"params\" must be a list of names, got %r"
@@ -89,11 +282,22 @@ def parse_kernel_info(text, where="kernel-info"):
             raise KernelInfoError(
                 "%s: \"param_types\" must be a list of %d types (one per "
                 "param %r), got %r" % (w, len(params), params, types))
+        maps = _check_tensor_maps(k, w)
         for p, t in zip(params, types):
             if t not in PARAM_TYPES:
                 raise KernelInfoError(
                     "%s: parameter %r has type %r; the launcher knows %s"
                     % (w, p, t, sorted(PARAM_TYPES)))
+            if p in maps:
+                if t != "ptr":
+                    raise KernelInfoError(
+                        "%s: tensor-map parameter %r has type %r; a tensor map is "
+                        "passed as a pointer (\"ptr\") to its device copy" % (w, p, t))
+                continue
+            if t == "ptr" and p.endswith("_map"):
+                raise KernelInfoError(
+                    "%s: pointer parameter %r looks like a tensor map but has no entry "
+                    "in \"tensor_maps\" (which lists %s)" % (w, p, sorted(maps) or "none"))
             if t == "ptr" and p not in BUFFER_PARAMS:
                 raise KernelInfoError(
                     "%s: unknown pointer parameter %r; the launcher knows %s "
@@ -102,7 +306,13 @@ def parse_kernel_info(text, where="kernel-info"):
                 raise KernelInfoError(
                     "%s: unknown integer parameter %r; the launcher knows %s "
                     "(bench/gpu/cudrv.py SIZE_PARAMS)" % (w, p, sorted(SIZE_PARAMS)))
-        roles = [BUFFER_PARAMS[p] for p, t in zip(params, types) if t == "ptr"]
+        missing = sorted(set(maps) - set(params))
+        if missing:
+            raise KernelInfoError(
+                "%s: \"tensor_maps\" names parameter(s) %s, which \"params\" %r does "
+                "not have" % (w, missing, params))
+        roles = [BUFFER_PARAMS[p] for p, t in zip(params, types)
+                 if t == "ptr" and p not in maps]
         for need in ("values", "meta", "dense", "out"):
             if roles.count(need) != 1:
                 raise KernelInfoError(
@@ -114,11 +324,20 @@ def parse_kernel_info(text, where="kernel-info"):
 
 def kernel_arg_values(kinfo, buffers, sizes):
     """Returns [(name, type, value)] for the kernel's parameters in order:
-    `buffers` maps a role (values/meta/dense/out) to a device address,
-    `sizes` maps M/N/K/VC/MC (see SIZE_PARAMS) to integers."""
+    `buffers` maps a role (values/meta/dense/out) to a device address, and
+    each tensor-map parameter (by its name, e.g. "values_map") to the
+    device address of its encoded map (DeviceTensorMaps.pointers); `sizes`
+    maps M/N/K/VC/MC (see SIZE_PARAMS) to integers."""
     args = []
+    maps = tensor_map_params(kinfo)
     for p, t in zip(kinfo["params"], kinfo["param_types"]):
-        if t == "ptr":
+        if t == "ptr" and p in maps:
+            if p not in buffers:
+                raise KernelInfoError("tensor-map parameter %r has no encoded map (the "
+                                      "launcher prepares %s)" % (p, sorted(
+                                          k for k in buffers if k in maps) or "none"))
+            v = buffers[p]
+        elif t == "ptr":
             v = buffers[BUFFER_PARAMS[p]]
         else:
             v = sizes[SIZE_PARAMS[p]]
@@ -235,6 +454,8 @@ CU_FUNC_ATTRIBUTE_NUM_REGS = 4
 CU_FUNC_ATTRIBUTE_PTX_VERSION = 5
 CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
+CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
 CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
@@ -252,6 +473,42 @@ class CudaError(RuntimeError):
     def __init__(self, msg, code):
         RuntimeError.__init__(self, msg)
         self.code = code
+
+
+class _ClusterDim(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_uint), ("y", ctypes.c_uint), ("z", ctypes.c_uint)]
+
+
+class _LaunchAttributeValue(ctypes.Union):
+    # cuda.h's CUlaunchAttributeValue: a 64-byte union (8-byte aligned).
+    _fields_ = [("pad", ctypes.c_char * 64), ("align", ctypes.c_uint64),
+                ("clusterDim", _ClusterDim)]
+
+
+class CUlaunchAttribute(ctypes.Structure):
+    """cuda.h's CUlaunchAttribute: a 4-byte id padded to 8, then the value."""
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4),
+                ("value", _LaunchAttributeValue)]
+
+
+class CUlaunchConfig(ctypes.Structure):
+    """cuda.h's CUlaunchConfig (cuLaunchKernelEx, cuOccupancyMaxActiveClusters)."""
+    _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint),
+                ("gridDimZ", ctypes.c_uint), ("blockDimX", ctypes.c_uint),
+                ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
+                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(CUlaunchAttribute)), ("numAttrs", ctypes.c_uint)]
+
+
+def launch_config(grid, block, shared, cluster, stream=None):
+    """(CUlaunchConfig, its CUlaunchAttribute) for a cluster launch; keep
+    both alive while the config is used."""
+    attr = CUlaunchAttribute()
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cluster
+    cfg = CUlaunchConfig(grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
+                         stream, ctypes.pointer(attr), 1)
+    return cfg, attr
 
 
 class Driver:
@@ -286,12 +543,38 @@ class Driver:
                                        c_uint, c_uint, vp, ctypes.POINTER(vp),
                                        ctypes.POINTER(vp)]),
         }
-        for name, (res, args) in sig.items():
+        u64, u32 = ctypes.c_uint64, ctypes.c_uint32
+        # Only the sm_90a kernels need these (CUDA 12.0+ drivers have them):
+        # a missing one is reported when it is used (_optional).
+        optional = {
+            "cuTensorMapEncodeTiled": (c_int, [vp, c_int, u32, vp, ctypes.POINTER(u64),
+                                               ctypes.POINTER(u64), ctypes.POINTER(u32),
+                                               ctypes.POINTER(u32), c_int, c_int, c_int,
+                                               c_int]),
+            "cuMemAlloc_v2": (c_int, [ctypes.POINTER(u64), ctypes.c_size_t]),
+            "cuMemFree_v2": (c_int, [u64]),
+            "cuMemcpyHtoD_v2": (c_int, [u64, vp, ctypes.c_size_t]),
+            "cuLaunchKernelEx": (c_int, [ctypes.POINTER(CUlaunchConfig), vp,
+                                         ctypes.POINTER(vp), ctypes.POINTER(vp)]),
+            "cuOccupancyMaxActiveClusters": (c_int, [ctypes.POINTER(c_int), vp,
+                                                     ctypes.POINTER(CUlaunchConfig)]),
+        }
+        self.path, self.missing = path, set()
+        for name, (res, args) in list(sig.items()) + list(optional.items()):
             try:
                 fn = getattr(L, name)
             except AttributeError:
+                if name in optional:
+                    self.missing.add(name)
+                    continue
                 raise CudaError("%s has no symbol %s" % (path, name), -1)
             fn.restype, fn.argtypes = res, args
+
+    def _optional(self, name, why):
+        if name in self.missing:
+            raise CudaError("%s has no %s (%s need a CUDA 12.0 or later driver)"
+                            % (self.path, name, why), -1)
+        return getattr(self.lib, name)
 
     # -- errors ---------------------------------------------------------------
     def describe(self, code):
@@ -382,6 +665,58 @@ class Driver:
             ctypes.c_void_p(f), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes),
             "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=%d)" % nbytes)
 
+    def set_attribute(self, f, attr, value, what):
+        self.check(self.lib.cuFuncSetAttribute(ctypes.c_void_p(f), attr, value),
+                   "cuFuncSetAttribute(%s=%d)" % (what, value))
+
+    def max_active_clusters(self, f, kinfo):
+        """cuOccupancyMaxActiveClusters for the kernel's grid, block,
+        dynamic shared memory and cluster."""
+        fn = self._optional("cuOccupancyMaxActiveClusters", "cluster launches")
+        cfg, attr = launch_config(kinfo["grid"], kinfo["block"], int(kinfo["shared_bytes"]),
+                                  cluster_of(kinfo))
+        v = ctypes.c_int()
+        self.check(fn(ctypes.byref(v), ctypes.c_void_p(f), ctypes.byref(cfg)),
+                   "cuOccupancyMaxActiveClusters(cluster=%s)" % cluster_of(kinfo))
+        return v.value
+
+    # -- tensor maps and device memory ------------------------------------------
+    def encode_tensor_map(self, req):
+        """cuTensorMapEncodeTiled on a request of tensor_map_requests();
+        returns the 128 bytes of the CUtensorMap."""
+        fn = self._optional("cuTensorMapEncodeTiled", "tensor maps (TMA)")
+        rank = req["rank"]
+        raw = ctypes.create_string_buffer(TENSOR_MAP_BYTES + TENSOR_MAP_ALIGN)
+        addr = ctypes.addressof(raw)
+        addr += -addr % TENSOR_MAP_ALIGN
+        dims = (ctypes.c_uint64 * rank)(*req["dims"])
+        strides = (ctypes.c_uint64 * max(1, rank - 1))(*req["strides"])
+        box = (ctypes.c_uint32 * rank)(*req["box"])
+        estr = (ctypes.c_uint32 * rank)(*req["element_strides"])
+        self.check(fn(ctypes.c_void_p(addr), req["data_type"], rank,
+                      ctypes.c_void_p(req["address"]), dims, strides, box, estr,
+                      req["interleave"], req["swizzle"], req["l2_promotion"],
+                      req["oob_fill"]),
+                   "cuTensorMapEncodeTiled(data type %d, address 0x%x, dims %s, strides %s, "
+                   "box %s, swizzle %d)" % (req["data_type"], req["address"], req["dims"],
+                                            req["strides"], req["box"], req["swizzle"]))
+        return ctypes.string_at(addr, TENSOR_MAP_BYTES)
+
+    def mem_alloc(self, nbytes):
+        fn = self._optional("cuMemAlloc_v2", "tensor maps")
+        p = ctypes.c_uint64()
+        self.check(fn(ctypes.byref(p), nbytes), "cuMemAlloc(%d bytes)" % nbytes)
+        return p.value
+
+    def memcpy_htod(self, dst, data):
+        fn = self._optional("cuMemcpyHtoD_v2", "tensor maps")
+        buf = ctypes.create_string_buffer(bytes(data), len(data))
+        self.check(fn(dst, buf, len(data)), "cuMemcpyHtoD(0x%x, %d bytes)" % (dst, len(data)))
+
+    def mem_free(self, ptr):
+        fn = self._optional("cuMemFree_v2", "tensor maps")
+        self.check(fn(ptr), "cuMemFree(0x%x)" % ptr)
+
     def occupancy(self, f, threads, dyn_shared):
         v = ctypes.c_int()
         self.check(self.lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -390,17 +725,28 @@ class Driver:
         return v.value
 
 
-def metadata_words(kinfo):
-    """Size in 32-bit words of the kernel-ready metadata the kernel of
-    `kinfo` reads (docs/GPU-LAYOUT.md): groups x ceil(R / 32) row blocks x
-    ceil(steps / 4) vectors x 128, steps = ceil(K / mma K)."""
+def metadata_layout(kinfo):
+    """The kernel-ready metadata of the kernel of `kinfo` (docs/GPU-LAYOUT.md
+    for mma.sp, docs/HOPPER-LAYOUT.md "(b) Metadata" for wgmma.sp): a dict
+    with rows_per_block, k_per_word, threads (meta_geometry), row_blocks =
+    ceil(R / rows_per_block), vectors = ceil(ceil(K / k_per_word) / 4),
+    total = groups x row_blocks x vectors x 4 x threads words."""
     rows, depth = int(kinfo["R"]), int(kinfo["K"])
     if rows < 0 or depth < 0:
         raise KernelInfoError("%s: dynamic R or K; the benchmark needs static "
                               "shapes" % kinfo["kernel"])
-    mma_k = 16 if kinfo.get("mma") == "m16n8k16" else 32
-    steps = -(-depth // mma_k)
-    return int(kinfo.get("groups", 1)) * -(-rows // 32) * -(-steps // 4) * 128
+    rpb, kpw, threads = meta_geometry(kinfo)
+    row_blocks = -(-rows // rpb)
+    vectors = -(-(-(-depth // kpw)) // 4)
+    return {"rows_per_block": rpb, "k_per_word": kpw, "threads": threads,
+            "row_blocks": row_blocks, "vectors": vectors,
+            "total": int(kinfo.get("groups", 1)) * row_blocks * vectors * 4 * threads}
+
+
+def metadata_words(kinfo):
+    """Size in 32-bit words of the kernel-ready metadata the kernel of
+    `kinfo` reads (metadata_layout's total)."""
+    return metadata_layout(kinfo)["total"]
 
 
 def metadata_conversion(drv, module, kinfo, meta_ptr, words_ptr, meta_cols):
@@ -409,46 +755,89 @@ def metadata_conversion(drv, module, kinfo, meta_ptr, words_ptr, meta_cols):
     "canonical"): canonical metadata at `meta_ptr` (R x meta_cols uint16 per
     group, groups one after the other) to kernel-ready words at `words_ptr`
     (metadata_words(kinfo) of them), what stc's own host code does before
-    the product. Returns None when the metadata is compiled in."""
+    the product; params (meta, words, R, meta_cols, row_blocks, vectors,
+    total), one thread per word, blocks of 256. Returns None when the
+    metadata is compiled in."""
     if kinfo.get("meta_layout", "canonical") != "canonical":
         return None
     if "meta_kernel" not in kinfo:
         raise KernelInfoError("%s: canonical metadata but no meta_kernel"
                               % kinfo["kernel"])
-    total = metadata_words(kinfo)
-    rows, depth = int(kinfo["R"]), int(kinfo["K"])
-    mma_k = 16 if kinfo.get("mma") == "m16n8k16" else 32
-    steps = -(-depth // mma_k)
+    lay = metadata_layout(kinfo)
+    total = lay["total"]
     fn = drv.get_function(module, kinfo["meta_kernel"])
     config = {"grid": [max(1, -(-total // 256)), 1, 1], "block": [256, 1, 1],
               "shared_bytes": 0}
     args = [("meta", "ptr", meta_ptr), ("words", "ptr", words_ptr),
-            ("R", "i32", rows), ("meta_cols", "i32", meta_cols),
-            ("row_blocks", "i32", -(-rows // 32)),
-            ("vectors", "i32", -(-steps // 4)), ("total", "i32", total)]
+            ("R", "i32", int(kinfo["R"])), ("meta_cols", "i32", meta_cols),
+            ("row_blocks", "i32", lay["row_blocks"]),
+            ("vectors", "i32", lay["vectors"]), ("total", "i32", total)]
     return Launch(drv, fn, config, args)
+
+
+class DeviceTensorMaps:
+    """Tensor maps encoded with cuTensorMapEncodeTiled (aligned host
+    buffers, TENSOR_MAP_ALIGN) and copied to one device allocation (cuMemAlloc +
+    cuMemcpyHtoD), 128 bytes each: `pointers` maps each parameter name to
+    the device address of its map, which the kernel takes as the parameter.
+    `requests`: tensor_map_requests(). free() releases the device copy."""
+
+    def __init__(self, drv, requests):
+        self.drv, self.base, self.pointers, self.encoded = drv, None, {}, {}
+        if not requests:
+            return
+        blob = b"".join(drv.encode_tensor_map(req) for _, req in requests)
+        self.base = drv.mem_alloc(len(blob))
+        try:
+            drv.memcpy_htod(self.base, blob)
+        except Exception:
+            self.free()
+            raise
+        for i, (param, _) in enumerate(requests):
+            self.pointers[param] = self.base + i * TENSOR_MAP_BYTES
+            self.encoded[param] = blob[i * TENSOR_MAP_BYTES:(i + 1) * TENSOR_MAP_BYTES]
+
+    def free(self):
+        if self.base is not None:
+            base, self.base = self.base, None
+            self.drv.mem_free(base)
 
 
 class Launch:
     """A prepared launch: the function, its configuration and the packed
-    parameter array (built once; cuLaunchKernel copies the values)."""
+    parameter array (built once; the driver copies the values). A kernel
+    with a cluster other than 1x1x1 (kinfo["cluster"]) is launched with
+    cuLaunchKernelEx and CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, every other
+    one with cuLaunchKernel."""
 
     def __init__(self, drv, func, kinfo, args):
         self.drv, self.func = drv, func
         self.grid = [int(x) for x in kinfo["grid"]]
         self.block = [int(x) for x in kinfo["block"]]
         self.shared = int(kinfo["shared_bytes"])
+        self.cluster = [int(x) for x in cluster_of(kinfo)]
         ctor = {"ptr": ctypes.c_uint64, "i32": ctypes.c_int32, "i64": ctypes.c_int64}
         self._vals = [ctor[t](v) for _, t, v in args]
         self._ptrs = (ctypes.c_void_p * max(1, len(self._vals)))(
             *[ctypes.addressof(v) for v in self._vals])
         self.args = args
+        self._ex = None
+        if self.cluster != [1, 1, 1]:
+            self._ex = drv._optional("cuLaunchKernelEx", "cluster launches")
+            self._cfg, self._attr = launch_config(self.grid, self.block, self.shared,
+                                                  self.cluster)
 
     def __call__(self, stream):
         g, b = self.grid, self.block
-        r = self.drv.lib.cuLaunchKernel(
-            ctypes.c_void_p(self.func), g[0], g[1], g[2], b[0], b[1], b[2],
-            self.shared, ctypes.c_void_p(stream), self._ptrs, None)
+        if self._ex is None:
+            r = self.drv.lib.cuLaunchKernel(
+                ctypes.c_void_p(self.func), g[0], g[1], g[2], b[0], b[1], b[2],
+                self.shared, ctypes.c_void_p(stream), self._ptrs, None)
+            what = "cuLaunchKernel(grid=%s, block=%s, shared=%d)" % (g, b, self.shared)
+        else:
+            self._cfg.hStream = stream or None
+            r = self._ex(ctypes.byref(self._cfg), ctypes.c_void_p(self.func), self._ptrs, None)
+            what = ("cuLaunchKernelEx(grid=%s, block=%s, shared=%d, cluster=%s)"
+                    % (g, b, self.shared, self.cluster))
         if r != 0:
-            raise CudaError("cuLaunchKernel(grid=%s, block=%s, shared=%d) failed: %s"
-                            % (g, b, self.shared, self.drv.describe(r)), r)
+            raise CudaError("%s failed: %s" % (what, self.drv.describe(r)), r)

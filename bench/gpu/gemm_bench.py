@@ -19,9 +19,12 @@ from the JSON by report.py).
 For each program (shape x dtype) the worker: draws random A (M x K) and B
 (K x N), prunes A 2:4 along K by magnitude and compresses it into the
 canonical format (format24.py, checked against NumPy and by round trip);
-loads the PTX with the driver API and launches it as its kernel info says;
-poisons the output with NaN, runs once and compares with float64 torch
-(relative Frobenius error < 1e-2, NaN fails); then times it and the
+for each of STC's two kernels (method "stc": --target=sm_90, mma.sp;
+"stc_sm90a": --target=sm_90a, the warp-specialised TMA + wgmma.mma_async.sp
+kernel where stc-compile made one) loads the PTX with the driver API and
+launches it as its kernel info says (tensor maps, cluster, dynamic shared
+memory); poisons the output with NaN, runs once and compares with float64
+torch (relative Frobenius error < 1e-2, NaN fails); then times it and the
 baselines (dense cuBLAS torch.mm on the unpruned A, PyTorch semi-structured
 2:4 with CUTLASS and with cuSPARSELt) with CUDA events, median of many runs,
 rotating over input copies larger than twice the L2 cache.
@@ -44,7 +47,7 @@ import benchcommon as bc  # noqa: E402
 import report  # noqa: E402
 
 TOLERANCE = bc.TOLERANCE
-METHODS = ("stc", "cublas", "cutlass", "cusparselt")
+METHODS = report.METHODS
 
 
 # ===========================================================================
@@ -74,9 +77,10 @@ class _SimLaunch:
 
 class GemmWorker(bc.Worker):
     """The GEMM worker: inputs A (2:4 pruned, compressed) and B, STC's
-    spmm kernel, cuBLAS and PyTorch's 2:4 backends."""
+    spmm kernels (sm_90 and sm_90a), cuBLAS and PyTorch's 2:4 backends."""
 
-    KERNEL_KEYS = ("tile", "mma", "ordered_metadata", "input_type", "output_type")
+    KERNEL_KEYS = ("tile", "mma", "variant", "stages", "ordered_metadata", "input_type",
+                   "output_type", "accumulator", "meta_layout", "cluster", "tensor_maps")
     FUNC_ATTRS = bc.Worker.FUNC_ATTRS + (
         ("binary_version", "CU_FUNC_ATTRIBUTE_BINARY_VERSION"),)
     BUDGET_SHARES = len(METHODS)
@@ -162,13 +166,22 @@ class GemmWorker(bc.Worker):
                     res["prep_seconds"]))
         stream = self.stream.cuda_stream
 
-        # ---- STC -------------------------------------------------------------
+        # ---- STC: the sm_90 mma.sp kernel, then the sm_90a one ----------------
         ctx = {"m": m, "n": n, "k": k, "V": V, "MT": MT, "B": B, "out": OUT, "ref": ref,
                "flop": res["flop"]}
-        meths["stc"] = self.run_stc(p, {"kernel_source": self.manifest.get("kernel_source")},
-                                    ctx, stream, budget_s)
-        if meths["stc"].get("context_lost") or meths["stc"].get("hang"):
-            return res
+        for method in report.STC_METHODS:
+            status, error, kp = report.stc_build(p, method)
+            if status != "ok":
+                # Not built (a build failure, the mock, an older manifest).
+                meths[method] = {"status": status, "error": error}
+                self.say("  %s: %s" % (report.NAMES[method], self.line(meths[method],
+                                                                       res["flop"])))
+                continue
+            ent = {"kernel_source": self.manifest.get("kernel_source"),
+                   "target": kp.get("target")}
+            meths[method] = self.run_stc(kp, ent, ctx, stream, budget_s, method=method)
+            if meths[method].get("context_lost") or meths[method].get("hang"):
+                return res
 
         # ---- dense cuBLAS (the unpruned A) -------------------------------------
         ent = {"operand": "unpruned random A (the dense layer the 2:4 one replaces)"}
@@ -222,7 +235,7 @@ SPEC = bc.RunSpec(
     script=__file__, step="run", build_step="build", work="bench/work/gpu",
     run_dir="gpu-run", prefix="gpu-gemm", mock_source="bench/gpu/mock_spmm.cu",
     time_budget=400.0, assemble=report.assemble, markdown=report.markdown,
-    compact=report.compact)
+    compact=report.compact, runnable=report.gemm_runnable)
 
 
 if __name__ == "__main__":

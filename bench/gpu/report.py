@@ -4,10 +4,57 @@ hand). Pure Python (no torch, no NumPy): `run_gpu_bench.sh selftest` runs it
 on synthetic records.
 """
 
-METHODS = ("stc", "cublas", "cutlass", "cusparselt")
+import shapes
+
+#: STC's kernels of a GEMM program: "stc" (stc-compile --target=sm_90, the
+#: mma.sp kernel) and "stc_sm90a" (--target=sm_90a: the warp-specialised
+#: TMA + wgmma.mma_async.sp kernel for f16/bf16).
+STC_METHODS = ("stc", "stc_sm90a")
+METHODS = STC_METHODS + ("cublas", "cutlass", "cusparselt")
 BASELINES = ("cublas", "cutlass", "cusparselt")
-NAMES = {"stc": "STC", "cublas": "cuBLAS dense", "cutlass": "CUTLASS 2:4",
-         "cusparselt": "cuSPARSELt 2:4"}
+NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "cublas": "cuBLAS dense",
+         "cutlass": "CUTLASS 2:4", "cusparselt": "cuSPARSELt 2:4"}
+#: The manifest key of each STC method's build: None = the program entry's
+#: own fields (ptx, kernel_info, kernel, status, ...), else a sub-object
+#: with the same fields.
+BUILD_KEYS = {"stc": None, "stc_sm90a": "sm90a"}
+#: Statuses of an STC method that do not make a run "not ok": the kernel
+#: was not built on purpose (the mock, a build without sm_90a, an older
+#: manifest), which the report says.
+NOT_A_FAILURE = ("not_built",)
+
+#: DESIGN.md section 8's targets for the sm_90a kernel, reported beside the
+#: measured ratios (median times; > 1: STC faster). "large": every
+#: dimension at least shapes.LARGE_MIN_DIM (shapes.is_large).
+TARGET_DENSE = {"shape": "square-8192", "dtype": "f16", "baseline": "cublas", "ratio": 1.35}
+TARGET_LARGE = {"baseline": "cusparselt", "ratio": 1.0}
+
+
+def stc_build(p, method):
+    """(status, error, program) of STC method `method`'s kernel of manifest
+    program p: status "ok" (program: p with that kernel's ptx,
+    kernel_info, kernel, ...), "build_failed" or "not_built" (error: why;
+    program None)."""
+    key = BUILD_KEYS[method]
+    if key is None:
+        if p.get("status") == "ok":
+            return "ok", None, p
+        return "build_failed", p.get("error") or "not built", None
+    sub = p.get(key)
+    if not isinstance(sub, dict):
+        return ("not_built", "the build manifest has no %s kernel (built before the %s "
+                "column existed, or without it)" % (key, method), None)
+    if sub.get("status") == "ok":
+        return "ok", None, dict(p, **sub)
+    if sub.get("status") == "not_built":
+        return "not_built", sub.get("error") or "not built", None
+    return "build_failed", sub.get("error") or "not built", None
+
+
+def gemm_runnable(p):
+    """Whether a GEMM program has any STC kernel to run (else the parent
+    records it as build_failed without a worker)."""
+    return any(stc_build(p, m)[0] == "ok" for m in STC_METHODS)
 
 
 def finite_json(obj):
@@ -52,7 +99,8 @@ def _methods_of(rec, e, methods_run, result_keys=RESULT_KEYS):
     elif "skipped" in rec:
         methods = {m: {"status": "skipped", "error": rec["skipped"]} for m in methods_run}
     elif "worker_died" in rec:
-        methods["stc"] = {"status": "failed", "error": rec["worker_died"]}
+        # The STC kernel it died in (the others' results died with it).
+        methods[rec.get("method", "stc")] = {"status": "failed", "error": rec["worker_died"]}
     elif "not_run" in rec:
         methods["stc"] = {"status": "not_run", "error": rec["not_run"]}
     else:
@@ -71,15 +119,17 @@ def _methods_of(rec, e, methods_run, result_keys=RESULT_KEYS):
     return methods
 
 
-def _ratios(methods, baselines, dense, others):
-    """Median-time ratios of methods both ok: STC against every baseline
-    (> 1: STC faster), and each of `others` against the dense baseline."""
+def _ratios(methods, baselines, dense, others, stc_methods=("stc",)):
+    """Median-time ratios of methods both ok: each STC method against every
+    baseline ("<method>_speedup_vs_<baseline>", > 1: STC faster), and each
+    of `others` against the dense baseline."""
     ratios = {}
-    stc = methods["stc"]
-    for b in baselines:
-        be = methods[b]
-        if stc.get("status") == "ok" and be.get("status") == "ok":
-            ratios["stc_speedup_vs_" + b] = be["median_ms"] / stc["median_ms"]
+    for sm in stc_methods:
+        stc = methods[sm]
+        for b in baselines:
+            be = methods[b]
+            if stc.get("status") == "ok" and be.get("status") == "ok":
+                ratios[sm + "_speedup_vs_" + b] = be["median_ms"] / stc["median_ms"]
     de = methods[dense]
     for b in others:
         be = methods[b]
@@ -98,17 +148,19 @@ def _records(recs):
     return by_type, by_index
 
 
-def _summary(results, methods_run, baselines, fmt, fatal):
-    """Status counts per method; ok when every STC result is ok, no
-    baseline is wrong, the format checks ran and passed and no worker
-    failed at setup."""
+def _summary(results, methods_run, baselines, fmt, fatal, stc_methods=("stc",)):
+    """Status counts per method; ok when every STC result is ok (or, for
+    an STC method, not built on purpose: NOT_A_FAILURE), no baseline is
+    wrong, the format checks ran and passed and no worker failed at
+    setup."""
     st = {}
     for e in results:
         for m in methods_run:
             s = e["methods"][m].get("status", "not_run")
             st.setdefault(m, {}).setdefault(s, 0)
             st[m][s] += 1
-    stc_bad = sum(v for s, v in st.get("stc", {}).items() if s != "ok")
+    stc_bad = sum(v for m in stc_methods for s, v in st.get(m, {}).items()
+                  if s != "ok" and s not in NOT_A_FAILURE)
     base_wrong = sum(st.get(b, {}).get("wrong", 0) for b in baselines)
     # None: no format check ran (no worker got that far).
     fmt_ok = (all(r.get("ok") for r in fmt) and all(
@@ -191,31 +243,40 @@ def _md_head(doc, title, mock_source, library, library_key):
                   smi1.get("clocks_event_reasons.active")))
     md.append("- torch %s (CUDA %s), %s %s, Python %s" % (
         sw.get("torch"), sw.get("torch_cuda"), library, sw.get(library_key), sw.get("python")))
-    md.append("- Kernels: %s, target %s%s, built %s from commit `%s`%s; %s" % (
+    md.append("- Kernels: %s, target %s%s%s, built %s from commit `%s`%s; %s" % (
         b.get("kernel_source"), b.get("target"),
         (" flags `%s`" % " ".join(b["flags"])) if b.get("flags") else "",
+        (" (and %s%s)" % (b["target_sm90a"], (" flags `%s`" % " ".join(b["flags_sm90a"]))
+                          if b.get("flags_sm90a") else "")) if b.get("target_sm90a") else "",
         b.get("utc"), (doc.get("commit") or "unknown")[:12],
         " (dirty tree)" if doc.get("dirty") else "", b.get("stc_version") or ""))
     return md
 
 
-def _md_kernels(doc, column):
-    """The table of STC's kernels; column: (title, alignment, kernel info ->
-    cell) of the one column the two benchmarks fill differently."""
+def _md_kernels(doc, columns, methods=("stc",), names=None):
+    """The table of STC's kernels, one row per program and STC method that
+    loaded one (a "method" column when there are several); columns: the
+    benchmark's own [(title, alignment, kernel info -> cell)], after grid
+    and block."""
     md = []
-    kr = [e for e in doc["results"] if isinstance(e["methods"]["stc"].get("kernel"), dict)]
-    if kr:
-        title, align, cell = column
+    rows = [(e, m) for e in doc["results"] for m in methods
+            if isinstance(e["methods"][m].get("kernel"), dict)]
+    if rows:
+        many = len(methods) > 1
         md.append("## STC kernels\n")
-        md.append("| program | kernel | grid | block | %s | regs | local B | blocks/SM | "
-                  "rel. error | runs (warm-up) | copies |" % title)
-        md.append("|---|---|---|---|%s|---:|---:|---:|---:|---:|---:|" % align)
-        for e in kr:
-            st = e["methods"]["stc"]
+        md.append("| program |%s kernel | grid | block | %s | regs | local B | blocks/SM | "
+                  "rel. error | runs (warm-up) | copies |"
+                  % (" method |" if many else "", " | ".join(c[0] for c in columns)))
+        md.append("|---|%s---|---|---|%s|---:|---:|---:|---:|---:|---:|"
+                  % ("---|" if many else "", "|".join(c[1] for c in columns)))
+        for e, m in rows:
+            st = e["methods"][m]
             k = st["kernel"]
-            md.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                e["name"], k.get("kernel"), "×".join(map(str, k.get("grid", []))),
-                "×".join(map(str, k.get("block", []))), cell(k),
+            md.append("| %s |%s `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                e["name"], (" %s |" % (names or NAMES)[m]) if many else "", k.get("kernel"),
+                "×".join(map(str, k.get("grid", []))),
+                "×".join(map(str, k.get("block", []))),
+                " | ".join(str(c[2](k)) for c in columns),
                 k.get("registers", "?"), k.get("local_bytes", "?"),
                 k.get("blocks_per_sm", "?"),
                 ("%.1e" % st["rel_error"]) if isinstance(st.get("rel_error"), float)
@@ -262,11 +323,12 @@ def _md_tail(doc, methods_run, names):
     return md
 
 
-def _compact(doc, methods_run, labels, width, ratio_keys, ratio_title):
+def _compact(doc, methods_run, labels, width, ratio_cols):
     """One line per program (for the end of a console log): each method's
-    TFLOP/s (dense-equivalent) or status, and two of STC's ratios."""
-    fmt = "%-" + str(width) + "s" + " %12s" * len(methods_run) + "  %s"
-    out = [fmt % (("program (TFLOP/s)",) + tuple(labels) + (ratio_title,))]
+    TFLOP/s (dense-equivalent) or status, then per (title, key, key) of
+    ratio_cols two of STC's ratios."""
+    fmt = "%-" + str(width) + "s" + " %12s" * len(methods_run) + "  %s" * len(ratio_cols)
+    out = [fmt % (("program (TFLOP/s)",) + tuple(labels) + tuple(c[0] for c in ratio_cols))]
     for e in doc["results"]:
         cells = []
         for m in methods_run:
@@ -274,8 +336,9 @@ def _compact(doc, methods_run, labels, width, ratio_keys, ratio_title):
             cells.append((_cell(ent, "tf") if "median_ms" in ent
                           else str(ent.get("status")))[:12])
         r = e["ratios"]
-        out.append(fmt % ((e["name"][:width],) + tuple(cells) + (
-            "%s / %s" % (_ratio(r.get(ratio_keys[0])), _ratio(r.get(ratio_keys[1]))),)))
+        out.append(fmt % ((e["name"][:width],) + tuple(cells) + tuple(
+            ("%s / %s" % (_ratio(r.get(a)), _ratio(r.get(b)))).ljust(len(t))
+            for t, a, b in ratio_cols)))
     return "\n".join(out) + "\n"
 
 
@@ -288,12 +351,72 @@ def _entry_from(rec, prog):
     e = {k: prog.get(k) for k in ("name", "shape", "group", "M", "N", "K", "dtype",
                                   "out_dtype")}
     e["flop"] = 2 * prog["M"] * prog["N"] * prog["K"]
-    build = {k: prog.get(k) for k in ("command", "compile_seconds", "ptx_version",
-                                      "ptx_target", "ptx_bytes", "kernel", "ptxas")}
+    e["large"] = shapes.is_large(prog["M"], prog["N"], prog["K"])
+    keys = ("command", "compile_seconds", "ptx_version", "ptx_target", "ptx_bytes", "kernel",
+            "ptxas")
+    build = {k: prog.get(k) for k in keys}
     e["build"] = {k: v for k, v in build.items() if v is not None}
+    if isinstance(prog.get("sm90a"), dict):
+        sub = prog["sm90a"]
+        e["build"]["sm90a"] = {k: sub.get(k) for k in ("target", "status", "error") + keys
+                               if sub.get(k) is not None}
     e["methods"] = methods = _methods_of(rec, e, METHODS)
-    e["ratios"] = _ratios(methods, BASELINES, "cublas", ("cutlass", "cusparselt"))
+    for m in STC_METHODS:
+        # A kernel that was not built never ran: the manifest says why (the
+        # worker's or the parent's record may not, e.g. for a skipped program).
+        status, error, _ = stc_build(prog, m)
+        if status != "ok":
+            methods[m] = {"status": status, "error": error}
+    e["ratios"] = _ratios(methods, BASELINES, "cublas", ("cutlass", "cusparselt"), STC_METHODS)
+    a, b = methods["stc_sm90a"], methods["stc"]
+    if a.get("status") == "ok" and b.get("status") == "ok":
+        e["ratios"]["stc_sm90a_speedup_vs_stc"] = b["median_ms"] / a["median_ms"]
     return e
+
+
+def _variant(ent):
+    """The kernel variant an STC method ran ("wgmma", "staged", ...)."""
+    k = ent.get("kernel") if isinstance(ent.get("kernel"), dict) else {}
+    return k.get("variant")
+
+
+def design_targets(results):
+    """DESIGN.md section 8's targets for the sm_90a kernel beside the
+    measured ratios (nothing is judged here beyond the comparison of each
+    ratio with its threshold): the ratio to cuBLAS at TARGET_DENSE's
+    program, and the ratio to cuSPARSELt on every large program."""
+    td, tl = TARGET_DENSE, TARGET_LARGE
+    name = "%s-%s" % (td["shape"], td["dtype"])
+    hit = [e for e in results if e["name"] == name]
+    dense = {"program": name, "baseline": td["baseline"], "target_ratio": td["ratio"],
+             "in_run": bool(hit), "ratio": None}
+    if hit:
+        e = hit[0]
+        dense.update(ratio=e["ratios"].get("stc_sm90a_speedup_vs_" + td["baseline"]),
+                     sm90a_status=e["methods"]["stc_sm90a"].get("status"),
+                     baseline_status=e["methods"][td["baseline"]].get("status"),
+                     sm90a_variant=_variant(e["methods"]["stc_sm90a"]))
+    if dense["ratio"] is not None:
+        dense["at_or_above_target"] = dense["ratio"] >= td["ratio"]
+    rows = []
+    for e in results:
+        if not e.get("large"):
+            continue
+        r = e["ratios"].get("stc_sm90a_speedup_vs_" + tl["baseline"])
+        rows.append({"program": e["name"], "ratio": r,
+                     "sm90a_status": e["methods"]["stc_sm90a"].get("status"),
+                     "baseline_status": e["methods"][tl["baseline"]].get("status"),
+                     "sm90a_variant": _variant(e["methods"]["stc_sm90a"]),
+                     "at_or_above_target": None if r is None else r >= tl["ratio"]})
+    measured = [x for x in rows if x["ratio"] is not None]
+    low = min(measured, key=lambda x: x["ratio"]) if measured else None
+    large = {"definition": "every dimension (M, N, K) >= %d" % shapes.LARGE_MIN_DIM,
+             "baseline": tl["baseline"], "target_ratio": tl["ratio"], "programs": rows,
+             "large_programs_in_run": len(rows), "measured": len(measured),
+             "at_or_above_target": sum(1 for x in measured if x["at_or_above_target"]),
+             "min_ratio": low["ratio"] if low else None,
+             "min_ratio_program": low["program"] if low else None}
+    return {"sm90a_vs_cublas_dense": dense, "sm90a_vs_cusparselt_large": large}
 
 
 def assemble(manifest, recs, programs, selected, meta):
@@ -305,15 +428,57 @@ def assemble(manifest, recs, programs, selected, meta):
     results = [_entry_from(by_index.get(i), programs[i]) for i in selected]
     env = (by_type.get("env") or [{}])[0]
     return _document(
-        "stc-gpu-gemm-bench/1", manifest, meta, env,
+        "stc-gpu-gemm-bench/2", manifest, meta, env,
         "dense-equivalent 2*M*N*K for every method", env.get("software"),
         env.get("torch_settings"), {
             "reference": "float64 torch on the GPU: A_pruned @ B (STC, 2:4 baselines), "
                          "A @ B (cuBLAS, which multiplies the unpruned A)",
+            "stc_methods": {"stc": "stc-compile --target=%s (mma.sp)" % manifest.get("target"),
+                            "stc_sm90a": "stc-compile --target=%s (TMA + wgmma.mma_async.sp "
+                                         "where the kernel info's variant is wgmma)"
+                                         % (manifest.get("target_sm90a") or "sm_90a")},
             "timing": TIMING + "; median and min",
             "rotation": "every call uses the next of `copies` input sets (A/B/output), "
                         "chosen so STC's working set is at least twice the L2 size"},
-        fmt, results, _summary(results, METHODS, BASELINES, fmt, by_type.get("fatal", [])))
+        fmt, results,
+        _summary(results, METHODS, BASELINES, fmt, by_type.get("fatal", []), STC_METHODS),
+        extra={"design_targets": design_targets(results)})
+
+
+def _md_targets(doc):
+    """DESIGN.md section 8's sm_90a targets and the measured ratios."""
+    t = doc.get("design_targets")
+    if not t:
+        return []
+    d, g = t["sm90a_vs_cublas_dense"], t["sm90a_vs_cusparselt_large"]
+    md = ["## DESIGN §8 targets of the sm_90a kernel\n",
+          "Targets as DESIGN.md §8 states them for STC's sm_90a kernel; the measured ratios "
+          "are the medians of this run (> 1: STC sm_90a faster).\n"]
+    if not d["in_run"]:
+        got = "not in this run"
+    elif d["ratio"] is None:
+        got = "not measured (STC sm_90a %s, %s %s)" % (
+            d.get("sm90a_status"), NAMES[d["baseline"]], d.get("baseline_status"))
+    else:
+        got = "measured %s (kernel variant `%s`)" % (_ratio(d["ratio"]), d.get("sm90a_variant"))
+    md.append("- ≥ %.2f× %s at %s: %s." % (d["target_ratio"], NAMES[d["baseline"]],
+                                           d["program"], got))
+    if not g["large_programs_in_run"]:
+        got = "no large program in this run"
+    elif not g["measured"]:
+        got = "none of the %d large programs measured" % g["large_programs_in_run"]
+    else:
+        variants = sorted({str(x["sm90a_variant"]) for x in g["programs"]
+                           if x["ratio"] is not None})
+        got = ("measured on %d of %d large programs; %d at or above %.2f×; lowest %s (%s); "
+               "kernel variant%s %s" % (
+                   g["measured"], g["large_programs_in_run"], g["at_or_above_target"],
+                   g["target_ratio"], _ratio(g["min_ratio"]), g["min_ratio_program"],
+                   "s" if len(variants) > 1 else "", ", ".join("`%s`" % v for v in variants)))
+    md.append("- ≥ %.2f× %s on every large shape (%s): %s." % (
+        g["target_ratio"], NAMES[g["baseline"]], g["definition"], got))
+    md.append("")
+    return md
 
 
 def markdown(doc):
@@ -322,6 +487,8 @@ def markdown(doc):
     s = doc["settings"]
     md.append("- C = A·B, A the sparse M×K operand (2:4 along K; STC gets it in the canonical "
               "compressed format), B dense K×N. cuBLAS multiplies the unpruned A. "
+              "STC is stc-compile's sm_90 kernel (`mma.sp`); STC sm_90a its sm_90a kernel "
+              "(TMA + `wgmma.mma_async.sp`; the kernel table says which variant each is). "
               "TFLOP/s count dense-equivalent 2·M·N·K flops for every method; times are GPU "
               "times from CUDA events around each call (median, min in brackets), after "
               "warm-up, rotating over input copies ≥ 2× L2.")
@@ -329,25 +496,50 @@ def markdown(doc):
               "error < %.0e; NaN fails); a wrong one is not used for the ratios. "
               "Ratio = the other method's median / STC's median (> 1: STC faster).\n"
               % s["tolerance"])
+    md += _md_targets(doc)
     for dt in ("f16", "bf16"):
         rows = [e for e in doc["results"] if e["dtype"] == dt]
         if not rows:
             continue
         md.append("## %s\n" % dt)
-        md.append("| shape | M | N | K | STC ms (min) | STC TFLOP/s | cuBLAS TFLOP/s | "
-                  "CUTLASS 2:4 TFLOP/s | cuSPARSELt 2:4 TFLOP/s | STC vs cuBLAS | "
-                  "STC vs CUTLASS | STC vs cuSPARSELt |")
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        md.append("| shape | M | N | K | STC ms (min) | STC TFLOP/s | STC sm_90a ms (min) | "
+                  "STC sm_90a TFLOP/s | cuBLAS TFLOP/s | CUTLASS 2:4 TFLOP/s | "
+                  "cuSPARSELt 2:4 TFLOP/s | STC vs cuBLAS | STC vs CUTLASS | "
+                  "STC vs cuSPARSELt |")
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for e in rows:
             mt, r = e["methods"], e["ratios"]
-            md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                e["shape"], e["M"], e["N"], e["K"], _cell(mt["stc"], "ms"),
-                _cell(mt["stc"], "tf"), _cell(mt["cublas"], "tf"), _cell(mt["cutlass"], "tf"),
-                _cell(mt["cusparselt"], "tf"), _ratio(r.get("stc_speedup_vs_cublas")),
-                _ratio(r.get("stc_speedup_vs_cutlass")),
-                _ratio(r.get("stc_speedup_vs_cusparselt"))))
+            md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+                      % (e["shape"], e["M"], e["N"], e["K"], _cell(mt["stc"], "ms"),
+                         _cell(mt["stc"], "tf"), _cell(mt["stc_sm90a"], "ms"),
+                         _cell(mt["stc_sm90a"], "tf"), _cell(mt["cublas"], "tf"),
+                         _cell(mt["cutlass"], "tf"), _cell(mt["cusparselt"], "tf"),
+                         _ratio(r.get("stc_speedup_vs_cublas")),
+                         _ratio(r.get("stc_speedup_vs_cutlass")),
+                         _ratio(r.get("stc_speedup_vs_cusparselt"))))
         md.append("")
-    md += _md_kernels(doc, ("dyn. shared B", "---:", lambda k: k.get("shared_bytes")))
+    if any(e["methods"]["stc_sm90a"].get("status") not in NOT_A_FAILURE
+           for e in doc["results"]):
+        md.append("## STC sm_90a speedups\n")
+        md.append("Ratio = the other method's median / STC sm_90a's median (> 1: STC sm_90a "
+                  "faster); large = every dimension ≥ %d.\n" % shapes.LARGE_MIN_DIM)
+        md.append("| shape | dtype | large | sm_90a kernel | STC sm_90a TFLOP/s | "
+                  "vs cuBLAS | vs cuSPARSELt | vs CUTLASS | vs STC sm_90 |")
+        md.append("|---|---|---|---|---:|---:|---:|---:|---:|")
+        for e in doc["results"]:
+            a, r = e["methods"]["stc_sm90a"], e["ratios"]
+            md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                e["shape"], e["dtype"], "yes" if e.get("large") else "",
+                ("`%s`" % _variant(a)) if _variant(a) else "–", _cell(a, "tf"),
+                _ratio(r.get("stc_sm90a_speedup_vs_cublas")),
+                _ratio(r.get("stc_sm90a_speedup_vs_cusparselt")),
+                _ratio(r.get("stc_sm90a_speedup_vs_cutlass")),
+                _ratio(r.get("stc_sm90a_speedup_vs_stc"))))
+        md.append("")
+    md += _md_kernels(doc, [
+        ("variant", "---", lambda k: k.get("variant", "?")),
+        ("cluster", "---", lambda k: "×".join(map(str, k.get("cluster") or [1, 1, 1]))),
+        ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))], STC_METHODS)
     md += _md_tail(doc, METHODS, NAMES)
     return "\n".join(md) + "\n"
 
@@ -355,9 +547,11 @@ def markdown(doc):
 def compact(doc):
     """One line per program (for the end of a console log): each method's
     TFLOP/s (dense-equivalent) or status, and STC's ratios."""
-    return _compact(doc, METHODS, ("STC", "cuBLAS", "CUTLASS", "cuSPARSELt"), 40,
-                    ("stc_speedup_vs_cublas", "stc_speedup_vs_cusparselt"),
-                    "STC vs cuBLAS / cuSPARSELt")
+    return _compact(doc, METHODS, ("STC", "STC sm_90a", "cuBLAS", "CUTLASS", "cuSPARSELt"), 40,
+                    [("STC vs cuBLAS / cuSPARSELt", "stc_speedup_vs_cublas",
+                      "stc_speedup_vs_cusparselt"),
+                     ("sm_90a vs cuBLAS / cuSPARSELt", "stc_sm90a_speedup_vs_cublas",
+                      "stc_sm90a_speedup_vs_cusparselt")])
 
 
 # ===========================================================================
@@ -480,7 +674,7 @@ def markdown_conv(doc):
                           if tot.get("stc_speedup_vs_cudnn") else ""))
         else:
             md.append("")
-    md += _md_kernels(doc, ("variant", "---", lambda k: k.get("variant", "?")))
+    md += _md_kernels(doc, [("variant", "---", lambda k: k.get("variant", "?"))])
     md += _md_tail(doc, CONV_METHODS, CONV_NAMES)
     return "\n".join(md) + "\n"
 
@@ -488,5 +682,5 @@ def markdown_conv(doc):
 def compact_conv(doc):
     """compact() for the convolution document."""
     return _compact(doc, CONV_METHODS, ("STC", "cuDNN", "cuDNN pruned"), 34,
-                    ("stc_speedup_vs_cudnn", "stc_speedup_vs_cudnn_pruned"),
-                    "STC vs cuDNN / cuDNN pruned")
+                    [("STC vs cuDNN / cuDNN pruned", "stc_speedup_vs_cudnn",
+                      "stc_speedup_vs_cudnn_pruned")])

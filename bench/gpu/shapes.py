@@ -64,3 +64,14 @@ def check_shape(m, n, k):
     if n % 8:
         why.append("N=%d is not a multiple of 8 (PyTorch dense minimum)" % n)
     return why
+
+
+#: "Large" shapes (DESIGN.md section 8's "every large shape" target of the
+#: sm_90a kernel against cuSPARSELt): every dimension at least this. In the
+#: table: the three squares and the LLaMA layers with N = 2048 and 4096.
+LARGE_MIN_DIM = 2048
+
+
+def is_large(m, n, k):
+    """Whether (M, N, K) is a large shape (every dimension >= LARGE_MIN_DIM)."""
+    return min(m, n, k) >= LARGE_MIN_DIM
