@@ -275,15 +275,26 @@ int tensorMapElementBytes(int dataType) {
   return kBytes[dataType];
 }
 
+/// True for the floating-point CUtensorMapDataTypes (FLOAT16 .. TFLOAT32_FTZ).
+bool tensorMapIsFloat(int dataType) { return dataType >= 6 && dataType <= 12; }
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
 /// Encodes a tiled tensor map after checking, with one message per rule,
 /// what cuTensorMapEncodeTiled documents (so that a bad argument is named
 /// rather than reported as the driver's CUDA_ERROR_INVALID_VALUE). `dims`,
 /// `strides` (bytes, rank - 1 entries) and `box` are outermost first; the
-/// driver wants them innermost first.
+/// driver wants them innermost first.  Element strides are always 1.
 bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
                      uint64_t address, const uint64_t *dims,
                      const uint64_t *strides, const uint32_t *box, int swizzle,
-                     int interleave = 0, int l2Promotion = 0, int oobFill = 0) {
+                     int interleave = kTensorMapInterleaveNone,
+                     int l2Promotion = kTensorMapL2PromotionNone,
+                     int oobFill = kTensorMapOobFillNone) {
   auto invalid = [&](const std::string &why) {
     call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT, "tensor map: " + why);
     return false;
@@ -293,16 +304,40 @@ bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
     return invalid("unknown element type " + std::to_string(dataType));
   if (rank < 1 || rank > 5)
     return invalid("rank must be 1 to 5, got " + std::to_string(rank));
+  if (interleave < kTensorMapInterleaveNone ||
+      interleave > kTensorMapInterleave32B)
+    return invalid("unknown interleave " + std::to_string(interleave));
+  bool interleaved = interleave != kTensorMapInterleaveNone;
+  bool interleaved32 = interleave == kTensorMapInterleave32B;
+  if (interleaved && rank < 3)
+    return invalid("an interleaved layout needs rank 3 to 5, got rank " +
+                   std::to_string(rank));
   if (!dims || !box || (rank > 1 && !strides))
     return invalid("null sizes, strides or box");
   if (address % 16 != 0)
-    return invalid("the global address must be 16-byte aligned, got 0x" + [&] {
-      char buf[32];
-      std::snprintf(buf, sizeof(buf), "%llx", (unsigned long long)address);
-      return std::string(buf);
-    }());
+    return invalid("the global address must be 16-byte aligned, got " +
+                   hex(address));
+  if (interleaved32 && address % 32 != 0)
+    return invalid("the global address must be 32-byte aligned with the "
+                   "32-byte interleave, got " +
+                   hex(address));
   if (swizzle < STC_CUDA_SWIZZLE_NONE || swizzle > STC_CUDA_SWIZZLE_128B)
     return invalid("unknown swizzle " + std::to_string(swizzle));
+  if (interleaved32 && swizzle != STC_CUDA_SWIZZLE_32B)
+    return invalid("the 32-byte interleave needs the 32-byte swizzle (1), "
+                   "got swizzle " +
+                   std::to_string(swizzle));
+  if (l2Promotion < kTensorMapL2PromotionNone ||
+      l2Promotion > kTensorMapL2Promotion256B)
+    return invalid("unknown L2 promotion " + std::to_string(l2Promotion));
+  if (oobFill < kTensorMapOobFillNone ||
+      oobFill > kTensorMapOobFillNanRequestZeroFma)
+    return invalid("unknown out-of-bounds fill " + std::to_string(oobFill));
+  if (oobFill == kTensorMapOobFillNanRequestZeroFma &&
+      !tensorMapIsFloat(dataType))
+    return invalid("the NaN out-of-bounds fill needs a floating-point "
+                   "element type, got element type " +
+                   std::to_string(dataType));
   uint64_t globalDim[5], globalStrides[4];
   uint32_t boxDim[5], elementStrides[5];
   for (int i = 0; i < rank; ++i) {
@@ -324,17 +359,34 @@ bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
       return invalid("the stride of " + which + " is " +
                      std::to_string(stride) +
                      " bytes, must be a multiple of 16 below 2^40");
+    if (interleaved32 && stride % 32 != 0)
+      return invalid("the stride of " + which + " is " +
+                     std::to_string(stride) +
+                     " bytes, must be a multiple of 32 with the 32-byte "
+                     "interleave");
+    // globalStrides[i - 1] = (extent of dimension i - 1) + padding: a step
+    // covers everything inside it.
+    uint64_t inside = 0;
+    bool huge = i == 1 ? __builtin_mul_overflow(globalDim[0],
+                                                uint64_t(elemBytes), &inside)
+                       : __builtin_mul_overflow(globalStrides[i - 2],
+                                                globalDim[i - 1], &inside);
+    if (huge || stride < inside)
+      return invalid(
+          "the stride of " + which + " is " + std::to_string(stride) +
+          " bytes, less than the " +
+          (huge ? std::string("2^64 or more") : std::to_string(inside)) +
+          " bytes that dimension " + std::to_string(outer + 1) + " spans");
     globalStrides[i - 1] = stride;
   }
-  uint64_t innerBoxBytes = uint64_t(boxDim[0]) * elemBytes;
-  if (swizzle == STC_CUDA_SWIZZLE_NONE) {
+  if (!interleaved) {
+    uint64_t innerBoxBytes = uint64_t(boxDim[0]) * elemBytes;
     if (innerBoxBytes % 16 != 0)
       return invalid("the innermost box extent is " +
                      std::to_string(innerBoxBytes) +
                      " bytes, must be a multiple of 16");
-  } else {
     uint64_t span = uint64_t(16) << swizzle; // 32, 64, 128
-    if (innerBoxBytes > span)
+    if (swizzle != STC_CUDA_SWIZZLE_NONE && innerBoxBytes > span)
       return invalid("the innermost box extent is " +
                      std::to_string(innerBoxBytes) + " bytes, more than the " +
                      std::to_string(span) + "-byte swizzle span");
@@ -354,9 +406,10 @@ bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
                     "cuTensorMapEncodeTiled", STC_CUDA_ERROR_INVALID_ARGUMENT);
 }
 
-/// Device copies of tensor maps made by mgpuTensorMapEncodeTiledMemref,
-/// by content (and device), never freed: generated code encodes the same
-/// maps on every call of a function.
+/// Device copies of the tensor maps that generated code asks for
+/// (mgpuTensorMapEncodeTiledMemref, stc_gpu_tensor_map_2d), by content (and
+/// device), never freed: generated code encodes the same maps on every call
+/// of a function.
 struct TensorMapCache {
   std::mutex mu;
   std::map<std::pair<const void *, std::string>, CUdeviceptr> copies;
@@ -365,6 +418,39 @@ struct TensorMapCache {
 TensorMapCache &tensorMapCache() {
   static TensorMapCache &cache = *new TensorMapCache();
   return cache;
+}
+
+/// Encodes a tiled tensor map (as encodeTensorMap) and returns the device
+/// address of a copy of it, which a kernel takes as a pointer parameter: the
+/// cached copy of an identical map on this device if there is one, else a
+/// new one.  Null, with the reason recorded, on failure.
+void *deviceTensorMap(Call &call, int dataType, int rank, uint64_t address,
+                      const uint64_t *dims, const uint64_t *strides,
+                      const uint32_t *box, int swizzle, int interleave,
+                      int l2Promotion, int oobFill) {
+  alignas(64) unsigned char map[128] = {};
+  if (!encodeTensorMap(call, map, dataType, rank, address, dims, strides, box,
+                       swizzle, interleave, l2Promotion, oobFill))
+    return nullptr;
+  TensorMapCache &cache = tensorMapCache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  auto key = std::make_pair(static_cast<const void *>(&call.props()),
+                            std::string(reinterpret_cast<char *>(map), 128));
+  auto it = cache.copies.find(key);
+  if (it != cache.copies.end())
+    return reinterpret_cast<void *>(uintptr_t(it->second));
+  CudaDriver &drv = call.driver();
+  CUdeviceptr copy = 0;
+  if (!call.check(drv.cuMemAlloc(&copy, sizeof(map)),
+                  "cuMemAlloc(128 bytes, tensor map)"))
+    return nullptr;
+  if (!call.check(drv.cuMemcpyHtoD(copy, map, sizeof(map)),
+                  "cuMemcpyHtoD(128 bytes, tensor map)")) {
+    drv.cuMemFree(copy);
+    return nullptr;
+  }
+  cache.copies.emplace(std::move(key), copy);
+  return reinterpret_cast<void *>(uintptr_t(copy));
 }
 
 /// Loads a module from PTX text (`isPtx`) or a cubin/fatbin image, capturing
@@ -461,6 +547,34 @@ bool launch(Call &call, CUfunction fn, const unsigned grid[3],
       return false;
     }
 
+  if (cluster) {
+    const DeviceProperties &p = call.props();
+    if (p.smMajor < 9) {
+      call.fail(STC_CUDA_ERROR_LAUNCH,
+                what + ": thread block clusters need sm_90 or later; GPU " +
+                    p.name + " is sm_" + std::to_string(p.smMajor) +
+                    std::to_string(p.smMinor));
+      return false;
+    }
+    for (int i = 0; i < 3; ++i)
+      if (grid[i] % cluster[i] != 0) {
+        call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
+                  what + ": the grid is not a whole number of clusters (grid " +
+                      "xyz"[i] + " = " + std::to_string(grid[i]) +
+                      " is not a multiple of cluster " + "xyz"[i] + " = " +
+                      std::to_string(cluster[i]) + ")");
+        return false;
+      }
+    uint64_t blocks = uint64_t(cluster[0]) * cluster[1] * cluster[2];
+    if (blocks > kMaxPortableClusterSize) {
+      call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
+                what + ": a cluster of " + std::to_string(blocks) +
+                    " blocks is more than the portable maximum of " +
+                    std::to_string(kMaxPortableClusterSize));
+      return false;
+    }
+  }
+
   if (shared > kDefaultDynamicSharedLimit) {
     const DeviceProperties &p = call.props();
     if (int64_t(shared) > int64_t(p.maxSharedPerBlockOptin)) {
@@ -468,7 +582,8 @@ bool launch(Call &call, CUfunction fn, const unsigned grid[3],
                 "kernel '" + name + "' asks for " + std::to_string(shared) +
                     " bytes of dynamic shared memory; GPU " + p.name +
                     " allows at most " +
-                    std::to_string(p.maxSharedPerBlockOptin) + " per block");
+                    std::to_string(p.maxSharedPerBlockOptin) +
+                    " bytes per block (its opt-in limit)");
       return false;
     }
     unsigned optin;
@@ -1061,33 +1176,59 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *descriptor,
   for (int d = 0; d < rank; ++d) {
     dims[d] = uint64_t(std::max<int64_t>(sizes[d], 0));
     strides[d] = uint64_t(std::max<int64_t>(elementStrides[d], 0)) * elemBytes;
-    box[d] = uint32_t(std::max<int64_t>(boxDims[d], 0));
+    box[d] = uint32_t(std::clamp<int64_t>(boxDims[d], 0, UINT32_MAX));
   }
   uint64_t address = uint64_t(words[1]) + uint64_t(words[2]) * elemBytes;
-  alignas(64) unsigned char map[128] = {};
-  if (!encodeTensorMap(call, map, int(tensorDataType), rank, address, dims,
-                       strides, box, int(swizzle), int(interleave),
-                       int(l2Promotion), int(oobFill)))
+  return deviceTensorMap(call, int(tensorDataType), rank, address, dims,
+                         strides, box, int(swizzle), int(interleave),
+                         int(l2Promotion), int(oobFill));
+}
+
+void *stc_gpu_tensor_map_2d(const void *base, int32_t data_type, int64_t inner,
+                            int64_t outer, int64_t outer_stride_bytes,
+                            int32_t box_inner, int32_t box_outer,
+                            int32_t swizzle_bytes) {
+  Call call(Call::Mgpu, "stc_gpu_tensor_map_2d");
+  if (!call.ready())
     return nullptr;
-  TensorMapCache &cache = tensorMapCache();
-  std::lock_guard<std::mutex> lock(cache.mu);
-  auto key = std::make_pair(static_cast<const void *>(&call.props()),
-                            std::string(reinterpret_cast<char *>(map), 128));
-  auto it = cache.copies.find(key);
-  if (it != cache.copies.end())
-    return reinterpret_cast<void *>(uintptr_t(it->second));
-  CudaDriver &drv = call.driver();
-  CUdeviceptr copy = 0;
-  if (!call.check(drv.cuMemAlloc(&copy, sizeof(map)),
-                  "cuMemAlloc(128 bytes, tensor map)"))
+  auto invalid = [&](const std::string &why) -> void * {
+    call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT, "tensor map: " + why);
     return nullptr;
-  if (!call.check(drv.cuMemcpyHtoD(copy, map, sizeof(map)),
-                  "cuMemcpyHtoD(128 bytes, tensor map)")) {
-    drv.cuMemFree(copy);
-    return nullptr;
+  };
+  if (!base)
+    return invalid("null base address");
+  if (inner < 0 || outer < 0 || outer_stride_bytes < 0 || box_inner < 0 ||
+      box_outer < 0)
+    return invalid("negative size, stride or box (inner " +
+                   std::to_string(inner) + ", outer " + std::to_string(outer) +
+                   ", outer stride " + std::to_string(outer_stride_bytes) +
+                   " bytes, box " + std::to_string(box_inner) + "x" +
+                   std::to_string(box_outer) + ")");
+  int swizzle;
+  switch (swizzle_bytes) {
+  case 0:
+    swizzle = STC_CUDA_SWIZZLE_NONE;
+    break;
+  case 32:
+    swizzle = STC_CUDA_SWIZZLE_32B;
+    break;
+  case 64:
+    swizzle = STC_CUDA_SWIZZLE_64B;
+    break;
+  case 128:
+    swizzle = STC_CUDA_SWIZZLE_128B;
+    break;
+  default:
+    return invalid("the swizzle must be 0, 32, 64 or 128 bytes, got " +
+                   std::to_string(swizzle_bytes));
   }
-  cache.copies.emplace(std::move(key), copy);
-  return reinterpret_cast<void *>(uintptr_t(copy));
+  // Outermost first, as encodeTensorMap takes them.
+  const uint64_t dims[2] = {uint64_t(outer), uint64_t(inner)};
+  const uint64_t strides[1] = {uint64_t(outer_stride_bytes)};
+  const uint32_t box[2] = {uint32_t(box_outer), uint32_t(box_inner)};
+  return deviceTensorMap(call, data_type, 2, uint64_t(uintptr_t(base)), dims,
+                         strides, box, swizzle, kTensorMapInterleaveNone,
+                         kTensorMapL2Promotion128B, kTensorMapOobFillNone);
 }
 
 void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, uint32_t isHostShared) {
@@ -1230,6 +1371,7 @@ const StcCudaSymbol *stc_cuda_mgpu_symbols(size_t *count) {
       STC_MGPU(mgpuMemHostUnregisterMemRef),
       STC_MGPU(mgpuSetDefaultDevice),
       STC_MGPU(mgpuTensorMapEncodeTiledMemref),
+      STC_MGPU(stc_gpu_tensor_map_2d),
   };
 #undef STC_MGPU
   if (count)
@@ -1264,4 +1406,17 @@ void stc_cuda_reset_for_testing(void) {
   }
   CudaDriver::resetForTesting();
   stc_cuda_clear_error();
+}
+
+int stc_cuda_hide_driver_entry_point_for_testing(const char *name) {
+  CudaDriver &drv = CudaDriver::get();
+  if (!drv.status().ok() || !name)
+    return -1;
+  if (std::strcmp(name, "cuTensorMapEncodeTiled") == 0)
+    drv.cuTensorMapEncodeTiled = nullptr;
+  else if (std::strcmp(name, "cuLaunchKernelEx") == 0)
+    drv.cuLaunchKernelEx = nullptr;
+  else
+    return -1;
+  return 0;
 }

@@ -192,12 +192,12 @@ enum {
  * tensor at device address `address` (16-byte aligned): `dims` are its
  * sizes and `box` the box sizes (1..256 each), outermost first as in C;
  * `strides_bytes` the byte strides of the rank - 1 outer dimensions (the
- * innermost is contiguous), each a multiple of 16.  With a swizzle, the
- * box's innermost extent must fit the swizzle span (32/64/128 bytes);
- * without, it must be a multiple of 16 bytes.  Out-of-bounds elements of a
- * box read as zeros.  Needs a driver with cuTensorMapEncodeTiled (CUDA
- * 12.0+); the arguments are checked first, each violation with its own
- * message. */
+ * innermost is contiguous), each a multiple of 16 and at least the extent
+ * of the dimension inside it.  The box's innermost extent must be a
+ * multiple of 16 bytes and, with a swizzle, fit the swizzle span
+ * (32/64/128 bytes).  Out-of-bounds elements of a box read as zeros.  Needs
+ * a driver with cuTensorMapEncodeTiled (CUDA 12.0+); the arguments are
+ * checked first, each violation with its own message. */
 int stc_cuda_tensor_map_encode_tiled(StcCudaTensorMap *map, int data_type,
                                      int rank, StcCudaDevicePtr address,
                                      const uint64_t *dims,
@@ -294,9 +294,54 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *descriptor,
                                      int64_t swizzle, int64_t l2Promotion,
                                      int64_t oobFill, int64_t *boxDims);
 
-/* The mgpu* entry points by name, for a JIT's symbol map (stc-run registers
- * these as it registers the _mlir_ciface_stc_rt_* ones).  `*count` receives
- * the number of entries. */
+/*===----------------------------------------------------------------------===
+ * STC's own entry points for generated host code
+ *
+ * Same contract as the mgpu* ones above: no error result, the failure is
+ * recorded ("error: stc_gpu_tensor_map_2d: ..."), and the entry point is a
+ * no-op returning null while an error is recorded.
+ *===----------------------------------------------------------------------===*/
+
+/* A TMA descriptor for a sm_90a kernel: encodes a tiled tensor map of the
+ * row-major 2-D tensor at device address `base` (16-byte aligned) -- `outer`
+ * rows of `inner` elements of CUtensorMapDataType `data_type` (e.g.
+ * STC_CUDA_TENSOR_F16), rows `outer_stride_bytes` apart (a multiple of 16,
+ * at least a row) -- read in boxes of `box_inner` x `box_outer` elements
+ * (each 1..256; inner first, as cuTensorMapEncodeTiled takes them), with
+ * the shared-memory swizzle of `swizzle_bytes` = 0, 32, 64 or 128 bytes
+ * (the box row, box_inner elements, must be a multiple of 16 bytes and, when
+ * swizzled, at most the swizzle span).  Fixed: no interleave, unit element
+ * strides, out-of-bounds elements read as zeros (OOB fill NONE), and L2
+ * promotion of 128 bytes (CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CUTLASS's
+ * default for TMA copies): a swizzled box row is at most 128 bytes (the
+ * span), so 128-byte fills bring in whole box rows and nothing else, while
+ * 256 would also fetch the next 128 bytes of every row -- a prefetch of the
+ * next K tile or of another block's tile that pays only for some tensors and
+ * wastes DRAM bandwidth on narrow ones (metadata) and at the edges; that is
+ * a tuning choice to make per operand with measurements, not a default.
+ * In messages, dimension 0 is the outer (row) one and dimension 1 the inner.
+ *
+ * Returns the device address of a 128-byte copy of the map, which the kernel
+ * takes as a pointer parameter (as with mgpuTensorMapEncodeTiledMemref,
+ * whose content-keyed cache of copies it shares: the same map again gives
+ * the same address, a different one a new copy; the copies live until the
+ * process exits).  The device is the current one (device 0 if none yet).
+ *
+ * On error -- an argument that breaks a cuTensorMapEncodeTiled rule (each
+ * with its own message, checked before the driver is called), a driver
+ * without cuTensorMapEncodeTiled (before CUDA 12.0), no device -- it returns
+ * null and records the error; from then on every mgpu* call is a no-op, so
+ * the kernel that would have received the null map is never launched, and
+ * the host (stc-run reports it; an AOT program checks stc_cuda_has_error())
+ * sees the message rather than a fault or silently wrong results. */
+void *stc_gpu_tensor_map_2d(const void *base, int32_t data_type, int64_t inner,
+                            int64_t outer, int64_t outer_stride_bytes,
+                            int32_t box_inner, int32_t box_outer,
+                            int32_t swizzle_bytes);
+
+/* The mgpu* entry points and stc_gpu_tensor_map_2d by name, for a JIT's
+ * symbol map (stc-run registers these as it registers the
+ * _mlir_ciface_stc_rt_* ones).  `*count` receives the number of entries. */
 typedef struct StcCudaSymbol {
   const char *name;
   void *address;

@@ -68,6 +68,20 @@ constexpr unsigned kMemAttachGlobal = 0x1;
 /// Dynamic shared memory a kernel may use without opting in.
 constexpr unsigned kDefaultDynamicSharedLimit = 48 * 1024;
 
+/// Blocks per thread-block cluster that every sm_90 GPU supports; larger
+/// clusters need CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED.
+constexpr unsigned kMaxPortableClusterSize = 8;
+
+// cuTensorMapEncodeTiled's enums (CUtensorMapInterleave, ...L2promotion,
+// ...FloatOOBfill); the swizzles are StcCudaSwizzle's values.
+constexpr int kTensorMapInterleaveNone = 0;
+constexpr int kTensorMapInterleave32B = 2;
+constexpr int kTensorMapL2PromotionNone = 0;
+constexpr int kTensorMapL2Promotion128B = 2;
+constexpr int kTensorMapL2Promotion256B = 3;
+constexpr int kTensorMapOobFillNone = 0;
+constexpr int kTensorMapOobFillNanRequestZeroFma = 1;
+
 // cuLaunchKernelEx's configuration (CUDA 12.0+): CUlaunchAttribute is a
 // 4-byte id padded to 8 and a 64-byte value union; CUlaunchConfig follows.
 constexpr int kLaunchAttributeClusterDimension = 4;

@@ -267,6 +267,21 @@ protected:
     return bytes;
   }
 
+  /// Loads a cubin through mgpuModuleLoad (the fake accepts any kernel name
+  /// in one) and returns its kernel `name`, as generated host code does.
+  void *loadCubinKernel(void *&module, const char *name = "k") {
+    std::vector<char> cubin(64, 0);
+    std::memcpy(cubin.data(),
+                "\x7f"
+                "ELF",
+                4);
+    module = mgpuModuleLoad(cubin.data(), cubin.size());
+    EXPECT_NE(module, nullptr) << lastError();
+    void *fn = mgpuModuleGetFunction(module, name);
+    EXPECT_NE(fn, nullptr) << lastError();
+    return fn;
+  }
+
   /// init + load kPtx + get "scale", asserting success.
   StcCudaFunction loadScale(StcCudaModule &module) {
     StcCudaFunction fn = nullptr;
@@ -524,7 +539,7 @@ TEST_F(CudaFakeTest, LargeDynamicSharedMemoryIsOptedInto) {
             STC_CUDA_ERROR_LAUNCH);
   EXPECT_EQ(lastError(), "error: kernel 'scale' asks for 307200 bytes of "
                          "dynamic shared memory; GPU Fake NVIDIA H100 allows "
-                         "at most 232448 per block");
+                         "at most 232448 bytes per block (its opt-in limit)");
   EXPECT_EQ(query("launches"), 1);
   stc_cuda_module_unload(module);
 }
@@ -696,6 +711,164 @@ TEST_F(CudaFakeTest, MgpuCubinAndClusterLaunch) {
 }
 
 //===----------------------------------------------------------------------===//
+// Launch configurations of sm_90a kernels
+//===----------------------------------------------------------------------===//
+
+TEST_F(CudaFakeTest, MgpuLaunchOptsIntoLargeDynamicSharedMemory) {
+  scenario("healthy");
+  void *module = nullptr;
+  void *fn = loadCubinKernel(module, "k");
+  void *other = mgpuModuleGetFunction(module, "k2");
+  ASSERT_TRUE(fn && other) << lastError();
+  // 200 KiB: over the 48 KiB that needs no opt-in (the fake, like the driver,
+  // rejects such a launch without it), under the H100's 227 KiB.
+  mgpuLaunchKernel(fn, 2, 1, 1, 384, 1, 1, 200 * 1024, nullptr, nullptr,
+                   nullptr, 0);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+  EXPECT_EQ(query("launches"), 1);
+  EXPECT_EQ(query("shared"), 200 * 1024);
+  EXPECT_EQ(query("shared_optin"), 200 * 1024);
+  // The same for a cluster launch (cuLaunchKernelEx) of a kernel that was
+  // not opted in yet.
+  mgpuLaunchClusterKernel(other, 2, 1, 1, 4, 1, 1, 384, 1, 1, 200 * 1024,
+                          nullptr, nullptr, nullptr);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+  EXPECT_EQ(query("launches"), 2);
+  EXPECT_EQ(query("shared"), 200 * 1024);
+  EXPECT_EQ(query("shared_optin"), 200 * 1024);
+  EXPECT_EQ(query("cluster.x"), 2);
+
+  // Beyond the device's opt-in limit: named before any driver call.
+  mgpuLaunchKernel(fn, 2, 1, 1, 384, 1, 1, 228 * 1024, nullptr, nullptr,
+                   nullptr, 0);
+  EXPECT_EQ(lastError(), "error: mgpuLaunchKernel: kernel 'k' asks for 233472 "
+                         "bytes of dynamic shared memory; GPU Fake NVIDIA "
+                         "H100 allows at most 232448 bytes per block (its "
+                         "opt-in limit)");
+  EXPECT_EQ(stc_cuda_error_status(), STC_CUDA_ERROR_LAUNCH);
+  stc_cuda_clear_error();
+  mgpuLaunchClusterKernel(other, 2, 1, 1, 4, 1, 1, 384, 1, 1, 228 * 1024,
+                          nullptr, nullptr, nullptr);
+  EXPECT_TRUE(startsWith(lastError(), "error: mgpuLaunchClusterKernel: "
+                                      "kernel 'k2' asks for 233472 bytes"));
+  EXPECT_EQ(query("launches"), 2);
+  stc_cuda_clear_error();
+  mgpuModuleUnload(module);
+}
+
+TEST_F(CudaFakeTest, MgpuClusterDimsReachLaunchKernelEx) {
+  scenario("healthy");
+  void *module = nullptr;
+  void *fn = loadCubinKernel(module);
+  // Pairs of blocks along x (e.g. sharing B through multicast) ...
+  mgpuLaunchClusterKernel(fn, 2, 1, 1, 6, 4, 1, 128, 1, 1, 0, nullptr, nullptr,
+                          nullptr);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+  EXPECT_EQ(query("launches"), 1);
+  EXPECT_EQ(query("cluster.x"), 2);
+  EXPECT_EQ(query("cluster.y"), 1);
+  EXPECT_EQ(query("cluster.z"), 1);
+  EXPECT_EQ(query("grid.x"), 6);
+  EXPECT_EQ(query("grid.y"), 4);
+  // ... and along y.
+  mgpuLaunchClusterKernel(fn, 1, 2, 1, 3, 4, 1, 128, 1, 1, 0, nullptr, nullptr,
+                          nullptr);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+  EXPECT_EQ(query("launches"), 2);
+  EXPECT_EQ(query("cluster.x"), 1);
+  EXPECT_EQ(query("cluster.y"), 2);
+  EXPECT_EQ(query("cluster.z"), 1);
+  EXPECT_EQ(query("grid.x"), 3);
+  EXPECT_EQ(query("grid.y"), 4);
+  // An ordinary launch carries no cluster.
+  mgpuLaunchKernel(fn, 3, 4, 1, 128, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  EXPECT_EQ(query("cluster.x"), 0);
+  mgpuModuleUnload(module);
+}
+
+TEST_F(CudaFakeTest, MgpuClusterShapeErrorsAreNamed) {
+  scenario("healthy");
+  void *module = nullptr;
+  void *fn = loadCubinKernel(module);
+  struct Case {
+    intptr_t cluster[3], grid[3];
+    const char *message;
+  } cases[] = {
+      {{2, 1, 1},
+       {5, 2, 1},
+       "error: mgpuLaunchClusterKernel: cuLaunchKernelEx(kernel 'k', grid "
+       "5x2x1, block 128x1x1, cluster 2x1x1, 0 bytes of dynamic shared "
+       "memory): the grid is not a whole number of clusters (grid x = 5 is "
+       "not a multiple of cluster x = 2)"},
+      {{1, 2, 1},
+       {4, 3, 1},
+       "error: mgpuLaunchClusterKernel: cuLaunchKernelEx(kernel 'k', grid "
+       "4x3x1, block 128x1x1, cluster 1x2x1, 0 bytes of dynamic shared "
+       "memory): the grid is not a whole number of clusters (grid y = 3 is "
+       "not a multiple of cluster y = 2)"},
+      {{4, 4, 1},
+       {8, 8, 1},
+       "error: mgpuLaunchClusterKernel: cuLaunchKernelEx(kernel 'k', grid "
+       "8x8x1, block 128x1x1, cluster 4x4x1, 0 bytes of dynamic shared "
+       "memory): a cluster of 16 blocks is more than the portable maximum "
+       "of 8"},
+  };
+  for (const Case &c : cases) {
+    stc_cuda_clear_error();
+    mgpuLaunchClusterKernel(fn, c.cluster[0], c.cluster[1], c.cluster[2],
+                            c.grid[0], c.grid[1], c.grid[2], 128, 1, 1, 0,
+                            nullptr, nullptr, nullptr);
+    EXPECT_EQ(lastError(), c.message);
+    EXPECT_EQ(stc_cuda_error_status(), STC_CUDA_ERROR_INVALID_ARGUMENT);
+  }
+  EXPECT_EQ(query("launches"), 0);
+  stc_cuda_clear_error();
+  mgpuModuleUnload(module);
+}
+
+TEST_F(CudaFakeTest, MgpuClusterLaunchNeedsSm90) {
+  scenario("sm80");
+  void *module = nullptr;
+  void *fn = loadCubinKernel(module);
+  mgpuLaunchClusterKernel(fn, 2, 1, 1, 4, 1, 1, 128, 1, 1, 0, nullptr, nullptr,
+                          nullptr);
+  EXPECT_EQ(lastError(), "error: mgpuLaunchClusterKernel: "
+                         "cuLaunchKernelEx(kernel 'k', grid 4x1x1, block "
+                         "128x1x1, cluster 2x1x1, 0 bytes of dynamic shared "
+                         "memory): thread block clusters need sm_90 or "
+                         "later; GPU Fake NVIDIA A100 is sm_80");
+  EXPECT_EQ(stc_cuda_error_status(), STC_CUDA_ERROR_LAUNCH);
+  EXPECT_EQ(query("launches"), 0);
+  stc_cuda_clear_error();
+  // The A100's opt-in limit is its own.
+  mgpuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 200 * 1024, nullptr, nullptr,
+                   nullptr, 0);
+  EXPECT_TRUE(contains(lastError(), "GPU Fake NVIDIA A100 allows at most "
+                                    "166912 bytes per block"));
+  stc_cuda_clear_error();
+  mgpuModuleUnload(module);
+}
+
+TEST_F(CudaFakeTest, MgpuClusterLaunchWithoutLaunchKernelEx) {
+  scenario("healthy");
+  ASSERT_EQ(stc_cuda_hide_driver_entry_point_for_testing("cuLaunchKernelEx"),
+            0);
+  void *module = nullptr;
+  void *fn = loadCubinKernel(module);
+  mgpuLaunchClusterKernel(fn, 2, 1, 1, 4, 1, 1, 128, 1, 1, 0, nullptr, nullptr,
+                          nullptr);
+  EXPECT_EQ(lastError(), "error: mgpuLaunchClusterKernel: "
+                         "cuLaunchKernelEx(kernel 'k', grid 4x1x1, block "
+                         "128x1x1, cluster 2x1x1, 0 bytes of dynamic shared "
+                         "memory): the CUDA driver has no cuLaunchKernelEx "
+                         "(cluster launches need CUDA 12.0 or later)");
+  EXPECT_EQ(query("launches"), 0);
+  stc_cuda_clear_error();
+  mgpuModuleUnload(module);
+  EXPECT_EQ(stc_cuda_hide_driver_entry_point_for_testing("cuNothing"), -1);
+}
+
+//===----------------------------------------------------------------------===//
 // TMA descriptors (sm_90)
 //===----------------------------------------------------------------------===//
 
@@ -849,6 +1022,327 @@ TEST_F(CudaFakeTest, MgpuTensorMapFromMemRefIsCachedOnTheDevice) {
             nullptr);
   stc_cuda_clear_error();
   mgpuMemFree(buffer, nullptr);
+}
+
+TEST_F(CudaFakeTest, MgpuTensorMapFromMemRefRuleErrorsAreNamed) {
+  scenario("healthy");
+  // The enums generated code passes through are checked too.  Addresses are
+  // never dereferenced, so a constant stands for the buffer.
+  const int64_t base = 0x100000;
+  // A memref of `rank` (2 or 3) dimensions: sizes, strides (elements) and
+  // box sizes outermost first, each padded to 3 with zeros.
+  struct Case {
+    int64_t rank, offset, size0, size1, size2, stride0, stride1, stride2;
+    int64_t type, interleave, swizzle, l2, oob, box0, box1, box2;
+    const char *message;
+  };
+  const Case cases[] = {
+      {2, 0, 64, 64, 0, 64, 1, 0, 6, 3, 3, 0, 0, 64, 64, 0,
+       "tensor map: unknown interleave 3"},
+      {2, 0, 64, 64, 0, 64, 1, 0, 6, 1, 3, 0, 0, 64, 64, 0,
+       "tensor map: an interleaved layout needs rank 3 to 5, got rank 2"},
+      {3, 8, 4, 8, 64, 512, 64, 1, 6, 2, 1, 0, 0, 1, 8, 16,
+       "tensor map: the global address must be 32-byte aligned with the "
+       "32-byte interleave, got 0x100010"},
+      {3, 0, 4, 8, 64, 512, 64, 1, 6, 2, 2, 0, 0, 1, 8, 16,
+       "tensor map: the 32-byte interleave needs the 32-byte swizzle (1), got "
+       "swizzle 2"},
+      {3, 0, 4, 8, 40, 320, 40, 1, 6, 2, 1, 0, 0, 1, 8, 16,
+       "tensor map: the stride of dimension 1 is 80 bytes, must be a multiple "
+       "of 32 with the 32-byte interleave"},
+      {2, 0, 64, 64, 0, 64, 1, 0, 6, 0, 3, 4, 0, 64, 64, 0,
+       "tensor map: unknown L2 promotion 4"},
+      {2, 0, 64, 64, 0, 64, 1, 0, 6, 0, 3, 2, 2, 64, 64, 0,
+       "tensor map: unknown out-of-bounds fill 2"},
+      {2, 0, 64, 64, 0, 64, 1, 0, 0, 0, 3, 2, 1, 64, 64, 0,
+       "tensor map: the NaN out-of-bounds fill needs a floating-point element "
+       "type, got element type 0"},
+      {2, 0, 96, 40, 0, 16, 1, 0, 6, 0, 0, 2, 0, 32, 8, 0,
+       "tensor map: the stride of dimension 0 is 32 bytes, less than the 80 "
+       "bytes that dimension 1 spans"},
+  };
+  for (const Case &c : cases) {
+    stc_cuda_clear_error();
+    const int64_t sizes[3] = {c.size0, c.size1, c.size2};
+    const int64_t strides[3] = {c.stride0, c.stride1, c.stride2};
+    std::vector<int64_t> desc = {base, base, c.offset};
+    desc.insert(desc.end(), sizes, sizes + c.rank);
+    desc.insert(desc.end(), strides, strides + c.rank);
+    int64_t box[3] = {c.box0, c.box1, c.box2};
+    EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(c.rank, desc.data(), c.type,
+                                             c.interleave, c.swizzle, c.l2,
+                                             c.oob, box),
+              nullptr)
+        << c.message;
+    EXPECT_EQ(lastError(),
+              std::string("error: mgpuTensorMapEncodeTiledMemref: ") +
+                  c.message);
+    EXPECT_EQ(stc_cuda_error_status(), STC_CUDA_ERROR_INVALID_ARGUMENT);
+  }
+  EXPECT_EQ(query("tensor_map.calls"), 0);
+  stc_cuda_clear_error();
+
+  // A NaN fill of a floating-point tensor and a 256-byte L2 promotion are
+  // passed on as given.
+  int64_t desc[7] = {base, base, 0, 64, 64, 64, 1};
+  int64_t box[2] = {64, 64};
+  EXPECT_NE(mgpuTensorMapEncodeTiledMemref(2, desc, 6, 0, 3, 3, 1, box),
+            nullptr)
+      << lastError();
+  EXPECT_EQ(query("tensor_map.l2_promotion"), 3);
+  EXPECT_EQ(query("tensor_map.oob_fill"), 1);
+}
+
+//===----------------------------------------------------------------------===//
+// stc_gpu_tensor_map_2d
+//===----------------------------------------------------------------------===//
+
+TEST_F(CudaFakeTest, TensorMap2dPassesTheDriverEveryArgument) {
+  scenario("healthy");
+  // 256 rows of 1000 f16 (say the compressed values of a 256 x 2000 sparse
+  // A), rows 2048 bytes apart, read in boxes of 64 x 128 (inner x outer)
+  // with the 128-byte swizzle.
+  void *buffer = mgpuMemAlloc(256 * 2048, nullptr, 0);
+  ASSERT_NE(buffer, nullptr) << lastError();
+  long long before = query("live_allocations");
+  void *map = stc_gpu_tensor_map_2d(buffer, STC_CUDA_TENSOR_F16, 1000, 256,
+                                    2048, 64, 128, 128);
+  ASSERT_NE(map, nullptr) << lastError();
+  EXPECT_NE(map, buffer);
+  EXPECT_EQ(query("live_allocations"), before + 1);
+  EXPECT_EQ(query("tensor_map.calls"), 1);
+  EXPECT_EQ(query("tensor_map.type"), STC_CUDA_TENSOR_F16);
+  EXPECT_EQ(query("tensor_map.rank"), 2);
+  EXPECT_EQ(query("tensor_map.address"), (long long)(uintptr_t)buffer);
+  EXPECT_EQ(query("tensor_map.dim0"), 1000);
+  EXPECT_EQ(query("tensor_map.dim1"), 256);
+  EXPECT_EQ(query("tensor_map.stride1"), 2048);
+  EXPECT_EQ(query("tensor_map.box0"), 64);
+  EXPECT_EQ(query("tensor_map.box1"), 128);
+  EXPECT_EQ(query("tensor_map.element_stride0"), 1);
+  EXPECT_EQ(query("tensor_map.element_stride1"), 1);
+  EXPECT_EQ(query("tensor_map.swizzle"), STC_CUDA_SWIZZLE_128B);
+  EXPECT_EQ(query("tensor_map.interleave"), 0);   // NONE
+  EXPECT_EQ(query("tensor_map.l2_promotion"), 2); // L2_128B
+  EXPECT_EQ(query("tensor_map.oob_fill"), 0);     // NONE: zeros
+  // The returned address holds the map the driver wrote (the fake's map:
+  // address, dims, strides, box, innermost first).
+  uint64_t words[16] = {};
+  ASSERT_EQ(stc_cuda_memcpy_dtoh(words, (StcCudaDevicePtr)(uintptr_t)map,
+                                 sizeof(words)),
+            STC_CUDA_SUCCESS)
+      << lastError();
+  EXPECT_EQ(words[0], (uint64_t)(uintptr_t)buffer);
+  EXPECT_EQ(words[1], 1000u);
+  EXPECT_EQ(words[2], 256u);
+  EXPECT_EQ(words[6], 2048u);
+  EXPECT_EQ(words[10], 64u);
+  EXPECT_EQ(words[11], 128u);
+
+  // swizzle_bytes -> CUtensorMapSwizzle.
+  const struct {
+    int32_t bytes, boxInner;
+    int expected;
+  } swizzles[] = {{0, 64, STC_CUDA_SWIZZLE_NONE},
+                  {32, 16, STC_CUDA_SWIZZLE_32B},
+                  {64, 32, STC_CUDA_SWIZZLE_64B},
+                  {128, 64, STC_CUDA_SWIZZLE_128B}};
+  for (const auto &sw : swizzles) {
+    EXPECT_NE(stc_gpu_tensor_map_2d(buffer, STC_CUDA_TENSOR_BF16, 1000, 256,
+                                    2048, sw.boxInner, 64, sw.bytes),
+              nullptr)
+        << lastError();
+    EXPECT_EQ(query("tensor_map.swizzle"), sw.expected) << sw.bytes;
+    EXPECT_EQ(query("tensor_map.type"), STC_CUDA_TENSOR_BF16);
+  }
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+  mgpuMemFree(buffer, nullptr);
+}
+
+TEST_F(CudaFakeTest, TensorMap2dIsCachedByContent) {
+  scenario("healthy");
+  void *buffer = mgpuMemAlloc(64 * 1024, nullptr, 0);
+  ASSERT_NE(buffer, nullptr) << lastError();
+  long long before = query("live_allocations");
+  // 64 rows of 512 f16, densely packed.
+  void *map = stc_gpu_tensor_map_2d(buffer, STC_CUDA_TENSOR_F16, 512, 64, 1024,
+                                    64, 64, 128);
+  ASSERT_NE(map, nullptr) << lastError();
+  EXPECT_EQ(query("live_allocations"), before + 1);
+  // The same map: encoded again, but the same device copy.
+  EXPECT_EQ(stc_gpu_tensor_map_2d(buffer, STC_CUDA_TENSOR_F16, 512, 64, 1024,
+                                  64, 64, 128),
+            map);
+  EXPECT_EQ(query("tensor_map.calls"), 2);
+  EXPECT_EQ(query("live_allocations"), before + 1);
+  // Any difference (box, swizzle, base, type): a new copy each.
+  void *otherBox = stc_gpu_tensor_map_2d(buffer, STC_CUDA_TENSOR_F16, 512, 64,
+                                         1024, 64, 32, 128);
+  void *otherSwizzle = stc_gpu_tensor_map_2d(buffer, STC_CUDA_TENSOR_F16, 512,
+                                             64, 1024, 32, 64, 64);
+  void *otherBase =
+      stc_gpu_tensor_map_2d(static_cast<char *>(buffer) + 1024,
+                            STC_CUDA_TENSOR_F16, 512, 63, 1024, 64, 64, 128);
+  void *otherType = stc_gpu_tensor_map_2d(buffer, STC_CUDA_TENSOR_BF16, 512, 64,
+                                          1024, 64, 64, 128);
+  std::set<void *> maps = {map, otherBox, otherSwizzle, otherBase, otherType};
+  EXPECT_EQ(maps.size(), 5u);
+  EXPECT_EQ(maps.count(nullptr), 0u) << lastError();
+  EXPECT_EQ(query("live_allocations"), before + 5);
+
+  // nvgpu.tma.create.descriptor's path shares the cache: the same map (L2
+  // promotion 128B, no NaN fill) is the same copy, and a different L2
+  // promotion is a different map.
+  const int64_t address = (int64_t)(uintptr_t)buffer;
+  int64_t desc[7] = {address, address, 0, 64, 512, 512, 1};
+  int64_t box[2] = {64, 64};
+  EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(2, desc, STC_CUDA_TENSOR_F16, 0,
+                                           STC_CUDA_SWIZZLE_128B, 2, 0, box),
+            map);
+  void *noPromotion = mgpuTensorMapEncodeTiledMemref(
+      2, desc, STC_CUDA_TENSOR_F16, 0, STC_CUDA_SWIZZLE_128B, 0, 0, box);
+  EXPECT_NE(noPromotion, nullptr);
+  EXPECT_NE(noPromotion, map);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+  mgpuMemFree(buffer, nullptr);
+}
+
+TEST_F(CudaFakeTest, TensorMap2dArgumentErrorsAreNamed) {
+  scenario("healthy");
+  // Addresses are never dereferenced: a constant stands for the tensor.
+  const void *base = reinterpret_cast<const void *>(uintptr_t(0x10000));
+  const void *odd = reinterpret_cast<const void *>(uintptr_t(0x10008));
+  struct Case {
+    const void *base;
+    int32_t type;
+    int64_t inner, outer, stride;
+    int32_t boxInner, boxOuter, swizzle;
+    const char *message;
+  } cases[] = {
+      {nullptr, STC_CUDA_TENSOR_F16, 512, 64, 1024, 64, 64, 128,
+       "tensor map: null base address"},
+      {odd, STC_CUDA_TENSOR_F16, 512, 64, 1024, 64, 64, 128,
+       "tensor map: the global address must be 16-byte aligned, got 0x10008"},
+      {base, STC_CUDA_TENSOR_F16, -1, 64, 1024, 64, 64, 128,
+       "tensor map: negative size, stride or box (inner -1, outer 64, outer "
+       "stride 1024 bytes, box 64x64)"},
+      {base, STC_CUDA_TENSOR_F16, 512, 64, 1024, 64, -64, 128,
+       "tensor map: negative size, stride or box (inner 512, outer 64, outer "
+       "stride 1024 bytes, box 64x-64)"},
+      {base, STC_CUDA_TENSOR_F16, 512, 64, 1024, 64, 64, 16,
+       "tensor map: the swizzle must be 0, 32, 64 or 128 bytes, got 16"},
+      {base, 42, 512, 64, 1024, 64, 64, 128,
+       "tensor map: unknown element type 42"},
+      {base, STC_CUDA_TENSOR_F16, 0, 64, 1024, 64, 64, 128,
+       "tensor map: dimension 1 has size 0, must be 1 to 2^32"},
+      {base, STC_CUDA_TENSOR_F16, 512, (int64_t(1) << 32) + 1, 1024, 64, 64,
+       128, "tensor map: dimension 0 has size 4294967297, must be 1 to 2^32"},
+      {base, STC_CUDA_TENSOR_F16, 512, 64, 1032 - 2, 64, 64, 128,
+       "tensor map: the stride of dimension 0 is 1030 bytes, must be a "
+       "multiple of 16 below 2^40"},
+      {base, STC_CUDA_TENSOR_F16, 512, 64, int64_t(1) << 40, 64, 64, 128,
+       "tensor map: the stride of dimension 0 is 1099511627776 bytes, must be "
+       "a multiple of 16 below 2^40"},
+      {base, STC_CUDA_TENSOR_F16, 512, 64, 512, 64, 64, 128,
+       "tensor map: the stride of dimension 0 is 512 bytes, less than the "
+       "1024 bytes that dimension 1 spans"},
+      {base, STC_CUDA_TENSOR_F16, 512, 64, 1024, 64, 0, 128,
+       "tensor map: box dimension 0 is 0, must be 1 to 256"},
+      {base, STC_CUDA_TENSOR_F16, 512, 64, 1024, 512, 64, 0,
+       "tensor map: box dimension 1 is 512, must be 1 to 256"},
+      {base, STC_CUDA_TENSOR_F16, 512, 64, 1024, 4, 64, 0,
+       "tensor map: the innermost box extent is 8 bytes, must be a multiple "
+       "of 16"},
+      // The 16-byte rule holds with a swizzle too.
+      {base, STC_CUDA_TENSOR_F16, 512, 64, 1024, 4, 64, 128,
+       "tensor map: the innermost box extent is 8 bytes, must be a multiple "
+       "of 16"},
+      {base, STC_CUDA_TENSOR_F16, 512, 64, 1024, 128, 64, 128,
+       "tensor map: the innermost box extent is 256 bytes, more than the "
+       "128-byte swizzle span"},
+      {base, STC_CUDA_TENSOR_F32, 512, 64, 2048, 16, 64, 32,
+       "tensor map: the innermost box extent is 64 bytes, more than the "
+       "32-byte swizzle span"},
+  };
+  for (const Case &c : cases) {
+    stc_cuda_clear_error();
+    EXPECT_EQ(stc_gpu_tensor_map_2d(c.base, c.type, c.inner, c.outer, c.stride,
+                                    c.boxInner, c.boxOuter, c.swizzle),
+              nullptr)
+        << c.message;
+    EXPECT_EQ(lastError(),
+              std::string("error: stc_gpu_tensor_map_2d: ") + c.message);
+    EXPECT_EQ(stc_cuda_error_status(), STC_CUDA_ERROR_INVALID_ARGUMENT);
+  }
+  // None of them reached the driver, nor allocated a copy.
+  EXPECT_EQ(query("tensor_map.calls"), 0);
+  EXPECT_EQ(query("live_allocations"), 0);
+  stc_cuda_clear_error();
+}
+
+TEST_F(CudaFakeTest, TensorMap2dFailureStopsTheLaunch) {
+  scenario("healthy");
+  void *module = nullptr;
+  void *fn = loadCubinKernel(module);
+  const void *base = reinterpret_cast<const void *>(uintptr_t(0x10000));
+  // What generated host code does: encode, then launch with the map as a
+  // parameter, checking nothing in between.
+  void *map = stc_gpu_tensor_map_2d(base, STC_CUDA_TENSOR_F16, 512, 64, 1000,
+                                    64, 64, 128);
+  EXPECT_EQ(map, nullptr);
+  const std::string first = lastError();
+  EXPECT_TRUE(startsWith(first, "error: stc_gpu_tensor_map_2d: tensor map: "
+                                "the stride of dimension 0 is 1000 bytes"));
+  void *params[] = {&map};
+  mgpuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr, 1);
+  mgpuLaunchClusterKernel(fn, 2, 1, 1, 2, 1, 1, 128, 1, 1, 0, nullptr, params,
+                          nullptr);
+  EXPECT_EQ(query("launches"), 0) << "a kernel ran with a null tensor map";
+  EXPECT_EQ(lastError(), first);
+  // While the error is recorded, a good map is not encoded either.
+  EXPECT_EQ(stc_gpu_tensor_map_2d(base, STC_CUDA_TENSOR_F16, 512, 64, 1024, 64,
+                                  64, 128),
+            nullptr);
+  EXPECT_EQ(query("tensor_map.calls"), 0);
+  stc_cuda_clear_error();
+  mgpuModuleUnload(module);
+}
+
+TEST_F(CudaFakeTest, TensorMapNeedsCuTensorMapEncodeTiled) {
+  scenario("healthy");
+  ASSERT_EQ(
+      stc_cuda_hide_driver_entry_point_for_testing("cuTensorMapEncodeTiled"),
+      0);
+  const void *base = reinterpret_cast<const void *>(uintptr_t(0x10000));
+  EXPECT_EQ(stc_gpu_tensor_map_2d(base, STC_CUDA_TENSOR_F16, 512, 64, 1024, 64,
+                                  64, 128),
+            nullptr);
+  EXPECT_EQ(lastError(), "error: stc_gpu_tensor_map_2d: the CUDA driver has no "
+                         "cuTensorMapEncodeTiled (TMA needs a CUDA 12.0 or "
+                         "later driver)");
+  EXPECT_EQ(stc_cuda_error_status(), STC_CUDA_ERROR_NO_DRIVER);
+  // The other two ways to a tensor map say the same.
+  stc_cuda_clear_error();
+  int64_t desc[7] = {0x10000, 0x10000, 0, 64, 512, 512, 1};
+  int64_t box[2] = {64, 64};
+  EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(2, desc, 6, 0, 3, 2, 0, box),
+            nullptr);
+  EXPECT_TRUE(startsWith(lastError(), "error: mgpuTensorMapEncodeTiledMemref: "
+                                      "the CUDA driver has no "
+                                      "cuTensorMapEncodeTiled"));
+  stc_cuda_clear_error();
+  StcCudaTensorMap map;
+  const uint64_t dims[2] = {64, 512};
+  const uint64_t strides[1] = {1024};
+  const uint32_t boxDims[2] = {64, 64};
+  EXPECT_EQ(stc_cuda_tensor_map_encode_tiled(&map, STC_CUDA_TENSOR_F16, 2,
+                                             0x10000, dims, strides, boxDims,
+                                             STC_CUDA_SWIZZLE_128B),
+            STC_CUDA_ERROR_NO_DRIVER);
+  EXPECT_EQ(lastError(), "error: the CUDA driver has no cuTensorMapEncodeTiled "
+                         "(TMA needs a CUDA 12.0 or later driver)");
+  EXPECT_EQ(query("tensor_map.calls"), 0);
+  stc_cuda_clear_error();
 }
 
 TEST_F(CudaFakeTest, MgpuHostRegisterMemRef) {
@@ -1008,7 +1502,7 @@ TEST_F(CudaFakeTest, MgpuSetDefaultDeviceOutOfRange) {
 TEST(CudaSymbolsTest, TableListsEveryEntryPointOnce) {
   size_t count = 0;
   const StcCudaSymbol *symbols = stc_cuda_mgpu_symbols(&count);
-  ASSERT_EQ(count, 25u);
+  ASSERT_EQ(count, 26u);
   std::set<std::string> names;
   for (size_t i = 0; i < count; ++i) {
     EXPECT_NE(symbols[i].address, nullptr) << symbols[i].name;
@@ -1023,6 +1517,8 @@ TEST(CudaSymbolsTest, TableListsEveryEntryPointOnce) {
                 reinterpret_cast<void *>(&mgpuLaunchKernel));
     }
   EXPECT_TRUE(found);
+  // What STC's own generated host code calls, beside MLIR's mgpu*.
+  EXPECT_TRUE(names.count("stc_gpu_tensor_map_2d"));
   EXPECT_STREQ(stc_cuda_status_name(STC_CUDA_ERROR_OUT_OF_MEMORY),
                "OUT_OF_MEMORY");
 }

@@ -18,6 +18,8 @@
 //                       .entry signature as the real driver sizes them)
 //   no-device           cuDeviceGetCount reports 0
 //   sm75                the device is "Fake Tesla T4", sm_75
+//   sm80                the device is "Fake NVIDIA A100", sm_80 (no clusters,
+//                       163 KiB of opt-in shared memory), otherwise healthy
 //   init-fails          cuInit returns CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
 //   out-of-memory       cuMemAlloc/cuMemAllocManaged return OUT_OF_MEMORY
 //   jit-error           cuModuleLoadDataEx fails with INVALID_PTX and fills
@@ -112,11 +114,13 @@ constexpr int kLaunchAttrClusterDimension = 4;
 
 constexpr int kDefaultShared = 48 * 1024;
 constexpr int kH100SharedOptin = 227 * 1024;
+constexpr int kA100SharedOptin = 163 * 1024;
 
 enum class Scenario {
   Healthy,
   NoDevice,
   Sm75,
+  Sm80,
   InitFails,
   OutOfMemory,
   JitError,
@@ -131,6 +135,7 @@ const struct {
     {"healthy", Scenario::Healthy},
     {"no-device", Scenario::NoDevice},
     {"sm75", Scenario::Sm75},
+    {"sm80", Scenario::Sm80},
     {"init-fails", Scenario::InitFails},
     {"out-of-memory", Scenario::OutOfMemory},
     {"jit-error", Scenario::JitError},
@@ -193,9 +198,10 @@ struct Fake {
   struct TensorMap {
     int calls = 0;
     int dataType = -1, rank = 0, swizzle = -1;
+    int interleave = -1, l2Promotion = -1, oobFill = -1;
     uintptr_t address = 0;
     uint64_t dims[5] = {}, strides[4] = {};
-    unsigned box[5] = {};
+    unsigned box[5] = {}, elementStrides[5] = {};
   } tensorMap;
 };
 
@@ -249,6 +255,18 @@ bool parseScenario(const char *name, Scenario &out) {
       return true;
     }
   return false;
+}
+
+/// The device's opt-in limit for dynamic shared memory per block.
+int sharedOptinLimit(const Fake &f) {
+  switch (f.scenario) {
+  case Scenario::Sm75:
+    return 64 * 1024;
+  case Scenario::Sm80:
+    return kA100SharedOptin;
+  default:
+    return kH100SharedOptin;
+  }
 }
 
 /// Result for calls that need cuInit and a current context.
@@ -501,6 +519,11 @@ long long stcFakeCudaQuery(const char *key) {
       {"tensor_map.stride1", (long long)f.tensorMap.strides[0]},
       {"tensor_map.box0", f.tensorMap.box[0]},
       {"tensor_map.box1", f.tensorMap.box[1]},
+      {"tensor_map.element_stride0", f.tensorMap.elementStrides[0]},
+      {"tensor_map.element_stride1", f.tensorMap.elementStrides[1]},
+      {"tensor_map.interleave", f.tensorMap.interleave},
+      {"tensor_map.l2_promotion", f.tensorMap.l2Promotion},
+      {"tensor_map.oob_fill", f.tensorMap.oobFill},
   };
   for (const auto &v : values)
     if (std::strcmp(v.key, key) == 0)
@@ -603,8 +626,9 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice device) {
     return kNotInitialized;
   if (device != 0 || !name || len <= 0)
     return kInvalidValue;
-  const char *n =
-      f.scenario == Scenario::Sm75 ? "Fake Tesla T4" : "Fake NVIDIA H100";
+  const char *n = f.scenario == Scenario::Sm75   ? "Fake Tesla T4"
+                  : f.scenario == Scenario::Sm80 ? "Fake NVIDIA A100"
+                                                 : "Fake NVIDIA H100";
   std::strncpy(name, n, size_t(len));
   name[len - 1] = '\0';
   return kSuccess;
@@ -620,13 +644,13 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice device) {
   bool sm75 = f.scenario == Scenario::Sm75;
   switch (attribute) {
   case kAttrCcMajor:
-    *value = sm75 ? 7 : 9;
+    *value = sm75 ? 7 : f.scenario == Scenario::Sm80 ? 8 : 9;
     return kSuccess;
   case kAttrCcMinor:
     *value = sm75 ? 5 : 0;
     return kSuccess;
   case kAttrMaxSharedOptin:
-    *value = sm75 ? 64 * 1024 : kH100SharedOptin;
+    *value = sharedOptinLimit(f);
     return kSuccess;
   default:
     *value = 0;
@@ -784,7 +808,7 @@ CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
     return kInvalidHandle;
   if (attribute != kFuncAttrMaxDynamicShared)
     return kSuccess;
-  if (value < 0 || value > kH100SharedOptin)
+  if (value < 0 || value > sharedOptinLimit(f))
     return kInvalidValue;
   static_cast<Function *>(function)->maxDynamicShared = value;
   return kSuccess;
@@ -833,15 +857,21 @@ CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
   const unsigned block[3] = {config->blockDimX, config->blockDimY,
                              config->blockDimZ};
   unsigned cluster[3] = {1, 1, 1};
+  bool clustered = false;
   for (unsigned i = 0; i < config->numAttrs; ++i)
     if (config->attrs[i].id == kLaunchAttrClusterDimension) {
+      clustered = true;
       cluster[0] = config->attrs[i].value.clusterDim.x;
       cluster[1] = config->attrs[i].value.clusterDim.y;
       cluster[2] = config->attrs[i].value.clusterDim.z;
     }
+  if (clustered && f.scenario == Scenario::Sm80)
+    return kInvalidValue; // clusters need sm_90
   for (int i = 0; i < 3; ++i)
     if (cluster[i] == 0 || grid[i] % cluster[i] != 0)
       return kInvalidValue; // grid must be a whole number of clusters
+  if (cluster[0] * cluster[1] * cluster[2] > 8)
+    return kInvalidValue; // without the non-portable cluster size attribute
   return recordLaunch(f, static_cast<Function *>(function), grid, block,
                       cluster, config->sharedMemBytes, config->hStream, params,
                       extra);
@@ -863,7 +893,7 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
   if (!map || reinterpret_cast<uintptr_t>(map) % 64 != 0 || rank < 1 ||
       rank > 5 || reinterpret_cast<uintptr_t>(address) % 16 != 0 ||
       interleave != 0 || swizzle < 0 || swizzle > 3 || l2Promotion < 0 ||
-      oobFill < 0)
+      l2Promotion > 3 || oobFill < 0 || oobFill > 1)
     return kInvalidValue;
   for (unsigned i = 0; i < rank; ++i) {
     if (box[i] == 0 || box[i] > 256 || elementStrides[i] != 1)
@@ -876,15 +906,20 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
   t.dataType = dataType;
   t.rank = int(rank);
   t.swizzle = swizzle;
+  t.interleave = interleave;
+  t.l2Promotion = l2Promotion;
+  t.oobFill = oobFill;
   t.address = reinterpret_cast<uintptr_t>(address);
   for (unsigned i = 0; i < rank; ++i) {
     t.dims[i] = dims[i];
     t.box[i] = box[i];
+    t.elementStrides[i] = elementStrides[i];
     if (i > 0)
       t.strides[i - 1] = strides[i - 1];
   }
   // Words: the address, dims[0..4], strides[0..3], box[0..4] (innermost
-  // first), so that maps differing in any of them differ.
+  // first), then the enums, a byte each, so that maps differing in any
+  // argument differ.
   uint64_t words[16] = {uint64_t(t.address)};
   for (unsigned i = 0; i < 5; ++i) {
     words[1 + i] = t.dims[i];
@@ -892,6 +927,9 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
   }
   for (unsigned i = 0; i < 4; ++i)
     words[6 + i] = t.strides[i];
+  words[15] = uint64_t(dataType) | uint64_t(swizzle) << 8 |
+              uint64_t(interleave) << 16 | uint64_t(l2Promotion) << 24 |
+              uint64_t(oobFill) << 32;
   std::memcpy(map, words, sizeof(words));
   return kSuccess;
 }
