@@ -10,11 +10,29 @@
 //   64-bit words, gpu.thread_id/block_id are the arguments, and every
 //   nvvm.mma.sp.sync becomes a call of stc_emu_mma_sp, the warp
 //   rendezvous at which the CPU model of mma.sp computes the warp's result,
-//   and every stc.wgmma_sp (A from registers, f16/bf16) a call of
-//   stc_emu_wgmma_sp, the warpgroup's rendezvous (the wgmma fence, commit
-//   and wait have nothing to do: the emulated instruction is synchronous);
+//   and every stc.wgmma_sp (f16/bf16) a call of stc_emu_wgmma_sp (A from
+//   registers) or stc_emu_wgmma_sp_ss (A from shared memory), the
+//   warpgroup's rendezvous (the wgmma fence, commit and wait have nothing
+//   to do: the emulated instruction is synchronous);
+// - the sm_90a pipeline ops: nvvm.mbarrier.init / arrive / arrive.expect_tx
+//   / expect_tx / complete_tx / try_wait.parity become calls of
+//   stc_emu_mbarrier_* (the state stays in the barrier's 8 bytes of shared
+//   memory), and the 2-D tile-mode nvvm.cp.async.bulk.tensor (TMA load) a
+//   call of stc_emu_tma_load_2d, which copies at once and completes its
+//   bytes on the barrier; the mbarrier-init and proxy fences and
+//   setmaxregister have nothing to do on a CPU, and an empty inline
+//   assembly (a register fence, "=f,0") is the identity on its tied
+//   operands (other inline assembly is an error);
+// - shared memory: the kernel modules' address-space-3 globals move to the
+//   host module, aligned to 256 KiB (stc_emu_wgmma_sp). A dynamic one (a
+//   zero-sized array, which a kernel's stc.kernel_info `shared_bytes` sizes
+//   at launch) becomes a zeroed global of that many bytes;
 // - gpu.launch_func packs its arguments into such an array and calls
-//   stc_emu_launch; gpu.alloc/memcpy/dealloc become host memref ops.
+//   stc_emu_launch (after stc_emu_check_cluster for a cluster launch: the
+//   blocks of a cluster simply run one after the other, as stc's kernels
+//   use clusters for scheduling only); gpu.alloc/memcpy/dealloc become host
+//   memref ops, and host calls of stc_gpu_tensor_map_2d (the runtime's
+//   cuTensorMapEncodeTiled) calls of stc_emu_tensor_map_2d.
 //
 // Runs after stc-gpu-host-launch; the result is a plain CPU module for the
 // usual lowering to LLVM. Only the ops stc's kernels use are handled;
@@ -22,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Stc/StcOps.h"
+#include "passes/GpuKernelInfo.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -42,6 +61,8 @@ namespace {
 constexpr llvm::StringLiteral kLaunchFn = "stc_emu_launch";
 constexpr llvm::StringLiteral kMmaFn = "stc_emu_mma_sp";
 constexpr llvm::StringLiteral kWgmmaFn = "stc_emu_wgmma_sp";
+/// The same with A from shared memory (a_desc).
+constexpr llvm::StringLiteral kWgmmaSsFn = "stc_emu_wgmma_sp_ss";
 /// Alignment of the kernels' shared-memory globals on the host: a matrix
 /// descriptor keeps the low 18 bits of a shared address, which the runtime
 /// adds to the (256 KiB aligned) base of the global.
@@ -49,6 +70,24 @@ constexpr uint64_t kSmemAlignment = 256 * 1024;
 constexpr llvm::StringLiteral kLdmatrixFn = "stc_emu_ldmatrix";
 constexpr llvm::StringLiteral kCpAsyncFn = "stc_emu_cp_async";
 constexpr llvm::StringLiteral kBarrierFn = "stc_emu_barrier";
+constexpr llvm::StringLiteral kMbarrierInitFn = "stc_emu_mbarrier_init";
+constexpr llvm::StringLiteral kMbarrierArriveFn = "stc_emu_mbarrier_arrive";
+constexpr llvm::StringLiteral kMbarrierArriveExpectTxFn =
+    "stc_emu_mbarrier_arrive_expect_tx";
+constexpr llvm::StringLiteral kMbarrierExpectTxFn =
+    "stc_emu_mbarrier_expect_tx";
+constexpr llvm::StringLiteral kMbarrierCompleteTxFn =
+    "stc_emu_mbarrier_complete_tx";
+constexpr llvm::StringLiteral kMbarrierWaitParityFn =
+    "stc_emu_mbarrier_wait_parity";
+constexpr llvm::StringLiteral kTmaLoadFn = "stc_emu_tma_load_2d";
+constexpr llvm::StringLiteral kClusterCheckFn = "stc_emu_check_cluster";
+/// The host runtime's tensor-map constructor (cuTensorMapEncodeTiled) and
+/// the emulator's, with the same signature.
+constexpr llvm::StringLiteral kGpuTensorMapFn = "stc_gpu_tensor_map_2d";
+constexpr llvm::StringLiteral kEmuTensorMapFn = "stc_emu_tensor_map_2d";
+/// The most dynamic shared memory an sm_90 block can have (227 KiB).
+constexpr int64_t kMaxDynamicSmemBytes = 232448;
 
 class EmulateGpuKernels
     : public mlir::stc::impl::StcEmulateGpuKernelsBase<EmulateGpuKernels> {
@@ -61,11 +100,20 @@ private:
   LogicalResult emulateWgmma(WgmmaSpOp op);
   LogicalResult emulateLdmatrix(NVVM::LdMatrixOp op);
   void emulateCpAsync(NVVM::CpAsyncOp op);
+  LogicalResult emulateMbarrier(Operation *op, ImplicitLocOpBuilder &b);
+  LogicalResult
+  emulateTmaLoad(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp op);
+  LogicalResult renameTensorMapCalls();
+  LogicalResult checkCluster(gpu::LaunchFuncOp launch, ImplicitLocOpBuilder &b);
   void declareRuntime();
 
-  /// The shared-memory globals (address space 3) of the gpu.module whose
-  /// kernel is being emulated.
+  /// The static shared-memory globals (address space 3) of the gpu.module
+  /// whose kernel is being emulated.
   SmallVector<LLVM::GlobalOp> currentSmem;
+  /// The dynamic shared-memory global that kernel uses, if any, and its
+  /// size (stc.kernel_info `shared_bytes`): stc.wgmma_sp's window then.
+  LLVM::GlobalOp currentDynamicSmem;
+  int64_t currentDynamicSmemBytes = 0;
 
   FunctionType kernelType() {
     MLIRContext *ctx = &getContext();
@@ -83,20 +131,48 @@ void EmulateGpuKernels::declareRuntime() {
   Type ptr = LLVM::LLVMPointerType::get(ctx);
   Type i32 = IntegerType::get(ctx, 32);
   Type i64 = IntegerType::get(ctx, 64);
-  auto declare = [&](StringRef name, ArrayRef<Type> args) {
+  auto declare = [&](StringRef name, ArrayRef<Type> args,
+                     ArrayRef<Type> results = {}) {
     if (module.lookupSymbol(name))
       return;
     auto f = func::FuncOp::create(b, module.getLoc(), name,
-                                  FunctionType::get(ctx, args, {}));
+                                  FunctionType::get(ctx, args, results));
     f.setPrivate();
   };
   declare(kLaunchFn, {kernelType(), i64, i64, i64, ptr, ptr});
   declare(kMmaFn, {i32, i32, ptr, ptr, ptr, i32, i32, ptr});
   declare(kWgmmaFn,
           {i32, i32, ptr, i64, i32, i32, i32, i32, i32, i32, ptr, i64, ptr});
+  declare(kWgmmaSsFn, {i32, i32, i64, i64, i32, i32, i32, i32, i32, i32, i32,
+                       ptr, i64, ptr});
   declare(kLdmatrixFn, {ptr, i32, i32, ptr});
   declare(kCpAsyncFn, {ptr, ptr, i32, i32});
   declare(kBarrierFn, {});
+  declare(kMbarrierInitFn, {ptr, i32});
+  declare(kMbarrierArriveFn, {ptr, i32});
+  declare(kMbarrierArriveExpectTxFn, {ptr, i32});
+  declare(kMbarrierExpectTxFn, {ptr, i32});
+  declare(kMbarrierCompleteTxFn, {ptr, i32});
+  declare(kMbarrierWaitParityFn, {ptr, i32});
+  declare(kTmaLoadFn, {ptr, ptr, i32, i32, ptr});
+  declare(kClusterCheckFn, {i64, i64, i64, i64, i64, i64});
+}
+
+/// The type of stc_gpu_tensor_map_2d and stc_emu_tensor_map_2d: (base,
+/// data type, inner, outer, outer stride bytes, box inner, box outer,
+/// swizzle bytes) -> map.
+static FunctionType tensorMapType(MLIRContext *ctx) {
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
+  return FunctionType::get(ctx, {ptr, i32, i64, i64, i64, i32, i32, i32},
+                           {ptr});
+}
+
+/// A zero-sized shared-memory array: the kernel's dynamic shared memory,
+/// whose size the launch gives.
+static bool isDynamicSmem(LLVM::GlobalOp global) {
+  auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+  return global.getAddrSpace() == 3 && array && array.getNumElements() == 0;
 }
 
 /// An alloca of `n` elements of `type` in the entry block of `fn`, so that
@@ -155,23 +231,32 @@ LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
     kindValue = 1;
   else if (f16 && dType.isF16())
     kindValue = 2;
-  if (kindValue < 0 || op.getADesc() || op.getARegs().size() != 4 ||
-      op.getTransA() || op.getSatfinite())
+  // A from 4 registers, or from shared memory through a descriptor.
+  bool aFromSmem = op.getADesc() != nullptr;
+  bool aLegal = aFromSmem ? op.getARegs().empty()
+                          : op.getARegs().size() == 4 && !op.getTransA();
+  if (kindValue < 0 || !aLegal || op.getSatfinite())
     return op.emitError("stc-emulate-gpu: only stc.wgmma_sp with A from "
-                        "registers and f16 or bf16 inputs with f32 "
-                        "accumulators (or f16 with f16) is emulated");
-  if (currentSmem.size() != 1)
-    return op.emitError("stc-emulate-gpu: stc.wgmma_sp is emulated in a "
-                        "kernel module with exactly one shared-memory "
-                        "global (its B descriptor addresses it), not ")
-           << currentSmem.size();
-  LLVM::GlobalOp smem = currentSmem.front();
-  int64_t smemBytes =
-      DataLayout::closest(smem).getTypeSize(smem.getGlobalType());
-  if (smemBytes <= 0 || uint64_t(smemBytes) > kSmemAlignment)
-    return op.emitError("stc-emulate-gpu: the shared-memory global @")
-           << smem.getSymName() << " of " << smemBytes
-           << " bytes does not fit the 256 KiB a descriptor addresses";
+                        "registers or shared memory and f16 or bf16 inputs "
+                        "with f32 accumulators (or f16 with f16) is "
+                        "emulated");
+  // The B descriptor addresses the kernel's dynamic shared memory, or else
+  // the module's one static shared-memory global.
+  LLVM::GlobalOp smem = currentDynamicSmem;
+  int64_t smemBytes = currentDynamicSmemBytes;
+  if (!smem) {
+    if (currentSmem.size() != 1)
+      return op.emitError("stc-emulate-gpu: stc.wgmma_sp is emulated in a "
+                          "kernel module with exactly one shared-memory "
+                          "global (its B descriptor addresses it), not ")
+             << currentSmem.size();
+    smem = currentSmem.front();
+    smemBytes = DataLayout::closest(smem).getTypeSize(smem.getGlobalType());
+    if (smemBytes <= 0 || uint64_t(smemBytes) > kSmemAlignment)
+      return op.emitError("stc-emulate-gpu: the shared-memory global @")
+             << smem.getSymName() << " of " << smemBytes
+             << " bytes does not fit the 256 KiB a descriptor addresses";
+  }
 
   MLIRContext *ctx = op.getContext();
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
@@ -180,9 +265,10 @@ LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
   Location loc = op.getLoc();
   ImplicitLocOpBuilder b(loc, op);
   int64_t dRegs = op.getAcc().size();
-  Value a = entryAlloca(fn, i32, 4, loc),
-        d = entryAlloca(fn, wordType, std::max<int64_t>(dRegs, 1), loc);
-  storeWords(b, a, op.getARegs(), i32);
+  Value a = aFromSmem ? Value() : entryAlloca(fn, i32, 4, loc);
+  Value d = entryAlloca(fn, wordType, std::max<int64_t>(dRegs, 1), loc);
+  if (a)
+    storeWords(b, a, op.getARegs(), i32);
   storeWords(b, d, op.getAcc(), wordType);
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, v, 32).getResult();
@@ -195,12 +281,21 @@ LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
       b, LLVM::LLVMPointerType::get(ctx, smem.getAddrSpace()),
       smem.getSymName());
   Value bytes = arith::ConstantIntOp::create(b, smemBytes, 64);
-  func::CallOp::create(
-      b, kWgmmaFn, TypeRange{},
-      ValueRange{constant(kindValue), constant(op.getN()), a, op.getBDesc(),
-                 op.getMeta(), constant(op.getSel()), scaleD,
-                 constant(op.getScaleA()), constant(op.getScaleB()),
-                 constant(op.getTransB() ? 1 : 0), flat(b, base), bytes, d});
+  if (aFromSmem)
+    func::CallOp::create(
+        b, kWgmmaSsFn, TypeRange{},
+        ValueRange{constant(kindValue), constant(op.getN()), op.getADesc(),
+                   op.getBDesc(), op.getMeta(), constant(op.getSel()), scaleD,
+                   constant(op.getScaleA()), constant(op.getScaleB()),
+                   constant(op.getTransA() ? 1 : 0),
+                   constant(op.getTransB() ? 1 : 0), flat(b, base), bytes, d});
+  else
+    func::CallOp::create(
+        b, kWgmmaFn, TypeRange{},
+        ValueRange{constant(kindValue), constant(op.getN()), a, op.getBDesc(),
+                   op.getMeta(), constant(op.getSel()), scaleD,
+                   constant(op.getScaleA()), constant(op.getScaleB()),
+                   constant(op.getTransB() ? 1 : 0), flat(b, base), bytes, d});
   SmallVector<Value> results;
   for (auto [i, result] : llvm::enumerate(op.getNewAcc()))
     results.push_back(loadWord(b, d, wordType, int32_t(i), result.getType()));
@@ -338,6 +433,131 @@ void EmulateGpuKernels::emulateCpAsync(NVVM::CpAsyncOp op) {
   op.erase();
 }
 
+/// The error for an NVVM op with a predicate operand (the emulator calls
+/// its runtime unconditionally).
+static LogicalResult predicated(Operation *op) {
+  return op->emitError("stc-emulate-gpu: ")
+         << op->getName() << " with a predicate is not emulated";
+}
+
+LogicalResult EmulateGpuKernels::emulateMbarrier(Operation *op,
+                                                 ImplicitLocOpBuilder &b) {
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, v, 32).getResult();
+  };
+  auto call = [&](StringRef fn, Value bar, Value arg) {
+    func::CallOp::create(b, fn, TypeRange{}, ValueRange{flat(b, bar), arg});
+  };
+  if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
+    if (init.getPredicate())
+      return predicated(op);
+    call(kMbarrierInitFn, init.getAddr(), init.getCount());
+  } else if (auto arrive = dyn_cast<NVVM::MBarrierArriveOp>(op)) {
+    call(kMbarrierArriveFn, arrive.getAddr(),
+         arrive.getCount() ? arrive.getCount() : i32(1));
+  } else if (auto arrive = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op)) {
+    if (arrive.getPredicate())
+      return predicated(op);
+    call(kMbarrierArriveExpectTxFn, arrive.getAddr(), arrive.getTxcount());
+  } else if (auto expect = dyn_cast<NVVM::MBarrierExpectTxOp>(op)) {
+    call(kMbarrierExpectTxFn, expect.getAddr(), expect.getTxcount());
+  } else if (auto complete = dyn_cast<NVVM::MBarrierCompleteTxOp>(op)) {
+    call(kMbarrierCompleteTxFn, complete.getAddr(), complete.getTxcount());
+  } else {
+    // A blocking wait: MLIR's op is a loop of try_wait until it succeeds.
+    auto wait = cast<NVVM::MBarrierTryWaitParityOp>(op);
+    call(kMbarrierWaitParityFn, wait.getAddr(), wait.getPhase());
+  }
+  // The opaque state token of an arrive (nothing reads it back: there is
+  // no test.wait with a state operand to emulate).
+  for (Value result : op->getResults())
+    result.replaceAllUsesWith(
+        arith::ConstantIntOp::create(b, 0, 64).getResult());
+  op->erase();
+  return success();
+}
+
+LogicalResult EmulateGpuKernels::emulateTmaLoad(
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp op) {
+  if (op.getPredicate())
+    return predicated(op);
+  if (op.getMode() != NVVM::TMALoadMode::TILE)
+    return op.emitError("stc-emulate-gpu: only tile-mode tensor copies are "
+                        "emulated, not ")
+           << NVVM::stringifyTMALoadMode(op.getMode());
+  if (op.getCoordinates().size() != 2)
+    return op.emitError("stc-emulate-gpu: only 2-D tensor copies are "
+                        "emulated, not ")
+           << op.getCoordinates().size() << "-D";
+  if (op.getMulticastMask())
+    return op.emitError("stc-emulate-gpu: multicast tensor copies are not "
+                        "emulated (the blocks of a cluster run one after "
+                        "the other)");
+  if (op.getGroup())
+    return op.emitError("stc-emulate-gpu: tensor copies with a cta_group are "
+                        "not emulated");
+  // An L2 cache hint changes no result: ignored.
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  func::CallOp::create(b, kTmaLoadFn, TypeRange{},
+                       ValueRange{flat(b, op.getDstMem()),
+                                  op.getTmaDescriptor(), op.getCoordinates()[0],
+                                  op.getCoordinates()[1],
+                                  flat(b, op.getMbar())});
+  op.erase();
+  return success();
+}
+
+/// An empty inline assembly (a register fence such as "=f,0" that keeps
+/// the compiler from moving code across it) is the identity on the
+/// operands its outputs are tied to: its constraints mean other registers
+/// on the CPU (x86 "f" is the x87 stack), so it cannot stay.
+static LogicalResult emulateEmptyAsm(LLVM::InlineAsmOp op) {
+  if (!StringRef(op.getAsmString()).trim().empty())
+    return op.emitError("stc-emulate-gpu: cannot emulate inline assembly \"")
+           << op.getAsmString() << "\"";
+  SmallVector<StringRef> constraints;
+  StringRef(op.getConstraints()).split(constraints, ',');
+  SmallVector<StringRef> outputs, inputs;
+  for (StringRef c : constraints) {
+    c = c.trim();
+    if (c.starts_with("="))
+      outputs.push_back(c);
+    else if (!c.starts_with("~") && !c.empty())
+      inputs.push_back(c);
+  }
+  if (inputs.size() != op.getOperands().size())
+    return op.emitError("stc-emulate-gpu: inline assembly constraints \"")
+           << op.getConstraints() << "\" do not match its "
+           << op.getOperands().size() << " operands";
+  SmallVector<Value> tied(outputs.size());
+  for (auto [i, c] : llvm::enumerate(inputs)) {
+    unsigned k;
+    if (!c.getAsInteger(10, k) && k < tied.size())
+      tied[k] = op.getOperands()[i];
+  }
+  for (auto [k, v] : llvm::enumerate(tied))
+    if (!v)
+      return op.emitError("stc-emulate-gpu: empty inline assembly whose "
+                          "output ")
+             << k << " is not tied to an input is not emulated";
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  if (op.getNumResults() == 1) {
+    Value result = tied.size() == 1 ? tied.front() : Value();
+    if (tied.size() > 1) {
+      result = LLVM::UndefOp::create(b, op.getResult(0).getType());
+      for (auto [k, v] : llvm::enumerate(tied))
+        result = LLVM::InsertValueOp::create(b, result, v, int64_t(k));
+    }
+    if (!result || result.getType() != op.getResult(0).getType())
+      return op.emitError("stc-emulate-gpu: empty inline assembly whose "
+                          "result type differs from its tied operands is "
+                          "not emulated");
+    op.getResult(0).replaceAllUsesWith(result);
+  }
+  op.erase();
+  return success();
+}
+
 FailureOr<func::FuncOp>
 EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
   ModuleOp module = getOperation();
@@ -385,7 +605,13 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
             NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
             NVVM::ConvertFloatToTF32Op, NVVM::WgmmaFenceAlignedOp,
             NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
-            WgmmaSpOp>(op))
+            WgmmaSpOp, NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp,
+            NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierExpectTxOp,
+            NVVM::MBarrierCompleteTxOp, NVVM::MBarrierTryWaitParityOp,
+            NVVM::FenceMbarrierInitOp, NVVM::FenceProxyOp,
+            NVVM::SetMaxRegisterOp,
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp, LLVM::InlineAsmOp>(
+            op))
       toReplace.push_back(op);
     else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
       if (call.getIntrin().starts_with("llvm.nvvm."))
@@ -429,6 +655,24 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
       op->erase();
     } else if (auto wgmma = dyn_cast<WgmmaSpOp>(op)) {
       if (failed(emulateWgmma(wgmma)))
+        return failure();
+    } else if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp,
+                   NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierExpectTxOp,
+                   NVVM::MBarrierCompleteTxOp, NVVM::MBarrierTryWaitParityOp>(
+                   op)) {
+      if (failed(emulateMbarrier(op, b)))
+        return failure();
+    } else if (isa<NVVM::FenceMbarrierInitOp, NVVM::FenceProxyOp,
+                   NVVM::SetMaxRegisterOp>(op)) {
+      // One coherent memory, one proxy and no register file to resize.
+      op->erase();
+    } else if (auto tma =
+                   dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+                       op)) {
+      if (failed(emulateTmaLoad(tma)))
+        return failure();
+    } else if (auto inlineAsm = dyn_cast<LLVM::InlineAsmOp>(op)) {
+      if (failed(emulateEmptyAsm(inlineAsm)))
         return failure();
     } else if (auto cvt = dyn_cast<NVVM::ConvertFloatToTF32Op>(op)) {
       if (cvt.getRnd() != NVVM::FPRoundingMode::RNA ||
@@ -475,6 +719,64 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
   return fn;
 }
 
+LogicalResult EmulateGpuKernels::renameTensorMapCalls() {
+  ModuleOp module = getOperation();
+  auto decl = module.lookupSymbol<func::FuncOp>(kGpuTensorMapFn);
+  if (!decl)
+    return success();
+  FunctionType type = tensorMapType(module.getContext());
+  if (decl.getFunctionType() != type)
+    return decl.emitError("stc-emulate-gpu: @")
+           << kGpuTensorMapFn << " has type " << decl.getFunctionType()
+           << ", expected " << type;
+  module.walk([&](func::CallOp call) {
+    if (call.getCallee() == kGpuTensorMapFn)
+      call.setCallee(kEmuTensorMapFn);
+  });
+  if (module.lookupSymbol(kEmuTensorMapFn))
+    decl.erase();
+  else
+    decl.setSymName(kEmuTensorMapFn);
+  return success();
+}
+
+LogicalResult EmulateGpuKernels::checkCluster(gpu::LaunchFuncOp launch,
+                                              ImplicitLocOpBuilder &b) {
+  if (!launch.hasClusterSize())
+    return success();
+  // The emulator runs the blocks one after the other with or without
+  // clusters: only the launch's own rule, that clusters tile the grid, is
+  // left to check, at compile time where the sizes are constants.
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 cluster = launch.getClusterSizeOperandValues();
+  bool allConstant = true;
+  for (auto [name, g, c] : {std::make_tuple("x", grid.x, cluster.x),
+                            std::make_tuple("y", grid.y, cluster.y),
+                            std::make_tuple("z", grid.z, cluster.z)}) {
+    std::optional<int64_t> gv = getConstantIntValue(g),
+                           cv = getConstantIntValue(c);
+    if (!gv || !cv) {
+      allConstant = false;
+      continue;
+    }
+    if (*cv < 1 || *gv % *cv != 0)
+      return launch.emitError("stc-emulate-gpu: grid ")
+             << name << " of " << *gv
+             << " blocks is not a multiple of the cluster's " << *cv;
+  }
+  if (allConstant)
+    return success();
+  Type i64 = b.getI64Type();
+  auto toI64 = [&](Value index) {
+    return arith::IndexCastOp::create(b, i64, index).getResult();
+  };
+  func::CallOp::create(b, kClusterCheckFn, TypeRange{},
+                       ValueRange{toI64(grid.x), toI64(grid.y), toI64(grid.z),
+                                  toI64(cluster.x), toI64(cluster.y),
+                                  toI64(cluster.z)});
+  return success();
+}
+
 void EmulateGpuKernels::runOnOperation() {
   ModuleOp module = getOperation();
   SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
@@ -489,10 +791,17 @@ void EmulateGpuKernels::runOnOperation() {
   // of its host addresses are the shared addresses a wgmma descriptor holds
   // (stc_gpu_emulator.h, stc_emu_wgmma_sp).
   llvm::DenseMap<Operation *, SmallVector<LLVM::GlobalOp>> smemOf;
+  // The dynamic ones (zero-sized) of each gpu.module, by name; their size
+  // is that of the largest launch of a kernel that uses them.
+  llvm::DenseMap<Operation *, llvm::StringMap<LLVM::GlobalOp>> dynamicSmemOf;
+  llvm::MapVector<Operation *, int64_t> dynamicSmemBytes;
   for (gpu::GPUModuleOp gm : gpuModules)
     for (auto global :
          llvm::make_early_inc_range(gm.getOps<LLVM::GlobalOp>())) {
-      if (global.getAddrSpace() == 3) {
+      if (isDynamicSmem(global)) {
+        dynamicSmemOf[gm][global.getSymName()] = global;
+        dynamicSmemBytes[global] = 0;
+      } else if (global.getAddrSpace() == 3) {
         global.setAlignment(kSmemAlignment);
         smemOf[gm].push_back(global);
       }
@@ -504,11 +813,69 @@ void EmulateGpuKernels::runOnOperation() {
   for (gpu::GPUModuleOp gm : gpuModules)
     for (auto kernel : gm.getOps<gpu::GPUFuncOp>()) {
       currentSmem = smemOf.lookup(gm);
+      currentDynamicSmem = nullptr;
+      currentDynamicSmemBytes = 0;
+      // The dynamic shared memory the kernel uses, sized by its launch.
+      llvm::SetVector<Operation *> used;
+      const llvm::StringMap<LLVM::GlobalOp> &dynamic = dynamicSmemOf[gm];
+      kernel.walk([&](LLVM::AddressOfOp address) {
+        auto it = dynamic.find(address.getGlobalName());
+        if (it != dynamic.end())
+          used.insert(it->second);
+      });
+      if (used.size() > 1) {
+        kernel.emitError("stc-emulate-gpu: kernel @")
+            << kernel.getName() << " uses " << used.size()
+            << " dynamic shared-memory globals, not one";
+        return signalPassFailure();
+      }
+      if (used.size() == 1) {
+        currentDynamicSmem = cast<LLVM::GlobalOp>(used.front());
+        auto info = kernel->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
+        auto bytes = info ? info.getAs<IntegerAttr>("shared_bytes") : nullptr;
+        if (!bytes || bytes.getInt() <= 0) {
+          kernel.emitError("stc-emulate-gpu: kernel @")
+              << kernel.getName() << " uses the dynamic shared-memory global @"
+              << currentDynamicSmem.getSymName() << " but its "
+              << kKernelInfoAttrName << " has no shared_bytes > 0";
+          return signalPassFailure();
+        }
+        if (bytes.getInt() > kMaxDynamicSmemBytes) {
+          kernel.emitError("stc-emulate-gpu: kernel @")
+              << kernel.getName() << " asks for " << bytes.getInt()
+              << " bytes of dynamic shared memory, more than the "
+              << kMaxDynamicSmemBytes << " an sm_90 block can have";
+          return signalPassFailure();
+        }
+        currentDynamicSmemBytes = bytes.getInt();
+        int64_t &size = dynamicSmemBytes[currentDynamicSmem];
+        size = std::max(size, currentDynamicSmemBytes);
+      }
       FailureOr<func::FuncOp> fn = emulateKernel(kernel);
       if (failed(fn))
         return signalPassFailure();
       emulated[(gm.getName() + "::" + kernel.getName()).str()] = *fn;
     }
+  currentDynamicSmem = nullptr;
+
+  // Dynamic shared memory becomes a zeroed host global of the bytes its
+  // kernels launch with (none: no kernel uses it, and it goes).
+  for (auto [op, bytes] : dynamicSmemBytes) {
+    auto global = cast<LLVM::GlobalOp>(op);
+    if (bytes > 0) {
+      OpBuilder gb(global);
+      Location loc = global.getLoc();
+      auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), bytes);
+      auto sized = LLVM::GlobalOp::create(
+          gb, loc, type, /*isConstant=*/false, LLVM::Linkage::Internal,
+          global.getSymName(), Attribute(), kSmemAlignment,
+          global.getAddrSpace());
+      gb.createBlock(&sized.getInitializerRegion());
+      Value zero = LLVM::ZeroOp::create(gb, loc, type);
+      LLVM::ReturnOp::create(gb, loc, zero);
+    }
+    global.erase();
+  }
 
   // Host: launches and device memory.
   SmallVector<Operation *> hostOps;
@@ -519,6 +886,8 @@ void EmulateGpuKernels::runOnOperation() {
       hostOps.push_back(op);
   });
   Type i64 = IntegerType::get(ctx, 64);
+  if (failed(renameTensorMapCalls()))
+    return signalPassFailure();
   for (Operation *op : hostOps) {
     ImplicitLocOpBuilder b(op->getLoc(), op);
     if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
@@ -568,6 +937,8 @@ void EmulateGpuKernels::runOnOperation() {
       };
       gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
       gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+      if (failed(checkCluster(launch, b)))
+        return signalPassFailure();
       Value kernelRef = func::ConstantOp::create(
           b, it->second.getFunctionType(),
           FlatSymbolRefAttr::get(it->second.getSymNameAttr()));

@@ -333,6 +333,18 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("stc_emu_ldmatrix", (void *)&stc_emu_ldmatrix);
   add("stc_emu_cp_async", (void *)&stc_emu_cp_async);
   add("stc_emu_barrier", (void *)&stc_emu_barrier);
+  add("stc_emu_wgmma_sp", (void *)&stc_emu_wgmma_sp);
+  add("stc_emu_wgmma_sp_ss", (void *)&stc_emu_wgmma_sp_ss);
+  add("stc_emu_mbarrier_init", (void *)&stc_emu_mbarrier_init);
+  add("stc_emu_mbarrier_arrive", (void *)&stc_emu_mbarrier_arrive);
+  add("stc_emu_mbarrier_arrive_expect_tx",
+      (void *)&stc_emu_mbarrier_arrive_expect_tx);
+  add("stc_emu_mbarrier_expect_tx", (void *)&stc_emu_mbarrier_expect_tx);
+  add("stc_emu_mbarrier_complete_tx", (void *)&stc_emu_mbarrier_complete_tx);
+  add("stc_emu_mbarrier_wait_parity", (void *)&stc_emu_mbarrier_wait_parity);
+  add("stc_emu_tensor_map_2d", (void *)&stc_emu_tensor_map_2d);
+  add("stc_emu_tma_load_2d", (void *)&stc_emu_tma_load_2d);
+  add("stc_emu_check_cluster", (void *)&stc_emu_check_cluster);
   STC_RT(stc_rt_prune_f32);
   STC_RT(stc_rt_prune_f16);
   STC_RT(stc_rt_prune_bf16);

@@ -1,6 +1,7 @@
 //===- StcGpuEmulator.cpp - run generated GPU kernels on the CPU ----------===//
 
 #include "runtime/emulator/MmaSpModel.h"
+#include "runtime/emulator/TmaModel.h"
 #include "runtime/emulator/WgmmaSpModel.h"
 #include "runtime/emulator/stc_gpu_emulator.h"
 
@@ -9,9 +10,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace stc::emu;
@@ -35,13 +39,22 @@ struct Warp {
   int num = 0, trans = 0;
 };
 
-/// The threads of one block, for bar.sync.
+/// The threads of one block, for bar.sync, and what the mbarrier deadlock
+/// check needs.
 struct Block {
   std::mutex mutex;
   std::condition_variable done;
   int64_t threads = 0;
   int64_t arrived = 0;
   uint64_t generation = 0;
+  int64_t x = 0, y = 0;
+  // Guarded by mbarrierMutex: threads whose kernel returned, threads in
+  // stc_emu_mbarrier_wait_parity, and for each of those the barrier and
+  // parity it waits for (null when not waiting).
+  int64_t exited = 0;
+  int64_t waiting = 0;
+  std::vector<const void *> waitBarrier;
+  std::vector<int32_t> waitParity;
 };
 
 /// The 128 threads of one warpgroup (warps 4i .. 4i + 3 of the block) meet
@@ -68,6 +81,7 @@ struct Warpgroup {
 /// The calling thread's block, warp and lane, warpgroup and index in it
 /// (set by stc_emu_launch).
 thread_local Block *currentBlock = nullptr;
+thread_local int64_t currentThread = 0;
 thread_local Warp *currentWarp = nullptr;
 thread_local int currentLane = 0;
 thread_local Warpgroup *currentWarpgroup = nullptr;
@@ -78,6 +92,13 @@ thread_local int currentWarpgroupThread = 0;
   std::fflush(stderr);
   std::_Exit(1);
 }
+
+/// Every mbarrier operation and every tensor copy's complete-tx holds this
+/// lock: the barriers' state lives in shared memory (TmaModel.h), not in
+/// an object of ours.
+std::mutex mbarrierMutex;
+
+void checkMbarrierDeadlock(const Block &block);
 
 } // namespace
 
@@ -111,17 +132,27 @@ extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
       }
       Block barrier;
       barrier.threads = threads;
+      barrier.x = bx;
+      barrier.y = by;
+      barrier.waitBarrier.assign(size_t(threads), nullptr);
+      barrier.waitParity.assign(size_t(threads), 0);
       std::vector<std::thread> workers;
       workers.reserve(threads);
       for (int64_t t = 0; t < threads; ++t) {
         workers.emplace_back([&, t] {
           currentBlock = &barrier;
+          currentThread = t;
           currentWarp = block[t / 32].get();
           currentLane = static_cast<int>(t % 32);
           currentWarpgroup = warpgroups[t / kWarpgroupThreads].get();
           currentWarpgroupThread = static_cast<int>(t % kWarpgroupThreads);
           kernel(params, static_cast<int32_t>(t), static_cast<int32_t>(bx),
                  static_cast<int32_t>(by));
+          // The threads left may all be waiting on mbarriers only this one
+          // could have completed.
+          std::lock_guard<std::mutex> lock(mbarrierMutex);
+          ++barrier.exited;
+          checkMbarrierDeadlock(barrier);
         });
       }
       for (std::thread &worker : workers)
@@ -298,11 +329,14 @@ extern "C" void stc_emu_barrier(void) {
   }
 }
 
-extern "C" void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a,
-                                 int64_t bDesc, int32_t meta, int32_t selector,
-                                 int32_t scaleD, int32_t scaleA, int32_t scaleB,
-                                 int32_t transB, const void *smem,
-                                 int64_t smemBytes, float *d) {
+namespace {
+
+/// One thread's wgmma.mma_async.sp: A from its registers `a`, or (a null)
+/// from shared memory through aDesc.
+void wgmmaSp(int32_t kind, int32_t n, const int32_t *a, int64_t aDesc,
+             int32_t transA, int64_t bDesc, int32_t meta, int32_t selector,
+             int32_t scaleD, int32_t scaleA, int32_t scaleB, int32_t transB,
+             const void *smem, int64_t smemBytes, float *d) {
   Warpgroup *wg = currentWarpgroup;
   if (!wg)
     fail("wgmma.mma_async.sp called outside stc_emu_launch");
@@ -336,6 +370,7 @@ extern "C" void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a,
          "aligned address, of 1 byte to 256 KiB (got " +
          std::to_string(smemBytes) + " bytes at " +
          std::to_string(reinterpret_cast<uintptr_t>(smem)) + ")");
+  const bool aFromSmem = a == nullptr;
   const int t = currentWarpgroupThread;
   const int aRegs = wgmmaSpARegs(instr), dRegs = wgmmaSpDRegs(instr);
   std::unique_lock<std::mutex> lock(wg->mutex);
@@ -345,8 +380,13 @@ extern "C" void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a,
     wg->smem = smem;
     wg->smemBytes = smemBytes;
     wg->in = WgmmaSpOperands();
-    wg->in.aFromSmem = false;
-    wg->in.a.assign(size_t(kWarpgroupThreads * aRegs), 0);
+    wg->in.aFromSmem = aFromSmem;
+    if (aFromSmem) {
+      wg->in.aDesc = static_cast<uint64_t>(aDesc);
+      wg->in.transA = transA;
+    } else {
+      wg->in.a.assign(size_t(kWarpgroupThreads * aRegs), 0);
+    }
     wg->in.bDesc = static_cast<uint64_t>(bDesc);
     wg->in.transB = transB;
     wg->in.selector = selector;
@@ -355,17 +395,21 @@ extern "C" void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a,
     wg->in.scaleB = scaleB;
     wg->in.d.assign(size_t(kWarpgroupThreads * dRegs), 0);
   } else if (wg->kind != kind || wg->instr.n != n ||
+             wg->in.aFromSmem != aFromSmem ||
+             (aFromSmem && (wg->in.aDesc != static_cast<uint64_t>(aDesc) ||
+                            wg->in.transA != transA)) ||
              wg->in.bDesc != static_cast<uint64_t>(bDesc) ||
              wg->in.transB != transB || wg->in.selector != selector ||
              wg->in.scaleD != (scaleD != 0) || wg->in.scaleA != scaleA ||
              wg->in.scaleB != scaleB || wg->smem != smem ||
              wg->smemBytes != smemBytes) {
     fail("the threads of a warpgroup disagree on a wgmma.mma_async.sp's "
-         "type, n, B descriptor, selector, scales, transpose or shared "
-         "memory");
+         "type, n, A source or descriptor, B descriptor, selector, scales, "
+         "transposes or shared memory");
   }
-  for (int i = 0; i < aRegs; ++i)
-    wg->in.a[size_t(t * aRegs + i)] = static_cast<uint32_t>(a[i]);
+  if (!aFromSmem)
+    for (int i = 0; i < aRegs; ++i)
+      wg->in.a[size_t(t * aRegs + i)] = static_cast<uint32_t>(a[i]);
   std::memcpy(&wg->in.d[size_t(t * dRegs)], d, size_t(dRegs) * 4);
   wg->in.e[size_t(t)] = static_cast<uint32_t>(meta);
   uint64_t generation = wg->generation;
@@ -384,4 +428,255 @@ extern "C" void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a,
     wg->done.wait(lock, [&] { return wg->generation != generation; });
   }
   std::memcpy(d, &wg->d[size_t(t * dRegs)], size_t(dRegs) * 4);
+}
+
+} // namespace
+
+extern "C" void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a,
+                                 int64_t bDesc, int32_t meta, int32_t selector,
+                                 int32_t scaleD, int32_t scaleA, int32_t scaleB,
+                                 int32_t transB, const void *smem,
+                                 int64_t smemBytes, float *d) {
+  if (!a)
+    fail("wgmma.mma_async.sp with A from registers and no registers");
+  wgmmaSp(kind, n, a, 0, 0, bDesc, meta, selector, scaleD, scaleA, scaleB,
+          transB, smem, smemBytes, d);
+}
+
+extern "C" void stc_emu_wgmma_sp_ss(int32_t kind, int32_t n, int64_t aDesc,
+                                    int64_t bDesc, int32_t meta,
+                                    int32_t selector, int32_t scaleD,
+                                    int32_t scaleA, int32_t scaleB,
+                                    int32_t transA, int32_t transB,
+                                    const void *smem, int64_t smemBytes,
+                                    float *d) {
+  wgmmaSp(kind, n, nullptr, aDesc, transA, bDesc, meta, selector, scaleD,
+          scaleA, scaleB, transB, smem, smemBytes, d);
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers, tensor maps and TMA loads
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Waiters sleep on one of these, chosen by the barrier's address: a
+/// completed phase wakes only the threads of (about) its own barrier.
+constexpr size_t kMbarrierQueues = 64;
+std::condition_variable mbarrierQueues[kMbarrierQueues];
+
+std::condition_variable &queueOf(const void *bar) {
+  return mbarrierQueues[(reinterpret_cast<uintptr_t>(bar) >> 3) %
+                        kMbarrierQueues];
+}
+
+/// "the mbarrier at shared address 0x..." (the low 18 bits of the host
+/// address are the shared address: the shared-memory globals are 256 KiB
+/// aligned).
+std::string mbarrierName(const void *bar) {
+  std::ostringstream os;
+  os << "the mbarrier at shared address 0x" << std::hex
+     << (reinterpret_cast<uintptr_t>(bar) & 0x3FFFF);
+  return os.str();
+}
+
+MbarrierState loadMbarrier(const void *bar, const char *what) {
+  if (!bar || reinterpret_cast<uintptr_t>(bar) % 8 != 0)
+    fail(std::string(what) + " on " + mbarrierName(bar) +
+         ", which is not 8-byte aligned");
+  uint64_t word;
+  std::memcpy(&word, bar, 8);
+  return decodeMbarrier(word);
+}
+
+void storeMbarrier(void *bar, const MbarrierState &state) {
+  uint64_t word = encodeMbarrier(state);
+  std::memcpy(bar, &word, 8);
+}
+
+void checkMbarrier(const std::string &error, const void *bar) {
+  if (!error.empty())
+    fail(error + " (" + mbarrierName(bar) + ")");
+}
+
+/// Stores the new state and wakes the waiters when a phase completed.
+void updateMbarrier(void *bar, const MbarrierState &state, bool completed) {
+  storeMbarrier(bar, state);
+  if (completed)
+    queueOf(bar).notify_all();
+}
+
+/// Under mbarrierMutex: reports a deadlock and stops when every thread of
+/// `block` has exited or waits on an mbarrier phase that has not completed.
+/// Nothing else can then complete one (a tensor copy completes its bytes
+/// before the issuing thread goes on). Threads blocked elsewhere (bar.sync,
+/// an mma rendezvous) are not counted, so such mixed hangs stay hangs.
+void checkMbarrierDeadlock(const Block &block) {
+  if (block.waiting == 0 || block.waiting + block.exited != block.threads)
+    return;
+  // The waiting threads, by barrier and parity (first thread, count).
+  std::map<std::pair<const void *, int32_t>, std::pair<int64_t, int64_t>>
+      groups;
+  for (int64_t t = 0; t < block.threads; ++t) {
+    const void *bar = block.waitBarrier[size_t(t)];
+    if (!bar)
+      continue;
+    int32_t parity = block.waitParity[size_t(t)];
+    uint64_t word;
+    std::memcpy(&word, bar, 8);
+    if (decodeMbarrier(word).phaseDone(parity))
+      return; // woken, not yet running
+    auto [it, inserted] =
+        groups.try_emplace({bar, parity}, std::make_pair(t, int64_t(0)));
+    ++it->second.second;
+  }
+  std::ostringstream os;
+  os << "mbarrier deadlock in block (" << block.x << ", " << block.y
+     << "): " << block.waiting << " threads wait for mbarrier phases that "
+     << "cannot complete and the other " << block.exited << " have exited";
+  for (const auto &[key, who] : groups) {
+    uint64_t word;
+    std::memcpy(&word, key.first, 8);
+    os << "; " << who.second << " thread(s) (first " << who.first
+       << ") wait for the phase of parity " << key.second << " of "
+       << mbarrierName(key.first) << " ("
+       << describeMbarrier(decodeMbarrier(word)) << ")";
+  }
+  fail(os.str());
+}
+
+/// The tensor maps made so far, by their arguments: host code may make the
+/// same map at every call.
+std::mutex tensorMapMutex;
+std::map<std::tuple<const void *, int32_t, int64_t, int64_t, int64_t, int32_t,
+                    int32_t, int32_t>,
+         std::unique_ptr<TensorMap2d>>
+    tensorMaps;
+
+} // namespace
+
+extern "C" void stc_emu_mbarrier_init(void *bar, int32_t count) {
+  std::lock_guard<std::mutex> lock(mbarrierMutex);
+  MbarrierState state = loadMbarrier(bar, "mbarrier.init");
+  checkMbarrier(mbarrierInit(state, count), bar);
+  // Threads waiting on the old object see the new phase 0.
+  updateMbarrier(bar, state, /*completed=*/true);
+}
+
+extern "C" void stc_emu_mbarrier_arrive(void *bar, int32_t count) {
+  std::lock_guard<std::mutex> lock(mbarrierMutex);
+  MbarrierState state = loadMbarrier(bar, "mbarrier.arrive");
+  bool completed = false;
+  checkMbarrier(mbarrierArrive(state, count, completed), bar);
+  updateMbarrier(bar, state, completed);
+}
+
+extern "C" void stc_emu_mbarrier_arrive_expect_tx(void *bar, int32_t bytes) {
+  std::lock_guard<std::mutex> lock(mbarrierMutex);
+  MbarrierState state = loadMbarrier(bar, "mbarrier.arrive.expect_tx");
+  bool completed = false;
+  checkMbarrier(mbarrierExpectTx(state, bytes), bar);
+  checkMbarrier(mbarrierArrive(state, 1, completed), bar);
+  updateMbarrier(bar, state, completed);
+}
+
+extern "C" void stc_emu_mbarrier_expect_tx(void *bar, int32_t bytes) {
+  std::lock_guard<std::mutex> lock(mbarrierMutex);
+  MbarrierState state = loadMbarrier(bar, "mbarrier.expect_tx");
+  checkMbarrier(mbarrierExpectTx(state, bytes), bar);
+  updateMbarrier(bar, state, /*completed=*/false);
+}
+
+extern "C" void stc_emu_mbarrier_complete_tx(void *bar, int32_t bytes) {
+  std::lock_guard<std::mutex> lock(mbarrierMutex);
+  MbarrierState state = loadMbarrier(bar, "complete-tx");
+  bool completed = false;
+  checkMbarrier(mbarrierCompleteTx(state, bytes, completed), bar);
+  updateMbarrier(bar, state, completed);
+}
+
+extern "C" void stc_emu_mbarrier_wait_parity(void *bar, int32_t parity) {
+  if (parity != 0 && parity != 1)
+    fail("mbarrier.try_wait.parity with parity " + std::to_string(parity) +
+         " (expected 0 or 1) on " + mbarrierName(bar));
+  std::unique_lock<std::mutex> lock(mbarrierMutex);
+  const char *what = "mbarrier.try_wait.parity";
+  MbarrierState state = loadMbarrier(bar, what);
+  if (!state.initialised())
+    fail(std::string(what) + " on " + mbarrierName(bar) +
+         ", which is not initialised (count 0)");
+  if (state.phaseDone(parity))
+    return;
+  Block *block = currentBlock;
+  if (block) {
+    block->waitBarrier[size_t(currentThread)] = bar;
+    block->waitParity[size_t(currentThread)] = parity;
+    ++block->waiting;
+    checkMbarrierDeadlock(*block);
+  }
+  std::condition_variable &queue = queueOf(bar);
+  do
+    queue.wait(lock);
+  while (!loadMbarrier(bar, what).phaseDone(parity));
+  if (block) {
+    block->waitBarrier[size_t(currentThread)] = nullptr;
+    --block->waiting;
+  }
+}
+
+extern "C" void *stc_emu_tensor_map_2d(const void *base, int32_t dataType,
+                                       int64_t inner, int64_t outer,
+                                       int64_t outerStrideBytes,
+                                       int32_t boxInner, int32_t boxOuter,
+                                       int32_t swizzleBytes) {
+  auto map = std::make_unique<TensorMap2d>();
+  std::string error =
+      makeTensorMap2d(base, dataType, inner, outer, outerStrideBytes, boxInner,
+                      boxOuter, swizzleBytes, *map);
+  if (!error.empty())
+    fail("tensor map: " + error);
+  std::lock_guard<std::mutex> lock(tensorMapMutex);
+  auto [it, inserted] = tensorMaps.try_emplace(
+      std::make_tuple(base, dataType, inner, outer, outerStrideBytes, boxInner,
+                      boxOuter, swizzleBytes),
+      nullptr);
+  if (inserted)
+    it->second = std::move(map);
+  return it->second.get();
+}
+
+extern "C" void stc_emu_tma_load_2d(void *dst, const void *map, int32_t x,
+                                    int32_t y, void *bar) {
+  const auto *m = static_cast<const TensorMap2d *>(map);
+  if (!m || m->magic != TensorMap2d::kMagic)
+    fail("cp.async.bulk.tensor with a tensor map that "
+         "stc_emu_tensor_map_2d did not make");
+  std::string error = tmaLoad2dError(*m, reinterpret_cast<uintptr_t>(dst));
+  if (!error.empty())
+    fail("cp.async.bulk.tensor: " + error);
+  // Check the barrier before the copy writes anything.
+  {
+    std::lock_guard<std::mutex> lock(mbarrierMutex);
+    if (!loadMbarrier(bar, "cp.async.bulk.tensor").initialised())
+      fail("cp.async.bulk.tensor completing on " + mbarrierName(bar) +
+           ", which is not initialised (count 0)");
+  }
+  tmaLoad2d(*m, dst, x, y);
+  std::lock_guard<std::mutex> lock(mbarrierMutex);
+  MbarrierState state = loadMbarrier(bar, "complete-tx");
+  bool completed = false;
+  checkMbarrier(mbarrierCompleteTx(state, tmaBoxBytes(*m), completed), bar);
+  updateMbarrier(bar, state, completed);
+}
+
+extern "C" void stc_emu_check_cluster(int64_t gridX, int64_t gridY,
+                                      int64_t gridZ, int64_t clusterX,
+                                      int64_t clusterY, int64_t clusterZ) {
+  if (clusterX < 1 || clusterY < 1 || clusterZ < 1 || gridX % clusterX != 0 ||
+      gridY % clusterY != 0 || gridZ % clusterZ != 0)
+    fail("a cluster of " + std::to_string(clusterX) + " x " +
+         std::to_string(clusterY) + " x " + std::to_string(clusterZ) +
+         " blocks does not divide the grid of " + std::to_string(gridX) +
+         " x " + std::to_string(gridY) + " x " + std::to_string(gridZ) +
+         " blocks");
 }

@@ -6,9 +6,20 @@
  * rendezvous of the warp's 32 threads at which the CPU model of mma.sp
  * (MmaSpModel.h, written from the PTX ISA's fragment tables) computes the
  * warp's result, and each wgmma.mma_async.sp (stc.wgmma_sp) one of the
- * warpgroup's 128 threads (WgmmaSpModel.h). Slow, and only as faithful as
- * the model, but it runs the kernel's own index arithmetic, bounds checks,
- * fragment packing and epilogue on machines with no GPU.
+ * warpgroup's 128 threads (WgmmaSpModel.h). sm_90a kernels that load
+ * their tiles with TMA and synchronise on mbarriers (warp-specialised
+ * producer and consumer warpgroups) run too: tensor maps, box copies and
+ * mbarrier objects follow the CPU model of TmaModel.h; a tensor copy
+ * happens at once in the issuing thread (a legal schedule of an
+ * asynchronous copy), then completes its bytes on its mbarrier. Slow, and
+ * only as faithful as the models, but it runs the kernel's own index
+ * arithmetic, bounds checks, fragment packing, pipeline protocol and
+ * epilogue on machines with no GPU.
+ *
+ * Errors the hardware would leave undefined or hang on (illegal operands,
+ * misaligned addresses, an mbarrier misused, every thread of a block
+ * waiting on mbarrier phases that cannot complete) are reported on stderr
+ * as "stc-gpu-emulator: error: ..." and end the process with status 1.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef STC_RUNTIME_EMULATOR_STC_GPU_EMULATOR_H
@@ -96,6 +107,20 @@ void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a, int64_t b_desc,
                       int32_t scale_a, int32_t scale_b, int32_t trans_b,
                       const void *smem, int64_t smem_bytes, float *d);
 
+/* The same instruction with A from shared memory too
+ * (wgmma.mma_async.sp...m64n<n>k32 d, a-desc, b-desc, sp-meta, sp-sel,
+ * scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b): a_desc is
+ * A's matrix descriptor (the 64 x 16 compressed A tile, K-major, or
+ * M-major with trans_a = 1) in the same shared-memory window as B. The
+ * other operands, the rendezvous and the errors are those of
+ * stc_emu_wgmma_sp; a_desc and trans_a must be the same in every thread of
+ * the warpgroup. */
+void stc_emu_wgmma_sp_ss(int32_t kind, int32_t n, int64_t a_desc,
+                         int64_t b_desc, int32_t meta, int32_t selector,
+                         int32_t scale_d, int32_t scale_a, int32_t scale_b,
+                         int32_t trans_a, int32_t trans_b, const void *smem,
+                         int64_t smem_bytes, float *d);
+
 /* ldmatrix.sync.aligned.m8n8.x<num>(.trans).shared.b16 for the calling
  * thread: `row` is the address this lane supplies (lanes 8i .. 8i + 7 give
  * the rows of matrix i); out[i] receives this lane's word of matrix i:
@@ -111,6 +136,95 @@ void stc_emu_cp_async(void *dst, const void *src, int32_t size,
 
 /* bar.sync 0 over the calling thread's block. */
 void stc_emu_barrier(void);
+
+/* mbarrier objects (sm_90). An mbarrier is 8 bytes of shared memory,
+ * 8-byte aligned, that holds its own state (TmaModel.h, MbarrierState:
+ * pending and expected arrivals, pending transaction bytes, phase); all
+ * operations on any mbarrier are serialised by one lock, and waiting
+ * threads sleep. A phase completes when no arrivals and no transaction
+ * bytes are pending: the phase number increments and the pending arrivals
+ * start again at the init count. Zeroed memory reads as "not initialised":
+ * an operation other than init on it is an error.
+ *
+ * stc_emu_mbarrier_init: mbarrier.init.shared.b64 with `count` (1 .. 2^20 -
+ * 1) expected arrivals, phase 0, no transaction bytes. */
+void stc_emu_mbarrier_init(void *bar, int32_t count);
+
+/* mbarrier.arrive.shared.b64 with `count` arrivals (1 for the plain form);
+ * more than the pending arrivals is an error. */
+void stc_emu_mbarrier_arrive(void *bar, int32_t count);
+
+/* mbarrier.arrive.expect_tx.shared.b64: expect-tx(bytes), then one
+ * arrival. */
+void stc_emu_mbarrier_arrive_expect_tx(void *bar, int32_t bytes);
+
+/* mbarrier.expect_tx: `bytes` more pending transaction bytes (at most
+ * 2^20 - 1 pending in all). */
+void stc_emu_mbarrier_expect_tx(void *bar, int32_t bytes);
+
+/* mbarrier.complete_tx (what a tensor copy does when it has written its
+ * bytes): `bytes` fewer pending transaction bytes. Completing more than the
+ * pending count is an error: the emulator wants the expect-tx before the
+ * copy (PTX would let the count go negative for a while; stc's kernels, as
+ * CUTLASS's, never do). */
+void stc_emu_mbarrier_complete_tx(void *bar, int32_t bytes);
+
+/* mbarrier.try_wait.parity as MLIR's nvvm.mbarrier.try_wait.parity
+ * (a loop until it succeeds): returns once the phase of parity `parity`
+ * (0 or 1) has completed, i.e. when the current phase's parity differs. A
+ * freshly initialised barrier is in phase 0, so waiting for parity 1
+ * returns at once. Inside stc_emu_launch, when every thread of the block
+ * has returned from the kernel or waits here for a phase that has not
+ * completed, nothing can complete one any more: that deadlock is reported
+ * (each barrier waited on, with its state) and stops the emulation.
+ * Threads blocked at bar.sync or a warp rendezvous do not count, so a hang
+ * that involves them stays a hang. */
+void stc_emu_mbarrier_wait_parity(void *bar, int32_t parity);
+
+/* cuTensorMapEncodeTiled for a 2-D tensor (interleave none, element
+ * strides 1, no L2 promotion, out-of-bounds elements read as zero), as the
+ * host code of an sm_90a kernel calls stc_gpu_tensor_map_2d
+ * (stc-emulate-gpu-kernels renames the calls): `base` the tensor's first
+ * element, `data_type` a CUtensorMapDataType (0 UINT8, 1 UINT16, 2 UINT32,
+ * 3 INT32, 4 UINT64, 5 INT64, 6 FLOAT16, 7 FLOAT32, 8 FLOAT64, 9 BFLOAT16,
+ * 10 FLOAT32_FTZ, 11 TFLOAT32, 12 TFLOAT32_FTZ), `inner` x `outer`
+ * elements (inner contiguous), rows `outer_stride_bytes` apart, boxes of
+ * `box_inner` x `box_outer` elements, `swizzle_bytes` 0 (none), 32, 64 or
+ * 128. The arguments are checked as the driver checks them (base 16-byte
+ * aligned, outer stride a multiple of 16 and at least a row, box
+ * dimensions 1 .. 256, box inner bytes a multiple of 16 and, when
+ * swizzled, at most the swizzle width); a violation is an error. Returns
+ * the emulator's map (not the CUDA 128-byte format; owned by the emulator,
+ * the same pointer for the same arguments). */
+void *stc_emu_tensor_map_2d(const void *base, int32_t data_type, int64_t inner,
+                            int64_t outer, int64_t outer_stride_bytes,
+                            int32_t box_inner, int32_t box_outer,
+                            int32_t swizzle_bytes);
+
+/* cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx
+ * ::bytes [dst], [map, {x, y}], [bar]: copies the box whose first element
+ * is at tensor coordinates (x, y) (innermost first; elements at negative
+ * coordinates or past the tensor's end read as zero) to `dst` as a dense
+ * row-major box, each 16-byte chunk moved by the map's swizzle on its
+ * absolute address (chunk bits [4, 4 + log2(W/16)) XOR bits [7, ...); the
+ * host address works because shared memory is 256 KiB aligned), then
+ * completes box_inner * box_outer * element bytes (the whole box) on
+ * `bar`, which must be initialised. `map` must come from
+ * stc_emu_tensor_map_2d. dst must be 128-byte aligned, and with a W-byte
+ * swizzle aligned to 8 W (256, 512, 1024 bytes: the box starts a
+ * repetition of the pattern) with box rows of exactly W bytes (CUDA allows
+ * narrower rows; the emulator does not model them). */
+void stc_emu_tma_load_2d(void *dst, const void *map, int32_t x, int32_t y,
+                         void *bar);
+
+/* Checks a cluster launch: each cluster dimension at least 1 and dividing
+ * the grid's, as cuLaunchKernelEx requires; otherwise an error. The
+ * emulator then runs the blocks one after the other as usual: stc's
+ * kernels use clusters for scheduling only (no distributed shared memory,
+ * multicast or cluster barriers, which the emulator rejects). */
+void stc_emu_check_cluster(int64_t grid_x, int64_t grid_y, int64_t grid_z,
+                           int64_t cluster_x, int64_t cluster_y,
+                           int64_t cluster_z);
 
 #ifdef __cplusplus
 }

@@ -1,25 +1,8 @@
-// The stc.wgmma_sp forms stc-emulate-gpu-kernels rejects: A from a shared-
-// memory descriptor, input types other than f16/bf16 (tf32, 8-bit), and a
-// kernel module whose shared memory the B descriptor cannot name (no
-// shared-memory global).
+// The stc.wgmma_sp forms stc-emulate-gpu-kernels rejects: input types
+// other than f16/bf16 (tf32, 8-bit), and a kernel module whose shared
+// memory the B descriptor cannot name (no shared-memory global). (A from a
+// shared-memory descriptor runs: stc-emulate-gpu-kernels-tma.mlir.)
 // RUN: stc-opt %s -split-input-file --stc-emulate-gpu-kernels -verify-diagnostics
-
-module attributes {gpu.container_module} {
-  gpu.module @stc_kernels {
-    llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<1024 x i8>
-    gpu.func @a_desc(%wa: i32, %wb: i32, %e: i32, %wc: i32) kernel {
-      %da = arith.extui %wa : i32 to i64
-      %db = arith.extui %wb : i32 to i64
-      %c = llvm.bitcast %wc : i32 to f32
-      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers and f16 or bf16 inputs with f32 accumulators (or f16 with f16) is emulated}}
-      %d:4 = stc.wgmma_sp f16 * f16 -> f32, n = 8, a_desc(%da) b_desc(%db)
-          meta(%e) sel(0) acc(%c, %c, %c, %c) : f32
-      gpu.return
-    }
-  }
-}
-
-// -----
 
 module attributes {gpu.container_module} {
   gpu.module @stc_kernels {
@@ -27,7 +10,7 @@ module attributes {gpu.container_module} {
     gpu.func @tf32(%a: i32, %wb: i32, %e: i32, %wc: i32) kernel {
       %db = arith.extui %wb : i32 to i64
       %c = llvm.bitcast %wc : i32 to f32
-      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers}}
+      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers or shared memory}}
       %t:4 = stc.wgmma_sp tf32 * tf32 -> f32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%c, %c, %c, %c) : f32
       gpu.return
@@ -42,7 +25,7 @@ module attributes {gpu.container_module} {
     llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<1024 x i8>
     gpu.func @s8(%a: i32, %wb: i32, %e: i32, %r: i32) kernel {
       %db = arith.extui %wb : i32 to i64
-      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers}}
+      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers or shared memory}}
       %i:4 = stc.wgmma_sp si8 * si8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%r, %r, %r, %r) : i32
       gpu.return

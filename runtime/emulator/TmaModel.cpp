@@ -1,0 +1,250 @@
+//===- TmaModel.cpp - CPU model of TMA copies and mbarriers -----*- C++ -*-===//
+//
+// Tensor-map checks follow the CUDA driver API's documentation of
+// cuTensorMapEncodeTiled; the box copy and swizzle the PTX ISA's
+// "Tensor copy" and "Tensor-map swizzling modes" sections; the mbarrier the
+// PTX ISA's "mbarrier" section (phases, arrival and tx-counts).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/emulator/TmaModel.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace stc::emu {
+
+//===----------------------------------------------------------------------===//
+// Tensor maps and TMA loads
+//===----------------------------------------------------------------------===//
+
+int tensorMapElementBytes(int32_t dataType) {
+  switch (dataType) {
+  case 0: // UINT8
+    return 1;
+  case 1: // UINT16
+  case 6: // FLOAT16
+  case 9: // BFLOAT16
+    return 2;
+  case 2:  // UINT32
+  case 3:  // INT32
+  case 7:  // FLOAT32
+  case 10: // FLOAT32_FTZ
+  case 11: // TFLOAT32
+  case 12: // TFLOAT32_FTZ
+    return 4;
+  case 4: // UINT64
+  case 5: // INT64
+  case 8: // FLOAT64
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+std::string makeTensorMap2d(const void *base, int32_t dataType, int64_t inner,
+                            int64_t outer, int64_t outerStrideBytes,
+                            int32_t boxInner, int32_t boxOuter,
+                            int32_t swizzleBytes, TensorMap2d &map) {
+  std::ostringstream os;
+  const int elem = tensorMapElementBytes(dataType);
+  const auto address = reinterpret_cast<uintptr_t>(base);
+  constexpr int64_t kMaxDim = int64_t(1) << 32;
+  if (elem == 0) {
+    os << "unknown data type " << dataType << " (CUtensorMapDataType 0 .. 12)";
+  } else if (!base || address % 16 != 0) {
+    os << "global address 0x" << std::hex << address << std::dec
+       << " is not 16-byte aligned";
+  } else if (inner < 1 || inner > kMaxDim || outer < 1 || outer > kMaxDim) {
+    os << "tensor of " << inner << " x " << outer
+       << " elements (each dimension 1 .. 2^32)";
+  } else if (outerStrideBytes % 16 != 0 || outerStrideBytes <= 0) {
+    os << "outer stride of " << outerStrideBytes
+       << " bytes is not a positive multiple of 16";
+  } else if (outerStrideBytes < inner * elem) {
+    os << "outer stride of " << outerStrideBytes
+       << " bytes is less than a row of " << inner << " elements of " << elem
+       << " bytes";
+  } else if (outerStrideBytes >= (int64_t(1) << 40)) {
+    os << "outer stride of " << outerStrideBytes << " bytes is not below 2^40";
+  } else if (boxInner < 1 || boxInner > 256 || boxOuter < 1 || boxOuter > 256) {
+    os << "box of " << boxInner << " x " << boxOuter
+       << " elements (each dimension 1 .. 256)";
+  } else if (int64_t(boxInner) * elem % 16 != 0) {
+    os << "box inner dimension of " << int64_t(boxInner) * elem
+       << " bytes is not a multiple of 16";
+  } else if (swizzleBytes != 0 && swizzleBytes != 32 && swizzleBytes != 64 &&
+             swizzleBytes != 128) {
+    os << "swizzle of " << swizzleBytes << " bytes (expected 0, 32, 64 or 128)";
+  } else if (swizzleBytes != 0 && int64_t(boxInner) * elem > swizzleBytes) {
+    os << "box inner dimension of " << int64_t(boxInner) * elem
+       << " bytes exceeds the " << swizzleBytes << "-byte swizzle";
+  }
+  if (!os.str().empty())
+    return os.str();
+  map = TensorMap2d();
+  map.base = static_cast<const uint8_t *>(base);
+  map.dataType = dataType;
+  map.elemBytes = elem;
+  map.inner = inner;
+  map.outer = outer;
+  map.outerStrideBytes = outerStrideBytes;
+  map.boxInner = boxInner;
+  map.boxOuter = boxOuter;
+  map.swizzleBytes = swizzleBytes;
+  return "";
+}
+
+uint64_t tmaSwizzleAddress(uint64_t address, int32_t swizzleBytes) {
+  if (swizzleBytes == 0)
+    return address;
+  const uint64_t mask = uint64_t(swizzleBytes / 16 - 1);
+  return address ^ (((address >> 7) & mask) << 4);
+}
+
+int64_t tmaBoxBytes(const TensorMap2d &map) {
+  return int64_t(map.boxInner) * map.boxOuter * map.elemBytes;
+}
+
+int64_t tmaDestinationAlignment(const TensorMap2d &map) {
+  return map.swizzleBytes ? 8 * int64_t(map.swizzleBytes) : 128;
+}
+
+std::string tmaLoad2dError(const TensorMap2d &map, uint64_t dst) {
+  std::ostringstream os;
+  const int64_t align = tmaDestinationAlignment(map);
+  const int64_t rowBytes = int64_t(map.boxInner) * map.elemBytes;
+  if (dst % uint64_t(align) != 0) {
+    // The low 18 bits of the host address are the shared address.
+    os << "destination at shared address 0x" << std::hex << (dst & 0x3FFFF)
+       << std::dec << " is not " << align << "-byte aligned";
+    if (map.swizzleBytes)
+      os << " (8 rows of the " << map.swizzleBytes << "-byte swizzle)";
+  } else if (map.swizzleBytes != 0 && rowBytes != map.swizzleBytes) {
+    os << "box rows of " << rowBytes << " bytes with the " << map.swizzleBytes
+       << "-byte swizzle are not emulated (only rows of exactly the "
+          "swizzle width)";
+  }
+  return os.str();
+}
+
+void tmaLoad2d(const TensorMap2d &map, void *dst, int32_t x, int32_t y) {
+  const int64_t e = map.elemBytes;
+  const int64_t rowBytes = map.boxInner * e;
+  // The in-bounds elements [lo, hi) of every row of the box.
+  const int64_t lo = std::clamp<int64_t>(-int64_t(x), 0, map.boxInner);
+  const int64_t hi =
+      std::clamp<int64_t>(map.inner - int64_t(x), lo, map.boxInner);
+  uint8_t row[256 * 8];
+  auto *out = static_cast<uint8_t *>(dst);
+  for (int64_t j = 0; j < map.boxOuter; ++j) {
+    std::memset(row, 0, size_t(rowBytes));
+    const int64_t tensorRow = int64_t(y) + j;
+    if (tensorRow >= 0 && tensorRow < map.outer && hi > lo)
+      std::memcpy(row + lo * e,
+                  map.base + tensorRow * map.outerStrideBytes +
+                      (int64_t(x) + lo) * e,
+                  size_t((hi - lo) * e));
+    // 16-byte chunks go where the swizzle of their address says.
+    for (int64_t c = 0; c < rowBytes; c += 16) {
+      const auto address = reinterpret_cast<uintptr_t>(out + j * rowBytes + c);
+      std::memcpy(reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(
+                      tmaSwizzleAddress(address, map.swizzleBytes))),
+                  row + c, 16);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// mbarrier objects
+//===----------------------------------------------------------------------===//
+
+MbarrierState decodeMbarrier(uint64_t word) {
+  MbarrierState s;
+  s.pending = uint32_t(word & 0xFFFFF);
+  s.expected = uint32_t((word >> 20) & 0xFFFFF);
+  s.tx = uint32_t((word >> 40) & 0xFFFFF);
+  s.phase = uint32_t(word >> 60);
+  return s;
+}
+
+uint64_t encodeMbarrier(const MbarrierState &s) {
+  return uint64_t(s.pending & 0xFFFFF) | uint64_t(s.expected & 0xFFFFF) << 20 |
+         uint64_t(s.tx & 0xFFFFF) << 40 | uint64_t(s.phase & 0xF) << 60;
+}
+
+std::string describeMbarrier(const MbarrierState &s) {
+  std::ostringstream os;
+  os << "pending arrivals " << s.pending << " of " << s.expected << ", " << s.tx
+     << " transaction bytes, phase " << s.phase << " (mod 16)";
+  return os.str();
+}
+
+std::string mbarrierInit(MbarrierState &s, int64_t count) {
+  if (count < 1 || count > kMbarrierMaxCount)
+    return "mbarrier.init with count " + std::to_string(count) +
+           " (expected 1 .. 2^20 - 1)";
+  s = MbarrierState();
+  s.pending = s.expected = uint32_t(count);
+  return "";
+}
+
+namespace {
+
+/// Completes the current phase if nothing is pending.
+void completeIfDone(MbarrierState &s, bool &completed) {
+  completed = s.pending == 0 && s.tx == 0;
+  if (!completed)
+    return;
+  s.phase = (s.phase + 1) & 0xF;
+  s.pending = s.expected;
+}
+
+std::string uninitialised(const char *what) {
+  return std::string(what) +
+         " on an mbarrier that is not initialised (count 0: no "
+         "mbarrier.init, or the memory was overwritten)";
+}
+
+} // namespace
+
+std::string mbarrierArrive(MbarrierState &s, int64_t count, bool &completed) {
+  completed = false;
+  if (!s.initialised())
+    return uninitialised("mbarrier.arrive");
+  if (count < 1 || count > int64_t(s.pending))
+    return "mbarrier.arrive of " + std::to_string(count) + " arrivals with " +
+           describeMbarrier(s) + " (more arrivals than the phase expects)";
+  s.pending -= uint32_t(count);
+  completeIfDone(s, completed);
+  return "";
+}
+
+std::string mbarrierExpectTx(MbarrierState &s, int64_t bytes) {
+  if (!s.initialised())
+    return uninitialised("mbarrier.expect_tx");
+  if (bytes < 0 || int64_t(s.tx) + bytes > kMbarrierMaxTx)
+    return "mbarrier.expect_tx of " + std::to_string(bytes) + " bytes with " +
+           describeMbarrier(s) + " (the tx-count range is 0 .. 2^20 - 1)";
+  s.tx += uint32_t(bytes);
+  return "";
+}
+
+std::string mbarrierCompleteTx(MbarrierState &s, int64_t bytes,
+                               bool &completed) {
+  completed = false;
+  if (!s.initialised())
+    return uninitialised("complete-tx");
+  if (bytes < 0 || bytes > int64_t(s.tx))
+    return "complete-tx of " + std::to_string(bytes) + " bytes with " +
+           describeMbarrier(s) +
+           " (more bytes than expected: a missing or short expect-tx before "
+           "the copy)";
+  s.tx -= uint32_t(bytes);
+  // Transactions alone complete a phase only once every arrival is in.
+  completeIfDone(s, completed);
+  return "";
+}
+
+} // namespace stc::emu

@@ -1,0 +1,151 @@
+//===- TmaModel.h - CPU model of TMA copies and mbarriers -------*- C++ -*-===//
+//
+// What the emulator (stc_gpu_emulator.h) needs to run an sm_90a kernel that
+// loads its tiles with the Tensor Memory Accelerator and synchronises on
+// mbarriers, as plain functions with no threads or locks (the emulator adds
+// those):
+//
+// - TensorMap2d: a 2-D tiled tensor map, checked the way
+//   cuTensorMapEncodeTiled checks its arguments (CUDA driver API,
+//   "Tensor Map Object Management");
+// - tmaLoad2d: cp.async.bulk.tensor.2d.shared::cluster.global.tile: the box
+//   at tensor coordinates (x, y), elements outside the tensor read as zero,
+//   stored dense and row-major, then permuted by the map's swizzle (the
+//   CU_TENSOR_MAP_SWIZZLE_{32B,64B,128B} pattern on the absolute shared
+//   address: the 16-byte chunk bits [4, 4 + log2(W/16)) XOR bits
+//   [7, 7 + log2(W/16)));
+// - MbarrierState: the state of an mbarrier object (PTX ISA 9.7.13.15) in
+//   its own 8 bytes, and the arrive-on, expect-tx and complete-tx
+//   operations on it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_RUNTIME_EMULATOR_TMAMODEL_H
+#define STC_RUNTIME_EMULATOR_TMAMODEL_H
+
+#include <cstdint>
+#include <string>
+
+namespace stc::emu {
+
+//===----------------------------------------------------------------------===//
+// Tensor maps and TMA loads
+//===----------------------------------------------------------------------===//
+
+/// Bytes of one element of a CUtensorMapDataType (0 UINT8 .. 12
+/// TFLOAT32_FTZ), 0 for a value the emulator does not know.
+int tensorMapElementBytes(int32_t dataType);
+
+/// A 2-D tiled tensor map (interleave none, element strides 1, out-of-bounds
+/// fill zero): the emulator's stand-in for a CUtensorMap.
+struct TensorMap2d {
+  /// Tells a map made by makeTensorMap2d from arbitrary memory.
+  static constexpr uint64_t kMagic = 0x3270616d72736e74ULL; // "tnsrmap2"
+  uint64_t magic = kMagic;
+  const uint8_t *base = nullptr;
+  int32_t dataType = 0;
+  int32_t elemBytes = 0;
+  /// Elements along the inner (contiguous) and outer dimension.
+  int64_t inner = 0, outer = 0;
+  int64_t outerStrideBytes = 0;
+  /// Box elements along the inner and outer dimension.
+  int32_t boxInner = 0, boxOuter = 0;
+  /// 0 (none), 32, 64 or 128.
+  int32_t swizzleBytes = 0;
+};
+
+/// Fills `map` and returns "" when the arguments are ones
+/// cuTensorMapEncodeTiled accepts for a 2-D tiled map: a known data type,
+/// base 16-byte aligned (and not null), 1 <= inner, outer <= 2^32,
+/// outerStrideBytes a multiple of 16, at least inner * element bytes and
+/// below 2^40, box dimensions 1..256, box inner bytes a multiple of 16,
+/// swizzle 0, 32, 64 or 128 and, when swizzled, box inner bytes at most the
+/// swizzle width. Otherwise returns what is wrong.
+std::string makeTensorMap2d(const void *base, int32_t dataType, int64_t inner,
+                            int64_t outer, int64_t outerStrideBytes,
+                            int32_t boxInner, int32_t boxOuter,
+                            int32_t swizzleBytes, TensorMap2d &map);
+
+/// Where the byte at shared address `address` of an unswizzled box lands
+/// with swizzle width `swizzleBytes` (0: none): the 16-byte chunk index
+/// (address >> 4) & (W/16 - 1) is XORed with (address >> 7) & (W/16 - 1).
+uint64_t tmaSwizzleAddress(uint64_t address, int32_t swizzleBytes);
+
+/// Bytes one box load writes and completes on its mbarrier (all of the box,
+/// out-of-bounds elements included).
+int64_t tmaBoxBytes(const TensorMap2d &map);
+
+/// Alignment the destination of a box load needs: 128 bytes, or 8 swizzle
+/// rows (256, 512, 1024 bytes for 32, 64, 128-byte swizzle) so that the box
+/// starts a repetition of the swizzle pattern.
+int64_t tmaDestinationAlignment(const TensorMap2d &map);
+
+/// "" when a box load with `map` into shared address `dst` is emulated:
+/// dst aligned to tmaDestinationAlignment, and, when swizzled, box rows of
+/// exactly the swizzle width (narrower rows, which CUDA accepts, are not
+/// modelled). Otherwise what is wrong.
+std::string tmaLoad2dError(const TensorMap2d &map, uint64_t dst);
+
+/// The box load itself (after tmaLoad2dError said ""): the box whose first
+/// element is at tensor coordinates (x, y) (innermost first; negative or
+/// past the end reads zeros) into `dst`, swizzled on dst's address.
+void tmaLoad2d(const TensorMap2d &map, void *dst, int32_t x, int32_t y);
+
+//===----------------------------------------------------------------------===//
+// mbarrier objects
+//===----------------------------------------------------------------------===//
+
+/// Largest arrival count (mbarrier.init) and pending transaction count.
+constexpr int64_t kMbarrierMaxCount = (int64_t(1) << 20) - 1;
+constexpr int64_t kMbarrierMaxTx = (int64_t(1) << 20) - 1;
+
+/// The state of an mbarrier object, kept in its 8 bytes (encodeMbarrier):
+/// bits 19..0 pending arrivals, 39..20 expected arrivals (the init count;
+/// 0: not initialised, which zeroed memory reads as), 59..40 pending
+/// transaction bytes, 63..60 the phase number modulo 16 (bit 60: the
+/// parity try_wait.parity tests).
+struct MbarrierState {
+  uint32_t pending = 0;
+  uint32_t expected = 0;
+  uint32_t tx = 0;
+  uint32_t phase = 0;
+
+  bool initialised() const { return expected != 0; }
+  /// Whether the phase of parity `parity` is complete: the current phase has
+  /// the other parity (so a fresh barrier, in phase 0, has completed the
+  /// "phase" of parity 1, as try_wait.parity on hardware reports).
+  bool phaseDone(int32_t parity) const {
+    return int32_t(phase & 1) != (parity & 1);
+  }
+};
+
+MbarrierState decodeMbarrier(uint64_t word);
+uint64_t encodeMbarrier(const MbarrierState &state);
+
+/// mbarrier.init: phase 0, `count` pending and expected arrivals (1 ..
+/// kMbarrierMaxCount), no transactions. "" or what is wrong.
+std::string mbarrierInit(MbarrierState &state, int64_t count);
+
+/// Arrive-on with `count` arrivals (1 .. the pending count: more would
+/// complete a phase the thread did not see; PTX leaves it undefined).
+/// Completes the phase (sets `completed`) when no arrivals and no
+/// transaction bytes remain pending.
+std::string mbarrierArrive(MbarrierState &state, int64_t count,
+                           bool &completed);
+
+/// expect-tx: `bytes` more transaction bytes pending (the total at most
+/// kMbarrierMaxTx).
+std::string mbarrierExpectTx(MbarrierState &state, int64_t bytes);
+
+/// complete-tx: `bytes` transaction bytes done. The emulator requires the
+/// matching expect-tx first (PTX lets the count go negative for a while;
+/// stc's kernels, like CUTLASS's, expect before they copy), so more bytes
+/// than pending is an error. Completes the phase like mbarrierArrive.
+std::string mbarrierCompleteTx(MbarrierState &state, int64_t bytes,
+                               bool &completed);
+
+/// "pending arrivals A of E, T transaction bytes, phase P" for messages.
+std::string describeMbarrier(const MbarrierState &state);
+
+} // namespace stc::emu
+
+#endif // STC_RUNTIME_EMULATOR_TMAMODEL_H
