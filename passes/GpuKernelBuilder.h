@@ -218,7 +218,7 @@ protected:
 };
 
 /// Geometry of the sm_90a kernel (docs/HOPPER.md): one consumer warpgroup
-/// per 64 rows of the block tile plus one producer warp, and a ring of
+/// per 64 rows of the block tile plus a producer warpgroup, and a ring of
 /// `stages` shared-memory slots, each one K step (64 dense K of f16/bf16):
 ///   [B tile: blockCols x 64, 128-byte swizzled (K-major: one 128-byte row
 ///    per column; MN-major: blockCols / 64 atoms of 64 k-rows x 128 bytes)]
@@ -228,6 +228,11 @@ protected:
 /// kernel rounds up to 1024, hence the 1 KiB of slack.
 struct HopperKernelShape {
   int64_t blockRows = 128, blockCols = 128, stages = 4, clusterRows = 1;
+  /// A through a shared-memory descriptor (the values tile as TMA wrote
+  /// it; one wgmma group stays in flight across K steps), or from
+  /// registers loaded with ld.shared (each step waits for its wgmmas,
+  /// since the next step's loads reuse the registers).
+  bool aFromSharedMemory = true;
 
   static constexpr int64_t kBlockK = 64;
   static constexpr int64_t kStoredK = kBlockK / 2;
@@ -239,8 +244,21 @@ struct HopperKernelShape {
   int64_t consumerThreads() const {
     return consumerWarpgroups() * kWarpgroupThreads;
   }
-  /// Consumers, then the producer warp.
-  int64_t threads() const { return consumerThreads() + kWarpSize; }
+  /// Consumers, then the producer warpgroup (a whole warpgroup, so that
+  /// setmaxnreg, which works per warpgroup, can move its registers to the
+  /// consumers).
+  int64_t threads() const { return consumerThreads() + kWarpgroupThreads; }
+  /// setmaxnreg targets with two consumer warpgroups (384 threads: 168
+  /// registers each at launch, 3 warps per SM sub-partition): the producer
+  /// drops to 40 and the consumers rise to 232, which uses the 64 Ki
+  /// register file exactly (128 x 40 + 256 x 232). With one consumer
+  /// warpgroup (256 threads) every thread may have 255 already: 0, none.
+  int64_t producerRegisters() const {
+    return consumerWarpgroups() == 2 ? 40 : 0;
+  }
+  int64_t consumerRegisters() const {
+    return consumerWarpgroups() == 2 ? 232 : 0;
+  }
   int64_t bBytes() const { return blockCols * kBlockK * 2; }
   int64_t aBytes() const { return blockRows * kStoredK * 2; }
   /// Bytes one K step's TMA copies deliver (the full boxes, as counted by

@@ -4,8 +4,8 @@
 // operands, f32 accumulation): Out[R, P] = S[R, K] . D[K, P] in block tiles
 // of BM x BN, BM = 64 per consumer warpgroup.
 //
-//   threads [0, 128 * BM/64)   consumer warpgroups, rows 64 wg .. 64 wg + 63
-//   threads [128 * BM/64, +32) the producer warp (one thread issues)
+//   threads [0, 128 * BM/64)    consumer warpgroups, rows 64 wg .. 64 wg + 63
+//   threads [128 * BM/64, +128) the producer warpgroup (one thread issues)
 //
 // Producer: for each K step s (64 dense K), waits until the consumers have
 // released ring slot s % stages (mbarrier `empty`), announces the slot's
@@ -14,21 +14,25 @@
 // elements, 64-byte swizzle) and B (BN x 64, 128-byte swizzle; one box for
 // a p-major D, BN / 64 boxes of 64 x 64 for a k-major one). TMA fills
 // everything past R, P or K with zeros, so ragged sizes need no code.
+// With two consumer warpgroups, setmaxnreg moves registers from the
+// producer (40) to the consumers (232).
 //
-// Consumers: wait on `full`, load their A fragments from the swizzled
-// values with ld.shared (conflict-free), take the step's metadata word
-// (one per thread per K step, read from global memory four steps at a
-// time, one vector ahead; the Hopper kernel-ready layout of
-// StcHopperLayout.h is made for that 128-bit load), and issue two
-// wgmma.mma_async.sp m64nBNk32 (sp-sel 0 and 1 for the two halves of the
-// step) with B through a matrix descriptor of the slot. After
-// wgmma.wait_group 0 they release the slot on `empty`. The accumulators
-// (BN / 2 f32 per thread) then go through the sm_80 path's epilogue.
+// Consumers: wait on `full`, take the step's metadata word (one per thread
+// per K step, read from global memory four steps at a time, one vector
+// ahead; the Hopper kernel-ready layout of StcHopperLayout.h is made for
+// that 128-bit load), and issue two wgmma.mma_async.sp m64nBNk32 (sp-sel 0
+// and 1 for the two halves of the step) with B, and by default A, through
+// matrix descriptors of the slot. One group of wgmmas stays in flight:
+// after committing step s, wgmma.wait_group 1 and the release of slot
+// s - 1 on `empty`. The accumulators (BN / 2 f32 per thread) then go
+// through the sm_80 path's epilogue.
 //
-// The wait for the wgmmas at every step (rather than keeping one group in
-// flight) is deliberate for now: the A fragments live in registers that
-// the next step's loads would overwrite while the instruction may still
-// read them.
+// The other A source (HopperKernelShape::aFromSharedMemory false) loads
+// the A fragments from the swizzled values with ld.shared (conflict-free)
+// and waits for each step's wgmmas, since the next step's loads reuse the
+// registers: slower, but it rests on the register layout of A rather than
+// on the shared-memory one, which is a different unverified assumption
+// (docs/HOPPER-LAYOUT.md).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GpuKernelBuilder.h"
@@ -57,6 +61,22 @@ constexpr int64_t kPadMetaWord = 0x44444444;
   tile.mnRows = static_cast<int>(shape.blockCols);
   tile.kCols = static_cast<int>(HopperKernelShape::kBlockK);
   return tile;
+}
+
+/// Each of `values` (f32) through an empty volatile inline asm that
+/// reads and writes it ("+f"): code that uses the accumulators cannot move
+/// across it, so nothing reads them between a wgmma and the
+/// wgmma.wait_group that completes it (LLVM does not know that the wait
+/// defines them; ptxas would otherwise serialize the wgmmas).
+void fenceOperands(ImplicitLocOpBuilder &b, SmallVectorImpl<Value> &values) {
+  for (Value &v : values)
+    v = LLVM::InlineAsmOp::create(
+            b, v.getType(), ValueRange{v}, /*asm_string=*/"",
+            /*constraints=*/"=f,0", /*has_side_effects=*/true,
+            /*is_align_stack=*/false, LLVM::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+            /*operand_attrs=*/ArrayAttr())
+            .getResult(0);
 }
 
 } // namespace
@@ -149,7 +169,13 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
 }
 
 void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
-  // One thread of the producer warp issues everything.
+  // The producer warpgroup gives registers to the consumers (it needs few).
+  if (shape.producerRegisters())
+    NVVM::SetMaxRegisterOp::create(
+        b, b.getI32IntegerAttr(shape.producerRegisters()),
+        NVVM::SetMaxRegisterActionAttr::get(
+            b.getContext(), NVVM::SetMaxRegisterAction::decrease));
+  // One thread of the producer warpgroup issues everything.
   auto issuer =
       scf::IfOp::create(b,
                         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
@@ -204,6 +230,11 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
 
 void HopperKernelBuilder::consumer() {
   using namespace ::stc::format;
+  if (shape.consumerRegisters())
+    NVVM::SetMaxRegisterOp::create(
+        b, b.getI32IntegerAttr(shape.consumerRegisters()),
+        NVVM::SetMaxRegisterActionAttr::get(
+            b.getContext(), NVVM::SetMaxRegisterAction::increase));
   warpgroup =
       arith::DivUIOp::create(b, tid, i32(HopperKernelShape::kWarpgroupThreads));
   threadInGroup =
@@ -217,22 +248,44 @@ void HopperKernelBuilder::consumer() {
       i32(HopperKernelShape::kWarpgroupRows));
   metaVectors = arith::DivUIOp::create(b, add(kSteps, i32(3)), i32(4));
 
-  // A fragment (StcHopperLayout.h (a), B16): register j of the k32 half kk
-  // holds stored columns 16 kk + 2t + 8 (j >> 1) + {0, 1} of row
-  // 16 w + g + 8 (j & 1) of the warpgroup's 64 rows. The values tile has
+  // A from registers: register j of the k32 half kk holds stored columns
+  // 16 kk + 2t + 8 (j >> 1) + {0, 1} of row 16 w + g + 8 (j & 1) of the
+  // warpgroup's 64 rows (StcHopperLayout.h (a), B16). The values tile has
   // 64-byte rows whose 16-byte chunk c sits at c ^ ((row >> 1) & 3) (TMA's
   // 64-byte swizzle); rows g and g + 8 share the phase.
-  Value aRow = add(add(mul(warpgroup, i32(64)), mul(warpInGroup, i32(16))), g);
-  Value phase =
-      arith::AndIOp::create(b, arith::ShRUIOp::create(b, aRow, i32(1)), i32(3));
   SmallVector<Value> aOffsets; // [kk * 4 + j], from the slot's A region
+  if (!shape.aFromSharedMemory) {
+    Value aRow =
+        add(add(mul(warpgroup, i32(64)), mul(warpInGroup, i32(16))), g);
+    Value phase = arith::AndIOp::create(
+        b, arith::ShRUIOp::create(b, aRow, i32(1)), i32(3));
+    for (int64_t kk = 0; kk < 2; ++kk)
+      for (int64_t j = 0; j < 4; ++j) {
+        Value row = add(aRow, i32(8 * (j & 1)));
+        Value chunk = arith::XOrIOp::create(b, i32(2 * kk + (j >> 1)), phase);
+        aOffsets.push_back(
+            add(add(mul(row, i32(64)), mul(chunk, i32(16))), mul(t, i32(4))));
+      }
+  }
+  // A from shared memory: the same tile is the ISA's K-major layout with
+  // the 64-byte swizzle (rows of exactly 64 bytes, 8-row atoms of 512),
+  // the warpgroup's 64 rows 4 KiB into it; the half kk starts 32 kk bytes
+  // into the rows.
+  HopperSmemTile aTile;
+  aTile.swizzle = HopperSwizzle::B64;
+  aTile.mnMajor = false;
+  aTile.elementBits = 16;
+  aTile.mnRows = static_cast<int>(HopperKernelShape::kWarpgroupRows);
+  aTile.kCols = static_cast<int>(HopperKernelShape::kStoredK);
+  uint64_t aFixedBits = hopperSmemDescriptor(aTile, 0, 0);
+  int64_t aStartOffset[2];
   for (int64_t kk = 0; kk < 2; ++kk)
-    for (int64_t j = 0; j < 4; ++j) {
-      Value row = add(aRow, i32(8 * (j & 1)));
-      Value chunk = arith::XOrIOp::create(b, i32(2 * kk + (j >> 1)), phase);
-      aOffsets.push_back(
-          add(add(mul(row, i32(64)), mul(chunk, i32(16))), mul(t, i32(4))));
-    }
+    aStartOffset[kk] = static_cast<int64_t>(
+        (hopperSmemDescriptor(aTile, 0, static_cast<int>(16 * kk)) & 0x3FFF)
+        << 4);
+  Value aWarpgroupOffset =
+      mul(warpgroup, i32(HopperKernelShape::kWarpgroupRows *
+                         HopperKernelShape::kStoredK * 2));
 
   // B descriptors: the fixed fields, and the start offset of each half.
   HopperSmemTile tile = bTile(shape, pb.denseKMajor);
@@ -276,38 +329,67 @@ void HopperKernelBuilder::consumer() {
           b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(i)),
           curWords[i], word);
 
+    // A registers (loaded now, from the slot the barrier released).
     SmallVector<SmallVector<Value, 4>, 2> aRegs(2);
-    for (int64_t kk = 0; kk < 2; ++kk)
-      for (int64_t j = 0; j < 4; ++j) {
-        Value ptr =
-            LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
-                                ValueRange{add(aBase, aOffsets[kk * 4 + j])});
-        aRegs[kk].push_back(LLVM::LoadOp::create(b, b.getI32Type(), ptr));
-      }
+    if (!shape.aFromSharedMemory)
+      for (int64_t kk = 0; kk < 2; ++kk)
+        for (int64_t j = 0; j < 4; ++j) {
+          Value ptr =
+              LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
+                                  ValueRange{add(aBase, aOffsets[kk * 4 + j])});
+          aRegs[kk].push_back(LLVM::LoadOp::create(b, b.getI32Type(), ptr));
+        }
+    // A descriptor of shared address `address` with the fixed fields.
+    auto descriptor = [&](uint64_t fixed, Value address) -> Value {
+      Value start = arith::AndIOp::create(
+          b, arith::ShRUIOp::create(b, address, i32(4)), i32(0x3FFF));
+      return arith::OrIOp::create(
+          b, i64(static_cast<int64_t>(fixed)),
+          arith::ExtUIOp::create(b, b.getI64Type(), start));
+    };
     Value tileAddress = add(smemAddress, slotBase);
+    Value aAddress = add(add(smemAddress, aBase), aWarpgroupOffset);
     Type f32Type = b.getF32Type();
+    fenceOperands(b, acc);
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t kk = 0; kk < 2; ++kk) {
-      Value start = arith::AndIOp::create(
-          b,
-          arith::ShRUIOp::create(b, add(tileAddress, i32(startOffset[kk])),
-                                 i32(4)),
-          i32(0x3FFF));
-      Value desc = arith::OrIOp::create(
-          b, i64(static_cast<int64_t>(fixedBits)),
-          arith::ExtUIOp::create(b, b.getI64Type(), start));
+      Value bDesc =
+          descriptor(fixedBits, add(tileAddress, i32(startOffset[kk])));
+      Value aDesc =
+          shape.aFromSharedMemory
+              ? descriptor(aFixedBits, add(aAddress, i32(aStartOffset[kk])))
+              : Value();
       auto mma = WgmmaSpOp::create(
-          b, SmallVector<Type>(accCount, f32Type), acc, /*a_desc=*/Value(),
-          aRegs[kk], desc, word, /*scale_d=*/Value(), pb.inputType,
-          pb.inputType, f32Type, static_cast<uint64_t>(blockCols),
-          static_cast<uint32_t>(kk), /*scale_a=*/1, /*scale_b=*/1,
+          b, SmallVector<Type>(accCount, f32Type), acc, aDesc, aRegs[kk], bDesc,
+          word, /*scale_d=*/Value(), pb.inputType, pb.inputType, f32Type,
+          static_cast<uint64_t>(blockCols), static_cast<uint32_t>(kk),
+          /*scale_a=*/1, /*scale_b=*/1,
           /*trans_a=*/false, /*trans_b=*/pb.denseKMajor);
       acc.assign(mma.getNewAcc().begin(), mma.getNewAcc().end());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-    NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), barrier(false, slot),
-                                   /*count=*/Value(), NVVM::MemScopeKindAttr());
+    if (shape.aFromSharedMemory) {
+      // Keep this step's group in flight; once the previous one is done,
+      // its slot goes back to the producer.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
+      auto previous = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, s, i32(0)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(previous.thenBlock());
+      Value previousSlot =
+          arith::RemUIOp::create(b, add(s, i32(stages - 1)), i32(stages));
+      NVVM::MBarrierArriveOp::create(
+          b, /*res=*/Type(), barrier(false, previousSlot),
+          /*count=*/Value(), NVVM::MemScopeKindAttr());
+    } else {
+      // The A registers may be overwritten by the next step's loads only
+      // once the instructions reading them are done.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+      NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), barrier(false, slot),
+                                     /*count=*/Value(),
+                                     NVVM::MemScopeKindAttr());
+    }
 
     // After the fourth step of a vector: the prefetched one becomes
     // current, and the one after it is loaded.
@@ -333,6 +415,14 @@ void HopperKernelBuilder::consumer() {
     scf::YieldOp::create(b, yielded);
   }
 
+  // The last group must be done before the accumulators are read (the
+  // producer needs no release of the last slots).
+  SmallVector<Value> results(loop.getResults().begin(),
+                             loop.getResults().begin() + accCount);
+  if (shape.aFromSharedMemory)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  fenceOperands(b, results);
+
   // Epilogue: accumulator v of thread (w, g, t) is row 16 w + g +
   // 8 ((v / 2) % 2), column 8 (v / 4) + 2 t + v % 2 of the warpgroup's
   // 64 x BN tile (9.7.15.5.1.1).
@@ -342,6 +432,6 @@ void HopperKernelBuilder::consumer() {
   for (int64_t v = 0; v < accCount; ++v) {
     Value r = add(rowBase0, i32(8 * ((v / 2) % 2)));
     Value p = add(colBase0, i32(8 * (v / 4) + v % 2));
-    storeResult(loop.getResult(v), r, p);
+    storeResult(results[v], r, p);
   }
 }

@@ -1526,6 +1526,7 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
     shape.blockCols = blockCols;
   if (clusterRows)
     shape.clusterRows = clusterRows;
+  shape.aFromSharedMemory = wgmmaA == "smem";
   shape.stages = wgmmaStages
                      ? static_cast<int64_t>(wgmmaStages)
                      : hopperStagesThatFit(
@@ -1648,6 +1649,11 @@ void LowerSpmmToGpu::runOnOperation() {
     ops.front()->emitError("stc-lower-spmm-to-gpu: wgmma-stages must be 2 to "
                            "6 (0: as many as fit), got ")
         << static_cast<int64_t>(wgmmaStages);
+    return signalPassFailure();
+  }
+  if (wgmmaA != "smem" && wgmmaA != "registers") {
+    ops.front()->emitError("stc-lower-spmm-to-gpu: unknown wgmma-a '")
+        << wgmmaA << "' (expected smem or registers)";
     return signalPassFailure();
   }
   if (clusterRows < 0 || clusterRows > 2) {

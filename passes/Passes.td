@@ -373,7 +373,8 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     f32 operands with 2:4 (mma.sp has no f32 form; f32 runs as
     tf32, which needs 1:2); block tiles other than 64/128 (block-cols 256
     too on sm_90a); stages outside 2..4; wgmma-stages outside 0, 2..6;
-    cluster-rows outside 0..2; an unknown target; kernel=staged where it
+    cluster-rows outside 0..2; wgmma-a other than smem/registers; an
+    unknown target; kernel=staged where it
     does not apply; kernel=wgmma where the Hopper kernel does not apply, or
     a ring that does not fit in 227 KiB of shared memory.
   }];
@@ -404,6 +405,11 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     Option<"wgmmaStages", "wgmma-stages", "int64_t", "0",
            "Shared-memory ring depth of the sm_90a kernel, 2 to 6 (0: as "
            "many as fit, chooseHopperTiling)">,
+    Option<"wgmmaA", "wgmma-a", "std::string", "\"smem\"",
+           "Where the sm_90a kernel's wgmma reads the sparse operand: smem "
+           "(a matrix descriptor of the TMA-written values tile; one group "
+           "of wgmmas in flight) or registers (ld.shared fragments; every "
+           "step waits for its wgmmas)">,
     Option<"clusterRows", "cluster-rows", "int64_t", "0",
            "Thread-block cluster of the sm_90a kernel along the rows: 1 or "
            "2 (0: chooseHopperTiling's choice)">,
@@ -446,6 +452,17 @@ def StcEmulateGpuKernels : Pass<"stc-emulate-gpu-kernels", "ModuleOp"> {
     host memory (runtime/emulator/stc_gpu_emulator.h). `stc-run
     --device=emulate` uses it to check the generated kernels against the
     CPU reference without a GPU. Ops stc's kernels do not use are an error.
+
+    The sm_90a kernels' ops too: `stc.wgmma_sp` (A from registers or a
+    shared-memory descriptor; the warpgroup's rendezvous and the CPU model
+    of the instruction), 2-D TMA tile loads (`stc_emu_tma_load_2d`: zero
+    fill, swizzle, transaction bytes on the mbarrier), mbarrier init,
+    arrive, expect-tx and parity waits (a deadlock of a whole block is
+    reported), dynamic shared memory (sized by kernel_info `shared_bytes`),
+    cluster launches (checked, run block by block: the kernels share
+    nothing across a cluster), the host's `stc_gpu_tensor_map_2d` (renamed
+    to the emulator's), and the no-ops: fences, setmaxnreg, empty register
+    fences.
   }];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",

@@ -63,6 +63,8 @@ struct StcPipelineOptions {
   /// The sm_90a kernel's ring depth and cluster (0: chooseHopperTiling's).
   int64_t gpuWgmmaStages = 0;
   int64_t gpuClusterRows = 0;
+  /// Where the sm_90a kernel's wgmma reads A: "smem" or "registers".
+  std::string gpuWgmmaA = "smem";
   /// mma.sp accumulator: "f32" or "f16" (f16 operands only).
   std::string gpuAccumulate = "f32";
   /// "auto", "direct", "staged" or "wgmma" (see stc-lower-spmm-to-gpu).

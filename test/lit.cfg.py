@@ -95,12 +95,12 @@ if ptxas:
 # `stc-run --list-devices` reports it ("N: NAME sm_XY, M MiB"; exit 1
 # without driver or device). GPU tests say `REQUIRES: cuda` and are
 # UNSUPPORTED elsewhere. The fake driver never counts.
-def has_cuda_device():
+def cuda_device_sms():
     import re
     import subprocess
     stc_run = os.path.join(config.stc_tools_dir, "stc-run")
     if not os.access(stc_run, os.X_OK):
-        return False
+        return []
     env = dict(os.environ)
     env.pop("STC_CUDA_DRIVER_LIBRARY", None)
     env.pop("STC_FAKE_CUDA_SCENARIO", None)
@@ -109,15 +109,21 @@ def has_cuda_device():
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              universal_newlines=True)
     except (OSError, subprocess.SubprocessError):
-        return False
+        return []
     if out.returncode != 0:
-        return False
+        return []
+    sms = []
     for line in out.stdout.splitlines():
         m = re.match(r"^\d+: .* sm_(\d+)[a-z]?(,| |$)", line)
         if m and int(m.group(1)) >= 80 and "unsupported" not in line:
-            return True
-    return False
+            sms.append(int(m.group(1)))
+    return sms
 
 
-if has_cuda_device():
+# Feature `cuda-sm90a`: device 0 (the one stc-run uses) is compute
+# capability 9.0 exactly, the only one sm_90a code runs on (H100/H200).
+cuda_sms = cuda_device_sms()
+if cuda_sms:
     config.available_features.add("cuda")
+    if cuda_sms[0] == 90:
+        config.available_features.add("cuda-sm90a")

@@ -140,7 +140,7 @@ CUresult cuFuncSetAttribute(void *f, int attrib, int value) {
 /* The value function attribute `attrib` was last set to, or -1. */
 int fake_func_attr(int attrib) {
   return attrib >= 0 && attrib < 32 && funcAttrSet[attrib] ? funcAttrs[attrib]
-                                                            : -1;
+                                                           : -1;
 }
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f,
                                                      int threads,
@@ -306,8 +306,8 @@ typedef struct {
   unsigned numAttrs;
 } FakeLaunchConfig;
 
-static unsigned exConfig[12]; /* grid, block, shared, numAttrs, attr id,
-                                 cluster xyz, launches */
+static unsigned exConfig[12];      /* grid, block, shared, numAttrs, attr id,
+                                      cluster xyz, launches */
 static unsigned queriedCluster[4]; /* cluster xyz, queries */
 
 static int clusterOf(const FakeLaunchConfig *c, unsigned out[3]) {
@@ -328,11 +328,17 @@ CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *f,
   unsigned cluster[3] = {0, 0, 0};
   if (!clusterOf(config, cluster))
     return 1;
-  unsigned cfg[11] = {config->gridDimX,  config->gridDimY,
-                      config->gridDimZ,  config->blockDimX,
-                      config->blockDimY, config->blockDimZ,
-                      config->sharedMemBytes, config->numAttrs,
-                      (unsigned)config->attrs[0].id, cluster[0], cluster[1]};
+  unsigned cfg[11] = {config->gridDimX,
+                      config->gridDimY,
+                      config->gridDimZ,
+                      config->blockDimX,
+                      config->blockDimY,
+                      config->blockDimZ,
+                      config->sharedMemBytes,
+                      config->numAttrs,
+                      (unsigned)config->attrs[0].id,
+                      cluster[0],
+                      cluster[1]};
   memcpy(exConfig, cfg, sizeof(cfg));
   exConfig[11] = cluster[2];
   for (int i = 0; i < numParams; ++i) {
@@ -344,7 +350,9 @@ CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *f,
 }
 /* 0..10: grid xyz, block xyz, shared, numAttrs, first attribute id,
  * cluster x, y; 11: cluster z; 12: cuLaunchKernelEx launches. */
-unsigned fake_launch_ex_config(int i) { return i == 12 ? exLaunches : exConfig[i]; }
+unsigned fake_launch_ex_config(int i) {
+  return i == 12 ? exLaunches : exConfig[i];
+}
 
 /* Clusters of up to 8 blocks, or 16 with the non-portable opt-in (function
  * attribute 14): 4 fit at once; larger ones none. */

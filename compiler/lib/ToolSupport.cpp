@@ -97,6 +97,11 @@ struct SharedOptions {
       cl::desc("sm_90a kernel: shared-memory ring depth, 2 to 6 (0: as many "
                "as fit)"),
       cl::init(0)};
+  cl::opt<std::string> gpuWgmmaA{
+      "gpu-wgmma-a",
+      cl::desc("sm_90a kernel: where wgmma reads the sparse operand, smem "
+               "(default: a descriptor of the TMA-written tile) or registers"),
+      cl::init("smem")};
   cl::opt<int64_t> gpuClusterRows{
       "gpu-cluster-rows",
       cl::desc("sm_90a kernel: thread-block cluster along the rows, 1 or 2 "
@@ -157,6 +162,7 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   options.gpuStages = shared->gpuStages;
   options.gpuWgmmaStages = shared->gpuWgmmaStages;
   options.gpuClusterRows = shared->gpuClusterRows;
+  options.gpuWgmmaA = shared->gpuWgmmaA;
   options.gpuAccumulate = shared->gpuAccumulate;
   auto fail = [&](const llvm::Twine &msg) {
     reportError(tool, msg);
@@ -185,6 +191,9 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
       (options.gpuWgmmaStages < 2 || options.gpuWgmmaStages > 6))
     return fail("--gpu-wgmma-stages must be 2 to 6 (or 0), got " +
                 std::to_string(options.gpuWgmmaStages));
+  if (options.gpuWgmmaA != "smem" && options.gpuWgmmaA != "registers")
+    return fail("--gpu-wgmma-a must be smem or registers, got '" +
+                options.gpuWgmmaA + "'");
   if (options.gpuClusterRows < 0 || options.gpuClusterRows > 2)
     return fail("--gpu-cluster-rows must be 1 or 2 (or 0), got " +
                 std::to_string(options.gpuClusterRows));

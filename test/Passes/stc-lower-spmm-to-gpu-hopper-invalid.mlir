@@ -7,6 +7,7 @@
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_70" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a wgmma-stages=7" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a cluster-rows=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a wgmma-a=global" 2>&1 | FileCheck %s --check-prefix=ASOURCE
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_80 block-cols=256" 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=6" 2>&1 | FileCheck %s --check-prefix=FIT
 // REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs f16 or bf16 operands (got i8)
@@ -17,6 +18,7 @@
 // TARGET: error: stc-lower-spmm-to-gpu: kernel=wgmma needs target=sm_90a (wgmma.mma_async.sp), got target=sm_80
 // UNKNOWN: error: stc-lower-spmm-to-gpu: unknown target 'sm_70' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
 // STAGES: error: stc-lower-spmm-to-gpu: wgmma-stages must be 2 to 6 (0: as many as fit), got 7
+// ASOURCE: error: stc-lower-spmm-to-gpu: unknown wgmma-a 'global' (expected smem or registers)
 // CLUSTER: error: stc-lower-spmm-to-gpu: cluster-rows must be 1 or 2 (0: the heuristic's choice), got 3
 // WIDE: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (256 too on sm_90a; 0: the heuristic's choice), got 0 x 256
 // FIT: error: stc-lower-spmm-to-gpu: the sm_90a kernel's ring of 6 stages of 128 x 256 needs 246880 bytes of shared memory, more than the 232448 a block may have

@@ -5,6 +5,7 @@
 // kernel-ready layout. Other targets keep the mma.sp kernels.
 // RUN: stc-opt %s --stc-lower-spmm-to-gpu=target=sm_90a --canonicalize | FileCheck %s
 // RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=3 cluster-rows=2" | FileCheck %s --check-prefix=OPTIONS
+// RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a wgmma-a=registers" --canonicalize | FileCheck %s --check-prefix=REGS
 // RUN: stc-opt %s --stc-lower-spmm-to-gpu=target=sm_90 | FileCheck %s --check-prefix=SM90
 // RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a kernel=staged" | FileCheck %s --check-prefix=SM90
 
@@ -24,10 +25,10 @@
 // CHECK-LABEL: gpu.func @stc_spmm_0(
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %[[VMAP:.*]]: !llvm.ptr, %[[DMAP:.*]]: !llvm.ptr)
 // 200 x 136 with 64 x 64 tiles: one consumer warpgroup and the producer
-// warp (160 threads), 6 stages of 4 KiB of values and 8 KiB of B,
+// warpgroup (256 threads), 6 stages of 4 KiB of values and 8 KiB of B,
 // 6 x 12 KiB + 96 bytes of barriers + 1 KiB of alignment slack.
-// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>
-// CHECK-SAME: block = [160, 1, 1], cluster = [1, 1, 1]
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: block = [256, 1, 1], cluster = [1, 1, 1]
 // CHECK-SAME: grid = [3, 4, 1]
 // CHECK-SAME: meta_k_per_word = 64 : i64, meta_kernel = "stc_spmm_0_meta", meta_layout = "canonical", meta_rows_per_block = 64 : i64, meta_threads = 128 : i64, mma = "m64n64k32"
 // CHECK-SAME: param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32", "ptr", "ptr"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"], shared_bytes = 74848 : i64
@@ -40,6 +41,8 @@
 // CHECK-COUNT-6: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
+// One consumer warpgroup: no register moves (setmaxnreg).
+// CHECK-NOT: nvvm.setmaxregister
 // The producer: wait for the slot to be empty, announce 12 KiB, copy the
 // values (box at (32 s, block row)) and B.
 // CHECK: scf.for
@@ -49,16 +52,25 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[DMAP]], %[[FULL]], box[
 // The consumers: metadata from global memory, 128 bits at a time.
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// Per K step: wait for the slot, pin the accumulators (empty volatile asm),
+// two wgmmas with A and B from shared-memory descriptors, commit, keep
+// one group in flight and release the previous step's slot.
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK-NOT: !llvm.ptr<3> -> i32
+// CHECK-COUNT-32: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,0"
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%[[META:.*]]) sel(0) trans_b acc(
-// CHECK: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%[[META]]) sel(1) trans_b acc(
+// CHECK: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_desc(%{{.*}}) b_desc({{.*}}) meta(%[[META:.*]]) sel(0) trans_b acc(
+// CHECK: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_desc(%{{.*}}) b_desc({{.*}}) meta(%[[META]]) sel(1) trans_b acc(
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: arith.cmpi ugt
+// CHECK: scf.if
 // CHECK: nvvm.mbarrier.arrive
-// The epilogue: 32 accumulators per thread, each stored where in bounds.
+// After the loop: the last group, then the accumulators pinned again, then
+// the epilogue (32 accumulators per thread, each stored where in bounds).
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-COUNT-32: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,0"
 // CHECK-COUNT-32: llvm.store
 // CHECK: gpu.return
 
@@ -75,18 +87,33 @@
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 
 // The heuristic takes 128 x 128 for 1024 x 2048 (128 tiles for 132 SMs:
-// one wave), two consumer warpgroups; options override it (cluster-rows=2
-// keeps grid y a multiple of 2).
+// one wave), two consumer warpgroups, which take registers from the
+// producer; options override it (cluster-rows=2 keeps grid y a multiple of
+// 2).
 // CHECK-LABEL: gpu.func @stc_spmm_2(
-// CHECK-SAME: known_block_size = array<i32: 288, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK-SAME: tile = [128, 128]
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister increase 232
 // OPTIONS-LABEL: gpu.func @stc_spmm_2(
-// OPTIONS-SAME: block = [288, 1, 1], cluster = [1, 2, 1]
+// OPTIONS-SAME: block = [384, 1, 1], cluster = [1, 2, 1]
 // OPTIONS-SAME: grid = [8, 8, 1]
 // OPTIONS-SAME: mma = "m64n256k32"
 // OPTIONS-SAME: shared_bytes = 123952 : i64
 // OPTIONS-SAME: stages = 3 : i64
 // OPTIONS-SAME: tile = [128, 256]
+
+// wgmma-a=registers: A fragments by ld.shared, each step waits for its
+// wgmmas before releasing its own slot.
+// REGS-LABEL: gpu.func @stc_spmm_0(
+// REGS: scf.for
+// REGS: nvvm.mbarrier.try_wait.parity
+// REGS-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// REGS: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%{{.*}}) sel(0) trans_b acc(
+// REGS: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%{{.*}}) sel(1) trans_b acc(
+// REGS: nvvm.wgmma.commit.group.sync.aligned
+// REGS-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// REGS: nvvm.mbarrier.arrive
 
 // SM90-NOT: wgmma
 // SM90: mma = "m16n8k32"
