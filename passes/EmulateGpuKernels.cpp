@@ -17,9 +17,9 @@
 // - the sm_90a pipeline ops: nvvm.mbarrier.init / arrive / arrive.expect_tx
 //   / expect_tx / complete_tx / try_wait.parity become calls of
 //   stc_emu_mbarrier_* (the state stays in the barrier's 8 bytes of shared
-//   memory), and the 2-D tile-mode nvvm.cp.async.bulk.tensor (TMA load) a
-//   call of stc_emu_tma_load_2d, which copies at once and completes its
-//   bytes on the barrier; the mbarrier-init and proxy fences and
+//   memory), and the 2-D and 4-D tile-mode nvvm.cp.async.bulk.tensor (TMA
+//   load) a call of stc_emu_tma_load_2d / _4d, which copies at once and
+//   completes its bytes on the barrier; the mbarrier-init and proxy fences and
 //   setmaxregister have nothing to do on a CPU, and an empty inline
 //   assembly (a register fence, "=f,0") is the identity on its tied
 //   operands (other inline assembly is an error);
@@ -31,8 +31,8 @@
 //   stc_emu_launch (after stc_emu_check_cluster for a cluster launch: the
 //   blocks of a cluster simply run one after the other, as stc's kernels
 //   use clusters for scheduling only); gpu.alloc/memcpy/dealloc become host
-//   memref ops, and host calls of stc_gpu_tensor_map_2d (the runtime's
-//   cuTensorMapEncodeTiled) calls of stc_emu_tensor_map_2d.
+//   memref ops, and host calls of stc_gpu_tensor_map_2d / _4d (the
+//   runtime's cuTensorMapEncodeTiled) calls of stc_emu_tensor_map_2d / _4d.
 //
 // Runs after stc-gpu-host-launch; the result is a plain CPU module for the
 // usual lowering to LLVM. Only the ops stc's kernels use are handled;
@@ -81,11 +81,14 @@ constexpr llvm::StringLiteral kMbarrierCompleteTxFn =
 constexpr llvm::StringLiteral kMbarrierWaitParityFn =
     "stc_emu_mbarrier_wait_parity";
 constexpr llvm::StringLiteral kTmaLoadFn = "stc_emu_tma_load_2d";
+constexpr llvm::StringLiteral kTmaLoad4dFn = "stc_emu_tma_load_4d";
 constexpr llvm::StringLiteral kClusterCheckFn = "stc_emu_check_cluster";
-/// The host runtime's tensor-map constructor (cuTensorMapEncodeTiled) and
-/// the emulator's, with the same signature.
+/// The host runtime's tensor-map constructors (cuTensorMapEncodeTiled) and
+/// the emulator's, with the same signatures.
 constexpr llvm::StringLiteral kGpuTensorMapFn = "stc_gpu_tensor_map_2d";
 constexpr llvm::StringLiteral kEmuTensorMapFn = "stc_emu_tensor_map_2d";
+constexpr llvm::StringLiteral kGpuTensorMap4dFn = "stc_gpu_tensor_map_4d";
+constexpr llvm::StringLiteral kEmuTensorMap4dFn = "stc_emu_tensor_map_4d";
 /// The most dynamic shared memory an sm_90 block can have (227 KiB).
 constexpr int64_t kMaxDynamicSmemBytes = 232448;
 
@@ -103,7 +106,8 @@ private:
   LogicalResult emulateMbarrier(Operation *op, ImplicitLocOpBuilder &b);
   LogicalResult
   emulateTmaLoad(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp op);
-  LogicalResult renameTensorMapCalls();
+  LogicalResult renameTensorMapCalls(StringRef gpuFn, StringRef emuFn,
+                                     FunctionType type);
   LogicalResult checkCluster(gpu::LaunchFuncOp launch, ImplicitLocOpBuilder &b);
   void declareRuntime();
 
@@ -155,6 +159,7 @@ void EmulateGpuKernels::declareRuntime() {
   declare(kMbarrierCompleteTxFn, {ptr, i32});
   declare(kMbarrierWaitParityFn, {ptr, i32});
   declare(kTmaLoadFn, {ptr, ptr, i32, i32, ptr});
+  declare(kTmaLoad4dFn, {ptr, ptr, i32, i32, i32, i32, ptr});
   declare(kClusterCheckFn, {i64, i64, i64, i64, i64, i64});
 }
 
@@ -166,6 +171,18 @@ static FunctionType tensorMapType(MLIRContext *ctx) {
   Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
   return FunctionType::get(ctx, {ptr, i32, i64, i64, i64, i32, i32, i32},
                            {ptr});
+}
+
+/// The type of stc_gpu_tensor_map_4d and stc_emu_tensor_map_4d: (base,
+/// data type, sizes d0..d3, byte strides s1..s3, box b0..b3, element
+/// strides e0..e3, swizzle bytes) -> map.
+static FunctionType tensorMap4dType(MLIRContext *ctx) {
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> args = {ptr, i32};
+  args.append(7, i64);
+  args.append(9, i32);
+  return FunctionType::get(ctx, args, {ptr});
 }
 
 /// A zero-sized shared-memory array: the kernel's dynamic shared memory,
@@ -485,10 +502,11 @@ LogicalResult EmulateGpuKernels::emulateTmaLoad(
     return op.emitError("stc-emulate-gpu: only tile-mode tensor copies are "
                         "emulated, not ")
            << NVVM::stringifyTMALoadMode(op.getMode());
-  if (op.getCoordinates().size() != 2)
-    return op.emitError("stc-emulate-gpu: only 2-D tensor copies are "
-                        "emulated, not ")
-           << op.getCoordinates().size() << "-D";
+  const size_t rank = op.getCoordinates().size();
+  if (rank != 2 && rank != 4)
+    return op.emitError("stc-emulate-gpu: only 2-D and 4-D tensor copies "
+                        "are emulated, not ")
+           << rank << "-D";
   if (op.getMulticastMask())
     return op.emitError("stc-emulate-gpu: multicast tensor copies are not "
                         "emulated (the blocks of a cluster run one after "
@@ -498,11 +516,11 @@ LogicalResult EmulateGpuKernels::emulateTmaLoad(
                         "not emulated");
   // An L2 cache hint changes no result: ignored.
   ImplicitLocOpBuilder b(op.getLoc(), op);
-  func::CallOp::create(b, kTmaLoadFn, TypeRange{},
-                       ValueRange{flat(b, op.getDstMem()),
-                                  op.getTmaDescriptor(), op.getCoordinates()[0],
-                                  op.getCoordinates()[1],
-                                  flat(b, op.getMbar())});
+  SmallVector<Value> args = {flat(b, op.getDstMem()), op.getTmaDescriptor()};
+  llvm::append_range(args, op.getCoordinates());
+  args.push_back(flat(b, op.getMbar()));
+  func::CallOp::create(b, rank == 2 ? kTmaLoadFn : kTmaLoad4dFn, TypeRange{},
+                       args);
   op.erase();
   return success();
 }
@@ -719,24 +737,25 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
   return fn;
 }
 
-LogicalResult EmulateGpuKernels::renameTensorMapCalls() {
+LogicalResult EmulateGpuKernels::renameTensorMapCalls(StringRef gpuFn,
+                                                      StringRef emuFn,
+                                                      FunctionType type) {
   ModuleOp module = getOperation();
-  auto decl = module.lookupSymbol<func::FuncOp>(kGpuTensorMapFn);
+  auto decl = module.lookupSymbol<func::FuncOp>(gpuFn);
   if (!decl)
     return success();
-  FunctionType type = tensorMapType(module.getContext());
   if (decl.getFunctionType() != type)
     return decl.emitError("stc-emulate-gpu: @")
-           << kGpuTensorMapFn << " has type " << decl.getFunctionType()
-           << ", expected " << type;
+           << gpuFn << " has type " << decl.getFunctionType() << ", expected "
+           << type;
   module.walk([&](func::CallOp call) {
-    if (call.getCallee() == kGpuTensorMapFn)
-      call.setCallee(kEmuTensorMapFn);
+    if (call.getCallee() == gpuFn)
+      call.setCallee(emuFn);
   });
-  if (module.lookupSymbol(kEmuTensorMapFn))
+  if (module.lookupSymbol(emuFn))
     decl.erase();
   else
-    decl.setSymName(kEmuTensorMapFn);
+    decl.setSymName(emuFn);
   return success();
 }
 
@@ -886,7 +905,10 @@ void EmulateGpuKernels::runOnOperation() {
       hostOps.push_back(op);
   });
   Type i64 = IntegerType::get(ctx, 64);
-  if (failed(renameTensorMapCalls()))
+  if (failed(renameTensorMapCalls(kGpuTensorMapFn, kEmuTensorMapFn,
+                                  tensorMapType(ctx))) ||
+      failed(renameTensorMapCalls(kGpuTensorMap4dFn, kEmuTensorMap4dFn,
+                                  tensorMap4dType(ctx))))
     return signalPassFailure();
   for (Operation *op : hostOps) {
     ImplicitLocOpBuilder b(op->getLoc(), op);

@@ -287,14 +287,16 @@ std::string hex(uint64_t v) {
 /// Encodes a tiled tensor map after checking, with one message per rule,
 /// what cuTensorMapEncodeTiled documents (so that a bad argument is named
 /// rather than reported as the driver's CUDA_ERROR_INVALID_VALUE). `dims`,
-/// `strides` (bytes, rank - 1 entries) and `box` are outermost first; the
-/// driver wants them innermost first.  Element strides are always 1.
+/// `strides` (bytes, rank - 1 entries), `box` and `elementStrides` (the
+/// traversal strides, 1..8; null: all 1) are outermost first; the driver
+/// wants them innermost first.
 bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
                      uint64_t address, const uint64_t *dims,
                      const uint64_t *strides, const uint32_t *box, int swizzle,
                      int interleave = kTensorMapInterleaveNone,
                      int l2Promotion = kTensorMapL2PromotionNone,
-                     int oobFill = kTensorMapOobFillNone) {
+                     int oobFill = kTensorMapOobFillNone,
+                     const uint32_t *elementStrides = nullptr) {
   auto invalid = [&](const std::string &why) {
     call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT, "tensor map: " + why);
     return false;
@@ -339,7 +341,7 @@ bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
                    "element type, got element type " +
                    std::to_string(dataType));
   uint64_t globalDim[5], globalStrides[4];
-  uint32_t boxDim[5], elementStrides[5];
+  uint32_t boxDim[5], traversal[5];
   for (int i = 0; i < rank; ++i) {
     int outer = rank - 1 - i; // C order -> the driver's innermost-first
     std::string which = "dimension " + std::to_string(outer);
@@ -349,9 +351,13 @@ bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
     if (box[outer] == 0 || box[outer] > 256)
       return invalid("box " + which + " is " + std::to_string(box[outer]) +
                      ", must be 1 to 256");
+    uint32_t step = elementStrides ? elementStrides[outer] : 1;
+    if (step == 0 || step > 8)
+      return invalid("the element stride of " + which + " is " +
+                     std::to_string(step) + ", must be 1 to 8");
     globalDim[i] = dims[outer];
     boxDim[i] = box[outer];
-    elementStrides[i] = 1;
+    traversal[i] = step;
     if (i == 0)
       continue;
     uint64_t stride = strides[outer];
@@ -398,16 +404,16 @@ bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
               "CUDA 12.0 or later driver)");
     return false;
   }
-  return call.check(drv.cuTensorMapEncodeTiled(
-                        map, dataType, unsigned(rank),
-                        reinterpret_cast<void *>(uintptr_t(address)), globalDim,
-                        globalStrides, boxDim, elementStrides, interleave,
-                        swizzle, l2Promotion, oobFill),
-                    "cuTensorMapEncodeTiled", STC_CUDA_ERROR_INVALID_ARGUMENT);
+  return call.check(
+      drv.cuTensorMapEncodeTiled(map, dataType, unsigned(rank),
+                                 reinterpret_cast<void *>(uintptr_t(address)),
+                                 globalDim, globalStrides, boxDim, traversal,
+                                 interleave, swizzle, l2Promotion, oobFill),
+      "cuTensorMapEncodeTiled", STC_CUDA_ERROR_INVALID_ARGUMENT);
 }
 
 /// Device copies of the tensor maps that generated code asks for
-/// (mgpuTensorMapEncodeTiledMemref, stc_gpu_tensor_map_2d), by content (and
+/// (mgpuTensorMapEncodeTiledMemref, stc_gpu_tensor_map_2d/4d), by content (and
 /// device), never freed: generated code encodes the same maps on every call
 /// of a function.
 struct TensorMapCache {
@@ -427,10 +433,12 @@ TensorMapCache &tensorMapCache() {
 void *deviceTensorMap(Call &call, int dataType, int rank, uint64_t address,
                       const uint64_t *dims, const uint64_t *strides,
                       const uint32_t *box, int swizzle, int interleave,
-                      int l2Promotion, int oobFill) {
+                      int l2Promotion, int oobFill,
+                      const uint32_t *elementStrides = nullptr) {
   alignas(64) unsigned char map[128] = {};
   if (!encodeTensorMap(call, map, dataType, rank, address, dims, strides, box,
-                       swizzle, interleave, l2Promotion, oobFill))
+                       swizzle, interleave, l2Promotion, oobFill,
+                       elementStrides))
     return nullptr;
   TensorMapCache &cache = tensorMapCache();
   std::lock_guard<std::mutex> lock(cache.mu);
@@ -451,6 +459,64 @@ void *deviceTensorMap(Call &call, int dataType, int rank, uint64_t address,
   }
   cache.copies.emplace(std::move(key), copy);
   return reinterpret_cast<void *>(uintptr_t(copy));
+}
+
+/// What stc_gpu_tensor_map_2d and stc_gpu_tensor_map_4d share: checks the
+/// base and the signs of the `rank` sizes, rank - 1 byte strides, box sizes
+/// and element strides (null: all 1), all outermost first (`negative` says
+/// which are negative, for the message), maps `swizzleBytes` (0, 32, 64,
+/// 128) to its CUtensorMapSwizzle and returns deviceTensorMap's copy of the
+/// map with no interleave, L2 promotion of 128 bytes and OOB fill NONE.
+template <typename Describe>
+void *stcTensorMap(Call &call, const void *base, int32_t dataType, int rank,
+                   const int64_t *dims, const int64_t *strides,
+                   const int32_t *box, const int32_t *elementStrides,
+                   int32_t swizzleBytes, Describe negative) {
+  if (!call.ready())
+    return nullptr;
+  auto invalid = [&](const std::string &why) -> void * {
+    call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT, "tensor map: " + why);
+    return nullptr;
+  };
+  if (!base)
+    return invalid("null base address");
+  bool anyNegative = false;
+  for (int d = 0; d < rank; ++d)
+    anyNegative |= dims[d] < 0 || box[d] < 0 || (d > 0 && strides[d - 1] < 0) ||
+                   (elementStrides && elementStrides[d] < 0);
+  if (anyNegative)
+    return invalid(negative());
+  int swizzle;
+  switch (swizzleBytes) {
+  case 0:
+    swizzle = STC_CUDA_SWIZZLE_NONE;
+    break;
+  case 32:
+    swizzle = STC_CUDA_SWIZZLE_32B;
+    break;
+  case 64:
+    swizzle = STC_CUDA_SWIZZLE_64B;
+    break;
+  case 128:
+    swizzle = STC_CUDA_SWIZZLE_128B;
+    break;
+  default:
+    return invalid("the swizzle must be 0, 32, 64 or 128 bytes, got " +
+                   std::to_string(swizzleBytes));
+  }
+  uint64_t udims[5], ustrides[4];
+  uint32_t ubox[5], usteps[5];
+  for (int d = 0; d < rank; ++d) {
+    udims[d] = uint64_t(dims[d]);
+    ubox[d] = uint32_t(box[d]);
+    usteps[d] = elementStrides ? uint32_t(elementStrides[d]) : 1;
+    if (d > 0)
+      ustrides[d - 1] = uint64_t(strides[d - 1]);
+  }
+  return deviceTensorMap(call, dataType, rank, uint64_t(uintptr_t(base)), udims,
+                         ustrides, ubox, swizzle, kTensorMapInterleaveNone,
+                         kTensorMapL2Promotion128B, kTensorMapOobFillNone,
+                         usteps);
 }
 
 /// Loads a module from PTX text (`isPtx`) or a cubin/fatbin image, capturing
@@ -1189,46 +1255,47 @@ void *stc_gpu_tensor_map_2d(const void *base, int32_t data_type, int64_t inner,
                             int32_t box_inner, int32_t box_outer,
                             int32_t swizzle_bytes) {
   Call call(Call::Mgpu, "stc_gpu_tensor_map_2d");
-  if (!call.ready())
-    return nullptr;
-  auto invalid = [&](const std::string &why) -> void * {
-    call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT, "tensor map: " + why);
-    return nullptr;
-  };
-  if (!base)
-    return invalid("null base address");
-  if (inner < 0 || outer < 0 || outer_stride_bytes < 0 || box_inner < 0 ||
-      box_outer < 0)
-    return invalid("negative size, stride or box (inner " +
-                   std::to_string(inner) + ", outer " + std::to_string(outer) +
-                   ", outer stride " + std::to_string(outer_stride_bytes) +
-                   " bytes, box " + std::to_string(box_inner) + "x" +
-                   std::to_string(box_outer) + ")");
-  int swizzle;
-  switch (swizzle_bytes) {
-  case 0:
-    swizzle = STC_CUDA_SWIZZLE_NONE;
-    break;
-  case 32:
-    swizzle = STC_CUDA_SWIZZLE_32B;
-    break;
-  case 64:
-    swizzle = STC_CUDA_SWIZZLE_64B;
-    break;
-  case 128:
-    swizzle = STC_CUDA_SWIZZLE_128B;
-    break;
-  default:
-    return invalid("the swizzle must be 0, 32, 64 or 128 bytes, got " +
-                   std::to_string(swizzle_bytes));
-  }
   // Outermost first, as encodeTensorMap takes them.
-  const uint64_t dims[2] = {uint64_t(outer), uint64_t(inner)};
-  const uint64_t strides[1] = {uint64_t(outer_stride_bytes)};
-  const uint32_t box[2] = {uint32_t(box_outer), uint32_t(box_inner)};
-  return deviceTensorMap(call, data_type, 2, uint64_t(uintptr_t(base)), dims,
-                         strides, box, swizzle, kTensorMapInterleaveNone,
-                         kTensorMapL2Promotion128B, kTensorMapOobFillNone);
+  const int64_t dims[2] = {outer, inner};
+  const int64_t strides[1] = {outer_stride_bytes};
+  const int32_t box[2] = {box_outer, box_inner};
+  return stcTensorMap(call, base, data_type, 2, dims, strides, box,
+                      /*elementStrides=*/nullptr, swizzle_bytes, [&] {
+                        return "negative size, stride or box (inner " +
+                               std::to_string(inner) + ", outer " +
+                               std::to_string(outer) + ", outer stride " +
+                               std::to_string(outer_stride_bytes) +
+                               " bytes, box " + std::to_string(box_inner) +
+                               "x" + std::to_string(box_outer) + ")";
+                      });
+}
+
+void *stc_gpu_tensor_map_4d(const void *base, int32_t data_type, int64_t d0,
+                            int64_t d1, int64_t d2, int64_t d3, int64_t s1,
+                            int64_t s2, int64_t s3, int32_t b0, int32_t b1,
+                            int32_t b2, int32_t b3, int32_t e0, int32_t e1,
+                            int32_t e2, int32_t e3, int32_t swizzle_bytes) {
+  Call call(Call::Mgpu, "stc_gpu_tensor_map_4d");
+  // Outermost first, as encodeTensorMap takes them.
+  const int64_t dims[4] = {d3, d2, d1, d0};
+  const int64_t strides[3] = {s3, s2, s1};
+  const int32_t box[4] = {b3, b2, b1, b0};
+  const int32_t elementStrides[4] = {e3, e2, e1, e0};
+  return stcTensorMap(call, base, data_type, 4, dims, strides, box,
+                      elementStrides, swizzle_bytes, [&] {
+                        auto join = [](std::initializer_list<int64_t> v) {
+                          std::string out;
+                          for (int64_t x : v)
+                            out += (out.empty() ? "" : "x") + std::to_string(x);
+                          return out;
+                        };
+                        return "negative size, stride, box or element stride "
+                               "(innermost first: sizes " +
+                               join({d0, d1, d2, d3}) + ", strides " +
+                               join({s1, s2, s3}) + " bytes, box " +
+                               join({b0, b1, b2, b3}) + ", element strides " +
+                               join({e0, e1, e2, e3}) + ")";
+                      });
 }
 
 void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, uint32_t isHostShared) {
@@ -1372,6 +1439,7 @@ const StcCudaSymbol *stc_cuda_mgpu_symbols(size_t *count) {
       STC_MGPU(mgpuSetDefaultDevice),
       STC_MGPU(mgpuTensorMapEncodeTiledMemref),
       STC_MGPU(stc_gpu_tensor_map_2d),
+      STC_MGPU(stc_gpu_tensor_map_4d),
   };
 #undef STC_MGPU
   if (count)

@@ -339,7 +339,26 @@ void *stc_gpu_tensor_map_2d(const void *base, int32_t data_type, int64_t inner,
                             int32_t box_inner, int32_t box_outer,
                             int32_t swizzle_bytes);
 
-/* The mgpu* entry points and stc_gpu_tensor_map_2d by name, for a JIT's
+/* The same for the 4-D tensor at `base` (an NHWC activation, say): sizes
+ * d0..d3 elements, innermost (contiguous) first; s1..s3 the byte strides of
+ * dimensions 1..3 (each a multiple of 16 below 2^40, at least the extent of
+ * the dimension inside it); boxes of b0..b3 elements (each 1..256, b0 *
+ * element bytes a multiple of 16 and, when swizzled, at most the swizzle
+ * span); e0..e3 the traversal strides (cuTensorMapEncodeTiled's
+ * elementStrides, each 1..8): a box takes ceil(b_i / e_i) elements along
+ * dimension i, at coordinates c_i, c_i + e_i, ...  With no interleave the
+ * driver ignores e0 (TMA has no stride along dimension 0: b0 contiguous
+ * elements are loaded whatever e0 says); it is passed through unchanged.
+ * Same fixed settings, cache, error contract and result as
+ * stc_gpu_tensor_map_2d.  In messages, dimensions are counted outermost
+ * first, as in C: "dimension 0" is d3 and "dimension 3" is d0. */
+void *stc_gpu_tensor_map_4d(const void *base, int32_t data_type, int64_t d0,
+                            int64_t d1, int64_t d2, int64_t d3, int64_t s1,
+                            int64_t s2, int64_t s3, int32_t b0, int32_t b1,
+                            int32_t b2, int32_t b3, int32_t e0, int32_t e1,
+                            int32_t e2, int32_t e3, int32_t swizzle_bytes);
+
+/* The mgpu* entry points and stc_gpu_tensor_map_2d/4d by name, for a JIT's
  * symbol map (stc-run registers these as it registers the
  * _mlir_ciface_stc_rt_* ones).  `*count` receives the number of entries. */
 typedef struct StcCudaSymbol {

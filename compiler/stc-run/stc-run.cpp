@@ -344,6 +344,8 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("stc_emu_mbarrier_wait_parity", (void *)&stc_emu_mbarrier_wait_parity);
   add("stc_emu_tensor_map_2d", (void *)&stc_emu_tensor_map_2d);
   add("stc_emu_tma_load_2d", (void *)&stc_emu_tma_load_2d);
+  add("stc_emu_tensor_map_4d", (void *)&stc_emu_tensor_map_4d);
+  add("stc_emu_tma_load_4d", (void *)&stc_emu_tma_load_4d);
   add("stc_emu_check_cluster", (void *)&stc_emu_check_cluster);
   STC_RT(stc_rt_prune_f32);
   STC_RT(stc_rt_prune_f16);

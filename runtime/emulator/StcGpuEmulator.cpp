@@ -545,13 +545,64 @@ void checkMbarrierDeadlock(const Block &block) {
   fail(os.str());
 }
 
-/// The tensor maps made so far, by their arguments: host code may make the
+/// The tensor maps made so far, by their contents: host code may make the
 /// same map at every call.
 std::mutex tensorMapMutex;
-std::map<std::tuple<const void *, int32_t, int64_t, int64_t, int64_t, int32_t,
-                    int32_t, int32_t>,
-         std::unique_ptr<TensorMap2d>>
+std::map<std::pair<const void *, std::vector<int64_t>>,
+         std::unique_ptr<TensorMap>>
     tensorMaps;
+
+/// The emulator's map for these arguments (see makeTensorMap), made once;
+/// a bad argument is an error.
+void *tensorMapFor(const void *base, int32_t dataType, int32_t rank,
+                   const int64_t *dims, const int64_t *strides,
+                   const int32_t *box, const int32_t *elementStrides,
+                   int32_t swizzleBytes) {
+  auto map = std::make_unique<TensorMap>();
+  std::string error = makeTensorMap(base, dataType, rank, dims, strides, box,
+                                    elementStrides, swizzleBytes, *map);
+  if (!error.empty())
+    fail("tensor map: " + error);
+  std::vector<int64_t> key = {map->dataType, map->rank, map->swizzleBytes};
+  for (int32_t d = 0; d < map->rank; ++d)
+    key.insert(key.end(), {map->dims[d], map->strides[d], map->box[d],
+                           map->elementStrides[d]});
+  std::lock_guard<std::mutex> lock(tensorMapMutex);
+  auto [it, inserted] =
+      tensorMaps.try_emplace(std::make_pair(base, std::move(key)), nullptr);
+  if (inserted)
+    it->second = std::move(map);
+  return it->second.get();
+}
+
+/// cp.async.bulk.tensor.<rank>d ... .tile with the `rank` coordinates
+/// `coords` (innermost first).
+void tmaLoadOf(int32_t rank, void *dst, const void *map, const int32_t *coords,
+               void *bar) {
+  const auto *m = static_cast<const TensorMap *>(map);
+  if (!m || m->magic != TensorMap::kMagic)
+    fail("cp.async.bulk.tensor with a tensor map that neither "
+         "stc_emu_tensor_map_2d nor stc_emu_tensor_map_4d made");
+  if (m->rank != rank)
+    fail("cp.async.bulk.tensor." + std::to_string(rank) + "d with a " +
+         std::to_string(m->rank) + "-D tensor map");
+  std::string error = tmaLoadError(*m, reinterpret_cast<uintptr_t>(dst));
+  if (!error.empty())
+    fail("cp.async.bulk.tensor: " + error);
+  // Check the barrier before the copy writes anything.
+  {
+    std::lock_guard<std::mutex> lock(mbarrierMutex);
+    if (!loadMbarrier(bar, "cp.async.bulk.tensor").initialised())
+      fail("cp.async.bulk.tensor completing on " + mbarrierName(bar) +
+           ", which is not initialised (count 0)");
+  }
+  tmaLoad(*m, dst, coords);
+  std::lock_guard<std::mutex> lock(mbarrierMutex);
+  MbarrierState state = loadMbarrier(bar, "complete-tx");
+  bool completed = false;
+  checkMbarrier(mbarrierCompleteTx(state, tmaBoxBytes(*m), completed), bar);
+  updateMbarrier(bar, state, completed);
+}
 
 } // namespace
 
@@ -629,44 +680,38 @@ extern "C" void *stc_emu_tensor_map_2d(const void *base, int32_t dataType,
                                        int64_t outerStrideBytes,
                                        int32_t boxInner, int32_t boxOuter,
                                        int32_t swizzleBytes) {
-  auto map = std::make_unique<TensorMap2d>();
-  std::string error =
-      makeTensorMap2d(base, dataType, inner, outer, outerStrideBytes, boxInner,
-                      boxOuter, swizzleBytes, *map);
-  if (!error.empty())
-    fail("tensor map: " + error);
-  std::lock_guard<std::mutex> lock(tensorMapMutex);
-  auto [it, inserted] = tensorMaps.try_emplace(
-      std::make_tuple(base, dataType, inner, outer, outerStrideBytes, boxInner,
-                      boxOuter, swizzleBytes),
-      nullptr);
-  if (inserted)
-    it->second = std::move(map);
-  return it->second.get();
+  const int64_t dims[2] = {inner, outer};
+  const int32_t box[2] = {boxInner, boxOuter};
+  return tensorMapFor(base, dataType, 2, dims, &outerStrideBytes, box,
+                      /*elementStrides=*/nullptr, swizzleBytes);
+}
+
+extern "C" void *stc_emu_tensor_map_4d(const void *base, int32_t dataType,
+                                       int64_t d0, int64_t d1, int64_t d2,
+                                       int64_t d3, int64_t s1, int64_t s2,
+                                       int64_t s3, int32_t b0, int32_t b1,
+                                       int32_t b2, int32_t b3, int32_t e0,
+                                       int32_t e1, int32_t e2, int32_t e3,
+                                       int32_t swizzleBytes) {
+  const int64_t dims[4] = {d0, d1, d2, d3};
+  const int64_t strides[3] = {s1, s2, s3};
+  const int32_t box[4] = {b0, b1, b2, b3};
+  const int32_t elementStrides[4] = {e0, e1, e2, e3};
+  return tensorMapFor(base, dataType, 4, dims, strides, box, elementStrides,
+                      swizzleBytes);
 }
 
 extern "C" void stc_emu_tma_load_2d(void *dst, const void *map, int32_t x,
                                     int32_t y, void *bar) {
-  const auto *m = static_cast<const TensorMap2d *>(map);
-  if (!m || m->magic != TensorMap2d::kMagic)
-    fail("cp.async.bulk.tensor with a tensor map that "
-         "stc_emu_tensor_map_2d did not make");
-  std::string error = tmaLoad2dError(*m, reinterpret_cast<uintptr_t>(dst));
-  if (!error.empty())
-    fail("cp.async.bulk.tensor: " + error);
-  // Check the barrier before the copy writes anything.
-  {
-    std::lock_guard<std::mutex> lock(mbarrierMutex);
-    if (!loadMbarrier(bar, "cp.async.bulk.tensor").initialised())
-      fail("cp.async.bulk.tensor completing on " + mbarrierName(bar) +
-           ", which is not initialised (count 0)");
-  }
-  tmaLoad2d(*m, dst, x, y);
-  std::lock_guard<std::mutex> lock(mbarrierMutex);
-  MbarrierState state = loadMbarrier(bar, "complete-tx");
-  bool completed = false;
-  checkMbarrier(mbarrierCompleteTx(state, tmaBoxBytes(*m), completed), bar);
-  updateMbarrier(bar, state, completed);
+  const int32_t coords[2] = {x, y};
+  tmaLoadOf(2, dst, map, coords, bar);
+}
+
+extern "C" void stc_emu_tma_load_4d(void *dst, const void *map, int32_t c0,
+                                    int32_t c1, int32_t c2, int32_t c3,
+                                    void *bar) {
+  const int32_t coords[4] = {c0, c1, c2, c3};
+  tmaLoadOf(4, dst, map, coords, bar);
 }
 
 extern "C" void stc_emu_check_cluster(int64_t gridX, int64_t gridY,

@@ -43,57 +43,115 @@ int tensorMapElementBytes(int32_t dataType) {
   }
 }
 
-std::string makeTensorMap2d(const void *base, int32_t dataType, int64_t inner,
-                            int64_t outer, int64_t outerStrideBytes,
-                            int32_t boxInner, int32_t boxOuter,
-                            int32_t swizzleBytes, TensorMap2d &map) {
+std::string makeTensorMap(const void *base, int32_t dataType, int32_t rank,
+                          const int64_t *dims, const int64_t *strides,
+                          const int32_t *box, const int32_t *elementStrides,
+                          int32_t swizzleBytes, TensorMap &map) {
   std::ostringstream os;
   const int elem = tensorMapElementBytes(dataType);
   const auto address = reinterpret_cast<uintptr_t>(base);
   constexpr int64_t kMaxDim = int64_t(1) << 32;
+  // "a x b x c" of the first `rank` values.
+  auto join = [&](const auto *values) {
+    std::ostringstream list;
+    for (int32_t d = 0; d < rank; ++d)
+      list << (d ? " x " : "") << int64_t(values[d]);
+    return list.str();
+  };
+  auto strideName = [&](int32_t d) {
+    return rank == 2 ? std::string("outer stride")
+                     : "stride of dimension " + std::to_string(d);
+  };
+  if (rank < 1 || rank > kTensorMapMaxRank) {
+    os << "rank " << rank << " (expected 1 .. " << kTensorMapMaxRank << ")";
+    return os.str();
+  }
   if (elem == 0) {
     os << "unknown data type " << dataType << " (CUtensorMapDataType 0 .. 12)";
-  } else if (!base || address % 16 != 0) {
+    return os.str();
+  }
+  if (!base || address % 16 != 0) {
     os << "global address 0x" << std::hex << address << std::dec
        << " is not 16-byte aligned";
-  } else if (inner < 1 || inner > kMaxDim || outer < 1 || outer > kMaxDim) {
-    os << "tensor of " << inner << " x " << outer
-       << " elements (each dimension 1 .. 2^32)";
-  } else if (outerStrideBytes % 16 != 0 || outerStrideBytes <= 0) {
-    os << "outer stride of " << outerStrideBytes
-       << " bytes is not a positive multiple of 16";
-  } else if (outerStrideBytes < inner * elem) {
-    os << "outer stride of " << outerStrideBytes
-       << " bytes is less than a row of " << inner << " elements of " << elem
-       << " bytes";
-  } else if (outerStrideBytes >= (int64_t(1) << 40)) {
-    os << "outer stride of " << outerStrideBytes << " bytes is not below 2^40";
-  } else if (boxInner < 1 || boxInner > 256 || boxOuter < 1 || boxOuter > 256) {
-    os << "box of " << boxInner << " x " << boxOuter
-       << " elements (each dimension 1 .. 256)";
-  } else if (int64_t(boxInner) * elem % 16 != 0) {
-    os << "box inner dimension of " << int64_t(boxInner) * elem
+    return os.str();
+  }
+  for (int32_t d = 0; d < rank; ++d)
+    if (dims[d] < 1 || dims[d] > kMaxDim) {
+      os << "tensor of " << join(dims)
+         << " elements (each dimension 1 .. 2^32)";
+      return os.str();
+    }
+  // The byte stride of each dimension; dimension 0 is contiguous.
+  int64_t byteStrides[kTensorMapMaxRank] = {elem};
+  for (int32_t d = 1; d < rank; ++d) {
+    const int64_t stride = strides[d - 1];
+    int64_t inside;
+    if (__builtin_mul_overflow(dims[d - 1], byteStrides[d - 1], &inside))
+      inside = INT64_MAX;
+    if (stride % 16 != 0 || stride <= 0) {
+      os << strideName(d) << " of " << stride
+         << " bytes is not a positive multiple of 16";
+    } else if (d == 1 && stride < inside) {
+      os << strideName(d) << " of " << stride << " bytes is less than a row of "
+         << dims[0] << " elements of " << elem << " bytes";
+    } else if (stride < inside) {
+      os << strideName(d) << " of " << stride << " bytes is less than the "
+         << inside << " bytes that dimension " << d - 1 << " spans";
+    } else if (stride >= (int64_t(1) << 40)) {
+      os << strideName(d) << " of " << stride << " bytes is not below 2^40";
+    }
+    if (!os.str().empty())
+      return os.str();
+    byteStrides[d] = stride;
+  }
+  for (int32_t d = 0; d < rank; ++d)
+    if (box[d] < 1 || box[d] > 256) {
+      os << "box of " << join(box) << " elements (each dimension 1 .. 256)";
+      return os.str();
+    }
+  const int32_t ones[kTensorMapMaxRank] = {1, 1, 1, 1};
+  const int32_t *steps = elementStrides ? elementStrides : ones;
+  for (int32_t d = 0; d < rank; ++d)
+    if (steps[d] < 1 || steps[d] > 8) {
+      os << "element strides of " << join(steps) << " (each 1 .. 8)";
+      return os.str();
+    }
+  const int64_t innerBytes = int64_t(box[0]) * elem;
+  if (innerBytes % 16 != 0) {
+    os << "box inner dimension of " << innerBytes
        << " bytes is not a multiple of 16";
   } else if (swizzleBytes != 0 && swizzleBytes != 32 && swizzleBytes != 64 &&
              swizzleBytes != 128) {
     os << "swizzle of " << swizzleBytes << " bytes (expected 0, 32, 64 or 128)";
-  } else if (swizzleBytes != 0 && int64_t(boxInner) * elem > swizzleBytes) {
-    os << "box inner dimension of " << int64_t(boxInner) * elem
-       << " bytes exceeds the " << swizzleBytes << "-byte swizzle";
+  } else if (swizzleBytes != 0 && innerBytes > swizzleBytes) {
+    os << "box inner dimension of " << innerBytes << " bytes exceeds the "
+       << swizzleBytes << "-byte swizzle";
   }
   if (!os.str().empty())
     return os.str();
-  map = TensorMap2d();
+  map = TensorMap();
   map.base = static_cast<const uint8_t *>(base);
   map.dataType = dataType;
   map.elemBytes = elem;
-  map.inner = inner;
-  map.outer = outer;
-  map.outerStrideBytes = outerStrideBytes;
-  map.boxInner = boxInner;
-  map.boxOuter = boxOuter;
+  map.rank = rank;
   map.swizzleBytes = swizzleBytes;
+  for (int32_t d = 0; d < rank; ++d) {
+    map.dims[d] = dims[d];
+    map.strides[d] = byteStrides[d];
+    map.box[d] = box[d];
+    map.elementStrides[d] = steps[d];
+  }
   return "";
+}
+
+std::string makeTensorMap2d(const void *base, int32_t dataType, int64_t inner,
+                            int64_t outer, int64_t outerStrideBytes,
+                            int32_t boxInner, int32_t boxOuter,
+                            int32_t swizzleBytes, TensorMap &map) {
+  const int64_t dims[2] = {inner, outer};
+  const int32_t box[2] = {boxInner, boxOuter};
+  return makeTensorMap(base, dataType, 2, dims, &outerStrideBytes, box,
+                       /*elementStrides=*/nullptr, swizzleBytes, map);
 }
 
 uint64_t tmaSwizzleAddress(uint64_t address, int32_t swizzleBytes) {
@@ -103,18 +161,21 @@ uint64_t tmaSwizzleAddress(uint64_t address, int32_t swizzleBytes) {
   return address ^ (((address >> 7) & mask) << 4);
 }
 
-int64_t tmaBoxBytes(const TensorMap2d &map) {
-  return int64_t(map.boxInner) * map.boxOuter * map.elemBytes;
+int64_t tmaBoxBytes(const TensorMap &map) {
+  int64_t bytes = map.elemBytes;
+  for (int32_t d = 0; d < map.rank; ++d)
+    bytes *= map.loaded(d);
+  return bytes;
 }
 
-int64_t tmaDestinationAlignment(const TensorMap2d &map) {
+int64_t tmaDestinationAlignment(const TensorMap &map) {
   return map.swizzleBytes ? 8 * int64_t(map.swizzleBytes) : 128;
 }
 
-std::string tmaLoad2dError(const TensorMap2d &map, uint64_t dst) {
+std::string tmaLoadError(const TensorMap &map, uint64_t dst) {
   std::ostringstream os;
   const int64_t align = tmaDestinationAlignment(map);
-  const int64_t rowBytes = int64_t(map.boxInner) * map.elemBytes;
+  const int64_t rowBytes = map.loaded(0) * map.elemBytes;
   if (dst % uint64_t(align) != 0) {
     // The low 18 bits of the host address are the shared address.
     os << "destination at shared address 0x" << std::hex << (dst & 0x3FFFF)
@@ -129,26 +190,40 @@ std::string tmaLoad2dError(const TensorMap2d &map, uint64_t dst) {
   return os.str();
 }
 
-void tmaLoad2d(const TensorMap2d &map, void *dst, int32_t x, int32_t y) {
+void tmaLoad(const TensorMap &map, void *dst, const int32_t *coords) {
   const int64_t e = map.elemBytes;
-  const int64_t rowBytes = map.boxInner * e;
+  const int64_t n0 = map.loaded(0);
+  const int64_t rowBytes = n0 * e;
+  const int64_t x = coords[0];
   // The in-bounds elements [lo, hi) of every row of the box.
-  const int64_t lo = std::clamp<int64_t>(-int64_t(x), 0, map.boxInner);
-  const int64_t hi =
-      std::clamp<int64_t>(map.inner - int64_t(x), lo, map.boxInner);
+  const int64_t lo = std::clamp<int64_t>(-x, 0, n0);
+  const int64_t hi = std::clamp<int64_t>(map.dims[0] - x, lo, n0);
+  int64_t rows = 1;
+  for (int32_t d = 1; d < map.rank; ++d)
+    rows *= map.loaded(d);
   uint8_t row[256 * 8];
   auto *out = static_cast<uint8_t *>(dst);
-  for (int64_t j = 0; j < map.boxOuter; ++j) {
+  for (int64_t r = 0; r < rows; ++r) {
+    // Row r is (j1, j2, ...), j1 fastest: tensor coordinates
+    // coords[d] + elementStrides[d] * jd.
+    bool inside = hi > lo;
+    int64_t offset = (x + lo) * e;
+    int64_t rest = r;
+    for (int32_t d = 1; d < map.rank; ++d) {
+      const int64_t n = map.loaded(d);
+      const int64_t c = int64_t(coords[d]) + map.elementStrides[d] * (rest % n);
+      rest /= n;
+      if (c < 0 || c >= map.dims[d])
+        inside = false;
+      else
+        offset += c * map.strides[d];
+    }
     std::memset(row, 0, size_t(rowBytes));
-    const int64_t tensorRow = int64_t(y) + j;
-    if (tensorRow >= 0 && tensorRow < map.outer && hi > lo)
-      std::memcpy(row + lo * e,
-                  map.base + tensorRow * map.outerStrideBytes +
-                      (int64_t(x) + lo) * e,
-                  size_t((hi - lo) * e));
+    if (inside)
+      std::memcpy(row + lo * e, map.base + offset, size_t((hi - lo) * e));
     // 16-byte chunks go where the swizzle of their address says.
     for (int64_t c = 0; c < rowBytes; c += 16) {
-      const auto address = reinterpret_cast<uintptr_t>(out + j * rowBytes + c);
+      const auto address = reinterpret_cast<uintptr_t>(out + r * rowBytes + c);
       std::memcpy(reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(
                       tmaSwizzleAddress(address, map.swizzleBytes))),
                   row + c, 16);

@@ -217,6 +217,39 @@ void *stc_emu_tensor_map_2d(const void *base, int32_t data_type, int64_t inner,
 void stc_emu_tma_load_2d(void *dst, const void *map, int32_t x, int32_t y,
                          void *bar);
 
+/* cuTensorMapEncodeTiled for a 4-D tensor, as the host code of an sm_90a
+ * kernel calls stc_gpu_tensor_map_4d (renamed by stc-emulate-gpu-kernels),
+ * everything innermost first: sizes d0 .. d3 (d0 contiguous), the byte
+ * strides s1 .. s3 of dimensions 1 .. 3, boxes of b0 .. b3 elements and
+ * the traversal strides e0 .. e3 (elementStrides, 1 .. 8). Checked like
+ * stc_emu_tensor_map_2d (each stride a multiple of 16 below 2^40 and at
+ * least the extent of the dimension inside it, box dimensions 1 .. 256,
+ * element strides 1 .. 8, box inner bytes a multiple of 16 and, when
+ * swizzled, at most the swizzle width); a violation is an error. A box
+ * takes ceil(b_i / e_i) elements along dimension i >= 1 and b0 along
+ * dimension 0, whose element stride TMA ignores (cuTensorMapEncodeTiled:
+ * with no interleave "the first element of this array is ignored").
+ * Returns the emulator's map, the same pointer for the same arguments. */
+void *stc_emu_tensor_map_4d(const void *base, int32_t data_type, int64_t d0,
+                            int64_t d1, int64_t d2, int64_t d3, int64_t s1,
+                            int64_t s2, int64_t s3, int32_t b0, int32_t b1,
+                            int32_t b2, int32_t b3, int32_t e0, int32_t e1,
+                            int32_t e2, int32_t e3, int32_t swizzle_bytes);
+
+/* cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx
+ * ::bytes [dst], [map, {c0, c1, c2, c3}], [bar] with a map from
+ * stc_emu_tensor_map_4d: along dimension i the box starts at coordinate
+ * c_i (may be negative) and takes n_i elements (n_0 = b0, n_i = ceil(b_i /
+ * e_i) for i >= 1) at coordinates c_i + e_i * j, j < n_i; they land in
+ * `dst` as the dense n_0 x n_1 x n_2 x n_3 box (dimension 0 contiguous,
+ * rows of n_0 elements), elements outside the tensor as zero, swizzled as
+ * in stc_emu_tma_load_2d (rows of exactly the swizzle width when
+ * swizzled), and then n_0 * n_1 * n_2 * n_3 * element bytes complete on
+ * `bar`. A map of another rank is an error (and so is a 4-D map given to
+ * stc_emu_tma_load_2d). */
+void stc_emu_tma_load_4d(void *dst, const void *map, int32_t c0, int32_t c1,
+                         int32_t c2, int32_t c3, void *bar);
+
 /* Checks a cluster launch: each cluster dimension at least 1 and dividing
  * the grid's, as cuLaunchKernelEx requires; otherwise an error. The
  * emulator then runs the blocks one after the other as usual: stc's

@@ -1,5 +1,6 @@
 // What stc-emulate-gpu-kernels rejects of the sm_90a pipeline ops: tensor
-// copies other than 2-D tile-mode loads without multicast or CTA group,
+// copies other than 2-D and 4-D tile-mode loads without multicast or CTA
+// group (3-D and 5-D among them),
 // stc.wgmma_sp with A from shared memory but tf32 inputs, inline assembly
 // that is not an empty register fence,
 // predicated mbarrier and copy ops, a kernel whose dynamic shared memory has
@@ -24,8 +25,20 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   gpu.module @stc_kernels {
     gpu.func @three_d(%map: !llvm.ptr, %x: i32, %bar: !llvm.ptr<3>, %d: !llvm.ptr<7>) kernel {
-      // expected-error @+1 {{stc-emulate-gpu: only 2-D tensor copies are emulated, not 3-D}}
+      // expected-error @+1 {{stc-emulate-gpu: only 2-D and 4-D tensor copies are emulated, not 3-D}}
       nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %map, %bar, box[%x, %x, %x] : !llvm.ptr<7>, !llvm.ptr
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @stc_kernels {
+    gpu.func @five_d(%map: !llvm.ptr, %x: i32, %bar: !llvm.ptr<3>, %d: !llvm.ptr<7>) kernel {
+      // expected-error @+1 {{stc-emulate-gpu: only 2-D and 4-D tensor copies are emulated, not 5-D}}
+      nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %map, %bar, box[%x, %x, %x, %x, %x] : !llvm.ptr<7>, !llvm.ptr
       gpu.return
     }
   }
@@ -146,6 +159,19 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   // expected-error @+1 {{stc-emulate-gpu: @stc_gpu_tensor_map_2d has type '(!llvm.ptr, i32, i64, i64, i64, i32, i32) -> !llvm.ptr', expected '(!llvm.ptr, i32, i64, i64, i64, i32, i32, i32) -> !llvm.ptr'}}
   func.func private @stc_gpu_tensor_map_2d(!llvm.ptr, i32, i64, i64, i64, i32, i32) -> !llvm.ptr
+  gpu.module @stc_kernels {
+    gpu.func @k() kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // The 4-D map's element strides missing.
+  // expected-error @+1 {{stc-emulate-gpu: @stc_gpu_tensor_map_4d has type '(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32) -> !llvm.ptr', expected '(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.ptr'}}
+  func.func private @stc_gpu_tensor_map_4d(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32) -> !llvm.ptr
   gpu.module @stc_kernels {
     gpu.func @k() kernel {
       gpu.return

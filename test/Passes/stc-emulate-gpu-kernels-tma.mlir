@@ -11,12 +11,15 @@
 //   arrive's i64 token becomes 0); the mbarrier-init and proxy fences,
 //   setmaxregister and empty inline assembly (register fences: their
 //   results are their tied operands) disappear;
-// - the 2-D tile TMA load becomes stc_emu_tma_load_2d(dst, map, x, y, bar);
-// - on the host, stc_gpu_tensor_map_2d (declaration and calls) becomes
-//   stc_emu_tensor_map_2d, and a cluster launch whose sizes are not all
+// - the 2-D tile TMA load becomes stc_emu_tma_load_2d(dst, map, x, y, bar),
+//   the 4-D one stc_emu_tma_load_4d(dst, map, c0, c1, c2, c3, bar), the
+//   coordinates in order (innermost first);
+// - on the host, stc_gpu_tensor_map_2d and stc_gpu_tensor_map_4d
+//   (declarations and calls) become stc_emu_tensor_map_2d and
+//   stc_emu_tensor_map_4d, and a cluster launch whose sizes are not all
 //   constants checks at run time that its clusters tile the grid
 //   (stc_emu_check_cluster) before stc_emu_launch.
-// RUN: stc-opt %s --stc-emulate-gpu-kernels | FileCheck %s --implicit-check-not=stc_gpu_tensor_map_2d --implicit-check-not=@unused_smem
+// RUN: stc-opt %s --stc-emulate-gpu-kernels | FileCheck %s --implicit-check-not=stc_gpu_tensor_map_2d --implicit-check-not=stc_gpu_tensor_map_4d --implicit-check-not=@unused_smem
 
 // CHECK-DAG: func.func private @stc_emu_wgmma_sp_ss(i32, i32, i64, i64, i32, i32, i32, i32, i32, i32, i32, !llvm.ptr, i64, !llvm.ptr)
 // CHECK-DAG: func.func private @stc_emu_mbarrier_init(!llvm.ptr, i32)
@@ -26,11 +29,14 @@
 // CHECK-DAG: func.func private @stc_emu_mbarrier_complete_tx(!llvm.ptr, i32)
 // CHECK-DAG: func.func private @stc_emu_mbarrier_wait_parity(!llvm.ptr, i32)
 // CHECK-DAG: func.func private @stc_emu_tma_load_2d(!llvm.ptr, !llvm.ptr, i32, i32, !llvm.ptr)
+// CHECK-DAG: func.func private @stc_emu_tma_load_4d(!llvm.ptr, !llvm.ptr, i32, i32, i32, i32, !llvm.ptr)
 // CHECK-DAG: func.func private @stc_emu_check_cluster(i64, i64, i64, i64, i64, i64)
 // CHECK-DAG: func.func private @stc_emu_tensor_map_2d(!llvm.ptr, i32, i64, i64, i64, i32, i32, i32) -> !llvm.ptr
+// CHECK-DAG: func.func private @stc_emu_tensor_map_4d(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.ptr
 
 module attributes {gpu.container_module} {
   func.func private @stc_gpu_tensor_map_2d(!llvm.ptr, i32, i64, i64, i64, i32, i32, i32) -> !llvm.ptr
+  func.func private @stc_gpu_tensor_map_4d(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.ptr
 
   // CHECK-LABEL: func.func @host(
   // CHECK-SAME: %[[A:[^:]+]]: !llvm.ptr, %[[N:[^:]+]]: index
@@ -62,6 +68,31 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // An NHWC f16 activation of 2 x 10 x 12 x 64, boxes of 64 x 8 x 4 x 1
+  // taking every other W and H: the arguments pass through unchanged.
+  // CHECK-LABEL: func.func @host_4d(
+  // CHECK-SAME: %[[X4:[^:]+]]: !llvm.ptr
+  // CHECK: %[[MAP4:.*]] = call @stc_emu_tensor_map_4d(%[[X4]], {{(%[^,]+, )+}}%[[ONE:[^,]+]], %[[ONE]], %[[TWO:[^,]+]], %[[TWO]], %[[ONE]], %{{[^)]+}}) : (!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.ptr
+  // CHECK: return %[[MAP4]]
+  func.func @host_4d(%x: !llvm.ptr) -> !llvm.ptr {
+    %type = arith.constant 6 : i32
+    %c = arith.constant 64 : i64
+    %w = arith.constant 12 : i64
+    %h = arith.constant 10 : i64
+    %n = arith.constant 2 : i64
+    %sw = arith.constant 128 : i64
+    %sh = arith.constant 1536 : i64
+    %sn = arith.constant 15360 : i64
+    %b0 = arith.constant 64 : i32
+    %b1 = arith.constant 8 : i32
+    %b2 = arith.constant 4 : i32
+    %one = arith.constant 1 : i32
+    %two = arith.constant 2 : i32
+    %swizzle = arith.constant 128 : i32
+    %map = func.call @stc_gpu_tensor_map_4d(%x, %type, %c, %w, %h, %n, %sw, %sh, %sn, %b0, %b1, %b2, %one, %one, %two, %two, %one, %swizzle) : (!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.ptr
+    return %map : !llvm.ptr
+  }
+
   // CHECK: llvm.mlir.global internal @tma_smem() {addr_space = 3 : i32, alignment = 262144 : i64} : !llvm.array<33792 x i8> {
   // CHECK-NEXT: %[[Z:.*]] = llvm.mlir.zero : !llvm.array<33792 x i8>
   // CHECK-NEXT: llvm.return %[[Z]]
@@ -70,6 +101,7 @@ module attributes {gpu.container_module} {
     llvm.mlir.global external @tma_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
     llvm.mlir.global external @wgmma_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
     llvm.mlir.global external @unused_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+    llvm.mlir.global external @tma4d_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 
     // CHECK-LABEL: func.func private @tma_emu(
     // CHECK: %[[P0:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
@@ -157,6 +189,36 @@ module attributes {gpu.container_module} {
       %sum = llvm.fadd %f0, %f2 : f32
       %r = llvm.bitcast %sum : f32 to i32
       llvm.store %r, %s : i32, !llvm.ptr<3>
+      gpu.return
+    }
+
+    // The 4-D tile load of an implicit-GEMM convolution: coordinates
+    // (channel, w, h, n), innermost first, the h one negative (padding).
+    // CHECK-LABEL: func.func private @tma_4d_emu(
+    // CHECK: %[[P4:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+    // CHECK: %[[TMAP4:.*]] = llvm.inttoptr %[[P4]] : i64 to !llvm.ptr
+    // CHECK: %[[W4:.*]] = arith.trunci
+    // CHECK: %[[S4:.*]] = llvm.mlir.addressof @tma4d_smem : !llvm.ptr<3>
+    // CHECK: %[[C0:.*]] = arith.constant 0 : i32
+    // CHECK: %[[C1:.*]] = arith.constant 1 : i32
+    // CHECK: %[[NEG:.*]] = arith.constant -1 : i32
+    // CHECK: %[[BAR4:.*]] = llvm.getelementptr %[[S4]][16384]
+    // CHECK: %[[D47:.*]] = llvm.addrspacecast %[[S4]] : !llvm.ptr<3> to !llvm.ptr<7>
+    // CHECK-NEXT: %[[D4:.*]] = llvm.addrspacecast %[[D47]] : !llvm.ptr<7> to !llvm.ptr
+    // CHECK-NEXT: %[[B4:.*]] = llvm.addrspacecast %[[BAR4]] : !llvm.ptr<3> to !llvm.ptr
+    // CHECK-NEXT: call @stc_emu_tma_load_4d(%[[D4]], %[[TMAP4]], %[[C0]], %[[W4]], %[[NEG]], %[[C1]], %[[B4]]) : (!llvm.ptr, !llvm.ptr, i32, i32, i32, i32, !llvm.ptr) -> ()
+    // CHECK-NOT: nvvm.
+    // CHECK: return
+    gpu.func @tma_4d(%map: !llvm.ptr, %w: i32) kernel attributes {stc.kernel_info = {shared_bytes = 17408 : i64}} {
+      %s = llvm.mlir.addressof @tma4d_smem : !llvm.ptr<3>
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %neg = arith.constant -1 : i32
+      %bar = llvm.getelementptr %s[16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+      nvvm.mbarrier.init %bar, %c1 : !llvm.ptr<3>, i32
+      nvvm.mbarrier.arrive.expect_tx %bar, %c1 : !llvm.ptr<3>, i32
+      %d7 = llvm.addrspacecast %s : !llvm.ptr<3> to !llvm.ptr<7>
+      nvvm.cp.async.bulk.tensor.shared.cluster.global %d7, %map, %bar, box[%c0, %w, %neg, %c1] : !llvm.ptr<7>, !llvm.ptr
       gpu.return
     }
   }

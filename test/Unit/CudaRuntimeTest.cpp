@@ -1308,6 +1308,234 @@ TEST_F(CudaFakeTest, TensorMap2dFailureStopsTheLaunch) {
   mgpuModuleUnload(module);
 }
 
+//===----------------------------------------------------------------------===//
+// stc_gpu_tensor_map_4d
+//===----------------------------------------------------------------------===//
+
+TEST_F(CudaFakeTest, TensorMap4dPassesTheDriverEveryArgument) {
+  scenario("healthy");
+  // An NHWC f16 activation of 2 x 10 x 12 x 64 (N, H, W, C), read in boxes
+  // of 64 channels x 8 x 4 positions x 1 image, every other W and H (a
+  // stride-2 convolution), with the 128-byte swizzle.
+  const int64_t c = 64, w = 12, h = 10, n = 2;
+  const int64_t sw = c * 2, sh = w * sw, sn = h * sh;
+  void *buffer = mgpuMemAlloc(uint64_t(n * sn), nullptr, 0);
+  ASSERT_NE(buffer, nullptr) << lastError();
+  long long before = query("live_allocations");
+  void *map = stc_gpu_tensor_map_4d(buffer, STC_CUDA_TENSOR_F16, c, w, h, n, sw,
+                                    sh, sn, 64, 8, 4, 1, 1, 2, 2, 1, 128);
+  ASSERT_NE(map, nullptr) << lastError();
+  EXPECT_EQ(query("live_allocations"), before + 1);
+  EXPECT_EQ(query("tensor_map.calls"), 1);
+  EXPECT_EQ(query("tensor_map.type"), STC_CUDA_TENSOR_F16);
+  EXPECT_EQ(query("tensor_map.rank"), 4);
+  EXPECT_EQ(query("tensor_map.address"), (long long)(uintptr_t)buffer);
+  // Innermost first, as the driver takes them.
+  EXPECT_EQ(query("tensor_map.dim0"), c);
+  EXPECT_EQ(query("tensor_map.dim1"), w);
+  EXPECT_EQ(query("tensor_map.dim2"), h);
+  EXPECT_EQ(query("tensor_map.dim3"), n);
+  EXPECT_EQ(query("tensor_map.stride1"), sw);
+  EXPECT_EQ(query("tensor_map.stride2"), sh);
+  EXPECT_EQ(query("tensor_map.stride3"), sn);
+  EXPECT_EQ(query("tensor_map.box0"), 64);
+  EXPECT_EQ(query("tensor_map.box1"), 8);
+  EXPECT_EQ(query("tensor_map.box2"), 4);
+  EXPECT_EQ(query("tensor_map.box3"), 1);
+  EXPECT_EQ(query("tensor_map.element_stride0"), 1);
+  EXPECT_EQ(query("tensor_map.element_stride1"), 2);
+  EXPECT_EQ(query("tensor_map.element_stride2"), 2);
+  EXPECT_EQ(query("tensor_map.element_stride3"), 1);
+  EXPECT_EQ(query("tensor_map.swizzle"), STC_CUDA_SWIZZLE_128B);
+  EXPECT_EQ(query("tensor_map.interleave"), 0);   // NONE
+  EXPECT_EQ(query("tensor_map.l2_promotion"), 2); // L2_128B
+  EXPECT_EQ(query("tensor_map.oob_fill"), 0);     // NONE: zeros
+
+  // The same map is the same copy; one differing only in an element stride
+  // (or a box size) is a new one.
+  EXPECT_EQ(stc_gpu_tensor_map_4d(buffer, STC_CUDA_TENSOR_F16, c, w, h, n, sw,
+                                  sh, sn, 64, 8, 4, 1, 1, 2, 2, 1, 128),
+            map);
+  EXPECT_EQ(query("live_allocations"), before + 1);
+  void *unitSteps =
+      stc_gpu_tensor_map_4d(buffer, STC_CUDA_TENSOR_F16, c, w, h, n, sw, sh, sn,
+                            64, 8, 4, 1, 1, 1, 2, 1, 128);
+  void *otherBox =
+      stc_gpu_tensor_map_4d(buffer, STC_CUDA_TENSOR_F16, c, w, h, n, sw, sh, sn,
+                            64, 8, 2, 1, 1, 2, 2, 1, 128);
+  std::set<void *> maps = {map, unitSteps, otherBox};
+  EXPECT_EQ(maps.size(), 3u);
+  EXPECT_EQ(maps.count(nullptr), 0u) << lastError();
+  EXPECT_EQ(query("tensor_map.element_stride1"), 2);
+  EXPECT_EQ(query("tensor_map.box2"), 2);
+  EXPECT_EQ(query("live_allocations"), before + 3);
+  // The largest element stride, 8, reaches the driver too.
+  EXPECT_NE(stc_gpu_tensor_map_4d(buffer, STC_CUDA_TENSOR_F16, c, w, h, n, sw,
+                                  sh, sn, 64, 8, 8, 1, 8, 8, 8, 8, 0),
+            nullptr)
+      << lastError();
+  EXPECT_EQ(query("tensor_map.element_stride0"), 8);
+  EXPECT_EQ(query("tensor_map.element_stride3"), 8);
+  EXPECT_EQ(query("tensor_map.swizzle"), STC_CUDA_SWIZZLE_NONE);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+  mgpuMemFree(buffer, nullptr);
+}
+
+TEST_F(CudaFakeTest, TensorMap4dArgumentErrorsAreNamed) {
+  scenario("healthy");
+  const void *base = reinterpret_cast<const void *>(uintptr_t(0x10000));
+  const void *odd = reinterpret_cast<const void *>(uintptr_t(0x10008));
+  // 64 channels x 12 x 10 x 2 f16, densely packed (innermost first).
+  struct Case {
+    const void *base;
+    int32_t type;
+    int64_t d[4], s[3];
+    int32_t b[4], e[4], swizzle;
+    const char *message;
+  } cases[] = {
+      {nullptr,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15360},
+       {64, 8, 4, 1},
+       {1, 2, 2, 1},
+       128,
+       "tensor map: null base address"},
+      {odd,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15360},
+       {64, 8, 4, 1},
+       {1, 2, 2, 1},
+       128,
+       "tensor map: the global address must be 16-byte aligned, got 0x10008"},
+      {base,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15360},
+       {64, 8, 4, 1},
+       {1, -2, 2, 1},
+       128,
+       "tensor map: negative size, stride, box or element stride (innermost "
+       "first: sizes 64x12x10x2, strides 128x1536x15360 bytes, box 64x8x4x1, "
+       "element strides 1x-2x2x1)"},
+      {base,
+       6,
+       {64, 12, -10, 2},
+       {128, 1536, 15360},
+       {64, 8, 4, 1},
+       {1, 2, 2, 1},
+       128,
+       "tensor map: negative size, stride, box or element stride (innermost "
+       "first: sizes 64x12x-10x2, strides 128x1536x15360 bytes, box 64x8x4x1, "
+       "element strides 1x2x2x1)"},
+      {base,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15360},
+       {64, 8, 4, 1},
+       {1, 2, 2, 1},
+       96,
+       "tensor map: the swizzle must be 0, 32, 64 or 128 bytes, got 96"},
+      // Messages count dimensions outermost first: e1 is dimension 2's.
+      {base,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15360},
+       {64, 8, 4, 1},
+       {1, 0, 2, 1},
+       128,
+       "tensor map: the element stride of dimension 2 is 0, must be 1 to 8"},
+      {base,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15360},
+       {64, 8, 4, 1},
+       {1, 2, 9, 1},
+       128,
+       "tensor map: the element stride of dimension 1 is 9, must be 1 to 8"},
+      // e0 is ignored by TMA but still checked by the driver.
+      {base,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15360},
+       {64, 8, 4, 1},
+       {9, 2, 2, 1},
+       128,
+       "tensor map: the element stride of dimension 3 is 9, must be 1 to 8"},
+      {base,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15360},
+       {64, 8, 257, 1},
+       {1, 2, 2, 1},
+       128,
+       "tensor map: box dimension 1 is 257, must be 1 to 256"},
+      {base,
+       6,
+       {64, 12, 10, 0},
+       {128, 1536, 15360},
+       {64, 8, 4, 1},
+       {1, 2, 2, 1},
+       128,
+       "tensor map: dimension 0 has size 0, must be 1 to 2^32"},
+      {base,
+       6,
+       {64, 12, 10, 2},
+       {128, 1520, 15360},
+       {64, 8, 4, 1},
+       {1, 2, 2, 1},
+       128,
+       "tensor map: the stride of dimension 1 is 1520 bytes, less than the "
+       "1536 bytes that dimension 2 spans"},
+      {base,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15000},
+       {64, 8, 4, 1},
+       {1, 2, 2, 1},
+       128,
+       "tensor map: the stride of dimension 0 is 15000 bytes, must be a "
+       "multiple of 16 below 2^40"},
+      {base,
+       6,
+       {64, 12, 10, 2},
+       {128, 1536, 15360},
+       {128, 8, 4, 1},
+       {1, 2, 2, 1},
+       128,
+       "tensor map: the innermost box extent is 256 bytes, more than the "
+       "128-byte swizzle span"},
+  };
+  for (const Case &c : cases) {
+    stc_cuda_clear_error();
+    EXPECT_EQ(stc_gpu_tensor_map_4d(c.base, c.type, c.d[0], c.d[1], c.d[2],
+                                    c.d[3], c.s[0], c.s[1], c.s[2], c.b[0],
+                                    c.b[1], c.b[2], c.b[3], c.e[0], c.e[1],
+                                    c.e[2], c.e[3], c.swizzle),
+              nullptr)
+        << c.message;
+    EXPECT_EQ(lastError(),
+              std::string("error: stc_gpu_tensor_map_4d: ") + c.message);
+    EXPECT_EQ(stc_cuda_error_status(), STC_CUDA_ERROR_INVALID_ARGUMENT);
+  }
+  EXPECT_EQ(query("tensor_map.calls"), 0);
+  EXPECT_EQ(query("live_allocations"), 0);
+  stc_cuda_clear_error();
+  // Like the 2-D one: no cuTensorMapEncodeTiled, no map.
+  ASSERT_EQ(
+      stc_cuda_hide_driver_entry_point_for_testing("cuTensorMapEncodeTiled"),
+      0);
+  EXPECT_EQ(stc_gpu_tensor_map_4d(base, 6, 64, 12, 10, 2, 128, 1536, 15360, 64,
+                                  8, 4, 1, 1, 2, 2, 1, 128),
+            nullptr);
+  EXPECT_EQ(lastError(), "error: stc_gpu_tensor_map_4d: the CUDA driver has no "
+                         "cuTensorMapEncodeTiled (TMA needs a CUDA 12.0 or "
+                         "later driver)");
+  EXPECT_EQ(stc_cuda_error_status(), STC_CUDA_ERROR_NO_DRIVER);
+  stc_cuda_clear_error();
+}
+
 TEST_F(CudaFakeTest, TensorMapNeedsCuTensorMapEncodeTiled) {
   scenario("healthy");
   ASSERT_EQ(
@@ -1502,7 +1730,7 @@ TEST_F(CudaFakeTest, MgpuSetDefaultDeviceOutOfRange) {
 TEST(CudaSymbolsTest, TableListsEveryEntryPointOnce) {
   size_t count = 0;
   const StcCudaSymbol *symbols = stc_cuda_mgpu_symbols(&count);
-  ASSERT_EQ(count, 26u);
+  ASSERT_EQ(count, 27u);
   std::set<std::string> names;
   for (size_t i = 0; i < count; ++i) {
     EXPECT_NE(symbols[i].address, nullptr) << symbols[i].name;
@@ -1519,6 +1747,7 @@ TEST(CudaSymbolsTest, TableListsEveryEntryPointOnce) {
   EXPECT_TRUE(found);
   // What STC's own generated host code calls, beside MLIR's mgpu*.
   EXPECT_TRUE(names.count("stc_gpu_tensor_map_2d"));
+  EXPECT_TRUE(names.count("stc_gpu_tensor_map_4d"));
   EXPECT_STREQ(stc_cuda_status_name(STC_CUDA_ERROR_OUT_OF_MEMORY),
                "OUT_OF_MEMORY");
 }

@@ -516,11 +516,19 @@ long long stcFakeCudaQuery(const char *key) {
       {"tensor_map.address", (long long)f.tensorMap.address},
       {"tensor_map.dim0", (long long)f.tensorMap.dims[0]},
       {"tensor_map.dim1", (long long)f.tensorMap.dims[1]},
+      {"tensor_map.dim2", (long long)f.tensorMap.dims[2]},
+      {"tensor_map.dim3", (long long)f.tensorMap.dims[3]},
       {"tensor_map.stride1", (long long)f.tensorMap.strides[0]},
+      {"tensor_map.stride2", (long long)f.tensorMap.strides[1]},
+      {"tensor_map.stride3", (long long)f.tensorMap.strides[2]},
       {"tensor_map.box0", f.tensorMap.box[0]},
       {"tensor_map.box1", f.tensorMap.box[1]},
+      {"tensor_map.box2", f.tensorMap.box[2]},
+      {"tensor_map.box3", f.tensorMap.box[3]},
       {"tensor_map.element_stride0", f.tensorMap.elementStrides[0]},
       {"tensor_map.element_stride1", f.tensorMap.elementStrides[1]},
+      {"tensor_map.element_stride2", f.tensorMap.elementStrides[2]},
+      {"tensor_map.element_stride3", f.tensorMap.elementStrides[3]},
       {"tensor_map.interleave", f.tensorMap.interleave},
       {"tensor_map.l2_promotion", f.tensorMap.l2Promotion},
       {"tensor_map.oob_fill", f.tensorMap.oobFill},
@@ -896,7 +904,8 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
       l2Promotion > 3 || oobFill < 0 || oobFill > 1)
     return kInvalidValue;
   for (unsigned i = 0; i < rank; ++i) {
-    if (box[i] == 0 || box[i] > 256 || elementStrides[i] != 1)
+    if (box[i] == 0 || box[i] > 256 || elementStrides[i] == 0 ||
+        elementStrides[i] > 8)
       return kInvalidValue;
     if (i > 0 && strides[i - 1] % 16 != 0)
       return kInvalidValue;
@@ -918,8 +927,8 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
       t.strides[i - 1] = strides[i - 1];
   }
   // Words: the address, dims[0..4], strides[0..3], box[0..4] (innermost
-  // first), then the enums, a byte each, so that maps differing in any
-  // argument differ.
+  // first), then the enums, a byte each, and the element strides, 4 bits
+  // each from bit 40, so that maps differing in any argument differ.
   uint64_t words[16] = {uint64_t(t.address)};
   for (unsigned i = 0; i < 5; ++i) {
     words[1 + i] = t.dims[i];
@@ -930,6 +939,8 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
   words[15] = uint64_t(dataType) | uint64_t(swizzle) << 8 |
               uint64_t(interleave) << 16 | uint64_t(l2Promotion) << 24 |
               uint64_t(oobFill) << 32;
+  for (unsigned i = 0; i < rank; ++i)
+    words[15] |= uint64_t(t.elementStrides[i]) << (40 + 4 * i);
   std::memcpy(map, words, sizeof(words));
   return kSuccess;
 }

@@ -6,14 +6,16 @@
 // parity-1 wait on a fresh barrier), a TMA producer thread feeding 128
 // consumer threads through a two-stage ring of full/empty barriers, and
 // 2-D box loads of random data with ragged and negative edges for each
-// swizzle mode. The expected swizzled placement is written here as row /
-// chunk arithmetic (chunk ^ (row % 8) for 128-byte rows, chunk ^ ((row / 2)
-// % 4) for 64-byte rows, chunk ^ ((row / 4) % 2) for 32-byte rows), not with
-// the emulator's address formula. The kernels' wgmma takes A from shared
-// memory: stc_emu_wgmma_sp_ss must give what the register form (checked
-// against a dense product in GpuEmulatorWgmmaTest.cpp) gives for the same
-// A. Errors (bad tensor maps, misused mbarriers, deadlocks, misaligned
-// copies) must be reported and stop the process.
+// swizzle mode, and 4-D loads of an NHWC tensor with element strides
+// (against a box computed element by element). The expected swizzled
+// placement is written here as row / chunk arithmetic (chunk ^ (row % 8)
+// for 128-byte rows, chunk ^ ((row / 2) % 4) for 64-byte rows, chunk ^
+// ((row / 4) % 2) for 32-byte rows), not with the emulator's address
+// formula. The kernels' wgmma takes A from shared memory:
+// stc_emu_wgmma_sp_ss must give what the register form (checked against a
+// dense product in GpuEmulatorWgmmaTest.cpp) gives for the same A. Errors
+// (bad tensor maps, misused mbarriers, deadlocks, misaligned copies) must
+// be reported and stop the process.
 //
 //===----------------------------------------------------------------------===//
 
@@ -308,6 +310,181 @@ TEST(GpuEmulatorTma, SameArgumentsSameMap) {
   EXPECT_NE(a, c);
 }
 
+//===----------------------------------------------------------------------===//
+// 4-D TMA loads with element strides (implicit-GEMM convolution operands)
+//===----------------------------------------------------------------------===//
+
+/// An f16 NHWC activation of random, never-zero elements: C x W x H x N
+/// (innermost first), rows of C channels, W and H strides padded.
+struct Nhwc {
+  static constexpr int64_t c = 64, w = 9, h = 7, n = 2;
+  static constexpr int64_t sw = c * 2, sh = w * sw + 32, sn = h * sh + 64;
+  std::vector<uint16_t> storage;
+  uint16_t *data;
+
+  explicit Nhwc(unsigned seed) : storage(size_t(n * sn / 2 + 8)) {
+    // 16-byte aligned base.
+    data = reinterpret_cast<uint16_t *>(
+        (reinterpret_cast<uintptr_t>(storage.data()) + 15) / 16 * 16);
+    std::mt19937 rng(seed);
+    for (int64_t i = 0; i < n * sn / 2; ++i)
+      data[i] = uint16_t(1 + rng() % 0xFFFE);
+  }
+  /// The element at (channel, x, y, image), or 0 outside the tensor.
+  uint16_t at(int64_t ch, int64_t x, int64_t y, int64_t img) const {
+    if (ch < 0 || ch >= c || x < 0 || x >= w || y < 0 || y >= h || img < 0 ||
+        img >= n)
+      return 0;
+    return data[(img * sn + y * sh + x * sw) / 2 + ch];
+  }
+};
+
+struct Tma4dCase {
+  int32_t box[4];   // b0 .. b3
+  int32_t steps[4]; // e0 .. e3
+  int swizzle;
+};
+
+/// Loads 4-D boxes at coordinates inside, before (negative, as a
+/// convolution's padding reads) and past the end of the tensor with the
+/// case's element strides, and compares every byte of the destination (and
+/// the bytes after it) with a box computed here element by element:
+/// destination element (i, j1, j2, j3) is the tensor's element at (c0 + i,
+/// c1 + e1 j1, c2 + e2 j2, c3 + j3 e3), j_d < ceil(b_d / e_d), i < b0.
+void checkTma4dLoads(const Tma4dCase &t, unsigned seed) {
+  const Nhwc x(seed);
+  void *map = stc_emu_tensor_map_4d(
+      x.data, 6, Nhwc::c, Nhwc::w, Nhwc::h, Nhwc::n, Nhwc::sw, Nhwc::sh,
+      Nhwc::sn, t.box[0], t.box[1], t.box[2], t.box[3], t.steps[0], t.steps[1],
+      t.steps[2], t.steps[3], t.swizzle);
+  ASSERT_NE(map, nullptr);
+  int64_t n[4] = {t.box[0]};
+  for (int d = 1; d < 4; ++d)
+    n[d] = (t.box[d] + t.steps[d] - 1) / t.steps[d];
+  const size_t rowBytes = size_t(n[0]) * 2;
+  const size_t rows = size_t(n[1] * n[2] * n[3]);
+  const size_t boxBytes = rowBytes * rows;
+  auto smem = sharedMemory();
+  void *bar = smem.get() + 8;
+  uint8_t *dst = smem.get() + 4096;
+  const int32_t coords[][4] = {
+      {0, 0, 0, 0},
+      {0, -1, -1, 0},                   // padding before the image
+      {0, 5, 4, 1},                     // past the end in W and H
+      {-8, 2, -2, 1},                   // channels before the start
+      {16, int32_t(Nhwc::w) - 1, 0, 0}, // channels past the end
+      {0, -3, int32_t(Nhwc::h) - 2, -1},
+      {0, 0, 0, 2}, // wholly past the last image: zeros
+  };
+  stc_emu_mbarrier_init(bar, 1);
+  int phase = 0;
+  for (const auto &c : coords) {
+    std::memset(dst, 0xAB, boxBytes + 2048);
+    stc_emu_mbarrier_arrive_expect_tx(bar, int32_t(boxBytes));
+    stc_emu_tma_load_4d(dst, map, c[0], c[1], c[2], c[3], bar);
+    // The box's product(n_d) * 2 bytes complete the phase.
+    EXPECT_EQ(stateOf(bar).phase, unsigned(++phase));
+    EXPECT_EQ(stateOf(bar).tx, 0u);
+    int mismatches = 0, nonZero = 0;
+    for (int64_t j3 = 0; j3 < n[3]; ++j3)
+      for (int64_t j2 = 0; j2 < n[2]; ++j2)
+        for (int64_t j1 = 0; j1 < n[1]; ++j1) {
+          const size_t row = size_t((j3 * n[2] + j2) * n[1] + j1);
+          for (int64_t i = 0; i < n[0]; ++i) {
+            uint16_t want =
+                x.at(c[0] + i, c[1] + t.steps[1] * j1, c[2] + t.steps[2] * j2,
+                     c[3] + t.steps[3] * j3);
+            nonZero += want != 0;
+            for (int b = 0; b < 2; ++b) {
+              size_t at =
+                  swizzledOffset(t.swizzle, rowBytes, row, size_t(i) * 2 + b);
+              mismatches += dst[at] != uint8_t(want >> (8 * b));
+            }
+          }
+        }
+    EXPECT_EQ(mismatches, 0) << "box at (" << c[0] << ", " << c[1] << ", "
+                             << c[2] << ", " << c[3] << ")";
+    if (c[0] == 0 && c[1] == 0 && c[2] == 0 && c[3] == 0) {
+      EXPECT_GT(nonZero, 0);
+    }
+    int outside = 0;
+    for (size_t k = 0; k < 2048; ++k)
+      outside += dst[boxBytes + k] != 0xAB;
+    EXPECT_EQ(outside, 0) << "bytes after the box were written";
+  }
+}
+
+TEST(GpuEmulatorTma4d, Swizzle128UnitStrides) {
+  checkTma4dLoads({{64, 8, 4, 1}, {1, 1, 1, 1}, 128}, 11);
+}
+
+TEST(GpuEmulatorTma4d, Swizzle128Stride2InWAndH) {
+  // 4 x 2 positions, every other column and row: a stride-2 convolution.
+  checkTma4dLoads({{64, 8, 4, 1}, {1, 2, 2, 1}, 128}, 12);
+}
+
+TEST(GpuEmulatorTma4d, Swizzle128Stride2InWOnlyOddBoxes) {
+  // ceil(7 / 2) = 4 columns, 3 rows, 2 images.
+  checkTma4dLoads({{64, 7, 3, 2}, {1, 2, 1, 1}, 128}, 13);
+}
+
+TEST(GpuEmulatorTma4d, Swizzle128Stride2InHOnly) {
+  checkTma4dLoads({{64, 4, 5, 1}, {1, 1, 2, 1}, 128}, 14);
+}
+
+TEST(GpuEmulatorTma4d, NoSwizzleNarrowRows) {
+  // Rows of 24 channels (48 bytes), unswizzled.
+  checkTma4dLoads({{24, 6, 4, 2}, {1, 2, 2, 2}, 0}, 15);
+}
+
+TEST(GpuEmulatorTma4d, InnermostElementStrideIsIgnored) {
+  // CUDA: with no interleave, elementStrides[0] is ignored; b0 contiguous
+  // elements are loaded, and the box bytes are the same.
+  checkTma4dLoads({{64, 8, 4, 1}, {2, 2, 2, 1}, 128}, 16);
+  const Nhwc x(17);
+  auto *unit = static_cast<const TensorMap *>(stc_emu_tensor_map_4d(
+      x.data, 6, Nhwc::c, Nhwc::w, Nhwc::h, Nhwc::n, Nhwc::sw, Nhwc::sh,
+      Nhwc::sn, 64, 8, 4, 1, 1, 2, 2, 1, 128));
+  auto *two = static_cast<const TensorMap *>(stc_emu_tensor_map_4d(
+      x.data, 6, Nhwc::c, Nhwc::w, Nhwc::h, Nhwc::n, Nhwc::sw, Nhwc::sh,
+      Nhwc::sn, 64, 8, 4, 1, 2, 2, 2, 1, 128));
+  EXPECT_NE(unit, two); // different arguments, different maps
+  EXPECT_EQ(tmaBoxBytes(*unit), 64 * 4 * 2 * 1 * 2);
+  EXPECT_EQ(tmaBoxBytes(*two), tmaBoxBytes(*unit));
+}
+
+TEST(GpuEmulatorTma4d, SameArgumentsSameMap) {
+  alignas(16) static uint8_t tensor[4 * 4 * 4 * 64];
+  void *a = stc_emu_tensor_map_4d(tensor, 9, 32, 4, 4, 4, 64, 256, 1024, 32, 4,
+                                  4, 1, 1, 2, 2, 1, 64);
+  void *b = stc_emu_tensor_map_4d(tensor, 9, 32, 4, 4, 4, 64, 256, 1024, 32, 4,
+                                  4, 1, 1, 2, 2, 1, 64);
+  void *c = stc_emu_tensor_map_4d(tensor, 9, 32, 4, 4, 4, 64, 256, 1024, 32, 4,
+                                  4, 1, 1, 2, 1, 1, 64);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}
+
+TEST(GpuEmulatorTma4d, DegenerateOuterDimensionsMatchTheTwoDimensionalLoad) {
+  // A W x C tensor seen as 4-D with H = N = 1 loads what the 2-D map loads.
+  const Nhwc x(18);
+  void *map2 =
+      stc_emu_tensor_map_2d(x.data, 6, Nhwc::c, Nhwc::w, Nhwc::sw, 64, 8, 128);
+  void *map4 =
+      stc_emu_tensor_map_4d(x.data, 6, Nhwc::c, Nhwc::w, 1, 1, Nhwc::sw,
+                            Nhwc::sh, Nhwc::sn, 64, 8, 1, 1, 1, 1, 1, 1, 128);
+  auto smem = sharedMemory();
+  void *bar = smem.get() + 8;
+  stc_emu_mbarrier_init(bar, 1);
+  for (int32_t col : {-3, 0, 4}) {
+    stc_emu_mbarrier_arrive_expect_tx(bar, 2 * 1024);
+    stc_emu_tma_load_2d(smem.get() + 4096, map2, 0, col, bar);
+    stc_emu_tma_load_4d(smem.get() + 8192, map4, 0, col, 0, 0, bar);
+    EXPECT_EQ(std::memcmp(smem.get() + 4096, smem.get() + 8192, 1024), 0)
+        << col;
+  }
+}
+
 /// A warp-specialised pipeline: thread 128 (warp 4, the producer) loads
 /// K tiles of a random f16 tensor with TMA into a two-stage ring; threads
 /// 0..127 (the consumer warpgroup) wait for each tile, sum their column of
@@ -535,6 +712,51 @@ TEST_F(GpuEmulatorTmaDeathTest, TensorMapArgumentsAreChecked) {
                    "64-byte swizzle");
 }
 
+TEST_F(GpuEmulatorTmaDeathTest, TensorMap4dArgumentsAreChecked) {
+  // 64 x 8 x 8 x 2 f16 (innermost first), dense: strides 128, 1024, 8192.
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 128, 1024,
+                                         8192, 64, 8, 4, 1, 1, 2, 9, 1, 128),
+                   "tensor map: element strides of 1 x 2 x 9 x 1 \\(each 1 "
+                   "\\.\\. 8\\)");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 128, 1024,
+                                         8192, 64, 8, 4, 1, 0, 2, 2, 1, 128),
+                   "tensor map: element strides of 0 x 2 x 2 x 1");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 128, 1024,
+                                         8192, 64, 8, 257, 1, 1, 2, 2, 1, 128),
+                   "tensor map: box of 64 x 8 x 257 x 1 elements \\(each "
+                   "dimension 1 \\.\\. 256\\)");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 128, 1024,
+                                         8192, 64, 8, 4, 0, 1, 2, 2, 1, 128),
+                   "tensor map: box of 64 x 8 x 4 x 0 elements");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 0, 2, 128, 1024,
+                                         8192, 64, 8, 4, 1, 1, 2, 2, 1, 128),
+                   "tensor map: tensor of 64 x 8 x 0 x 2 elements");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 128, 1008,
+                                         8192, 64, 8, 4, 1, 1, 2, 2, 1, 128),
+                   "tensor map: stride of dimension 2 of 1008 bytes is less "
+                   "than the 1024 bytes that dimension 1 spans");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 128, 1024,
+                                         8200, 64, 8, 4, 1, 1, 2, 2, 1, 128),
+                   "tensor map: stride of dimension 3 of 8200 bytes is not a "
+                   "positive multiple of 16");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 120, 1024,
+                                         8192, 64, 8, 4, 1, 1, 2, 2, 1, 128),
+                   "tensor map: stride of dimension 1 of 120 bytes is not a "
+                   "positive multiple of 16");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 72, 8, 8, 2, 128, 1024,
+                                         8192, 64, 8, 4, 1, 1, 2, 2, 1, 128),
+                   "tensor map: stride of dimension 1 of 128 bytes is less "
+                   "than a row of 72 elements of 2 bytes");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 128, 1024,
+                                         8192, 128, 8, 4, 1, 1, 2, 2, 1, 128),
+                   "tensor map: box inner dimension of 256 bytes exceeds the "
+                   "128-byte swizzle");
+  EXPECT_EMU_ERROR(stc_emu_tensor_map_4d(gTensor + 8, 6, 64, 8, 8, 2, 128, 1024,
+                                         8192, 64, 8, 4, 1, 1, 2, 2, 1, 128),
+                   "tensor map: global address 0x[0-9a-f]+ is not 16-byte "
+                   "aligned");
+}
+
 TEST_F(GpuEmulatorTmaDeathTest, MbarrierMisuseIsReported) {
   auto smem = sharedMemory();
   uint8_t *bar = smem.get() + 0x40;
@@ -590,8 +812,35 @@ TEST_F(GpuEmulatorTmaDeathTest, TmaLoadErrorsAreReported) {
                    "128-byte swizzle are not emulated");
   uint64_t garbage[16] = {};
   EXPECT_EMU_ERROR(stc_emu_tma_load_2d(smem.get() + 1024, garbage, 0, 0, bar),
-                   "cp.async.bulk.tensor with a tensor map that "
-                   "stc_emu_tensor_map_2d did not make");
+                   "cp.async.bulk.tensor with a tensor map that neither "
+                   "stc_emu_tensor_map_2d nor stc_emu_tensor_map_4d made");
+  // The copy's rank is the map's.
+  void *map4 = stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 128, 1024, 8192,
+                                     64, 8, 4, 1, 1, 2, 2, 1, 128);
+  EXPECT_EMU_ERROR(stc_emu_tma_load_2d(smem.get() + 1024, map4, 0, 0, bar),
+                   "cp.async.bulk.tensor.2d with a 4-D tensor map");
+  EXPECT_EMU_ERROR(stc_emu_tma_load_4d(smem.get() + 1024, map, 0, 0, 0, 0, bar),
+                   "cp.async.bulk.tensor.4d with a 2-D tensor map");
+  // 4-D boxes follow the same destination rules (rows of 64 f16 here).
+  EXPECT_EMU_ERROR(
+      stc_emu_tma_load_4d(smem.get() + 1024 + 512, map4, 0, 0, 0, 0, bar),
+      "cp.async.bulk.tensor: destination at shared address 0x600 is not "
+      "1024-byte aligned");
+  void *narrow4 = stc_emu_tensor_map_4d(gTensor, 6, 64, 8, 8, 2, 128, 1024,
+                                        8192, 32, 8, 4, 1, 1, 2, 2, 1, 128);
+  EXPECT_EMU_ERROR(
+      stc_emu_tma_load_4d(smem.get() + 1024, narrow4, 0, 0, 0, 0, bar),
+      "cp.async.bulk.tensor: box rows of 64 bytes with the 128-byte swizzle "
+      "are not emulated");
+  // ceil(8 / 2) * ceil(4 / 2) rows of 128 bytes = 1024 bytes, more than the
+  // 512 the barrier expects.
+  uint8_t *half = smem.get() + 32;
+  stc_emu_mbarrier_init(half, 1);
+  stc_emu_mbarrier_arrive_expect_tx(half, 512);
+  EXPECT_EMU_ERROR(
+      stc_emu_tma_load_4d(smem.get() + 1024, map4, 0, 0, 0, 0, half),
+      "complete-tx of 1024 bytes with pending arrivals 0 of 1, 512 "
+      "transaction bytes");
   // The box is 4096 bytes; the barrier expects only 1024.
   uint8_t *short_ = smem.get() + 16;
   stc_emu_mbarrier_init(short_, 1);
