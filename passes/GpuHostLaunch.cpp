@@ -54,6 +54,10 @@ private:
 /// has its own): (base, CUtensorMapDataType, inner, outer, row stride in
 /// bytes, box inner, box outer, swizzle bytes) -> device pointer of the map.
 constexpr llvm::StringLiteral kTensorMapFn = "stc_gpu_tensor_map_2d";
+/// Its 4-D form, for NHWC inputs: (base, type, 4 sizes innermost first,
+/// strides in bytes of dimensions 1..3, 4 box sizes, 4 element strides,
+/// swizzle bytes) -> device pointer.
+constexpr llvm::StringLiteral kTensorMap4dFn = "stc_gpu_tensor_map_4d";
 
 static int64_t intOf(DictionaryAttr info, StringRef key) {
   auto attr = info.getAs<IntegerAttr>(key);
@@ -230,6 +234,15 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
     return failure();
 
   Value colTiles = ceilDiv(cols, blockCols);
+  if (auto pixelTile = info.getAs<ArrayAttr>("pixel_tile")) {
+    // A convolution on sm_90a: blocks of TH x TW output pixels of one
+    // image, N x ceil(OH / TH) x ceil(OW / TW).
+    colTiles = arith::MulIOp::create(
+        b, convSizes[0],
+        arith::MulIOp::create(
+            b, ceilDiv(convSizes[3], cast<IntegerAttr>(pixelTile[0]).getInt()),
+            ceilDiv(convSizes[4], cast<IntegerAttr>(pixelTile[1]).getInt())));
+  }
   Value rowTiles = ceilDiv(rows, blockRows);
   if (groups > 1)
     rowTiles = arith::MulIOp::create(b, rowTiles, index(groups));
@@ -310,15 +323,15 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, DictionaryAttr info,
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   ModuleOp module = getOperation();
-  if (!module.lookupSymbol(kTensorMapFn)) {
+  auto declare = [&](StringRef name, ArrayRef<Type> args) {
+    if (module.lookupSymbol(name))
+      return;
     OpBuilder mb(module.getBodyRegion());
     mb.setInsertionPointToStart(module.getBody());
-    auto decl = func::FuncOp::create(
-        mb, module.getLoc(), kTensorMapFn,
-        FunctionType::get(ctx, {ptrType, i32, i64, i64, i64, i32, i32, i32},
-                          {ptrType}));
+    auto decl = func::FuncOp::create(mb, module.getLoc(), name,
+                                     FunctionType::get(ctx, args, {ptrType}));
     decl.setPrivate();
-  }
+  };
   auto params = cast<ArrayAttr>(info.get("params"));
   auto paramIndex = [&](StringRef name) -> int64_t {
     for (auto [i, p] : llvm::enumerate(params))
@@ -343,28 +356,51 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, DictionaryAttr info,
              << map << " does not match the kernel's parameters";
     Value hostBuffer = body->getArgument(operand);
     auto type = cast<MemRefType>(hostBuffer.getType());
-    if (type.getRank() != 2)
-      return host.emitError("stc-gpu-host-launch: tensor map over a rank-")
-             << type.getRank() << " operand";
+    int64_t rank = type.getRank();
+    auto box = map.getAs<ArrayAttr>("box");
+    auto strides = map.getAs<ArrayAttr>("element_strides");
+    if ((rank != 2 && rank != 4) || !box ||
+        box.size() != static_cast<size_t>(rank) ||
+        (strides && strides.size() != static_cast<size_t>(rank)))
+      return host.emitError("stc-gpu-host-launch: tensor map ")
+             << map << " over a rank-" << rank << " operand";
     auto dimI64 = [&](int64_t d) {
       return arith::IndexCastOp::create(b, i64,
                                         memref::DimOp::create(b, hostBuffer, d))
           .getResult();
     };
-    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
-    Value inner = dimI64(1), outer = dimI64(0);
-    Value rowBytes = arith::MulIOp::create(
-        b, inner, arith::ConstantIntOp::create(b, elemBytes, 64));
-    auto box = map.getAs<ArrayAttr>("box");
     auto c32 = [&](int64_t v) {
       return arith::ConstantIntOp::create(b, v, 32).getResult();
     };
-    auto call = func::CallOp::create(
-        b, kTensorMapFn, TypeRange{ptrType},
-        ValueRange{kernelArgs[operand], c32(intOf(map, "data_type")), inner,
-                   outer, rowBytes, c32(cast<IntegerAttr>(box[0]).getInt()),
-                   c32(cast<IntegerAttr>(box[1]).getInt()),
-                   c32(intOf(map, "swizzle"))});
+    // Sizes innermost first (the memref's last dimension first), and the
+    // byte strides of dimensions 1.. of that order (a contiguous buffer).
+    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+    SmallVector<Value> sizes, byteStrides;
+    Value stride = arith::ConstantIntOp::create(b, elemBytes, 64);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      sizes.push_back(dimI64(d));
+      if (d != rank - 1)
+        byteStrides.push_back(stride);
+      if (d > 0)
+        stride = arith::MulIOp::create(b, stride, sizes.back());
+    }
+    SmallVector<Value> args = {kernelArgs[operand],
+                               c32(intOf(map, "data_type"))};
+    args.append(sizes);
+    args.append(byteStrides);
+    for (Attribute v : box)
+      args.push_back(c32(cast<IntegerAttr>(v).getInt()));
+    if (rank == 4)
+      for (int64_t d = 0; d < 4; ++d)
+        args.push_back(
+            c32(strides ? cast<IntegerAttr>(strides[d]).getInt() : 1));
+    args.push_back(c32(intOf(map, "swizzle")));
+    SmallVector<Type> argTypes;
+    for (Value v : args)
+      argTypes.push_back(v.getType());
+    StringRef fn = rank == 2 ? kTensorMapFn : kTensorMap4dFn;
+    declare(fn, argTypes);
+    auto call = func::CallOp::create(b, fn, TypeRange{ptrType}, args);
     kernelArgs.push_back(call.getResult(0));
   }
   return success();

@@ -184,9 +184,10 @@ protected:
                              ArrayRef<SmallVector<Value, 4>> bRegs,
                              ArrayRef<Value> metaWords, ValueRange acc);
   void epilogue(ValueRange acc);
-  /// Out[r][p] (canonical coordinates; nothing past R or P) = the
-  /// epilogue of accumulator `v` (f32, f16 or, for i8, i32).
-  void storeResult(Value v, Value r, Value p);
+  /// Out[r][p] (canonical coordinates; nothing past R or P, nor where
+  /// `alsoInBounds` is false) = the epilogue of accumulator `v` (f32, f16
+  /// or, for i8, i32).
+  void storeResult(Value v, Value r, Value p, Value alsoInBounds = Value());
 
   /// Where the implicit-GEMM gather of output pixel `p` starts: batch
   /// offset (in pixels) and the top-left input row and column of its
@@ -233,6 +234,10 @@ struct HopperKernelShape {
   /// registers loaded with ld.shared (each step waits for its wgmmas,
   /// since the next step's loads reuse the registers).
   bool aFromSharedMemory = true;
+  /// Convolutions: the block's B tile is TH x TW output pixels of one image
+  /// (pixelTileH x pixelTileW = blockCols), gathered by one 4-D TMA box per
+  /// K step (64 channels of one filter tap; needs C % 64 == 0).
+  int64_t pixelTileH = 0, pixelTileW = 0;
 
   static constexpr int64_t kBlockK = 64;
   static constexpr int64_t kStoredK = kBlockK / 2;
@@ -301,6 +306,8 @@ private:
   SmallVector<Value, 4> metadataVector(Value v);
 
   const HopperKernelShape &shape;
+  /// Convolutions: the block's image and its first output row and column.
+  Value convImage, convRow0, convCol0;
   /// The 1024-aligned start of the ring: pointer and 32-bit shared address.
   Value smem, smemAddress;
   Value kSteps, metaVectors, rowTile, metaRowTiles, threadInGroup, warpInGroup,

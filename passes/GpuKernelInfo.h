@@ -103,15 +103,42 @@ struct GpuKernelInfo {
   /// word and threads per block (mma.sp: 32 rows, 32 (16 tf32) K, 32
   /// lanes; wgmma: 64, 64, 128).
   int64_t metaRowsPerBlock = 32, metaKPerWord = 32, metaThreads = 32;
-  /// A 2-D TMA descriptor the host builds for a pointer parameter `param`
-  /// (listed after the sizes) over operand buffer `operand` seen as a
-  /// row-major outer x inner array: `box` = {inner, outer} elements,
-  /// `swizzle` bytes (0, 32, 64, 128), `dataType` a CUtensorMapDataType.
+  /// A TMA descriptor the host builds for a pointer parameter `param`
+  /// (listed after the sizes) over operand buffer `operand`, of its rank (2
+  /// or 4), dimensions innermost first: `box` elements per dimension,
+  /// `elementStrides` (empty: all 1) the traversal strides, `swizzle`
+  /// bytes (0, 32, 64, 128), `dataType` a CUtensorMapDataType.
   struct TensorMap {
     std::string param, operand;
-    int64_t dataType, boxInner, boxOuter, swizzle;
+    int64_t dataType;
+    std::vector<int64_t> box;
+    int64_t swizzle;
+    std::vector<int64_t> elementStrides = {};
   };
   std::vector<TensorMap> tensorMaps;
+  /// Convolution on sm_90a: each block computes a TH x TW tile of output
+  /// pixels of one image ({0, 0}: blocks take consecutive pixels).
+  int64_t pixelTileH = 0, pixelTileW = 0;
+
+  /// Blocks along grid x: tiles of P, or for a convolution on sm_90a
+  /// N x ceil(OH / TH) x ceil(OW / TW); -1 when a size is dynamic.
+  int64_t gridX() const {
+    auto ceilDiv = [](int64_t a, int64_t d) {
+      return a < 0 ? int64_t(-1) : (a + d - 1) / d;
+    };
+    if (pixelTileH <= 0)
+      return ceilDiv(cols, blockCols);
+    auto convSize = [&](StringRef key) {
+      for (const auto &[k, v] : conv)
+        if (k == key)
+          return v;
+      return int64_t(-1);
+    };
+    int64_t n = convSize("N"), oh = convSize("OH"), ow = convSize("OW");
+    if (n < 0 || oh < 0 || ow < 0)
+      return -1;
+    return n * ceilDiv(oh, pixelTileH) * ceilDiv(ow, pixelTileW);
+  }
 
   DictionaryAttr toAttr(MLIRContext *ctx) const {
     Builder b(ctx);
@@ -141,7 +168,7 @@ struct GpuKernelInfo {
         b.getNamedAttr(
             "grid",
             b.getI64ArrayAttr(
-                {ceilDiv(cols, blockCols),
+                {gridX(),
                  rows < 0
                      ? int64_t(-1)
                      : clusterRows * ceilDiv(groups * ceilDiv(rows, blockRows),
@@ -175,16 +202,24 @@ struct GpuKernelInfo {
     };
     if (!tensorMaps.empty()) {
       SmallVector<Attribute> maps;
-      for (const TensorMap &m : tensorMaps)
-        maps.push_back(b.getDictionaryAttr({
+      for (const TensorMap &m : tensorMaps) {
+        SmallVector<NamedAttribute> fields = {
             b.getNamedAttr("param", b.getStringAttr(m.param)),
             b.getNamedAttr("operand", b.getStringAttr(m.operand)),
             b.getNamedAttr("data_type", b.getI64IntegerAttr(m.dataType)),
-            b.getNamedAttr("box", b.getI64ArrayAttr({m.boxInner, m.boxOuter})),
+            b.getNamedAttr("box", b.getI64ArrayAttr(m.box)),
             b.getNamedAttr("swizzle", b.getI64IntegerAttr(m.swizzle)),
-        }));
+        };
+        if (!m.elementStrides.empty())
+          fields.push_back(b.getNamedAttr("element_strides",
+                                          b.getI64ArrayAttr(m.elementStrides)));
+        maps.push_back(b.getDictionaryAttr(fields));
+      }
       attrs.push_back(b.getNamedAttr("tensor_maps", b.getArrayAttr(maps)));
     }
+    if (pixelTileH > 0)
+      attrs.push_back(b.getNamedAttr(
+          "pixel_tile", b.getI64ArrayAttr({pixelTileH, pixelTileW})));
     if (!metaKernel.empty())
       attrs.push_back(
           b.getNamedAttr("meta_kernel", b.getStringAttr(metaKernel)));

@@ -133,6 +133,22 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
   kSteps =
       arith::DivUIOp::create(b, add(depth, i32(HopperKernelShape::kBlockK - 1)),
                              i32(HopperKernelShape::kBlockK));
+  if (pb.conv) {
+    // Block x = (image, tile row, tile column) of the output's pixel tiles.
+    auto ceilDiv = [&](Value x, int64_t d) {
+      return arith::DivUIOp::create(b, add(x, i32(d - 1)), i32(d)).getResult();
+    };
+    Value tilesW = ceilDiv(outW, shape.pixelTileW);
+    Value tilesH = ceilDiv(outH, shape.pixelTileH);
+    Value bx = arith::IndexCastOp::create(
+        b, b.getI32Type(), gpu::BlockIdOp::create(b, gpu::Dimension::x));
+    convCol0 =
+        mul(arith::RemUIOp::create(b, bx, tilesW), i32(shape.pixelTileW));
+    Value rest = arith::DivUIOp::create(b, bx, tilesW);
+    convRow0 =
+        mul(arith::RemUIOp::create(b, rest, tilesH), i32(shape.pixelTileH));
+    convImage = arith::DivUIOp::create(b, rest, tilesH);
+  }
 
   // Thread 0 initialises the barriers: `full` completes with the
   // producer's one arrival plus the slot's TMA bytes, `empty` with one
@@ -215,7 +231,33 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
   copy(add(slotBase, i32(shape.bBytes())), valuesMap,
        mul(s, i32(HopperKernelShape::kStoredK)), blockRow);
   Value k0 = mul(s, i32(HopperKernelShape::kBlockK));
-  if (!pb.denseKMajor) {
+  if (pb.conv) {
+    // K step s is 64 channels of one tap (C % 64 == 0): tap s / (C / 64),
+    // channels 64 (s % (C / 64)) ... One 4-D box of the NHWC input, at the
+    // tile's receptive field shifted by the tap; TMA's zero fill is the
+    // padding, its element strides the convolution's.
+    const ConvGeometry &cg = *pb.conv;
+    int64_t blocksPerTap = cg.c / HopperKernelShape::kBlockK;
+    Value tap = arith::DivUIOp::create(b, s, i32(blocksPerTap));
+    Value channel = mul(arith::RemUIOp::create(b, s, i32(blocksPerTap)),
+                        i32(HopperKernelShape::kBlockK));
+    Value tapRow = arith::DivUIOp::create(b, tap, i32(cg.kw));
+    Value tapCol = arith::RemUIOp::create(b, tap, i32(cg.kw));
+    Value x = add(
+        arith::SubIOp::create(b, mul(convCol0, i32(cg.strideW)), i32(cg.padW)),
+        mul(tapCol, i32(cg.dilationW)));
+    Value y = add(
+        arith::SubIOp::create(b, mul(convRow0, i32(cg.strideH)), i32(cg.padH)),
+        mul(tapRow, i32(cg.dilationH)));
+    Value dst = LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
+                                    ValueRange{slotBase});
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, LLVM::AddrSpaceCastOp::create(b, clusterPtr, dst), denseMap,
+        ValueRange{channel, x, y, convImage}, full, ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
+        /*predicate=*/Value());
+  } else if (!pb.denseKMajor) {
     // D p-major (rows of K): one box of 64 k x BN p at (64 s, blockCol).
     copy(slotBase, denseMap, k0, blockCol);
   } else {
@@ -431,7 +473,18 @@ void HopperKernelBuilder::consumer() {
   Value colBase0 = add(blockCol, mul(t, i32(2)));
   for (int64_t v = 0; v < accCount; ++v) {
     Value r = add(rowBase0, i32(8 * ((v / 2) % 2)));
-    Value p = add(colBase0, i32(8 * (v / 4) + v % 2));
-    storeResult(results[v], r, p);
+    if (!pb.conv) {
+      storeResult(results[v], r, add(colBase0, i32(8 * (v / 4) + v % 2)));
+      continue;
+    }
+    // Column j of a convolution's tile is output pixel (row0 + j / TW,
+    // col0 + j % TW) of the block's image.
+    Value j = add(mul(t, i32(2)), i32(8 * (v / 4) + v % 2));
+    Value oh =
+        add(convRow0, arith::DivUIOp::create(b, j, i32(shape.pixelTileW)));
+    Value ow =
+        add(convCol0, arith::RemUIOp::create(b, j, i32(shape.pixelTileW)));
+    Value p = add(mul(add(mul(convImage, outH), oh), outW), ow);
+    storeResult(results[v], r, p, both(lt(oh, outH), lt(ow, outW)));
   }
 }

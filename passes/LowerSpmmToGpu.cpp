@@ -737,9 +737,11 @@ void KernelBuilder::epilogue(ValueRange acc) {
   gpu::ReturnOp::create(b);
 }
 
-void KernelBuilder::storeResult(Value v, Value r, Value p) {
+void KernelBuilder::storeResult(Value v, Value r, Value p, Value alsoInBounds) {
   Type f32Type = b.getF32Type();
   Value ok = both(lt(r, rows), lt(p, cols));
+  if (alsoInBounds)
+    ok = both(ok, alsoInBounds);
   auto guard = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPointToStart(guard.thenBlock());
@@ -850,6 +852,24 @@ private:
                                          GpuKernelInfo &info);
   /// Why the sm_90a kernel does not apply to `op` ("" if it does).
   std::string hopperUnsupported(SpmmOp op, const Problem &pb);
+  /// Whether `op` gets the sm_90a kernel: on target sm_90a with kernel
+  /// auto or wgmma when `whyNot` is empty; otherwise the mma.sp kernels,
+  /// with a remark saying why (an error for kernel=wgmma).
+  FailureOr<bool> useHopperKernel(Operation *op, StringRef whyNot) {
+    if (target != "sm_90a" ||
+        (kernelVariant != "auto" && kernelVariant != "wgmma"))
+      return false;
+    if (whyNot.empty())
+      return true;
+    if (kernelVariant == "wgmma")
+      return op->emitError("stc-lower-spmm-to-gpu: kernel=wgmma needs ")
+             << whyNot;
+    op->emitRemark("stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the "
+                   "wgmma kernel needs ")
+        << whyNot;
+    return false;
+  }
+  std::string hopperUnsupported(ConvOp op, const Problem &pb);
   /// Generates the sm_90a kernel `info.kernel` (HopperKernelBuilder) and
   /// its kernel_info.
   LogicalResult emitHopperKernel(Operation *op, gpu::GPUModuleOp kernels,
@@ -1275,27 +1295,18 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   info.kernel = "stc_spmm_" + std::to_string(index);
   info.sparseLhs = pb.sparseLhs;
   info.denseTransposed = op.getDenseTransposed();
-  bool hopper = false;
-  if (target == "sm_90a" &&
-      (kernelVariant == "auto" || kernelVariant == "wgmma")) {
-    std::string hopperWhy = hopperUnsupported(op, pb);
-    hopper = hopperWhy.empty();
-    if (!hopper && kernelVariant == "wgmma")
-      return op.emitError("stc-lower-spmm-to-gpu: kernel=wgmma needs ")
-             << hopperWhy;
-    if (!hopper)
-      op.emitRemark("stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since "
-                    "the wgmma kernel needs ")
-          << hopperWhy;
-  }
+  FailureOr<bool> hopper = useHopperKernel(op, hopperUnsupported(op, pb));
+  if (failed(hopper))
+    return failure();
   FailureOr<Value> meta =
-      hopper ? prepareHopperMetadata(op, kernels, op.getMeta(), r, k, info)
-             : prepareMetadata(op, kernels, op.getMeta(), r,
-                               /*groups=*/1, k, mmaShapeOf(pb), info);
+      *hopper ? prepareHopperMetadata(op, kernels, op.getMeta(), r, k, info)
+              : prepareMetadata(op, kernels, op.getMeta(), r,
+                                /*groups=*/1, k, mmaShapeOf(pb), info);
   if (failed(meta))
     return failure();
-  if (hopper ? failed(emitHopperKernel(op, kernels, pb, r, p, k, info))
-             : failed(emitKernel(op, kernels, pb, r, p, k, staging, why, info)))
+  if (*hopper
+          ? failed(emitHopperKernel(op, kernels, pb, r, p, k, info))
+          : failed(emitKernel(op, kernels, pb, r, p, k, staging, why, info)))
     return failure();
 
   // The host side: a call to a private function on buffers, defined after
@@ -1376,8 +1387,13 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
       << "'" << pb.inputType << "' and " << cg.c;
   GpuKernelInfo info;
   info.kernel = "stc_conv_" + std::to_string(index);
-  FailureOr<Value> meta = prepareMetadata(op, kernels, op.getMeta(), r,
-                                          cg.groups, k, mmaShapeOf(pb), info);
+  FailureOr<bool> hopper = useHopperKernel(op, hopperUnsupported(op, pb));
+  if (failed(hopper))
+    return failure();
+  FailureOr<Value> meta =
+      *hopper ? prepareHopperMetadata(op, kernels, op.getMeta(), r, k, info)
+              : prepareMetadata(op, kernels, op.getMeta(), r, cg.groups, k,
+                                mmaShapeOf(pb), info);
   if (failed(meta))
     return failure();
   info.sparseLhs = false;
@@ -1400,7 +1416,9 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
                {"W", inputType.getDimSize(2)},
                {"OH", resultType.getDimSize(1)},
                {"OW", resultType.getDimSize(2)}};
-  if (failed(emitKernel(op, kernels, pb, r, p, k, staging, why, info)))
+  if (*hopper
+          ? failed(emitHopperKernel(op, kernels, pb, r, p, k, info))
+          : failed(emitKernel(op, kernels, pb, r, p, k, staging, why, info)))
     return failure();
 
   SmallVector<Value> tensors = {op.getValues(), *meta, op.getInput()};
@@ -1433,6 +1451,24 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
   }
   emitHostCall(op, kernels, info.kernel, tensors, dynamicSizes);
   return success();
+}
+
+std::string LowerSpmmToGpu::hopperUnsupported(ConvOp op, const Problem &pb) {
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  const ConvGeometry &cg = *pb.conv;
+  if (!pb.inputType.isF16() && !pb.inputType.isBF16())
+    os << "f16 or bf16 operands (got " << pb.inputType << ")";
+  else if (pb.f16Acc)
+    os << "f32 accumulation (accumulate=f16 was asked for)";
+  else if (cg.groups != 1 || cg.c % HopperKernelShape::kBlockK != 0)
+    os << "one group of input channels that are a multiple of 64 (a K step "
+          "is 64 channels of one filter tap, one TMA box); got "
+       << cg.groups << " group(s) of " << cg.c << " channels";
+  else if (cg.strideH > 8 || cg.strideW > 8)
+    os << "strides of at most 8 (TMA element strides); got " << cg.strideH
+       << " x " << cg.strideW;
+  return why;
 }
 
 std::string LowerSpmmToGpu::hopperUnsupported(SpmmOp op, const Problem &pb) {
@@ -1551,12 +1587,22 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
   unsigned numPointers = paramNames.size();
   for (const char *n : {"R", "P", "K", "value_cols", "meta_cols"})
     paramNames.push_back(n);
+  if (pb.conv)
+    for (const char *n : {"N", "H", "W", "OH", "OW"})
+      paramNames.push_back(n);
+  unsigned numSizes = paramNames.size() - numPointers;
   paramNames.push_back("values_map");
   paramNames.push_back("dense_map");
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> paramTypes(numPointers, ptrType);
-  paramTypes.append(5, IntegerType::get(ctx, 32));
+  paramTypes.append(numSizes, IntegerType::get(ctx, 32));
   paramTypes.append(2, ptrType);
+  if (pb.conv) {
+    // A square-ish pixel tile of BN pixels, rows of 8 or 16 (a power of
+    // two: the epilogue's divisions are shifts).
+    shape.pixelTileW = shape.blockCols == 64 ? 8 : 16;
+    shape.pixelTileH = shape.blockCols / shape.pixelTileW;
+  }
 
   ImplicitLocOpBuilder kb(loc, ctx);
   kb.setInsertionPointToEnd(kernels.getBody());
@@ -1577,15 +1623,38 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
 
   // CUtensorMapDataType: FLOAT16 = 6, BFLOAT16 = 9.
   int64_t dataType = pb.inputType.isF16() ? 6 : 9;
-  info.tensorMaps.push_back({"values_map", "values", dataType,
-                             HopperKernelShape::kStoredK, shape.blockRows, 64});
-  if (pb.denseKMajor)
+  info.tensorMaps.push_back({"values_map",
+                             "values",
+                             dataType,
+                             {HopperKernelShape::kStoredK, shape.blockRows},
+                             64});
+  if (pb.conv) {
+    // The NHWC input, innermost first: 64 channels x TW pixels (every
+    // stride_w-th) x TH rows (every stride_h-th) x 1 image.
+    const ConvGeometry &cg = *pb.conv;
     info.tensorMaps.push_back(
-        {"dense_map", "dense", dataType, 64, HopperKernelShape::kBlockK, 128});
-  else
-    info.tensorMaps.push_back({"dense_map", "dense", dataType,
-                               HopperKernelShape::kBlockK, shape.blockCols,
+        {"dense_map",
+         "dense",
+         dataType,
+         {HopperKernelShape::kBlockK, shape.pixelTileW * cg.strideW,
+          shape.pixelTileH * cg.strideH, 1},
+         128,
+         {1, cg.strideW, cg.strideH, 1}});
+    info.pixelTileH = shape.pixelTileH;
+    info.pixelTileW = shape.pixelTileW;
+  } else if (pb.denseKMajor) {
+    info.tensorMaps.push_back({"dense_map",
+                               "dense",
+                               dataType,
+                               {64, HopperKernelShape::kBlockK},
                                128});
+  } else {
+    info.tensorMaps.push_back({"dense_map",
+                               "dense",
+                               dataType,
+                               {HopperKernelShape::kBlockK, shape.blockCols},
+                               128});
+  }
   info.blockThreads = shape.threads();
   info.blockRows = shape.blockRows;
   info.blockCols = shape.blockCols;

@@ -44,9 +44,9 @@ module attributes {gpu.container_module} {
 // swizzle), then D (144 x 136, rows of 272 bytes, box 64 x 64, 128-byte).
 // CHECK: %[[VD1:.*]] = memref.dim %[[V]], %c1
 // CHECK: %[[VIN:.*]] = arith.index_cast %[[VD1]] : index to i64
+// CHECK: %[[VROW:.*]] = arith.muli %c2_i64, %[[VIN]]
 // CHECK: %[[VD0:.*]] = memref.dim %[[V]], %c0
 // CHECK: %[[VOUT:.*]] = arith.index_cast %[[VD0]] : index to i64
-// CHECK: %[[VROW:.*]] = arith.muli %[[VIN]], %c2_i64
 // CHECK: %[[VMAP:.*]] = func.call @stc_gpu_tensor_map_2d(%[[VPTR]], %c6_i32, %[[VIN]], %[[VOUT]], %[[VROW]], %c32_i32, %c128_i32, %c64_i32)
 // CHECK: %[[DMAP:.*]] = func.call @stc_gpu_tensor_map_2d(%[[DPTR]], %c6_i32{{[_0-9]*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c64_i32{{[_0-9]*}}, %c64_i32{{[_0-9]*}}, %c128_i32{{[_0-9]*}})
 // Grid y: ceil(R / 128) rounded up to a multiple of 2.
