@@ -1554,7 +1554,11 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
     HopperTiling tiling = chooseHopperTiling({r, p, k, /*elementBytes=*/2});
     shape.blockRows = tiling.blockRows;
     shape.blockCols = tiling.blockCols;
-    shape.clusterRows = tiling.clusterRows;
+    // The heuristic's cluster pair pays off through TMA multicast of B,
+    // which the kernel does not do yet: without it a cluster only
+    // constrains scheduling, so clusters are launched only when asked for
+    // (cluster-rows).
+    shape.clusterRows = 1;
   }
   if (blockRows)
     shape.blockRows = blockRows;
