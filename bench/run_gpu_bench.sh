@@ -21,12 +21,15 @@
 #       The convolution benchmark (bench/README.md, "GPU convolutions"):
 #       every distinct ResNet-50 convolution at batch 32 and 256, f16 NHWC,
 #       as tensor.pad + linalg.conv_2d_nhwc_fhwc compiled by stc-compile
-#       --sparsity=force --target=sm_90 --emit=ptx --kernel-info into
-#       bench/work/gpu-conv/. --mock: bench/gpu/conv_mock.cu (nvcc) instead.
+#       --sparsity=force --emit=ptx --kernel-info twice, --target=sm_90
+#       (method "stc", mma.sp) and --target=sm_90a (method "stc_sm90a": TMA
+#       + wgmma.sp where C is a multiple of 64) into bench/work/gpu-conv/.
+#       --mock: bench/gpu/conv_mock.cu (nvcc) instead (no sm_90a variant).
 #   bench/run_gpu_bench.sh run-conv [--copy-to DIR] [--time-budget S] [--only REGEX]
 #       On the GPU machine with bench/work/gpu-conv carried: STC's stc.conv
-#       kernels against cuDNN (torch conv2d, channels_last f16) with the dense
-#       and the pruned filter; writes bench/results/gpu-conv-<UTC>-<commit>.*
+#       kernels (sm_90 and sm_90a) against cuDNN (torch conv2d,
+#       channels_last f16) with the dense and the pruned filter; writes
+#       bench/results/gpu-conv-<UTC>-<commit>.*
 #   bench/run_gpu_bench.sh selftest [--gemm-only | --conv-only]
 #       On the build machine: the format code against test/lib/stc_ref.py,
 #       the launcher's parsing, the report, the program text through stc-opt
@@ -40,7 +43,7 @@
 #   STC_GPU_TARGET   --target of stc-compile and ptxas's -arch (sm_90)
 #   STC_GPU_FLAGS    extra stc-compile flags
 #   STC_GPU_TARGET_SM90A  target of the second kernel, stc_sm90a (sm_90a;
-#                    none: build only the first)
+#                    none: build only the first), build and build-conv
 #   STC_GPU_FLAGS_SM90A   its extra stc-compile flags (STC_GPU_FLAGS)
 #   STC_GPU_OUT      output element type: same (as the inputs) or f32 (same)
 #   GPU_BENCH_WORK   the build directory that travels (bench/work/gpu)
@@ -138,7 +141,9 @@ case "$CMD" in
     run_step gemm_bench.py "$WORK" build bench/work/gpu "$@"
     ;;
   build-conv)
-    build_step build_conv_programs.py "$CONV_WORK" -- "$@"
+    build_step build_conv_programs.py "$CONV_WORK" \
+      --sm90a-target "${STC_GPU_TARGET_SM90A:-sm_90a}" \
+      --sm90a-flags="${STC_GPU_FLAGS_SM90A-${STC_GPU_FLAGS:-}}" -- "$@"
     ;;
   run-conv)
     run_step conv_bench.py "$CONV_WORK" build-conv bench/work/gpu-conv "$@"

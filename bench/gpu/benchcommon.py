@@ -145,16 +145,29 @@ class _SimDriver:
         return 0
 
 
-_SIM_MAP = struct.Struct("<4siiQQQQIIIIIII")
+#: --simulate's stand-in CUtensorMap: magic, data type, rank, address, 4
+#: dimensions, 3 strides, 4 box sizes, 4 element strides (unused ones 0),
+#: interleave, swizzle, L2 promotion, fill: 128 bytes.
+_SIM_MAP = struct.Struct("<4sii Q 4Q 3Q 4I 4I IIII")
+_SIM_MAX_RANK = 4
+
+
+def _pad(xs, n):
+    return list(xs) + [0] * (n - len(xs))
 
 
 def sim_encode_tensor_map(req):
-    """--simulate: a request of cudrv.tensor_map_requests packed into the
-    128 bytes of a stand-in CUtensorMap (the real encoding is opaque)."""
-    raw = _SIM_MAP.pack(b"SIMT", req["data_type"], req["rank"], req["address"],
-                        req["dims"][0], req["dims"][1], req["strides"][0], req["box"][0],
-                        req["box"][1], req["element_strides"][0], req["interleave"],
-                        req["swizzle"], req["l2_promotion"], req["oob_fill"])
+    """--simulate: a request of cudrv.tensor_map_requests (rank 2 to 4)
+    packed into the 128 bytes of a stand-in CUtensorMap (the real encoding
+    is opaque)."""
+    r = req["rank"]
+    if not 1 <= r <= _SIM_MAX_RANK:
+        raise ValueError("simulated tensor maps have rank 1 to %d, not %d" % (_SIM_MAX_RANK, r))
+    raw = _SIM_MAP.pack(b"SIMT", req["data_type"], r, req["address"],
+                        *(_pad(req["dims"], 4) + _pad(req["strides"], 3) + _pad(req["box"], 4)
+                          + _pad(req["element_strides"], 4)
+                          + [req["interleave"], req["swizzle"], req["l2_promotion"],
+                             req["oob_fill"]]))
     return raw + b"\0" * (128 - len(raw))
 
 
@@ -165,9 +178,11 @@ def sim_decode_tensor_map(address):
     f = _SIM_MAP.unpack(ctypes.string_at(address, _SIM_MAP.size))
     if f[0] != b"SIMT":
         raise ValueError("parameter 0x%x does not point to a (simulated) tensor map" % address)
-    return {"data_type": f[1], "rank": f[2], "address": f[3], "dims": [f[4], f[5]],
-            "strides": [f[6]], "box": [f[7], f[8]], "element_strides": [f[9]],
-            "interleave": f[10], "swizzle": f[11], "l2_promotion": f[12], "oob_fill": f[13]}
+    r = f[2]
+    return {"data_type": f[1], "rank": r, "address": f[3], "dims": list(f[4:4 + r]),
+            "strides": list(f[8:8 + r - 1]), "box": list(f[11:11 + r]),
+            "element_strides": list(f[15:15 + r]), "interleave": f[19], "swizzle": f[20],
+            "l2_promotion": f[21], "oob_fill": f[22]}
 
 
 def sim_fault(bug, cudrv):
@@ -185,12 +200,14 @@ def sim_fault(bug, cudrv):
                               "(simulated)", 1)
 
 
-def sim_operands(worker, args, tensors, bug, params):
+def sim_operands(worker, args, tensors, bug, params, kinfo=None):
     """--simulate: what a stand-in kernel computes from, after planting the
     faults of sim_fault: (its buffers and its sizes by role, resolved from
     the packed arguments through `tensors` (pointer -> tensor) and the
     parameter tables of `params` (cudrv or conv_kernel), and the sparse
-    operand decompressed, its indices swapped under the "wrong" bug)."""
+    operand decompressed, its indices swapped under the "wrong" bug). The
+    tensor maps among the arguments are checked against their buffers
+    (and, given `kinfo`, the kernel info's boxes and element strides)."""
     sim_fault(bug, worker.cudrv)
     buf, sizes, maps = {}, {}, {}
     for name, t, v in args:
@@ -201,7 +218,7 @@ def sim_operands(worker, args, tensors, bug, params):
         else:
             sizes[params.SIZE_PARAMS[name]] = v
     if maps:
-        sim_check_tensor_maps(worker, maps, buf)
+        sim_check_tensor_maps(worker, maps, buf, kinfo)
     if bug == "wrong":
         a = decode_swapped(worker, buf["values"], buf["meta"])
     else:
@@ -209,22 +226,33 @@ def sim_operands(worker, args, tensors, bug, params):
     return buf, sizes, a
 
 
-def sim_check_tensor_maps(worker, maps, buf):
+def sim_check_tensor_maps(worker, maps, buf, kinfo=None):
     """--simulate: each decoded tensor map must describe its operand's
     buffer of this launch (the right input copy) as the kernel-info
-    contract says: address, inner/outer dimensions, row stride, element
-    strides 1, no interleave, L2 promotion 128B, zero fill. A mismatch is
-    raised as a launch error would be."""
+    contract says: address, dimensions innermost first (a matrix: cols,
+    rows; an NHWC input: C, W, H, N), the dense strides of dimensions 1.., no
+    interleave, L2 promotion 128B, zero fill; element strides all 1 or,
+    given `kinfo`, its tensor_maps entry's element strides and box. A
+    mismatch is raised as a launch error would be."""
     cudrv = worker.cudrv
+    entries = {m["param"]: m for m in (kinfo or {}).get("tensor_maps") or []}
     for name, m in maps.items():
         hit = [(role, t) for role, t in buf.items() if t.data_ptr() == m["address"]]
         if not hit:
             raise cudrv.CudaError("tensor map %s points to 0x%x, which is none of this "
                                   "launch's buffers (simulated)" % (name, m["address"]), 1)
         role, t = hit[0]
-        rows, cols = t.shape
-        want = {"dims": [cols, rows], "strides": [cols * t.element_size()], "rank": 2,
-                "element_strides": [1], "interleave": 0, "l2_promotion": 2, "oob_fill": 0}
+        dims = list(reversed(tuple(t.shape)))
+        strides, st = [], t.element_size()
+        for d in dims[:-1]:
+            st *= d
+            strides.append(st)
+        ent = entries.get(name, {})
+        want = {"dims": dims, "strides": strides, "rank": len(dims),
+                "element_strides": list(ent.get("element_strides") or [1] * len(dims)),
+                "interleave": 0, "l2_promotion": 2, "oob_fill": 0}
+        if "box" in ent:
+            want["box"] = list(ent["box"])
         got = {k: m[k] for k in want}
         if got != want:
             raise cudrv.CudaError("tensor map %s of %s: %s, expected %s (simulated)"
@@ -276,6 +304,10 @@ class Worker:
     BUDGET_SHARES = 4
     #: What STC's result is compared with (in the "wrong" error text).
     REFERENCE_WHAT = "float64 torch"
+    #: Tensor-map operand (kernel info "operand") -> the role of the buffer
+    #: (stc_operands' names) it describes, as a dense array of the buffer's
+    #: shape (a convolution's "dense" map is its NHWC input).
+    TENSOR_MAP_ROLES = {"values": "values", "dense": "dense", "out": "out"}
     #: Whether a wrong STC result without NaN outputs is still timed.
     TIME_WRONG_RESULTS = False
 
@@ -823,8 +855,9 @@ class Worker:
                 # sm_90a kernels read operands through TMA: one tensor map
                 # per (operand, input copy), encoded and copied to the
                 # device before timing (as stc's host code does once).
-                ops = {role: (t.data_ptr(), tuple(t.shape), _type_name(t))
-                       for role, t in named.items() if role in cudrv.TENSOR_MAP_OPERANDS}
+                ops = {op: (named[role].data_ptr(), tuple(named[role].shape),
+                            _type_name(named[role]))
+                       for op, role in self.TENSOR_MAP_ROLES.items() if role in named}
                 maps = cudrv.DeviceTensorMaps(self.drv, cudrv.tensor_map_requests(ki, ops))
                 self._tensor_maps.append(maps)
                 bufs.update(maps.pointers)

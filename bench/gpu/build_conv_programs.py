@@ -3,6 +3,7 @@
 
     build_conv_programs.py --work DIR [--quick] [--only REGEX] [--mock]
                            [--stc-compile PATH] [--target sm_90] [--flags "..."]
+                           [--sm90a-target sm_90a|none] [--sm90a-flags "..."]
 
 For every ResNet-50 convolution of bench/gpu/conv_shapes.py at batch 32 and
 256 (f16, NHWC) writes DIR/programs/<name>/prog.mlir (tensor.pad +
@@ -11,9 +12,16 @@ with
     stc-compile prog.mlir --sparsity=force --emit=stc      (must give stc.conv)
     stc-compile prog.mlir --sparsity=force --target=T --emit=ptx -o k.ptx
                 --kernel-info=k.json
-checks the kernel info (exactly one kernel, stc.conv's implicit GEMM, its
-geometry equal to the program's, parameters the launcher knows, the PTX
-.entry matching) and assembles the PTX with ptxas when the CUDA toolkit is
+    stc-compile prog.mlir --sparsity=force --target=sm_90a --emit=ptx
+                -o k_sm90a.ptx --kernel-info=k_sm90a.json
+(--target T, default sm_90: method "stc", mma.sp; --sm90a-target, default
+sm_90a, "none" to skip: method "stc_sm90a", recorded under the program's
+"sm90a" key: the TMA + wgmma.sp kernel where stc-compile makes one, one
+group and C a multiple of 64, else its mma.sp kernel for sm_90a), checks
+each kernel info (exactly one kernel, stc.conv's implicit GEMM, its
+geometry equal to the program's, parameters the launcher knows, tensor
+maps that fit the program's buffers, the PTX .entry matching) and
+assembles each PTX with ptxas -arch=<its target> when the CUDA toolkit is
 here; writes DIR/manifest.json for `run_gpu_bench.sh run-conv`.
 --mock compiles bench/gpu/conv_mock.cu (nvcc) instead: a plain CUDA C direct
 convolution with the same parameters, to test the harness on a GPU; its
@@ -66,8 +74,71 @@ def mock_kernel_info(g, dt):
              "note": "mock: bench/gpu/conv_mock.cu, not STC"}]
 
 
+def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas):
+    """Compiles the convolution program in pdir with stc-compile
+    --sparsity=force --target=TARGET into STEM.ptx and STEM.json, checks the
+    kernel info (conv_kernel.check: geometry, parameters, the sm_90a
+    kernels' tensor maps, pixel tile and grid) and the PTX .entry, and
+    assembles the PTX with ptxas -arch=TARGET. Returns the build's fields
+    (ptx, kernel_info, command, compile_seconds, kernel, layout,
+    ptx_version/target/bytes, ptxas, status "ok" or "failed" with error)."""
+    res = {"ptx": os.path.join(rel, stem + ".ptx"),
+           "kernel_info": os.path.join(rel, stem + ".json")}
+    ptx_path, ki_path = os.path.join(pdir, stem + ".ptx"), os.path.join(pdir, stem + ".json")
+    cmd = [args.stc_compile, "prog.mlir", "--sparsity=force", "--target=" + target,
+           "--emit=ptx", "-o", stem + ".ptx", "--kernel-info=" + stem + ".json"] + flags
+    res["command"] = " ".join(["stc-compile"] + cmd[1:])
+    rc, out, secs = bp.run(cmd, 900, cwd=pdir)
+    res["compile_seconds"] = round(secs, 2)
+    with open(os.path.join(pdir, "compile.log" if stem == "k"
+                           else "compile_%s.log" % stem[2:]), "w") as f:
+        f.write(out)
+
+    def failed(msg):
+        log("  FAILED (%s): %s" % (target, bp.tail(msg, 4)))
+        res.update(status="failed", error=msg)
+        return res
+
+    if rc != 0:
+        return failed("stc-compile --target=%s --emit=ptx exited with status %d (the GPU "
+                      "lowering of stc.conv):\n%s" % (target, rc, bp.tail(out)))
+    if out.strip():
+        res["compile_output"] = bp.tail(out, 10)
+    try:
+        kinfo, ptx = bp.read_kernel(rel, ptx_path, ki_path, conv_kernel.parse,
+                                    " (stc.conv's implicit GEMM; the filter's "
+                                    "prune+compress runs on the host)")
+        bad, layout = conv_kernel.check(kinfo, g, dt, dt)
+        if bad:
+            raise cudrv.KernelInfoError("; ".join(bad))
+        res["kernel"] = kinfo
+        res["layout"] = layout
+        res["ptx_version"], res["ptx_target"] = cudrv.ptx_header(ptx)
+        res["ptx_bytes"] = len(ptx)
+    except (cudrv.KernelInfoError, ValueError, OSError) as e:
+        return failed(str(e))
+    err = bp.assemble_ptx(res, ptxas, target, ptx_path)
+    if err:
+        return failed(err)
+    res["status"] = "ok"
+    k, pa = res["kernel"], res["ptxas"]
+    log("  ok (%s): %s %s grid %s block %s%s shared %d B%s%s" % (
+        target, k["kernel"], k.get("variant", "?"), k["grid"], k["block"],
+        (" cluster %s" % cudrv.cluster_of(k)) if cudrv.cluster_of(k) != [1, 1, 1] else "",
+        k["shared_bytes"],
+        (", %s registers, %s B spilled" % (pa.get("registers"), pa.get("spill_store_bytes")))
+        if pa.get("ok") else "", ", PRE-PADDED input" if layout["prepadded"] else ""))
+    return res
+
+
 def main():
-    args = bp.arg_parser(__doc__).parse_args()
+    ap = bp.arg_parser(__doc__)
+    ap.add_argument("--sm90a-target", default="sm_90a",
+                    help="target of STC's second kernel (stc_sm90a); none: do not build it")
+    ap.add_argument("--sm90a-flags", default=None,
+                    help="its extra stc-compile flags (default: --flags)")
+    args = ap.parse_args()
+    sm90a = None if args.sm90a_target in ("", "none") else args.sm90a_target
 
     work = os.path.abspath(args.work)
     tools = bp.find_tools(args, "bench/gpu/conv_mock.cu", log,
@@ -102,6 +173,7 @@ def main():
         return mock_ptx[key]
 
     flags = args.flags.split()
+    flags_sm90a = flags if args.sm90a_flags is None else args.sm90a_flags.split()
     programs, nfail = [], 0
     for i, (name, g) in enumerate(todo):
         dt = "f16"
@@ -114,9 +186,20 @@ def main():
                  "mlir": os.path.join(rel, "prog.mlir"), "ptx": os.path.join(rel, "k.ptx"),
                  "kernel_info": os.path.join(rel, "k.json")}
         programs.append(entry)
+        # STC's second kernel, --target=sm_90a (report method stc_sm90a).
+        if args.mock:
+            entry["sm90a"] = {"target": sm90a, "status": "not_built",
+                              "error": "--mock: the mock kernel has no sm_90a variant"}
+        elif sm90a is None:
+            entry["sm90a"] = {"target": None, "status": "not_built",
+                              "error": "built with the sm_90a kernel disabled "
+                                       "(STC_GPU_TARGET_SM90A=none)"}
 
         def fail(msg):
+            # A failure before either kernel was compiled fails both.
             entry.update(status="failed", error=msg)
+            if "sm90a" not in entry:
+                entry["sm90a"] = {"target": sm90a, "status": "failed", "error": msg}
             log("  FAILED: %s" % bp.tail(msg, 4))
 
         why = conv_shapes.check_geometry(g)
@@ -161,25 +244,19 @@ def main():
                      % (nconv, "left" if "linalg.conv_2d" in stc_text else "gone"))
                 nfail += 1
                 continue
-            # 2. The GPU kernel.
-            cmd = [args.stc_compile, "prog.mlir", "--sparsity=force", "--target=" + args.target,
-                   "--emit=ptx", "-o", "k.ptx", "--kernel-info=k.json"] + flags
-            entry["command"] = " ".join(["stc-compile"] + cmd[1:])
-            rc, out, secs = bp.run(cmd, 900, cwd=pdir)
-            entry["compile_seconds"] = round(secs, 2)
-            with open(os.path.join(pdir, "compile.log"), "w") as f:
-                f.write(out)
-            if rc != 0:
-                fail("stc-compile --target=%s --emit=ptx exited with status %d (the GPU "
-                     "lowering of stc.conv):\n%s" % (args.target, rc, bp.tail(out)))
-                nfail += 1
-                continue
-            if out.strip():
-                entry["compile_output"] = bp.tail(out, 10)
+            # 2. The GPU kernels: sm_90 (method stc), then sm_90a (stc_sm90a).
+            entry.update(compile_conv(args, args.target, flags, pdir, rel, "k", g, dt,
+                                      ptxas))
+            failed = entry["status"] != "ok"
+            if sm90a is not None:
+                entry["sm90a"] = dict(target=sm90a, **compile_conv(
+                    args, sm90a, flags_sm90a, pdir, rel, "k_sm90a", g, dt, ptxas))
+                failed = failed or entry["sm90a"]["status"] != "ok"
+            nfail += failed
+            continue
         try:
             kinfo, ptx = bp.read_kernel(rel, ptx_path, ki_path, conv_kernel.parse,
-                                        " (stc.conv's implicit GEMM; the filter's "
-                                        "prune+compress runs on the host)")
+                                        " (the mock convolution)")
             bad, layout = conv_kernel.check(kinfo, g, dt, dt)
             if bad:
                 raise cudrv.KernelInfoError("; ".join(bad))
@@ -187,23 +264,14 @@ def main():
             entry["layout"] = layout
             entry["ptx_version"], entry["ptx_target"] = cudrv.ptx_header(ptx)
             entry["ptx_bytes"] = len(ptx)
+            err = bp.assemble_ptx(entry, ptxas, args.target, ptx_path)
         except (cudrv.KernelInfoError, ValueError, OSError) as e:
-            fail(str(e))
-            nfail += 1
-            continue
-        err = bp.assemble_ptx(entry, ptxas, args.target, ptx_path)
+            err = str(e)
         if err:
             fail(err)
             nfail += 1
             continue
         entry["status"] = "ok"
-        if not args.mock:
-            k, pa = entry["kernel"], entry["ptxas"]
-            log("  ok: %s grid %s block %s%s%s" % (
-                k["kernel"], k["grid"], k["block"],
-                (", %s registers, %s B spilled" % (pa.get("registers"),
-                                                   pa.get("spill_store_bytes")))
-                if pa.get("ok") else "", ", PRE-PADDED input" if layout["prepadded"] else ""))
 
     manifest = bp.manifest_fields(
         "stc-gpu-conv-build/1", args,
@@ -211,6 +279,8 @@ def main():
         else "stc-compile --sparsity=force", stc_version, flags, "same", ptxas_version)
     manifest["shapes_source"] = ("bench/gpu/conv_shapes.py (ResNet-50, He et al. 2016 "
                                  "Table 1; torchvision resnet50 v1.5)")
+    manifest["target_sm90a"] = None if args.mock else sm90a
+    manifest["flags_sm90a"] = flags_sm90a if sm90a and not args.mock else []
     manifest["programs"] = programs
     return bp.finish(work, manifest, nfail, log, "convolution programs", MAX_TOTAL_BYTES,
                      "allowed to travel")

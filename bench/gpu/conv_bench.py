@@ -15,9 +15,12 @@ after a program that killed it.
 For every program (a ResNet-50 convolution at one batch size, f16, NHWC)
 the worker draws a random input (N x H x W x C) and filter (F x KH x KW x
 C), prunes the filter 2:4 along C per (f, kh, kw) and compresses it into
-stc.conv's sparse matrix (conv_shapes.filter_matrix + format24); runs STC's
-kernel (JIT-loaded PTX, parameters from its kernel info through
-conv_kernel.py) once on a NaN-poisoned output and compares it with float64
+stc.conv's sparse matrix (conv_shapes.filter_matrix + format24); for each
+of STC's two kernels (method "stc": --target=sm_90, mma.sp; "stc_sm90a":
+--target=sm_90a, TMA with a 4-D map of the NHWC input + wgmma.sp where
+stc-compile made one) runs it (JIT-loaded PTX, parameters from its kernel
+info through conv_kernel.py; tensor maps, cluster, dynamic shared memory)
+once on a NaN-poisoned output and compares it with float64
 torch conv2d with the pruned filter (relative Frobenius error < 1e-2; a
 wrong result is not timed); then times STC, cuDNN
 (torch.nn.functional.conv2d on channels_last f16, cudnn.benchmark = True)
@@ -39,7 +42,7 @@ import benchcommon as bc  # noqa: E402
 import report  # noqa: E402
 
 TOLERANCE = bc.TOLERANCE
-METHODS = ("stc", "cudnn", "cudnn_pruned")
+METHODS = report.CONV_METHODS
 
 
 # ===========================================================================
@@ -60,7 +63,7 @@ class _SimConvLaunch:
     def __call__(self, stream):
         w = self.w
         F = w.F
-        buf, s, a = bc.sim_operands(w, self.args, self.tensors, self.bug, w.ck)
+        buf, s, a = bc.sim_operands(w, self.args, self.tensors, self.bug, w.ck, self.kinfo)
         cv = self.kinfo["conv"]
         groups = cv["groups"]
         assert tuple(a.shape) == (s["R"] * groups, 2 * s["VC"]), (a.shape, s)
@@ -88,14 +91,17 @@ class ConvWorker(bc.Worker):
     filter."""
 
     KERNEL_KEYS = ("tile", "mma", "ordered_metadata", "input_type", "output_type",
-                   "variant", "stages", "static_shared_bytes", "groups", "conv")
+                   "variant", "stages", "static_shared_bytes", "groups", "conv",
+                   "accumulator", "meta_layout", "cluster", "tensor_maps", "pixel_tile")
     # The kernel info has a static_shared_bytes of its own (KERNEL_KEYS):
     # the driver's figure is recorded beside it.
     FUNC_ATTRS = tuple((key + "_driver" if key == "static_shared_bytes" else key, attr)
                        for key, attr in bc.Worker.FUNC_ATTRS)
-    # One share of a program's timing budget per timed method: STC, cuDNN
-    # with the dense filter, cuDNN with the pruned one.
-    BUDGET_SHARES = 3
+    # One share of a program's timing budget per timed method: STC sm_90
+    # and sm_90a, cuDNN with the dense filter, cuDNN with the pruned one.
+    BUDGET_SHARES = len(METHODS)
+    # The "dense" tensor map of an sm_90a kernel is the NHWC input (4-D).
+    TENSOR_MAP_ROLES = {"values": "values", "dense": "input", "out": "out"}
     REFERENCE_WHAT = "float64 torch conv2d with the pruned filter"
     TIME_WRONG_RESULTS = False  # a wrong STC result is not timed
 
@@ -184,7 +190,14 @@ class ConvWorker(bc.Worker):
         torch, f24, cs, F = self.torch, self.f24, self.cs, self.F
         t_start = time.time()
         g = p["conv"]
-        layout = p.get("layout") or {"prepadded": False}
+        # The input layout of each built STC kernel (pre-padded when its
+        # tensor.pad was not folded into stc.conv).
+        layouts = {}
+        for method in report.STC_METHODS:
+            status, _, kp = report.stc_build(p, method)
+            if status == "ok":
+                layouts[method] = kp.get("layout") or {"prepadded": False}
+        layout = {"prepadded": any(v.get("prepadded") for v in layouts.values())}
         tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[p["dtype"]]
         n, h, w, c, f = g["N"], g["H"], g["W"], g["C"], g["F"]
         res = {"type": "result", "index": idx, "name": p["name"], "shape": p["shape"],
@@ -223,7 +236,7 @@ class ConvWorker(bc.Worker):
             X.append(x)
             XIN.append(F.pad(x, (0, 0, g["pad_left"], g["pad_right"], g["pad_top"],
                                  g["pad_bottom"])).contiguous()
-                       if layout.get("prepadded") else x)
+                       if layout.get("prepadded") else None)
             W.append(wt)
             WP.append(cs.filter_from_matrix(pm, g).contiguous())
             V.append(v.contiguous())
@@ -254,15 +267,26 @@ class ConvWorker(bc.Worker):
                     res["prep_seconds"], ref_what))
         stream = self.stream.cuda_stream
 
-        # ---- STC ---------------------------------------------------------------
-        ent = {"kernel_source": self.manifest.get("kernel_source")}
-        if layout.get("prepadded"):
-            ent["note"] = layout.get("note")
-        ctx = {"g": g, "layout": layout, "V": V, "MT": MT, "XIN": XIN, "out": OUT, "ref": ref,
-               "flop": g["flop"]}
-        meths["stc"] = self.run_stc(p, ent, ctx, stream, budget_s)
-        if meths["stc"].get("context_lost") or meths["stc"].get("hang"):
-            return res
+        # ---- STC: the sm_90 kernel, then the sm_90a one ---------------------------
+        for method in report.STC_METHODS:
+            status, error, kp = report.stc_build(p, method)
+            if status != "ok":
+                # Not built (a build failure, the mock, an older manifest).
+                meths[method] = {"status": status, "error": error}
+                self.say("  %s: %s" % (report.CONV_NAMES[method],
+                                       self.line(meths[method], g["flop"])))
+                continue
+            lay = layouts[method]
+            ent = {"kernel_source": self.manifest.get("kernel_source"),
+                   "target": kp.get("target")}
+            if lay.get("prepadded"):
+                ent["note"] = lay.get("note")
+            ctx = {"g": g, "layout": lay, "V": V, "MT": MT,
+                   "XIN": XIN if lay.get("prepadded") else X, "out": OUT, "ref": ref,
+                   "flop": g["flop"]}
+            meths[method] = self.run_stc(kp, ent, ctx, stream, budget_s, method=method)
+            if meths[method].get("context_lost") or meths[method].get("hang"):
+                return res
         del XIN[:], V[:], MT[:], OUT[:]
 
         # ---- cuDNN: dense filter, then the pruned one ----------------------------
@@ -327,7 +351,8 @@ SPEC = bc.RunSpec(
     script=__file__, step="run-conv", build_step="build-conv", work="bench/work/gpu-conv",
     run_dir="gpu-conv-run", prefix="gpu-conv", mock_source="bench/gpu/conv_mock.cu",
     time_budget=420.0, assemble=report.assemble_conv, markdown=report.markdown_conv,
-    compact=report.compact_conv, schema="stc-gpu-conv-build/1",
+    compact=report.compact_conv, runnable=report.gemm_runnable,
+    schema="stc-gpu-conv-build/1",
     schema_hint=" (a GEMM manifest? use `run`)")
 
 

@@ -12,6 +12,14 @@ N, H, W, OH, OW, and a `conv` object with the geometry (KH, KW, stride_h/w,
 dilation_h/w, pad_top/left/bottom/right, C and Cp per group, groups, N, H,
 W, OH, OW).
 
+An sm_90a kernel (stc-compile --target=sm_90a, `variant` "wgmma": one group,
+C a multiple of 64) has, as the GEMM's, `cluster`, the Hopper metadata
+geometry, a dynamic `shared_bytes` and `tensor_maps`, whose parameters end
+the list (values_map: the compressed filter F x K/2, 2-D; dense_map: the
+NHWC input, 4-D, dims C, W, H, N innermost first, box [64, TW*stride_w,
+TH*stride_h, 1], element strides [1, stride_w, stride_h, 1]), and
+`pixel_tile` [TH, TW]: the grid's x is N * ceil(OH/TH) * ceil(OW/TW).
+
 Pure Python (no torch): the build step and the self test use it here, the
 run step on the GPU machine.
 """
@@ -72,6 +80,8 @@ def parse(text, where="kernel-info"):
         if not isinstance(sb, int) or isinstance(sb, bool) or sb < 0:
             raise cudrv.KernelInfoError("%s: \"shared_bytes\" must be a non-negative "
                                         "integer, got %r" % (w, sb))
+        cudrv._check_cluster(k, w)
+        cudrv._check_meta_geometry(k, w)
         params, types = k.get("params"), k.get("param_types")
         if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
             raise cudrv.KernelInfoError("%s: \"params\" must be a list of names, got %r"
@@ -80,10 +90,26 @@ def parse(text, where="kernel-info"):
             raise cudrv.KernelInfoError(
                 "%s: \"param_types\" must be a list of %d types (one per param %r), "
                 "got %r" % (w, len(params), params, types))
+        maps = cudrv._check_tensor_maps(k, w)
+        missing = sorted(set(maps) - set(params))
+        if missing:
+            raise cudrv.KernelInfoError(
+                "%s: \"tensor_maps\" names parameter(s) %s, which \"params\" %r does not "
+                "have" % (w, missing, params))
         for p, t in zip(params, types):
             if t not in cudrv.PARAM_TYPES:
                 raise cudrv.KernelInfoError("%s: parameter %r has type %r; the launcher "
                                             "knows %s" % (w, p, t, sorted(cudrv.PARAM_TYPES)))
+            if p in maps:
+                if t != "ptr":
+                    raise cudrv.KernelInfoError(
+                        "%s: tensor-map parameter %r has type %r; a tensor map is passed as "
+                        "a pointer (\"ptr\") to its device copy" % (w, p, t))
+                continue
+            if t == "ptr" and p.endswith("_map"):
+                raise cudrv.KernelInfoError(
+                    "%s: pointer parameter %r looks like a tensor map but has no entry in "
+                    "\"tensor_maps\" (which lists %s)" % (w, p, sorted(maps) or "none"))
             if t == "ptr" and p not in BUFFER_PARAMS:
                 raise cudrv.KernelInfoError(
                     "%s: unknown pointer parameter %r; the convolution launcher knows %s "
@@ -92,7 +118,8 @@ def parse(text, where="kernel-info"):
                 raise cudrv.KernelInfoError(
                     "%s: unknown integer parameter %r; the convolution launcher knows %s "
                     "(bench/gpu/conv_kernel.py SIZE_PARAMS)" % (w, p, sorted(SIZE_PARAMS)))
-        roles = [BUFFER_PARAMS[p] for p, t in zip(params, types) if t == "ptr"]
+        roles = [BUFFER_PARAMS[p] for p, t in zip(params, types)
+                 if t == "ptr" and p not in maps]
         for need in ("values", "meta", "input", "out"):
             if roles.count(need) != 1:
                 raise cudrv.KernelInfoError(
@@ -157,13 +184,68 @@ def check(kinfo, g, dtype="f16", out_dtype="f16"):
     if kinfo.get("groups", g["groups"]) != g["groups"]:
         bad.append("kernel info groups=%r but the program's is %d"
                    % (kinfo.get("groups"), g["groups"]))
+    maps = cudrv.tensor_map_params(kinfo)
     roles = [BUFFER_PARAMS[p] for p, t in zip(kinfo["params"], kinfo["param_types"])
-             if t == "ptr"]
+             if t == "ptr" and p not in maps]
     for opt in ("bias", "acc"):
         if opt in roles:
             bad.append("the kernel takes a %r pointer but the benchmark's program has none"
                        % opt)
+    if maps:
+        bad += check_sm90a(kinfo, g, layout, dtype, out_dtype)
     return bad, layout
+
+
+def operand_shapes(g, layout):
+    """The shapes (outermost first) of the buffers a convolution kernel's
+    tensor maps may describe: values (F x Kpad/2, the compressed filter),
+    dense (the NHWC input, pre-padded when `layout` says so), out (N*OH*OW
+    x F)."""
+    pre = bool(layout and layout.get("prepadded"))
+    h = g["H"] + (g["pad_top"] + g["pad_bottom"] if pre else 0)
+    w = g["W"] + (g["pad_left"] + g["pad_right"] if pre else 0)
+    return {"values": (g["F"], g["Kpad"] // 2), "dense": (g["N"], h, w, g["C"]),
+            "out": (g["P"], g["F"])}
+
+
+def check_sm90a(kinfo, g, layout, dtype="f16", out_dtype="f16"):
+    """The checks of a kernel with tensor maps (sm_90a): every map
+    encodable for the program's buffers (operand_shapes), the input's map
+    4-D with the box and element strides of `pixel_tile` and the strides,
+    and the grid's x equal to N * ceil(OH/TH) * ceil(OW/TW). A list of
+    problems."""
+    bad = cudrv.check_tensor_maps(kinfo, operand_shapes(g, layout),
+                                  {"values": dtype, "dense": dtype, "out": out_dtype})
+    conv = kinfo.get("conv") or {}
+    sh, sw = conv.get("stride_h", g["stride"]), conv.get("stride_w", g["stride"])
+    tile = kinfo.get("pixel_tile")
+    if (not isinstance(tile, list) or len(tile) != 2
+            or not all(cudrv._pos_int(x) for x in tile)):
+        return bad + ["kernel info with tensor maps has no \"pixel_tile\" [TH, TW] (got %r)"
+                      % (tile,)]
+    th, tw = tile
+    for m in kinfo.get("tensor_maps") or []:
+        if m["operand"] != "dense":
+            continue
+        if len(m["box"]) != 4:
+            bad.append("tensor map %r of the input has a rank-%d box %r; the NHWC input's "
+                       "map is 4-D" % (m["param"], len(m["box"]), m["box"]))
+            continue
+        want_box = [m["box"][0], tw * sw, th * sh, 1]
+        if m["box"][1:] != want_box[1:]:
+            bad.append("tensor map %r box %r does not match pixel_tile %r with strides %dx%d "
+                       "(expected [C, %d, %d, 1])" % (m["param"], m["box"], tile, sh, sw,
+                                                      tw * sw, th * sh))
+        es = m.get("element_strides") or [1, 1, 1, 1]
+        if es != [1, sw, sh, 1]:
+            bad.append("tensor map %r element_strides %r; the strides %dx%d need [1, %d, %d, 1]"
+                       % (m["param"], es, sh, sw, sw, sh))
+    gx = g["N"] * -(-g["OH"] // th) * -(-g["OW"] // tw)
+    if kinfo["grid"][0] not in (gx, -1):
+        bad.append("kernel info grid %r: x should be N*ceil(OH/TH)*ceil(OW/TW) = %d*%d*%d = %d "
+                   "for pixel_tile %r" % (kinfo["grid"], g["N"], -(-g["OH"] // th),
+                                          -(-g["OW"] // tw), gx, tile))
+    return bad
 
 
 def sizes_for(kinfo, g, layout, value_cols, meta_cols):
@@ -179,12 +261,22 @@ def sizes_for(kinfo, g, layout, value_cols, meta_cols):
 
 def arg_values(kinfo, buffers, sizes):
     """[(name, type, value)] in parameter order: `buffers` maps a role
-    (values, meta, input, bias, acc, out) to a device address, `sizes` maps
+    (values, meta, input, bias, acc, out) to a device address and each
+    tensor-map parameter (values_map, dense_map) to its map's device
+    address, `sizes` maps
     SIZE_PARAMS' values to integers. A missing buffer or size is an error
     naming the parameter."""
     args = []
+    maps = cudrv.tensor_map_params(kinfo)
     for p, t in zip(kinfo["params"], kinfo["param_types"]):
-        if t == "ptr":
+        if t == "ptr" and p in maps:
+            # A tensor map: the device address of its encoded copy
+            # (cudrv.DeviceTensorMaps.pointers, by parameter name).
+            if p not in buffers:
+                raise cudrv.KernelInfoError("tensor-map parameter %r has no encoded map"
+                                            % p)
+            v = buffers[p]
+        elif t == "ptr":
             role = BUFFER_PARAMS[p]
             if role not in buffers:
                 raise cudrv.KernelInfoError("kernel parameter %r needs a %r buffer, which "

@@ -66,8 +66,9 @@ TENSOR_MAP_SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}
 CU_TENSOR_MAP_INTERLEAVE_NONE = 0
 CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2
 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0  # out-of-bounds elements read as zeros
-#: The operand buffers a tensor map may describe: each is a row-major 2-D
-#: array (values M x VC, dense K x N, out M x N). The metadata is not one:
+#: The operand buffers a tensor map may describe, each a dense row-major
+#: array: GEMM values M x VC, dense K x N, out M x N; a convolution's dense
+#: operand is its NHWC input (a 4-D map). The metadata is not one:
 #: the kernel reads the converted kernel-ready words through its pointer.
 TENSOR_MAP_OPERANDS = ("values", "dense", "out")
 #: Bytes of a CUtensorMap, and the alignment of the host buffer it is
@@ -166,10 +167,16 @@ def _check_tensor_maps(k, w):
             raise KernelInfoError("%s: \"data_type\" %r is not a CUtensorMapDataType "
                                   "(0..12)" % (mw, dt))
         box = m.get("box")
-        if (not isinstance(box, list) or len(box) != 2
+        if (not isinstance(box, list) or not 2 <= len(box) <= 5
                 or not all(_pos_int(b) and b <= 256 for b in box)):
-            raise KernelInfoError("%s: \"box\" must be [inner, outer], each 1 to 256, got "
-                                  "%r" % (mw, box))
+            raise KernelInfoError("%s: \"box\" must be 2 to 5 sizes, innermost first "
+                                  "([inner, outer] for a matrix), each 1 to 256, got %r"
+                                  % (mw, box))
+        es = m.get("element_strides", [1] * len(box))
+        if (not isinstance(es, list) or len(es) != len(box)
+                or not all(_pos_int(x) and x <= 8 for x in es)):
+            raise KernelInfoError("%s: \"element_strides\" must be %d integers (one per box "
+                                  "dimension), each 1 to 8, got %r" % (mw, len(box), es))
         sw = m.get("swizzle")
         if isinstance(sw, bool) or sw not in TENSOR_MAP_SWIZZLE:
             raise KernelInfoError("%s: \"swizzle\" must be 0, 32, 64 or 128 (bytes), got %r"
@@ -188,13 +195,17 @@ def _check_tensor_maps(k, w):
 def tensor_map_requests(kinfo, operands):
     """The cuTensorMapEncodeTiled arguments of every tensor map of the
     kernel, in "tensor_maps" order: [(param, request)]. `operands` maps an
-    operand name (values, dense, out) to (device address, (rows, cols),
-    element type name or None): the tensor of a map is that buffer seen as a
-    row-major 2-D array, inner = cols, outer = rows, row stride = cols x
-    element bytes; box [inner, outer] as the kernel info says; element
-    strides 1, no interleave, L2 promotion 128B, out-of-bounds elements
-    zeros. Raises KernelInfoError naming what cuTensorMapEncodeTiled would
-    reject (alignment, strides, sizes) or a type that does not match."""
+    operand name (values, dense, out) to (device address, shape, element
+    type name or None), the shape outermost first as torch gives it: the
+    tensor of a map is that buffer as a dense row-major array, its
+    dimensions innermost first (a matrix (rows, cols): inner = cols, outer
+    = rows, row stride = cols x element bytes; an NHWC input (N, H, W, C):
+    C, W, H, N with strides C, W*C, H*W*C elements); the map's rank is its
+    box's length and must equal the shape's; box, element strides (default
+    all 1) and swizzle as the kernel info says; no interleave, L2 promotion
+    128B, out-of-bounds elements zeros. Raises KernelInfoError naming what
+    cuTensorMapEncodeTiled would reject (alignment, strides, sizes) or a
+    type or rank that does not match."""
     out = []
     for m in kinfo.get("tensor_maps") or []:
         w = "%s: tensor map %r of %r" % (kinfo.get("kernel"), m["param"], m["operand"])
@@ -202,7 +213,11 @@ def tensor_map_requests(kinfo, operands):
             raise KernelInfoError("%s: no such operand buffer (have %s)"
                                   % (w, sorted(operands)))
         addr, shape, tname = operands[m["operand"]]
-        rows, cols = (int(x) for x in shape)
+        dims = [int(x) for x in reversed(tuple(shape))]
+        rank = len(m["box"])
+        if len(dims) != rank:
+            raise KernelInfoError("%s: a rank-%d box %r for a buffer of shape %s (rank %d)"
+                                  % (w, rank, m["box"], list(shape), len(dims)))
         eb = TENSOR_MAP_ELEMENT_BYTES[m["data_type"]]
         want = TENSOR_MAP_DATA_TYPES.get(tname)
         if want is not None and m["data_type"] not in want:
@@ -211,18 +226,24 @@ def tensor_map_requests(kinfo, operands):
                                      " or ".join(str(x) for x in want)))
         if addr % 16:
             raise KernelInfoError("%s: the buffer at 0x%x is not 16-byte aligned" % (w, addr))
-        for what, v in (("rows", rows), ("columns", cols)):
+        for i, v in enumerate(dims):
             if not 1 <= v <= 1 << 32:
-                raise KernelInfoError("%s: %d %s; a dimension must be 1 to 2^32"
-                                      % (w, v, what))
-        stride = cols * eb
-        if stride % 16 or stride >= 1 << 40:
-            raise KernelInfoError("%s: the row stride is %d bytes (%d x %d), not a multiple "
-                                  "of 16 below 2^40" % (w, stride, cols, eb))
+                raise KernelInfoError("%s: dimension %d (innermost first) is %d; a dimension "
+                                      "must be 1 to 2^32" % (w, i, v))
+        strides, stride = [], eb
+        for i in range(1, rank):
+            stride *= dims[i - 1]
+            if stride % 16 or stride >= 1 << 40:
+                what = ("row stride" if rank == 2
+                        else "stride of dimension %d (innermost first)" % i)
+                raise KernelInfoError("%s: the %s is %d bytes, not a multiple of 16 below "
+                                      "2^40" % (w, what, stride))
+            strides.append(stride)
         out.append((m["param"], {
-            "data_type": m["data_type"], "rank": 2, "address": addr,
-            "dims": [cols, rows], "strides": [stride], "box": list(m["box"]),
-            "element_strides": [1, 1], "interleave": CU_TENSOR_MAP_INTERLEAVE_NONE,
+            "data_type": m["data_type"], "rank": rank, "address": addr,
+            "dims": dims, "strides": strides, "box": list(m["box"]),
+            "element_strides": list(m.get("element_strides") or [1] * rank),
+            "interleave": CU_TENSOR_MAP_INTERLEAVE_NONE,
             "swizzle": TENSOR_MAP_SWIZZLE[m["swizzle"]],
             "l2_promotion": CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
             "oob_fill": CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE}))
@@ -231,7 +252,7 @@ def tensor_map_requests(kinfo, operands):
 
 def check_tensor_maps(kinfo, shapes, dtypes):
     """Build-time check of the kernel's tensor maps against the program:
-    `shapes` {operand: (rows, cols)}, `dtypes` {operand: element type
+    `shapes` {operand: its shape, outermost first}, `dtypes` {operand: element type
     name}; a list of problems (empty when every map could be encoded for
     buffers of these shapes)."""
     try:

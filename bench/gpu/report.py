@@ -558,8 +558,13 @@ def compact(doc):
 # Convolutions (conv_bench.py): STC's stc.conv against cuDNN
 # ===========================================================================
 
-CONV_METHODS = ("stc", "cudnn", "cudnn_pruned")
-CONV_NAMES = {"stc": "STC", "cudnn": "cuDNN dense", "cudnn_pruned": "cuDNN, pruned filter"}
+#: STC's two kernels of a convolution program (as the GEMM's: "stc" =
+#: --target=sm_90, mma.sp; "stc_sm90a" = --target=sm_90a, TMA + wgmma.sp
+#: for one group and C a multiple of 64, else mma.sp), then cuDNN.
+CONV_BASELINES = ("cudnn", "cudnn_pruned")
+CONV_METHODS = STC_METHODS + CONV_BASELINES
+CONV_NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "cudnn": "cuDNN dense",
+              "cudnn_pruned": "cuDNN, pruned filter"}
 
 
 def _conv_entry(rec, prog):
@@ -569,11 +574,24 @@ def _conv_entry(rec, prog):
     e["conv"] = {k: g.get(k) for k in ("N", "H", "W", "C", "F", "KH", "KW", "stride", "pad",
                                        "dilation", "groups", "OH", "OW", "R", "P", "K")}
     e["flop"] = g.get("flop")
-    build = {k: prog.get(k) for k in ("command", "compile_seconds", "ptx_version",
-                                      "ptx_target", "ptx_bytes", "kernel", "ptxas", "layout")}
+    keys = ("command", "compile_seconds", "ptx_version", "ptx_target", "ptx_bytes", "kernel",
+            "ptxas", "layout")
+    build = {k: prog.get(k) for k in keys}
     e["build"] = {k: v for k, v in build.items() if v is not None}
+    if isinstance(prog.get("sm90a"), dict):
+        sub = prog["sm90a"]
+        e["build"]["sm90a"] = {k: sub.get(k) for k in ("target", "status", "error") + keys
+                               if sub.get(k) is not None}
     e["methods"] = methods = _methods_of(rec, e, CONV_METHODS, RESULT_KEYS + ("reference",))
-    e["ratios"] = _ratios(methods, ("cudnn", "cudnn_pruned"), "cudnn", ("cudnn_pruned",))
+    for m in STC_METHODS:
+        # A kernel that was not built never ran: the manifest says why.
+        status, error, _ = stc_build(prog, m)
+        if status != "ok":
+            methods[m] = {"status": status, "error": error}
+    e["ratios"] = _ratios(methods, CONV_BASELINES, "cudnn", ("cudnn_pruned",), STC_METHODS)
+    a, b = methods["stc_sm90a"], methods["stc"]
+    if a.get("status") == "ok" and b.get("status") == "ok":
+        e["ratios"]["stc_sm90a_speedup_vs_stc"] = b["median_ms"] / a["median_ms"]
     return e
 
 
@@ -592,8 +610,9 @@ def _network_totals(results):
                                      for e in rows)
             else:
                 tot[m + "_ms"] = None
-        if tot["stc_ms"] and tot["cudnn_ms"]:
-            tot["stc_speedup_vs_cudnn"] = tot["cudnn_ms"] / tot["stc_ms"]
+        for m in STC_METHODS:
+            if tot[m + "_ms"] and tot["cudnn_ms"]:
+                tot[m + "_speedup_vs_cudnn"] = tot["cudnn_ms"] / tot[m + "_ms"]
         out[str(batch)] = tot
     return out
 
@@ -621,8 +640,8 @@ def assemble_conv(manifest, recs, programs, selected, meta):
             "rotation": "every call uses the next of `copies` input sets (input, filter, "
                         "output), chosen so STC's working set is at least twice the L2 size"},
         fmt, results,
-        _summary(results, CONV_METHODS, ("cudnn", "cudnn_pruned"), fmt,
-                 by_type.get("fatal", [])),
+        _summary(results, CONV_METHODS, CONV_BASELINES, fmt, by_type.get("fatal", []),
+                 STC_METHODS),
         extra={"network_totals": _network_totals(results)})
 
 
@@ -633,54 +652,73 @@ def markdown_conv(doc):
     md.append("- Every distinct ResNet-50 convolution (`bench/gpu/conv_shapes.py`), f16, NHWC. "
               "STC: `tensor.pad` + `linalg.conv_2d_nhwc_fhwc` compiled with "
               "`--sparsity=force` to one `stc.conv` kernel, given the filter pruned 2:4 along "
-              "C and compressed. cuDNN: `torch.nn.functional.conv2d` on channels_last "
+              "C and compressed, twice: STC = `--target=sm_90` (`mma.sp`), STC sm_90a = "
+              "`--target=sm_90a` (TMA with a 4-D map of the NHWC input + `wgmma.mma_async.sp` "
+              "for one group and C a multiple of 64, variant `wgmma`; `mma.sp` otherwise). "
+              "cuDNN: `torch.nn.functional.conv2d` on channels_last "
               "tensors, `cudnn.benchmark = True`, with the dense filter and with the pruned "
               "one. TFLOP/s count dense-equivalent 2·N·OH·OW·F·KH·KW·C flops for every "
               "method; times are GPU times from CUDA events around each call (median, min in "
               "brackets), after warm-up, rotating over input copies ≥ 2× L2.")
     md.append("- Every result is checked against float64 torch first (relative Frobenius "
               "error < %.0e; NaN fails); a wrong STC result is not timed. Ratio = the other "
-              "method's median / STC's median (> 1: STC faster). `layers`: how many of "
+              "method's median / that STC kernel's median (> 1: STC faster). `layers`: how many of "
               "ResNet-50's 53 convolutions have the shape.\n" % s["tolerance"])
     for batch in sorted({e.get("batch") for e in doc["results"] if e.get("batch")}):
         rows = [e for e in doc["results"] if e.get("batch") == batch]
         md.append("## batch %d\n" % batch)
         md.append("| shape | layers | H×W | C→F | k/s | OH×OW | STC ms (min) | STC TFLOP/s | "
+                  "STC sm_90a ms (min) | STC sm_90a TFLOP/s | sm_90a variant | "
                   "cuDNN TFLOP/s | cuDNN pruned TFLOP/s | STC vs cuDNN | STC vs cuDNN "
-                  "pruned |")
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                  "pruned | sm_90a vs cuDNN | sm_90a vs cuDNN pruned | sm_90a vs STC |")
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"
+                  "---:|---:|---:|")
         for e in rows:
             c, mt, r = e["conv"], e["methods"], e["ratios"]
             md.append("| %s | %s | %s×%s | %s→%s | %s×%s/%s | %s×%s | %s | %s | %s | %s | %s | "
-                      "%s |" % (
+                      "%s | %s | %s | %s | %s | %s | %s |" % (
                           e["shape"], e.get("layers"), c["H"], c["W"], c["C"], c["F"],
                           c["KH"], c["KW"], c["stride"], c["OH"], c["OW"],
                           _cell(mt["stc"], "ms"), _cell(mt["stc"], "tf"),
+                          _cell(mt["stc_sm90a"], "ms"), _cell(mt["stc_sm90a"], "tf"),
+                          _variant(mt["stc_sm90a"]) or "–",
                           _cell(mt["cudnn"], "tf"), _cell(mt["cudnn_pruned"], "tf"),
                           _ratio(r.get("stc_speedup_vs_cudnn")),
-                          _ratio(r.get("stc_speedup_vs_cudnn_pruned"))))
+                          _ratio(r.get("stc_speedup_vs_cudnn_pruned")),
+                          _ratio(r.get("stc_sm90a_speedup_vs_cudnn")),
+                          _ratio(r.get("stc_sm90a_speedup_vs_cudnn_pruned")),
+                          _ratio(r.get("stc_sm90a_speedup_vs_stc"))))
         tot = (doc.get("network_totals") or {}).get(str(batch))
         if tot:
             ms = lambda v: "%.3f ms" % v if v is not None else "–"  # noqa: E731
-            md.append("\n%s at batch %d (median × layers): STC %s, cuDNN %s, cuDNN pruned "
-                      "%s%s.\n" % (
+            md.append("\n%s at batch %d (median × layers): STC %s, STC sm_90a %s, cuDNN %s, "
+                      "cuDNN pruned %s%s%s.\n" % (
                           ("All %d convolutions of one ResNet-50 forward pass" % tot["layers"])
                           if tot.get("complete") else
                           ("The %d ResNet-50 layers of these %d shapes (not the whole network)"
                            % (tot["layers"], tot["programs"])),
-                          batch, ms(tot["stc_ms"]), ms(tot["cudnn_ms"]),
-                          ms(tot["cudnn_pruned_ms"]),
+                          batch, ms(tot["stc_ms"]), ms(tot.get("stc_sm90a_ms")),
+                          ms(tot["cudnn_ms"]), ms(tot["cudnn_pruned_ms"]),
                           (", STC vs cuDNN %s" % _ratio(tot["stc_speedup_vs_cudnn"]))
-                          if tot.get("stc_speedup_vs_cudnn") else ""))
+                          if tot.get("stc_speedup_vs_cudnn") else "",
+                          (", STC sm_90a vs cuDNN %s"
+                           % _ratio(tot["stc_sm90a_speedup_vs_cudnn"]))
+                          if tot.get("stc_sm90a_speedup_vs_cudnn") else ""))
         else:
             md.append("")
-    md += _md_kernels(doc, [("variant", "---", lambda k: k.get("variant", "?"))])
+    md += _md_kernels(doc, [
+        ("variant", "---", lambda k: k.get("variant", "?")),
+        ("pixel tile", "---", lambda k: "×".join(map(str, k.get("pixel_tile") or [])) or "–"),
+        ("cluster", "---", lambda k: "×".join(map(str, k.get("cluster") or [1, 1, 1]))),
+        ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))], STC_METHODS, CONV_NAMES)
     md += _md_tail(doc, CONV_METHODS, CONV_NAMES)
     return "\n".join(md) + "\n"
 
 
 def compact_conv(doc):
     """compact() for the convolution document."""
-    return _compact(doc, CONV_METHODS, ("STC", "cuDNN", "cuDNN pruned"), 34,
+    return _compact(doc, CONV_METHODS, ("STC", "STC sm_90a", "cuDNN", "cuDNN pruned"), 34,
                     [("STC vs cuDNN / cuDNN pruned", "stc_speedup_vs_cudnn",
-                      "stc_speedup_vs_cudnn_pruned")])
+                      "stc_speedup_vs_cudnn_pruned"),
+                     ("sm_90a vs cuDNN / cuDNN pruned", "stc_sm90a_speedup_vs_cudnn",
+                      "stc_sm90a_speedup_vs_cudnn_pruned")])

@@ -1326,6 +1326,182 @@ def t_conv_kernel_info():
     return "parsing, geometry checks, pre-padded layout, argument order from the names"
 
 
+def conv_sm90a_info(geo, tile=(4, 4), cluster=None, name="stc_conv_0", prepadded=False):
+    """The kernel info stc-compile --target=sm_90a writes for a convolution
+    of geometry `geo` (one group, the TMA + wgmma.sp kernel): the 4-D map of
+    the NHWC input (box [64 or C, TW*sw, TH*sh, 1], element strides [1, sw,
+    sh, 1]), the 2-D map of the compressed filter, pixel_tile [TH, TW] and
+    grid x = N * ceil(OH/TH) * ceil(OW/TW)."""
+    th, tw = tile
+    st = geo["stride"]
+    pads = ((0, 0, 0, 0) if prepadded else
+            (geo["pad_top"], geo["pad_left"], geo["pad_bottom"], geo["pad_right"]))
+    hh = geo["H"] + (geo["pad_top"] + geo["pad_bottom"] if prepadded else 0)
+    ww = geo["W"] + (geo["pad_left"] + geo["pad_right"] if prepadded else 0)
+    conv = {"C": geo["Cg"], "Cp": geo["Cp"], "H": hh, "W": ww, "KH": geo["KH"],
+            "KW": geo["KW"], "N": geo["N"], "OH": geo["OH"], "OW": geo["OW"],
+            "dilation_h": 1, "dilation_w": 1, "groups": 1, "pad_top": pads[0],
+            "pad_left": pads[1], "pad_bottom": pads[2], "pad_right": pads[3],
+            "stride_h": st, "stride_w": st}
+    gx = geo["N"] * -(-geo["OH"] // th) * -(-geo["OW"] // tw)
+    return {
+        "K": geo["Kpad"], "P": geo["P"], "R": geo["R"], "accumulator": "f32",
+        "block": [256, 1, 1], "cluster": cluster or [1, 1, 1], "conv": conv,
+        "dense_transposed": False, "grid": [gx, 1, 1], "groups": 1, "input_type": "f16",
+        "kernel": name, "meta_k_per_word": 64, "meta_kernel": name + "_meta",
+        "meta_layout": "canonical", "meta_rows_per_block": 64, "meta_threads": 128,
+        "mma": "m64n256k32", "num_pointers": 4, "ordered_metadata": False,
+        "output_type": "f16", "param_types": ["ptr"] * 4 + ["i32"] * 10 + ["ptr"] * 2,
+        "params": ["values", "meta", "dense", "out", "R", "P", "K", "value_cols",
+                   "meta_cols", "N", "H", "W", "OH", "OW", "values_map", "dense_map"],
+        "pixel_tile": [th, tw], "shared_bytes": 222304, "sparse": "rhs", "stages": 6,
+        "static_shared_bytes": 0,
+        "tensor_maps": [
+            {"box": [32, 64], "data_type": 6, "operand": "values", "param": "values_map",
+             "swizzle": 64},
+            {"box": [min(64, geo["Cg"]), tw * st, th * st, 1], "data_type": 6,
+             "element_strides": [1, st, st, 1], "operand": "dense", "param": "dense_map",
+             "swizzle": 128}],
+        "tile": [64, 256], "variant": "wgmma"}
+
+
+def t_conv_sm90a_info():
+    """An sm_90a convolution kernel info: tensor maps (a 4-D one of the
+    NHWC input with element strides), pixel tile and grid, arguments with
+    the map parameters; the 4-D cuTensorMapEncodeTiled requests; errors."""
+    geo = small_geometry("s2", 16, 64, 64, 3, 2, 2)  # 3x3/2, C = 64
+    ki = conv_kernel.parse(json.dumps([conv_sm90a_info(geo)]))[0]
+    bad, layout = conv_kernel.check(ki, geo)
+    assert bad == [] and layout == {"prepadded": False}, (bad, layout)
+    cudrv.check_ptx_against_info(fake_ptx_for(ki), ki)
+    sizes = conv_kernel.sizes_for(ki, geo, layout, geo["Kpad"] // 2, geo["Kpad"] // 16)
+    bufs = {"values": 1, "meta": 2, "input": 3, "out": 4, "values_map": 0x100,
+            "dense_map": 0x180}
+    args = conv_kernel.arg_values(ki, bufs, sizes)
+    assert [v for _, _, v in args][:4] + [v for _, _, v in args][-2:] == \
+        [1, 2, 3, 4, 0x100, 0x180], args
+    expect_error(lambda: conv_kernel.arg_values(ki, {"values": 1, "meta": 2, "input": 3,
+                                                     "out": 4}, sizes),
+                 "tensor-map parameter 'values_map' has no encoded map")
+    # The input's map: dims C, W, H, N innermost first, dense strides, the
+    # box and element strides of the kernel info.
+    shp = conv_kernel.operand_shapes(geo, layout)
+    ops = {"values": (0x7F0000001000, shp["values"], "f16"),
+           "dense": (0x7F0000100000, shp["dense"], "f16")}
+    reqs = dict(cudrv.tensor_map_requests(ki, ops))
+    d, v = reqs["dense_map"], reqs["values_map"]
+    assert (d["rank"], d["dims"], d["strides"], d["box"], d["element_strides"],
+            d["swizzle"]) == (4, [64, 16, 16, 2], [128, 16 * 128, 16 * 16 * 128],
+                              [64, 8, 8, 1], [1, 2, 2, 1], 3), d
+    assert (v["rank"], v["dims"], v["strides"], v["element_strides"], v["swizzle"]) == \
+        (2, [geo["Kpad"] // 2, 64], [geo["Kpad"]], [1, 1], 2), v
+    expect_error(lambda: cudrv.tensor_map_requests(ki, dict(ops, dense=(0, (2, 16, 16, 4),
+                                                                        "f16"))),
+                 "the stride of dimension 1 (innermost first) is 8 bytes")
+    expect_error(lambda: cudrv.tensor_map_requests(ki, dict(ops, dense=(0, (512, 64), "f16"))),
+                 "a rank-4 box [64, 8, 8, 1] for a buffer of shape [512, 64] (rank 2)")
+    # What the checks reject: a tile that does not give the grid, a box or
+    # element strides that do not match the strides, bad element strides.
+    def chk(**kw):
+        k = conv_sm90a_info(geo)
+        k.update(kw)
+        return conv_kernel.check(conv_kernel.parse(json.dumps([k]))[0], geo)[0]
+    assert any("N*ceil(OH/TH)*ceil(OW/TW)" in m for m in chk(grid=[7, 1, 1])), chk(grid=[7, 1, 1])
+    assert any("no \"pixel_tile\"" in m for m in chk(pixel_tile=None))
+    k = conv_sm90a_info(geo)
+    k["tensor_maps"][1]["element_strides"] = [1, 1, 1, 1]
+    b = conv_kernel.check(conv_kernel.parse(json.dumps([k]))[0], geo)[0]
+    assert any("need [1, 2, 2, 1]" in m for m in b), b
+    k["tensor_maps"][1].update(element_strides=[1, 2, 2, 1], box=[64, 4, 8, 1])
+    b = conv_kernel.check(conv_kernel.parse(json.dumps([k]))[0], geo)[0]
+    assert any("does not match pixel_tile" in m for m in b), b
+    k["tensor_maps"][1].update(element_strides=[1, 9, 2, 1])
+    expect_error(lambda: conv_kernel.parse(json.dumps([k])), "each 1 to 8")
+    k["tensor_maps"][1].update(element_strides=[1, 2])
+    expect_error(lambda: conv_kernel.parse(json.dumps([k])), "must be 4 integers")
+    k = conv_sm90a_info(geo)
+    k["params"] = k["params"][:-1] + ["x_map"]
+    expect_error(lambda: conv_kernel.parse(json.dumps([k])),
+                 "names parameter(s) ['dense_map']")
+    k = conv_sm90a_info(geo)
+    del k["meta_threads"]
+    expect_error(lambda: conv_kernel.parse(json.dumps([k])), "meta_threads missing")
+    expect_error(lambda: conv_kernel.parse(json.dumps([conv_sm90a_info(geo, cluster=[4, 1, 1],
+                                                                       tile=(8, 3))])),
+                 "not a whole number of clusters")
+    # A pre-padded input: the map describes the padded image.
+    kp = conv_kernel.parse(json.dumps([conv_sm90a_info(geo, prepadded=True)]))[0]
+    bp_, lp = conv_kernel.check(kp, geo)
+    assert bp_ == [] and lp["prepadded"], (bp_, lp)
+    assert conv_kernel.operand_shapes(geo, lp)["dense"] == (2, 18, 18, 64)
+    return ("4-D input map (dims, strides, box, element strides), pixel tile and grid, map "
+            "arguments, 10 error messages, pre-padded input")
+
+
+def t_conv_ctypes_sm90a():
+    """An sm_90a convolution kernel through the launcher against
+    fake_libcuda.c: cuTensorMapEncodeTiled with rank 4 (dims, strides, box,
+    element strides, swizzle, L2 promotion, fill), the maps' device copies,
+    the 217 KiB dynamic shared memory opt-in, and the 16 parameters
+    (cuLaunchKernel for a 1x1x1 cluster, cuLaunchKernelEx for a 2x1x1 one)."""
+    import benchcommon
+    with fake_driver() as (drv, lib):
+        if drv is None:
+            return ("SKIP", "no C compiler")
+        lib.fake_map_arg.restype = ctypes.c_uint64
+        lib.fake_device_read.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t]
+        drv.init()
+        geo = small_geometry("s2", 16, 64, 64, 3, 2, 2)
+        ki = conv_kernel.parse(json.dumps([conv_sm90a_info(geo)]))[0]
+        mod, _ = drv.load_ptx(fake_ptx_for(ki))
+        fn = drv.get_function(mod, ki["kernel"])
+        shp = conv_kernel.operand_shapes(geo, {"prepadded": False})
+        ptrs = {"values": 0x7F0000001000, "meta": 0x7F0000002000, "input": 0x7F0000100000,
+                "out": 0x7F0000200000}
+        ops = {"values": (ptrs["values"], shp["values"], "f16"),
+               "dense": (ptrs["input"], shp["dense"], "f16")}
+        maps = cudrv.DeviceTensorMaps(drv, cudrv.tensor_map_requests(ki, ops))
+        assert lib.fake_map_calls() == 2, lib.fake_map_calls()
+        # The last map encoded: the NHWC input, rank 4.
+        got = [lib.fake_map_arg(i) for i in (0, 1, 2, 3, 4, 5, 50, 10, 11, 12, 13, 20, 21, 22,
+                                             30, 31, 32, 33, 40, 41, 42, 43)]
+        assert got == [6, 4, 0, 3, 2, 0, ptrs["input"], 64, 16, 16, 2, 128, 2048, 32768,
+                       64, 8, 8, 1, 1, 2, 2, 1], got
+        for param, want_addr in (("values_map", ptrs["values"]), ("dense_map", ptrs["input"])):
+            raw = ctypes.create_string_buffer(128)
+            assert lib.fake_device_read(maps.pointers[param], raw, 128) == 0
+            assert raw.raw == maps.encoded[param], param
+            words = [int(x) for x in np.frombuffer(raw.raw, dtype="<u8")]
+            assert raw.raw[:8] == b"FAKETMAP" and words[1] == want_addr, (param, words[:7])
+        w = benchcommon.Worker.__new__(benchcommon.Worker)
+        w.drv, w.cudrv = drv, cudrv
+        kent = {}
+        w._configure(fn, ki, kent)
+        assert lib.fake_dyn_shared() == 222304 and kent["blocks_per_sm"] == 2, kent
+        assert "cluster" not in kent, kent
+        bufs = dict(ptrs)
+        bufs.update(maps.pointers)
+        args = conv_kernel.arg_values(ki, bufs, conv_kernel.sizes_for(
+            ki, geo, None, geo["Kpad"] // 2, geo["Kpad"] // 16))
+        plain = lib.fake_launch_config(7)
+        _, got = fake_launch(lib, drv, fn, ki, args)
+        assert got == [v for _, _, v in args], [hex(x) for x in got]
+        assert got[:4] == [ptrs["values"], ptrs["meta"], ptrs["input"], ptrs["out"]]
+        assert got[-2:] == [maps.pointers["values_map"], maps.pointers["dense_map"]]
+        assert got[9:14] == [2, 16, 16, 8, 8], got[9:14]  # N, H, W, OH, OW
+        assert [lib.fake_launch_config(i) for i in range(8)] == \
+            [8, 1, 1, 256, 1, 1, 222304, plain + 1]
+        kc = conv_kernel.parse(json.dumps([conv_sm90a_info(geo, cluster=[2, 1, 1])]))[0]
+        fake_launch(lib, drv, fn, kc, args)
+        ex = [lib.fake_launch_ex_config(i) for i in range(13)]
+        assert ex[:7] == [8, 1, 1, 256, 1, 1, 222304] and ex[9:12] == [2, 1, 1], ex
+        maps.free()
+        drv.unload(mod)
+        return ("rank-4 cuTensorMapEncodeTiled (dims C,W,H,N, strides, box, element strides "
+                "[1,2,2,1]), device copies, dynamic shared memory opt-in, 16 parameters, "
+                "cuLaunchKernel / cuLaunchKernelEx")
+
+
 def t_conv_ctypes():
     """The conv kernel's 14 parameters through cudrv.Launch into fake_libcuda."""
     with fake_driver() as (drv, lib):
@@ -1354,7 +1530,11 @@ def conv_fake_programs():
         progs.append({"name": name, "shape": geo["name"], "group": geo["stage"],
                       "where": geo["where"], "layers": geo["layers"], "batch": geo["N"],
                       "dtype": "f16", "out_dtype": "f16", "conv": geo, "status": "ok",
-                      "kernel": CONV_INFO})
+                      "kernel": CONV_INFO,
+                      "sm90a": {"target": "sm_90a", "status": "ok",
+                                "kernel": conv_sm90a_info(geo)}})
+    # The stem's sm_90a build was switched off.
+    progs[0]["sm90a"] = {"target": None, "status": "not_built", "error": "planted: none"}
     return progs
 
 
@@ -1372,6 +1552,8 @@ def t_conv_report():
             "cudnn": ok(1.0), "cudnn_pruned": ok(1.1)}, "copies": 3},
         {"type": "result", "index": 1, "methods": {
             "stc": {"status": "wrong", "rel_error": 0.5, "error": "differs"},
+            "stc_sm90a": ok(0.8, kernel=dict(conv_sm90a_info(progs[1]["conv"]), registers=168,
+                                             blocks_per_sm=1)),
             "cudnn": ok(1.0), "cudnn_pruned": ok(1.0)}},
         {"type": "result", "index": 2, "build_failed": "stc-compile exited with status 1"},
     ]
@@ -1388,36 +1570,55 @@ def t_conv_report():
     assert abs(r0["methods"]["stc"]["tflops_median"] - r0["flop"] / 2e-3 / 1e12) < 1e-9
     assert r0["flop"] == 2 * 32 * 112 * 112 * 64 * 49 * 3
     assert "stc_speedup_vs_cudnn" not in doc["results"][1]["ratios"]
+    r1 = doc["results"][1]["ratios"]
+    assert abs(r1["stc_sm90a_speedup_vs_cudnn"] - 1.25) < 1e-12, r1
+    assert "stc_sm90a_speedup_vs_stc" not in r1, r1  # STC sm_90 was wrong
+    assert r0["methods"]["stc_sm90a"]["status"] == "not_built", r0["methods"]["stc_sm90a"]
+    assert doc["summary"]["status_counts"]["stc_sm90a"] == {"not_built": 1, "ok": 1,
+                                                            "not_run": 2}, doc["summary"]
     assert doc["results"][2]["methods"]["stc"]["status"] == "build_failed"
     assert doc["results"][3]["methods"]["stc"]["status"] == "not_run"
     assert doc["summary"]["ok"] is False and doc["software"]["cudnn"] == 90100
     tot = doc["network_totals"]["32"]
     assert tot["stc_ms"] is None and tot["cudnn_ms"] is None, tot  # not every shape ok
     allok = [r for r in recs if r.get("type") != "result"] + [
-        {"type": "result", "index": i, "methods": {"stc": ok(0.5), "cudnn": ok(1.0),
-                                                   "cudnn_pruned": ok(1.0)}}
+        {"type": "result", "index": i, "methods": {"stc": ok(0.5), "stc_sm90a": ok(0.25),
+                                                   "cudnn": ok(1.0), "cudnn_pruned": ok(1.0)}}
         for i in range(len(progs))]
-    d2 = report.assemble_conv({"schema": "stc-gpu-conv-build/1"}, allok, progs,
+    progs2 = [dict(p, sm90a=dict(progs[1]["sm90a"])) for p in progs]
+    d2 = report.assemble_conv({"schema": "stc-gpu-conv-build/1"}, allok, progs2,
                               list(range(len(progs))), meta)
     t2 = d2["network_totals"]["32"]
     layers = sum(p["layers"] for p in progs)
     assert abs(t2["cudnn_ms"] - layers) < 1e-9 and abs(t2["stc_speedup_vs_cudnn"] - 2) < 1e-9
+    assert abs(t2["stc_sm90a_speedup_vs_cudnn"] - 4) < 1e-9, t2
+    assert abs(d2["results"][0]["ratios"]["stc_sm90a_speedup_vs_stc"] - 2) < 1e-9
     assert not t2["complete"] and d2["summary"]["ok"], (t2, d2["summary"])
     md = report.markdown_conv(doc)
     for s in ("| conv1-7x7s2-3-64 | 1 | 224×224 | 3→64 | 7×7/2 | 112×112 | 2.0000 (1.9000) |",
               "0.50×", "cuDNN 90100", "STC: wrong: differs (rel. error 5.00e-01)",
-              "build_failed", "## batch 32", "| `stc_conv_0` |", "not the whole network"):
+              "build_failed", "## batch 32", "| `stc_conv_0` |", "not the whole network",
+              "| STC sm_90a | `stc_conv_0` |", "| 0.8000 (0.7600) | ", "| wgmma | ", "1.25×",
+              "STC sm_90a: not_built: planted: none"):
         assert s in md, "markdown lacks %r:\n%s" % (s, md)
     report.compact_conv(doc)
-    return "ratios, network totals, statuses and table"
+    md2 = report.markdown_conv(d2)
+    assert "STC sm_90a 0.250" in md2 or "STC sm_90a %.3f ms" % (layers * 0.25) in md2, md2
+    report.compact_conv(d2)
+    return "ratios (both STC kernels), network totals, statuses and tables"
 
 
 def conv_sim_manifest(tmp):
+    """Programs a-d with both STC kernels (the sm_90a one of a, c and d
+    through tensor maps, a 4-D one of the input with element strides; b's,
+    C = 3, an mma.sp kernel as stc-compile makes it), e (both builds
+    failed) and f (the sm_90 build failed, the sm_90a one not)."""
     progs = []
     geos = [("a", small_geometry("a", 8, 16, 32, 3, 1, 2), False),
             ("b", small_geometry("b", 12, 3, 8, 7, 2, 2), False),   # stem-like: C=3
             ("c", small_geometry("c", 6, 32, 16, 1, 2, 3), False),   # 1x1 stride 2
-            ("d", small_geometry("d", 7, 8, 16, 3, 2, 2), True)]     # pre-padded input
+            ("d", small_geometry("d", 7, 8, 16, 3, 2, 2), True),     # pre-padded input
+            ("f", small_geometry("f", 9, 16, 16, 3, 2, 1), False)]   # sm_90 build failed
     for name, geo, pre in geos:
         rel = os.path.join("programs", name)
         os.makedirs(os.path.join(tmp, "gpu-conv", rel))
@@ -1428,20 +1629,37 @@ def conv_sim_manifest(tmp):
                               pad_top=0, pad_left=0, pad_bottom=0, pad_right=0)
         bad, layout = conv_kernel.check(ki, geo)
         assert not bad and layout["prepadded"] == pre, (bad, layout)
-        with open(os.path.join(tmp, "gpu-conv", rel, "k.ptx"), "w") as f:
-            f.write(fake_ptx_for(ki))
-        with open(os.path.join(tmp, "gpu-conv", rel, "k.json"), "w") as f:
-            json.dump([ki], f)
-        progs.append({"name": name, "shape": name, "group": "t", "where": "test", "layers": 1,
-                      "batch": geo["N"], "dtype": "f16", "out_dtype": "f16", "conv": geo,
-                      "M": geo["R"], "N": geo["P"], "K": geo["K"], "status": "ok",
-                      "kernel": ki, "layout": layout, "ptx": os.path.join(rel, "k.ptx"),
-                      "kernel_info": os.path.join(rel, "k.json")})
+        if geo["Cg"] % 8 == 0:
+            ka = conv_sm90a_info(geo, tile=(2, 4), name="sim_conv_sm90a", prepadded=pre)
+        else:
+            ka = dict(ki, kernel="sim_conv_sm90a")  # mma.sp for sm_90a
+        bad, lay_a = conv_kernel.check(ka, geo)
+        assert not bad and lay_a["prepadded"] == pre, (name, bad, lay_a)
+        for stem, k in (("k", ki), ("k_sm90a", ka)):
+            with open(os.path.join(tmp, "gpu-conv", rel, stem + ".ptx"), "w") as f:
+                f.write(fake_ptx_for(k))
+            with open(os.path.join(tmp, "gpu-conv", rel, stem + ".json"), "w") as f:
+                json.dump([k], f)
+        p = {"name": name, "shape": name, "group": "t", "where": "test", "layers": 1,
+             "batch": geo["N"], "dtype": "f16", "out_dtype": "f16", "conv": geo,
+             "M": geo["R"], "N": geo["P"], "K": geo["K"], "status": "ok",
+             "kernel": ki, "layout": layout, "ptx": os.path.join(rel, "k.ptx"),
+             "kernel_info": os.path.join(rel, "k.json"),
+             "sm90a": {"target": "sm_90a", "status": "ok", "kernel": ka, "layout": lay_a,
+                       "ptx": os.path.join(rel, "k_sm90a.ptx"),
+                       "kernel_info": os.path.join(rel, "k_sm90a.json")}}
+        if name == "f":
+            p.update(status="failed", error="stc-compile --target=sm_90 exited with status 1: "
+                                            "planted")
+        progs.append(p)
+    err = "stc-compile --sparsity=force --emit=stc exited with status 1"
     progs.append({"name": "e", "shape": "e", "batch": 2, "dtype": "f16", "out_dtype": "f16",
                   "conv": small_geometry("e", 8, 16, 32, 3, 1, 2), "status": "failed",
-                  "error": "stc-compile --sparsity=force --emit=stc exited with status 1"})
+                  "error": err, "sm90a": {"target": "sm_90a", "status": "failed",
+                                          "error": err}})
     return write_manifest(os.path.join(tmp, "gpu-conv", "manifest.json"),
-                          "stc-gpu-conv-build/1", progs, kernel_source="simulated")
+                          "stc-gpu-conv-build/1", progs, kernel_source="simulated",
+                          target_sm90a="sm_90a")
 
 
 def t_conv_worker_sim():
@@ -1451,35 +1669,59 @@ def t_conv_worker_sim():
     try:
         mp = conv_sim_manifest(tmp)
         rc, doc, text = sim_run("conv_bench.py", mp, tmp, "clean", [])
-        st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
-        for k in "abcd":
-            e = st[k]
-            assert e["status"] == "ok" and e["rel_error"] < 1e-2 and e["deterministic"], (
-                k, e.get("status"), e.get("error"), text[-3000:])
-            assert e["repeats"] >= 10 and len(e["times_ms"]) == e["repeats"]
-        assert st["e"]["status"] == "build_failed"
+        for method in report.STC_METHODS:
+            st = {e["name"]: e["methods"][method] for e in doc["results"]}
+            for k in "abcdf":
+                if k == "f" and method == "stc":
+                    continue
+                e = st[k]
+                assert e["status"] == "ok" and e["rel_error"] < 1e-2 and e["deterministic"], (
+                    method, k, e.get("status"), e.get("error"), text[-3000:])
+                assert e["repeats"] >= 10 and len(e["times_ms"]) == e["repeats"]
+            assert st["e"]["status"] == "build_failed", (method, st["e"])
+        by = {e["name"]: e for e in doc["results"]}
+        assert by["f"]["methods"]["stc"]["status"] == "build_failed"
+        assert "planted" in by["f"]["methods"]["stc"]["error"]
         assert rc == 1, "exit %d (a build failure must give 1)" % rc
-        for e in doc["results"][:4]:
+        for e in doc["results"][:5]:
             assert e["format"]["roundtrip"] and e["format"]["filter_is_2to4_along_c"], e["format"]
             assert e["format"]["torch_equals_numpy"], e["format"]
             for m in ("cudnn", "cudnn_pruned"):
                 assert e["methods"][m]["status"] == "ok", (e["name"], m, e["methods"][m])
-        assert "pre-padded" in json.dumps(doc["results"][3]["build"]["layout"]) or \
-            doc["results"][3]["build"]["layout"]["prepadded"]
-        args = dict((n, v) for n, _, v in st["b"]["kernel"]["args_copy0"])
+        assert by["d"]["build"]["layout"]["prepadded"]
+        assert by["d"]["build"]["sm90a"]["layout"]["prepadded"]
+        args = dict((n, v) for n, _, v in by["b"]["methods"]["stc"]["kernel"]["args_copy0"])
         assert (args["R"], args["K"], args["value_cols"], args["meta_cols"]) == (8, 196, 104, 13)
-        bugs = ["nan@^a$", "wrong@^b$", "error@^c$", "crash@^d$"]
+        # The sm_90a kernels read the input through a 4-D map (checked by the
+        # stand-in against the launch's buffers, box and element strides).
+        for k in "acdf":
+            sa = by[k]["methods"]["stc_sm90a"]["kernel"]
+            assert sa["variant"] == "wgmma" and sa["pixel_tile"] == [2, 4], sa
+            args = dict((n, v) for n, _, v in sa["args_copy0"])
+            assert {"values_map", "dense_map"} <= set(args), args
+            assert len(sa["tensor_maps"][1]["box"]) == 4
+        assert "stc_sm90a_speedup_vs_stc" in by["a"]["ratios"]
+        assert "stc_sm90a_speedup_vs_cudnn" in by["f"]["ratios"]
+        md = report.markdown_conv(doc)
+        assert "STC sm_90a" in md and "wgmma" in md, md[:2000]
+        bugs = ["nan@^a$", "wrong:stc_sm90a@^b$", "error@^c$", "crash@^d$"]
         extra = ["--stall", "8", "--only", "^[a-d]$"]
         for b in bugs:
             extra += ["--simulate-bug", b]
         rc, doc, text = sim_run("conv_bench.py", mp, tmp, "faults", extra)
-        got = {e["name"]: e["methods"]["stc"]["status"] for e in doc["results"]}
-        want = {"a": "wrong", "b": "wrong", "c": "failed", "d": "failed"}
+        got = {e["name"]: (e["methods"]["stc"]["status"], e["methods"]["stc_sm90a"]["status"])
+               for e in doc["results"]}
+        want = {"a": ("wrong", "wrong"), "b": ("ok", "wrong"), "c": ("failed", "failed"),
+                "d": ("failed", "not_run")}
         assert got == want, "statuses %s, expected %s\n%s" % (got, want, text[-3000:])
         st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
+        sm = {e["name"]: e["methods"]["stc_sm90a"] for e in doc["results"]}
         assert st["a"]["nan_outputs"] > 0 and "median_ms" not in st["a"], st["a"]
-        assert st["b"]["rel_error"] > 0.1 and "diagnosis" in st["b"]
+        assert sm["a"]["nan_outputs"] > 0 and "median_ms" not in sm["a"], sm["a"]
+        assert sm["b"]["rel_error"] > 0.1 and "diagnosis" in sm["b"]
+        assert "median_ms" in st["b"]
         assert "CUDA_ERROR_INVALID_VALUE" in st["c"]["error"]
+        assert "CUDA_ERROR_INVALID_VALUE" in sm["c"]["error"]
         assert "worker died" in st["d"]["error"] and "exit status 9" in st["d"]["error"]
         assert rc == 1
         # A hang, then the next program still runs.
@@ -1489,8 +1731,10 @@ def t_conv_worker_sim():
         st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
         assert st["a"]["status"] == "failed" and "no output for 8 s" in st["a"]["error"], st["a"]
         assert st["b"]["status"] == "ok" and "median_ms" in st["b"]
-        return ("clean run (3x3, C=3 7x7/2, 1x1/2, pre-padded input) ok; NaN, swapped "
-                "metadata, launch error, crash, hang each recorded")
+        return ("clean run (3x3, C=3 7x7/2, 1x1/2, pre-padded input; both STC kernels, the "
+                "sm_90a ones through a 4-D input map) ok; NaN, swapped metadata (sm_90a "
+                "only), launch error, crash, hang each recorded; build failures of either "
+                "kernel")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -1648,6 +1892,17 @@ def check_conv_build(work, expect_mock):
     man, summary = check_build_dir(work, expect_mock, len(conv_shapes.QUICK),
                                    conv_kernel.parse, conv_kernel_fits)
     assert man["schema"] == "stc-gpu-conv-build/1"
+    if not expect_mock:
+        # The sm_90a kernels: TMA + wgmma.sp (a 4-D map of the input) for
+        # one group and C a multiple of 64, mma.sp otherwise (the stem).
+        for p in man["programs"]:
+            with open(os.path.join(work, p["sm90a"]["kernel_info"])) as f:
+                ka = conv_kernel.parse(f.read())[0]
+            hopper = p["conv"]["groups"] == 1 and p["conv"]["Cg"] % 64 == 0
+            assert (ka.get("variant") == "wgmma") == hopper, (p["name"], ka.get("variant"))
+            if hopper:
+                dm = [m for m in ka["tensor_maps"] if m["operand"] == "dense"]
+                assert len(dm) == 1 and len(dm[0]["box"]) == 4, (p["name"], ka["tensor_maps"])
     pre = [p["name"] for p in man["programs"] if (p.get("layout") or {}).get("prepadded")]
     return summary + (("; PRE-PADDED input (tensor.pad not folded): %s" % ", ".join(pre))
                       if pre else "")
@@ -1677,6 +1932,9 @@ CONV_CHECKS = (
      t_conv_filter),
     ("conv: kernel info validation and argument order", t_conv_kernel_info),
     ("conv: ctypes launch of the conv parameters against fake_libcuda.c", t_conv_ctypes),
+    ("conv: sm_90a kernel info: 4-D input tensor map, pixel tile, grid", t_conv_sm90a_info),
+    ("conv: sm_90a launcher against fake_libcuda.c: rank-4 cuTensorMapEncodeTiled, dynamic "
+     "shared memory, launch", t_conv_ctypes_sm90a),
     ("conv: report JSON + Markdown from synthetic records", t_conv_report),
     ("conv: worker simulated on the CPU: clean run, then planted faults", t_conv_worker_sim),
     ("conv: stc.conv on the benchmark's compressed filter through stc-run (sm_90 kernel on "
