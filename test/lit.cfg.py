@@ -25,7 +25,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.stc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
     ["stc-opt", "stc-compile", "stc-run", "stc-prune", "StcUnitTests"], tool_dirs)
-config.substitutions.append(("%python", "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else config.python_executable))
+# %python: STC_TEST_PYTHON where set (a GPU machine whose NumPy is not in
+# /usr/bin/python3, scripts/gpu-remote-tests.sh), else the system's.
+config.substitutions.append(("%python", os.environ.get("STC_TEST_PYTHON") or (
+    "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else config.python_executable)))
 config.substitutions.append(
     ("%e2e", config.python_executable + " " +
      os.path.join(config.stc_src_root, "test", "lib", "run_e2e.py") +

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+#===- scripts/gpu-session.sh - one batch of GPU checks on a lent machine -===#
+#
+# What a session with a GPU runs there, in one call (device time is
+# scarce: starting a machine costs minutes). On the build machine first:
+#
+#   scripts/build.sh && scripts/gpu-pack.sh
+#   bench/run_gpu_bench.sh build && bench/run_gpu_bench.sh build-conv
+#   tar -C bench/work -cJf .gpu-carry/bench-work.tar.xz gpu gpu-conv
+#
+# then with the device tool, carry=[".gpu-carry"]:
+#
+#   bash scripts/gpu-session.sh OUT_DIR [GEMM_BUDGET_S] [CONV_BUDGET_S]
+#
+# 1. nvidia-smi; the GPU lit tests (scripts/gpu-remote-tests.sh), log in
+#    OUT_DIR/lit.log;
+# 2. the GEMM benchmark, then the convolution benchmark, each with its
+#    time budget (defaults 200 s and 100 s), results copied to OUT_DIR.
+# Every step runs even when an earlier one failed; the exit status says
+# whether all passed.
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="$1"; gemm_s="${2:-200}"; conv_s="${3:-100}"
+carry="$root/.gpu-carry"
+mkdir -p "$out"
+status=0
+cd "$root" || exit 2
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total \
+  --format=csv 2>&1 | tee "$out/lit.log"
+
+echo "== lit (GPU tests) $(date -u +%T)"
+# lit's per-test timeout (a hung kernel) needs psutil.
+timeout_arg=()
+python3 -c "import psutil" 2>/dev/null && timeout_arg=(--timeout 150)
+bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" "GPU/cuda-" \
+  -j 8 "${timeout_arg[@]}" >> "$out/lit.log" 2>&1 || status=1
+grep -E "^(PASS|FAIL|UNSUPPORTED|TIMEOUT|UNRESOLVED|XFAIL|XPASS):|Passed|Failed|Unsupported" \
+  "$out/lit.log"
+# A failing sm_90a test: one small program under compute-sanitizer, whose
+# report (an out-of-bounds shared or global access, a misaligned TMA
+# destination) says more than a wrong number.
+if grep -q -E "^(FAIL|TIMEOUT): Stc :: GPU/cuda-spmm-wgmma" "$out/lit.log"; then
+  echo "== compute-sanitizer (lhs_f16_kn, sm_90a) $(date -u +%T)" | tee -a "$out/lit.log"
+  LD_LIBRARY_PATH="${STC_GPU_PRIV:-/tmp/stc-gpu}/llvm/lib" timeout 120 compute-sanitizer \
+    --tool memcheck build/bin/stc-run test/GPU/emulate-spmm-wgmma.mlir --device=cuda \
+    --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=1 --check 2>&1 |
+    tail -n 40 >> "$out/lit.log"
+fi
+
+echo "== benchmarks $(date -u +%T)"
+mkdir -p bench/work
+xz -dc "$carry/bench-work.tar.xz" | tar -C bench/work -xf - || status=1
+export STC_BENCH_CHECK_TIMEOUT_S="${STC_BENCH_CHECK_TIMEOUT_S:-15}"
+# At most 8 files come back from the device tool: each benchmark's
+# results (JSON, Markdown, raw JSONL) travel as one tar.
+for b in gemm conv; do
+  step=run; budget="$gemm_s"
+  [ "$b" = conv ] && { step=run-conv; budget="$conv_s"; }
+  rm -rf "$out/$b" && mkdir -p "$out/$b"
+  bench/run_gpu_bench.sh "$step" --copy-to "$out/$b" --time-budget "$budget" \
+    > "$out/$b.log" 2>&1 || status=1
+  tar -C "$out" -cf "$out/$b-results.tar" "$b" && rm -rf "${out:?}/$b"
+  tail -n 5 "$out/$b.log"
+done
+echo "== done $(date -u +%T), status $status"
+exit $status
