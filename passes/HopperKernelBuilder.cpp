@@ -22,17 +22,24 @@
 // ahead; the Hopper kernel-ready layout of StcHopperLayout.h is made for
 // that 128-bit load), and issue two wgmma.mma_async.sp m64nBNk32 (sp-sel 0
 // and 1 for the two halves of the step) with B, and by default A, through
-// matrix descriptors of the slot. One group of wgmmas stays in flight:
-// after committing step s, wgmma.wait_group 1 and the release of slot
-// s - 1 on `empty`. The accumulators (BN / 2 f32 per thread) then go
+// matrix descriptors of the slot; then wgmma.wait_group 0 and the release
+// of slot s on `empty`. The accumulators (BN / 2 f32 per thread) then go
 // through the sm_80 path's epilogue.
 //
+// No wgmma group stays in flight into the next step: the sparse wgmma
+// reads its metadata register while it runs, and the next step's word
+// takes the same register (ptxas does not keep it apart). With one group
+// in flight (wait_group 1, as dense wgmma kernels do) an H100/H200 gave
+// nondeterministic results, 30-60 % wrong at BN = 256, where a wgmma runs
+// longest (bench/results/gpu-gemm-20261126T104054Z-f7fcfb5.md); CUTLASS's
+// sparse mainloop keeps no MMAs in flight for the same reason
+// (K_PIPE_MMAS = 0). The tensor core is kept busy across the wait by the
+// other consumer warpgroup and by the TMA ring.
+//
 // The other A source (HopperKernelShape::aFromSharedMemory false) loads
-// the A fragments from the swizzled values with ld.shared (conflict-free)
-// and waits for each step's wgmmas, since the next step's loads reuse the
-// registers: slower, but it rests on the register layout of A rather than
-// on the shared-memory one, which is a different unverified assumption
-// (docs/HOPPER-LAYOUT.md).
+// the A fragments from the swizzled values with ld.shared (conflict-free):
+// it rests on the register layout of A rather than on the shared-memory
+// one (docs/HOPPER-LAYOUT.md).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GpuKernelBuilder.h"
@@ -410,28 +417,12 @@ void HopperKernelBuilder::consumer() {
       acc.assign(mma.getNewAcc().begin(), mma.getNewAcc().end());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
-    if (shape.aFromSharedMemory) {
-      // Keep this step's group in flight; once the previous one is done,
-      // its slot goes back to the producer.
-      NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
-      auto previous = scf::IfOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, s, i32(0)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(previous.thenBlock());
-      Value previousSlot =
-          arith::RemUIOp::create(b, add(s, i32(stages - 1)), i32(stages));
-      NVVM::MBarrierArriveOp::create(
-          b, /*res=*/Type(), barrier(false, previousSlot),
-          /*count=*/Value(), NVVM::MemScopeKindAttr());
-    } else {
-      // The A registers may be overwritten by the next step's loads only
-      // once the instructions reading them are done.
-      NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-      NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), barrier(false, slot),
-                                     /*count=*/Value(),
-                                     NVVM::MemScopeKindAttr());
-    }
+    // Wait for this step's wgmmas before anything reuses their registers
+    // (the metadata word, and the A fragments when A comes from registers;
+    // see the file comment), then give the slot back to the producer.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+    NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), barrier(false, slot),
+                                   /*count=*/Value(), NVVM::MemScopeKindAttr());
 
     // After the fourth step of a vector: the prefetched one becomes
     // current, and the one after it is loaded.
@@ -457,12 +448,10 @@ void HopperKernelBuilder::consumer() {
     scf::YieldOp::create(b, yielded);
   }
 
-  // The last group must be done before the accumulators are read (the
-  // producer needs no release of the last slots).
+  // Every group is complete (each step waits for its own); the fence keeps
+  // the epilogue's reads of the accumulators after the last wait.
   SmallVector<Value> results(loop.getResults().begin(),
                              loop.getResults().begin() + accCount);
-  if (shape.aFromSharedMemory)
-    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
   fenceOperands(b, results);
 
   // Epilogue: accumulator v of thread (w, g, t) is row 16 w + g +
