@@ -18,8 +18,9 @@
 // producer (40) to the consumers (232).
 //
 // Consumers: wait on `full`, take the step's metadata word (one per thread
-// per K step, read from global memory four steps at a time, one vector
-// ahead; the Hopper kernel-ready layout of StcHopperLayout.h is made for
+// per K step, read from global memory four steps at a time, the next
+// vector loaded at the start of each step and used only from the step
+// after; the Hopper kernel-ready layout of StcHopperLayout.h is made for
 // that 128-bit load), and issue two wgmma.mma_async.sp m64nBNk32 (sp-sel 0
 // and 1 for the two halves of the step) with B, and by default A, through
 // matrix descriptors of the slot; then wgmma.wait_group 0 and the release
@@ -54,9 +55,6 @@ namespace {
 
 /// Suspend-time hint of mbarrier.try_wait (ns), as CUTLASS uses.
 constexpr int64_t kTryWaitTicks = 0x989680;
-/// The padding metadata word: every nibble 0x4 (elements 0 and 1), legal,
-/// over values that are zero.
-constexpr int64_t kPadMetaWord = 0x44444444;
 
 ::stc::format::HopperSmemTile bTile(const HopperKernelShape &shape,
                                     bool denseKMajor) {
@@ -98,6 +96,14 @@ Value HopperKernelBuilder::barrier(bool full, Value slot) {
 SmallVector<Value, 4> HopperKernelBuilder::metadataVector(Value v) {
   // Word s of thread T of 64-row tile rt is at ((rt V + s / 4) 128 + T) 4
   // + s % 4 (wgmmaSpMetaWordIndex): vector v is one aligned 128-bit load.
+  // Past the operand (a row tile of a block's second warpgroup beyond R, a
+  // vector prefetched beyond the last) the load reads vector 0 instead:
+  // any word the conversion wrote is legal metadata, and such words meet
+  // only rows of A that TMA filled with zeros or are never used. The
+  // loaded value is not touched here: a select on it would make the
+  // thread wait for the load at once (on an H200 38 % of the consumers'
+  // stall cycles were that wait, bench/results/sm90a-knobs-*/ncu-*.txt),
+  // while its first use is four K steps later.
   Value ok = both(lt(rowTile, metaRowTiles), lt(v, metaVectors));
   Value index = mul(
       add(mul(add(mul(wide(rowTile), wide(metaVectors)), wide(v)), i64(128)),
@@ -109,11 +115,8 @@ SmallVector<Value, 4> HopperKernelBuilder::metadataVector(Value v) {
                                   ValueRange{safe});
   Value vec = LLVM::LoadOp::create(b, vecType, ptr, /*alignment=*/16);
   SmallVector<Value, 4> words;
-  Value pad = arith::ConstantIntOp::create(b, kPadMetaWord, 32);
-  for (int64_t i = 0; i < 4; ++i) {
-    Value w = LLVM::ExtractElementOp::create(b, vec, i32(i));
-    words.push_back(arith::SelectOp::create(b, ok, w, pad));
-  }
+  for (int64_t i = 0; i < 4; ++i)
+    words.push_back(LLVM::ExtractElementOp::create(b, vec, i32(i)));
   return words;
 }
 
@@ -348,9 +351,7 @@ void HopperKernelBuilder::consumer() {
   int64_t accCount = blockCols / 2;
   SmallVector<Value> init(accCount, f32(0.0));
   SmallVector<Value, 4> cur = metadataVector(i32(0));
-  SmallVector<Value, 4> next = metadataVector(i32(1));
   init.append(cur.begin(), cur.end());
-  init.append(next.begin(), next.end());
   auto loop = scf::ForOp::create(b, i32(0), kSteps, i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -358,9 +359,13 @@ void HopperKernelBuilder::consumer() {
     Value s = loop.getInductionVar();
     ValueRange args = loop.getRegionIterArgs();
     SmallVector<Value> acc(args.begin(), args.begin() + accCount);
-    SmallVector<Value, 4> curWords(args.begin() + accCount,
-                                   args.begin() + accCount + 4);
-    SmallVector<Value, 4> nextWords(args.begin() + accCount + 4, args.end());
+    SmallVector<Value, 4> curWords(args.begin() + accCount, args.end());
+    Value which = arith::RemUIOp::create(b, s, i32(4));
+    // The next vector, loaded at the start of every step (three times out
+    // of four an L1 hit) and taken over only after the step's wgmmas are
+    // done: the load has a whole step to arrive before anything reads it.
+    SmallVector<Value, 4> ahead =
+        metadataVector(add(arith::DivUIOp::create(b, s, i32(4)), i32(1)));
 
     Value slot = arith::RemUIOp::create(b, s, i32(stages));
     Value parity = arith::AndIOp::create(
@@ -371,7 +376,6 @@ void HopperKernelBuilder::consumer() {
     Value aBase = add(slotBase, i32(shape.bBytes()));
 
     // The step's metadata word: word s % 4 of the current vector.
-    Value which = arith::RemUIOp::create(b, s, i32(4));
     Value word = curWords[3];
     for (int64_t i = 2; i >= 0; --i)
       word = arith::SelectOp::create(
@@ -424,27 +428,13 @@ void HopperKernelBuilder::consumer() {
     NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), barrier(false, slot),
                                    /*count=*/Value(), NVVM::MemScopeKindAttr());
 
-    // After the fourth step of a vector: the prefetched one becomes
-    // current, and the one after it is loaded.
-    auto rotate = scf::IfOp::create(
-        b, SmallVector<Type>(8, b.getI32Type()),
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(3)),
-        /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(rotate.thenBlock());
-      SmallVector<Value> yielded(nextWords.begin(), nextWords.end());
-      SmallVector<Value, 4> after =
-          metadataVector(add(arith::DivUIOp::create(b, s, i32(4)), i32(2)));
-      yielded.append(after.begin(), after.end());
-      scf::YieldOp::create(b, yielded);
-      b.setInsertionPointToStart(rotate.elseBlock());
-      SmallVector<Value> kept(curWords.begin(), curWords.end());
-      kept.append(nextWords.begin(), nextWords.end());
-      scf::YieldOp::create(b, kept);
-    }
+    // After the fourth step of a vector the loaded one becomes current.
+    Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,
+                                       i32(3));
     SmallVector<Value> yielded = acc;
-    yielded.append(rotate.getResults().begin(), rotate.getResults().end());
+    for (int64_t i = 0; i < 4; ++i)
+      yielded.push_back(
+          arith::SelectOp::create(b, last, ahead[i], curWords[i]));
     scf::YieldOp::create(b, yielded);
   }
 

@@ -57,7 +57,13 @@
 // them (a sparse wgmma reads its metadata register while it runs: no group
 // may stay in flight while the next step's word is formed) and release the
 // step's own slot.
+// The next metadata vector is loaded at the start of the step, before the
+// wait, and its words are taken over only at the end (selects after the
+// slot's release): the load has a whole step to arrive.
 // CHECK: scf.for
+// CHECK: %[[AHEAD:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: %[[NEXT0:.*]] = llvm.extractelement %[[AHEAD]]
+// CHECK-NOT: arith.select %{{.*}}, %{{.*}}, %c1145324612_i32
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NOT: !llvm.ptr<3> -> i32
 // CHECK-COUNT-32: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,0"
@@ -69,6 +75,7 @@
 // CHECK: %[[EMPTY:.*]] = llvm.getelementptr
 // CHECK-NEXT: nvvm.mbarrier.arrive %[[EMPTY]]
 // CHECK-NOT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: arith.select %{{.*}}, %[[NEXT0]], %{{.*}} : i32
 // After the loop: the accumulators pinned again, then the epilogue (32
 // accumulators per thread, each stored where in bounds).
 // CHECK: scf.yield
