@@ -429,8 +429,8 @@ void HopperKernelBuilder::consumer() {
                                    /*count=*/Value(), NVVM::MemScopeKindAttr());
 
     // After the fourth step of a vector the loaded one becomes current.
-    Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,
-                                       i32(3));
+    Value last =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(3));
     SmallVector<Value> yielded = acc;
     for (int64_t i = 0; i < 4; ++i)
       yielded.push_back(

@@ -19,6 +19,9 @@
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=3 --check 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=4 --check --gpu-block-rows=128 --gpu-block-cols=128 --gpu-wgmma-stages=3 --gpu-cluster-rows=2 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_f16_bias_relu --random-inputs --seed=5 --check 2>&1 | FileCheck %s
+// Three row tiles in clusters of two: grid y is rounded up to 4, and the
+// fourth block (rows 192-255 of 130) must store nothing.
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=10 --check --gpu-block-rows=64 --gpu-cluster-rows=2 2>&1 | FileCheck %s
 // The other A source: fragments in registers.
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=8 --check --gpu-wgmma-a=registers --gpu-block-rows=128 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=9 --check --gpu-wgmma-a=registers --gpu-block-cols=256 --gpu-wgmma-stages=2 2>&1 | FileCheck %s
