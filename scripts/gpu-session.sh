@@ -12,7 +12,8 @@
 #
 #   bash scripts/gpu-session.sh OUT_DIR [GEMM_BUDGET_S] [CONV_BUDGET_S]
 #
-# 1. nvidia-smi; the GPU lit tests (scripts/gpu-remote-tests.sh), log in
+# 1. nvidia-smi; the GPU lit tests (scripts/gpu-remote-tests.sh), and on a
+#    CC 9.0 device the other GPU tests again with --target=sm_90a, log in
 #    OUT_DIR/lit.log;
 # 2. the GEMM benchmark, then the convolution benchmark, each with its
 #    time budget (defaults 200 s and 100 s), results copied to OUT_DIR.
@@ -39,6 +40,17 @@ bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" "GPU/cuda-" \
   -j 8 "${timeout_arg[@]}" >> "$out/lit.log" 2>&1 || status=1
 grep -E "^(PASS|FAIL|UNSUPPORTED|TIMEOUT|UNRESOLVED|XFAIL|XPASS):|Passed|Failed|Unsupported" \
   "$out/lit.log"
+# The programs of the other GPU tests (epilogues, i8 fallbacks, the
+# mma.sp shape grid, convolutions) once more with --target=sm_90a: what
+# stc-run's default on a CC 9.0 device may become once they pass.
+if grep -q "cuda-sm90a" "$out/lit.log" || nvidia-smi --query-gpu=compute_cap \
+    --format=csv,noheader 2>/dev/null | grep -q "^9.0"; then
+  echo "== lit, other GPU tests with --target=sm_90a $(date -u +%T)" | tee -a "$out/lit.log"
+  bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" \
+    "GPU/cuda-(conv|spmm-i8|linear-epilogue|spmm-shapes)\." -j 8 "${timeout_arg[@]}" \
+    --param gpu_target=sm_90a >> "$out/lit.log" 2>&1 || status=1
+  tail -n 4 "$out/lit.log"
+fi
 # A failing sm_90a test: one small program under compute-sanitizer, whose
 # report (an out-of-bounds shared or global access, a misaligned TMA
 # destination) says more than a wrong number.

@@ -36,6 +36,13 @@ config.substitutions.append(
 config.substitutions.append(("%stc_src", config.stc_src_root))
 config.substitutions.append(("%stc_obj_root", config.stc_obj_root))
 config.substitutions.append(("%stc_version", config.stc_version))
+# %gpu_target: the GPU tests' target, empty (stc-run's choice for the device)
+# unless lit is run with --param gpu_target=sm_90a (or another sm_XY), so
+# that one GPU machine runs the same programs for a second target
+# (scripts/gpu-session.sh does, for sm_90a).
+gpu_target = lit_config.params.get("gpu_target", "")
+config.substitutions.append(
+    ("%gpu_target", "--target=" + gpu_target if gpu_target else ""))
 
 try:
     import numpy  # noqa: F401

@@ -5,11 +5,11 @@
 // behind a transpose; each checked against the dense CPU reference on
 // seeded random data. --device=auto picks the GPU for such a program.
 // REQUIRES: cuda
-// RUN: stc-run %s --device=cuda --sparsity=force --entry=bias_relu_f16_100x72x200 --random-inputs --seed=20 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --sparsity=force --entry=bias_relu_bf16_257x129x48 --random-inputs --seed=21 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --sparsity=force --entry=bias_relu_f16_128x256x512 --random-inputs --seed=22 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --sparsity=force --entry=torch_linear_f16_64x64x64 --random-inputs --seed=23 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --sparsity=force --entry=torch_linear_bf16_1x8x16 --random-inputs --seed=24 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --sparsity=force --entry=bias_relu_f16_100x72x200 --random-inputs --seed=20 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --sparsity=force --entry=bias_relu_bf16_257x129x48 --random-inputs --seed=21 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --sparsity=force --entry=bias_relu_f16_128x256x512 --random-inputs --seed=22 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --sparsity=force --entry=torch_linear_f16_64x64x64 --random-inputs --seed=23 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --sparsity=force --entry=torch_linear_bf16_1x8x16 --random-inputs --seed=24 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
 // RUN: stc-run %s --sparsity=force --entry=bias_relu_f16_100x72x200 --random-inputs --seed=30 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
 // CHECK: stc-run: device: cuda ({{.*}}, sm_{{[0-9]+}}
 // CHECK: stc-run: check: result #0 relative error {{.*}} (tolerance 1e-02): PASS

@@ -1,5 +1,5 @@
 // End to end on a CUDA GPU (lit feature `cuda`: `stc-run --list-devices`
-// found an sm_80 or later device): stc-run --device=cuda compiles the
+// found an sm_80 or later device): stc-run --device=cuda %gpu_target compiles the
 // kernels for that GPU, runs them on seeded random data and --check
 // compares with the dense reference compiled for the CPU (tolerance 1e-2
 // for f16/bf16 inputs, DESIGN section 7; NaN never passes). A grid of
@@ -8,26 +8,26 @@
 // (stc.prune on the weight W of X . W, or on the lhs A of A . B), f32
 // results.
 // REQUIRES: cuda
-// RUN: stc-run %s --device=cuda --entry=rhs_f16_64x64x64 --random-inputs --seed=1 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_f16_64x64x64 --random-inputs --seed=2 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=rhs_f16_128x256x512 --random-inputs --seed=3 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_f16_128x256x512 --random-inputs --seed=4 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=rhs_f16_100x72x200 --random-inputs --seed=5 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_f16_100x72x200 --random-inputs --seed=6 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=rhs_f16_1x8x16 --random-inputs --seed=7 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_f16_1x8x16 --random-inputs --seed=8 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=rhs_f16_257x129x48 --random-inputs --seed=9 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_f16_257x129x48 --random-inputs --seed=10 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=rhs_bf16_64x64x64 --random-inputs --seed=11 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_bf16_64x64x64 --random-inputs --seed=12 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=rhs_bf16_128x256x512 --random-inputs --seed=13 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_bf16_128x256x512 --random-inputs --seed=14 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=rhs_bf16_100x72x200 --random-inputs --seed=15 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_bf16_100x72x200 --random-inputs --seed=16 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=rhs_bf16_1x8x16 --random-inputs --seed=17 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_bf16_1x8x16 --random-inputs --seed=18 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=rhs_bf16_257x129x48 --random-inputs --seed=19 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: stc-run %s --device=cuda --entry=lhs_bf16_257x129x48 --random-inputs --seed=20 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_f16_64x64x64 --random-inputs --seed=1 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_f16_64x64x64 --random-inputs --seed=2 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_f16_128x256x512 --random-inputs --seed=3 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_f16_128x256x512 --random-inputs --seed=4 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_f16_100x72x200 --random-inputs --seed=5 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_f16_100x72x200 --random-inputs --seed=6 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_f16_1x8x16 --random-inputs --seed=7 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_f16_1x8x16 --random-inputs --seed=8 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_f16_257x129x48 --random-inputs --seed=9 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_f16_257x129x48 --random-inputs --seed=10 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_bf16_64x64x64 --random-inputs --seed=11 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_bf16_64x64x64 --random-inputs --seed=12 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_bf16_128x256x512 --random-inputs --seed=13 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_bf16_128x256x512 --random-inputs --seed=14 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_bf16_100x72x200 --random-inputs --seed=15 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_bf16_100x72x200 --random-inputs --seed=16 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_bf16_1x8x16 --random-inputs --seed=17 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_bf16_1x8x16 --random-inputs --seed=18 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=rhs_bf16_257x129x48 --random-inputs --seed=19 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: stc-run %s --device=cuda %gpu_target --entry=lhs_bf16_257x129x48 --random-inputs --seed=20 --check 2>&1 | FileCheck %s --implicit-check-not=FAIL
 // CHECK: stc-run: device: cuda ({{.*}}, sm_{{[0-9]+}}
 // CHECK: stc-run: check: result #0 relative error {{.*}} (tolerance 1e-02): PASS
 
