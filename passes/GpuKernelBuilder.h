@@ -245,7 +245,15 @@ struct HopperKernelShape {
   static constexpr int64_t kWarpgroupThreads = 128;
   static constexpr int64_t kAlignSlack = 1024;
 
-  int64_t consumerWarpgroups() const { return blockRows / kWarpgroupRows; }
+  /// One consumer warpgroup per 64 rows, at most two; a 256-row block
+  /// gives each of the two 128 rows, as two 64-row wgmma tiles with their
+  /// own accumulators and metadata (warpgroupTiles() == 2).
+  int64_t consumerWarpgroups() const {
+    return std::min<int64_t>(blockRows / kWarpgroupRows, 2);
+  }
+  int64_t warpgroupTiles() const {
+    return blockRows / kWarpgroupRows / consumerWarpgroups();
+  }
   int64_t consumerThreads() const {
     return consumerWarpgroups() * kWarpgroupThreads;
   }
@@ -253,17 +261,22 @@ struct HopperKernelShape {
   /// setmaxnreg, which works per warpgroup, can move its registers to the
   /// consumers).
   int64_t threads() const { return consumerThreads() + kWarpgroupThreads; }
-  /// setmaxnreg targets with two consumer warpgroups (384 threads: 168
-  /// registers each at launch, 3 warps per SM sub-partition): the producer
-  /// drops to 40 and the consumers rise to 232, which uses the 64 Ki
-  /// register file exactly (128 x 40 + 256 x 232). With one consumer
-  /// warpgroup (256 threads) every thread may have 255 already: 0, none.
-  int64_t producerRegisters() const {
-    return consumerWarpgroups() == 2 ? 40 : 0;
+  /// setmaxnreg, for the tiles whose consumers need more than the 168
+  /// registers a thread of a 384-thread block starts with (128 or more
+  /// accumulators: 128 x 256, 256 x 128): the producer drops to 40 and the
+  /// consumers rise to 232, which uses the 64 Ki register file exactly
+  /// (128 x 40 + 256 x 232); the kernel is compiled for 168 at entry
+  /// (.maxnreg), which ptxas needs to honour setmaxnreg. Narrower tiles
+  /// need neither: fewer registers let two blocks share an SM where shared
+  /// memory allows. 0: none.
+  bool rebalancesRegisters() const {
+    return consumerWarpgroups() == 2 && warpgroupTiles() * blockCols >= 256;
   }
+  int64_t producerRegisters() const { return rebalancesRegisters() ? 40 : 0; }
   int64_t consumerRegisters() const {
-    return consumerWarpgroups() == 2 ? 232 : 0;
+    return rebalancesRegisters() ? 232 : 0;
   }
+  int64_t launchRegisters() const { return rebalancesRegisters() ? 168 : 0; }
   int64_t bBytes() const { return blockCols * kBlockK * 2; }
   int64_t aBytes() const { return blockRows * kStoredK * 2; }
   /// Bytes one K step's TMA copies deliver (the full boxes, as counted by
@@ -303,14 +316,14 @@ private:
   Value barrier(bool full, Value slot);
   /// The consumer thread's four kernel-ready metadata words of K steps
   /// 4v .. 4v + 3 (the padding word past the operand).
-  SmallVector<Value, 4> metadataVector(Value v);
+  SmallVector<Value, 4> metadataVector(Value v, Value tile);
 
   const HopperKernelShape &shape;
   /// Convolutions: the block's image and its first output row and column.
   Value convImage, convRow0, convCol0;
   /// The 1024-aligned start of the ring: pointer and 32-bit shared address.
   Value smem, smemAddress;
-  Value kSteps, metaVectors, rowTile, metaRowTiles, threadInGroup, warpInGroup,
+  Value kSteps, metaVectors, metaRowTiles, threadInGroup, warpInGroup,
       warpgroup;
 };
 

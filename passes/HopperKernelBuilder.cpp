@@ -93,7 +93,8 @@ Value HopperKernelBuilder::barrier(bool full, Value slot) {
                              ValueRange{offset});
 }
 
-SmallVector<Value, 4> HopperKernelBuilder::metadataVector(Value v) {
+SmallVector<Value, 4> HopperKernelBuilder::metadataVector(Value v,
+                                                          Value rowTile) {
   // Word s of thread T of 64-row tile rt is at ((rt V + s / 4) 128 + T) 4
   // + s % 4 (wgmmaSpMetaWordIndex): vector v is one aligned 128-bit load.
   // Past the operand (a row tile of a block's second warpgroup beyond R, a
@@ -292,9 +293,17 @@ void HopperKernelBuilder::consumer() {
   threadInGroup =
       arith::RemUIOp::create(b, tid, i32(HopperKernelShape::kWarpgroupThreads));
   warpInGroup = arith::DivUIOp::create(b, threadInGroup, i32(kWarpSize));
-  rowTile = add(arith::DivUIOp::create(b, blockRow,
-                                       i32(HopperKernelShape::kWarpgroupRows)),
-                warpgroup);
+  // The 64-row tiles of this warpgroup: m = 0 .. tiles - 1, global tile
+  // index blockRow / 64 + tiles * warpgroup + m.
+  int64_t tiles = shape.warpgroupTiles();
+  SmallVector<Value, 2> rowTiles, tileInBlock;
+  for (int64_t m = 0; m < tiles; ++m) {
+    tileInBlock.push_back(add(mul(warpgroup, i32(tiles)), i32(m)));
+    rowTiles.push_back(
+        add(arith::DivUIOp::create(b, blockRow,
+                                   i32(HopperKernelShape::kWarpgroupRows)),
+            tileInBlock.back()));
+  }
   metaRowTiles = arith::DivUIOp::create(
       b, add(rows, i32(HopperKernelShape::kWarpgroupRows - 1)),
       i32(HopperKernelShape::kWarpgroupRows));
@@ -308,7 +317,7 @@ void HopperKernelBuilder::consumer() {
   SmallVector<Value> aOffsets; // [kk * 4 + j], from the slot's A region
   if (!shape.aFromSharedMemory) {
     Value aRow =
-        add(add(mul(warpgroup, i32(64)), mul(warpInGroup, i32(16))), g);
+        add(add(mul(tileInBlock[0], i32(64)), mul(warpInGroup, i32(16))), g);
     Value phase = arith::AndIOp::create(
         b, arith::ShRUIOp::create(b, aRow, i32(1)), i32(3));
     for (int64_t kk = 0; kk < 2; ++kk)
@@ -335,9 +344,11 @@ void HopperKernelBuilder::consumer() {
     aStartOffset[kk] = static_cast<int64_t>(
         (hopperSmemDescriptor(aTile, 0, static_cast<int>(16 * kk)) & 0x3FFF)
         << 4);
-  Value aWarpgroupOffset =
-      mul(warpgroup, i32(HopperKernelShape::kWarpgroupRows *
-                         HopperKernelShape::kStoredK * 2));
+  SmallVector<Value, 2> aTileOffset; // of each 64-row tile, in the A region
+  for (int64_t m = 0; m < tiles; ++m)
+    aTileOffset.push_back(
+        mul(tileInBlock[m], i32(HopperKernelShape::kWarpgroupRows *
+                                HopperKernelShape::kStoredK * 2)));
 
   // B descriptors: the fixed fields, and the start offset of each half.
   HopperSmemTile tile = bTile(shape, pb.denseKMajor);
@@ -348,24 +359,36 @@ void HopperKernelBuilder::consumer() {
         (hopperSmemDescriptor(tile, 0, static_cast<int>(32 * kk)) & 0x3FFF)
         << 4);
 
+  // Loop-carried: the accumulators of tile 0, 1, .., then the current
+  // metadata vector of tile 0, 1, ...
   int64_t accCount = blockCols / 2;
-  SmallVector<Value> init(accCount, f32(0.0));
-  SmallVector<Value, 4> cur = metadataVector(i32(0));
-  init.append(cur.begin(), cur.end());
+  SmallVector<Value> init(tiles * accCount, f32(0.0));
+  for (int64_t m = 0; m < tiles; ++m) {
+    SmallVector<Value, 4> cur = metadataVector(i32(0), rowTiles[m]);
+    init.append(cur.begin(), cur.end());
+  }
   auto loop = scf::ForOp::create(b, i32(0), kSteps, i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value s = loop.getInductionVar();
     ValueRange args = loop.getRegionIterArgs();
-    SmallVector<Value> acc(args.begin(), args.begin() + accCount);
-    SmallVector<Value, 4> curWords(args.begin() + accCount, args.end());
+    SmallVector<SmallVector<Value>, 2> acc;
+    SmallVector<SmallVector<Value, 4>, 2> curWords;
+    for (int64_t m = 0; m < tiles; ++m) {
+      acc.emplace_back(args.begin() + m * accCount,
+                       args.begin() + (m + 1) * accCount);
+      auto words = args.begin() + tiles * accCount + 4 * m;
+      curWords.emplace_back(words, words + 4);
+    }
     Value which = arith::RemUIOp::create(b, s, i32(4));
     // The next vector, loaded at the start of every step (three times out
     // of four an L1 hit) and taken over only after the step's wgmmas are
     // done: the load has a whole step to arrive before anything reads it.
-    SmallVector<Value, 4> ahead =
-        metadataVector(add(arith::DivUIOp::create(b, s, i32(4)), i32(1)));
+    SmallVector<SmallVector<Value, 4>, 2> ahead;
+    for (int64_t m = 0; m < tiles; ++m)
+      ahead.push_back(metadataVector(
+          add(arith::DivUIOp::create(b, s, i32(4)), i32(1)), rowTiles[m]));
 
     Value slot = arith::RemUIOp::create(b, s, i32(stages));
     Value parity = arith::AndIOp::create(
@@ -375,12 +398,16 @@ void HopperKernelBuilder::consumer() {
     Value slotBase = mul(slot, i32(shape.stageBytes()));
     Value aBase = add(slotBase, i32(shape.bBytes()));
 
-    // The step's metadata word: word s % 4 of the current vector.
-    Value word = curWords[3];
-    for (int64_t i = 2; i >= 0; --i)
-      word = arith::SelectOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(i)),
-          curWords[i], word);
+    // The step's metadata word of each tile: word s % 4 of its vector.
+    SmallVector<Value, 2> word;
+    for (int64_t m = 0; m < tiles; ++m) {
+      word.push_back(curWords[m][3]);
+      for (int64_t i = 2; i >= 0; --i)
+        word[m] = arith::SelectOp::create(
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(i)),
+            curWords[m][i], word[m]);
+    }
 
     // A registers (loaded now, from the slot the barrier released).
     SmallVector<SmallVector<Value, 4>, 2> aRegs(2);
@@ -401,24 +428,29 @@ void HopperKernelBuilder::consumer() {
           arith::ExtUIOp::create(b, b.getI64Type(), start));
     };
     Value tileAddress = add(smemAddress, slotBase);
-    Value aAddress = add(add(smemAddress, aBase), aWarpgroupOffset);
     Type f32Type = b.getF32Type();
-    fenceOperands(b, acc);
+    for (int64_t m = 0; m < tiles; ++m)
+      fenceOperands(b, acc[m]);
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t kk = 0; kk < 2; ++kk) {
       Value bDesc =
           descriptor(fixedBits, add(tileAddress, i32(startOffset[kk])));
-      Value aDesc =
-          shape.aFromSharedMemory
-              ? descriptor(aFixedBits, add(aAddress, i32(aStartOffset[kk])))
-              : Value();
-      auto mma = WgmmaSpOp::create(
-          b, SmallVector<Type>(accCount, f32Type), acc, aDesc, aRegs[kk], bDesc,
-          word, /*scale_d=*/Value(), pb.inputType, pb.inputType, f32Type,
-          static_cast<uint64_t>(blockCols), static_cast<uint32_t>(kk),
-          /*scale_a=*/1, /*scale_b=*/1,
-          /*trans_a=*/false, /*trans_b=*/pb.denseKMajor);
-      acc.assign(mma.getNewAcc().begin(), mma.getNewAcc().end());
+      for (int64_t m = 0; m < tiles; ++m) {
+        Value aDesc =
+            shape.aFromSharedMemory
+                ? descriptor(aFixedBits,
+                             add(add(add(smemAddress, aBase), aTileOffset[m]),
+                                 i32(aStartOffset[kk])))
+                : Value();
+        auto mma = WgmmaSpOp::create(
+            b, SmallVector<Type>(accCount, f32Type), acc[m], aDesc, aRegs[kk],
+            bDesc, word[m], /*scale_d=*/Value(), pb.inputType, pb.inputType,
+            f32Type, static_cast<uint64_t>(blockCols),
+            static_cast<uint32_t>(kk),
+            /*scale_a=*/1, /*scale_b=*/1,
+            /*trans_a=*/false, /*trans_b=*/pb.denseKMajor);
+        acc[m].assign(mma.getNewAcc().begin(), mma.getNewAcc().end());
+      }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
     // Wait for this step's wgmmas before anything reuses their registers
@@ -431,29 +463,34 @@ void HopperKernelBuilder::consumer() {
     // After the fourth step of a vector the loaded one becomes current.
     Value last =
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(3));
-    SmallVector<Value> yielded = acc;
-    for (int64_t i = 0; i < 4; ++i)
-      yielded.push_back(
-          arith::SelectOp::create(b, last, ahead[i], curWords[i]));
+    SmallVector<Value> yielded;
+    for (int64_t m = 0; m < tiles; ++m)
+      yielded.append(acc[m].begin(), acc[m].end());
+    for (int64_t m = 0; m < tiles; ++m)
+      for (int64_t i = 0; i < 4; ++i)
+        yielded.push_back(
+            arith::SelectOp::create(b, last, ahead[m][i], curWords[m][i]));
     scf::YieldOp::create(b, yielded);
   }
 
   // Every group is complete (each step waits for its own); the fence keeps
   // the epilogue's reads of the accumulators after the last wait.
   SmallVector<Value> results(loop.getResults().begin(),
-                             loop.getResults().begin() + accCount);
+                             loop.getResults().begin() + tiles * accCount);
   fenceOperands(b, results);
 
   // Epilogue: accumulator v of thread (w, g, t) is row 16 w + g +
-  // 8 ((v / 2) % 2), column 8 (v / 4) + 2 t + v % 2 of the warpgroup's
-  // 64 x BN tile (9.7.15.5.1.1).
-  Value rowBase0 = add(add(blockRow, mul(warpgroup, i32(64))),
-                       add(mul(warpInGroup, i32(16)), g));
+  // 8 ((v / 2) % 2), column 8 (v / 4) + 2 t + v % 2 of its 64 x BN tile
+  // (9.7.15.5.1.1).
   Value colBase0 = add(blockCol, mul(t, i32(2)));
+  for (int64_t m = 0; m < tiles; ++m)
   for (int64_t v = 0; v < accCount; ++v) {
+    Value rowBase0 = add(add(blockRow, mul(tileInBlock[m], i32(64))),
+                         add(mul(warpInGroup, i32(16)), g));
     Value r = add(rowBase0, i32(8 * ((v / 2) % 2)));
+    Value acc = results[m * accCount + v];
     if (!pb.conv) {
-      storeResult(results[v], r, add(colBase0, i32(8 * (v / 4) + v % 2)));
+      storeResult(acc, r, add(colBase0, i32(8 * (v / 4) + v % 2)));
       continue;
     }
     // Column j of a convolution's tile is output pixel (row0 + j / TW,
@@ -464,6 +501,6 @@ void HopperKernelBuilder::consumer() {
     Value ow =
         add(convCol0, arith::RemUIOp::create(b, j, i32(shape.pixelTileW)));
     Value p = add(mul(add(mul(convImage, outH), oh), outW), ow);
-    storeResult(results[v], r, p, both(lt(oh, outH), lt(ow, outW)));
+    storeResult(acc, r, p, both(lt(oh, outH), lt(ow, outW)));
   }
 }

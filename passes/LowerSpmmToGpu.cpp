@@ -937,9 +937,10 @@ LogicalResult LowerSpmmToGpu::emitKernel(Operation *op,
   Location loc = op->getLoc();
   const std::string &name = info.kernel;
   auto [tileRows, tileCols] = chooseBlockTile(r, p);
+  // 256 rows or columns are for the sm_90a kernel; its mma.sp fallbacks
+  // take 128.
   if (blockRows)
-    tileRows = blockRows;
-  // 256 columns are for the sm_90a kernel; its mma.sp fallbacks take 128.
+    tileRows = std::min<int64_t>(blockRows, 128);
   if (blockCols)
     tileCols = std::min<int64_t>(blockCols, 128);
   bool staged = kernelVariant == "staged" ||
@@ -1565,6 +1566,11 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
     shape.blockRows = blockRows;
   if (blockCols)
     shape.blockCols = blockCols;
+  // 256 rows (two 64-row wgmma tiles per consumer warpgroup) hold 2 x BN / 2
+  // accumulators per thread: at most 128 columns (validated when both are
+  // given; the heuristic's 256 is narrowed).
+  if (shape.blockRows == 256)
+    shape.blockCols = std::min<int64_t>(shape.blockCols, 128);
   if (clusterRows)
     shape.clusterRows = clusterRows;
   shape.aFromSharedMemory = wgmmaA == "smem";
@@ -1616,6 +1622,12 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
   kernel.setKnownBlockSizeAttr(
       kb.getDenseI32ArrayAttr({static_cast<int32_t>(shape.threads()), 1, 1}));
+  // setmaxnreg moves registers between warpgroups only when ptxas knows the
+  // count every thread starts with (else its C7508, "setmaxnreg ignored").
+  if (shape.launchRegisters())
+    kernel->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                    kb.getI32IntegerAttr(static_cast<int32_t>(
+                        shape.launchRegisters())));
   // The dynamic shared memory (extern __shared__): launched with
   // shape.sharedBytes().
   OpBuilder gb(kernels.getBodyRegion());
@@ -1709,14 +1721,26 @@ void LowerSpmmToGpu::runOnOperation() {
     return signalPassFailure();
   }
   bool hopperTarget = target == "sm_90a";
-  auto validTile = [](int64_t v) { return v == 0 || v == 64 || v == 128; };
-  if (!validTile(blockRows) ||
-      !(validTile(blockCols) || (hopperTarget && blockCols == 256))) {
+  auto validTile = [&](int64_t v) {
+    return v == 0 || v == 64 || v == 128 || (hopperTarget && v == 256);
+  };
+  if (!validTile(blockRows) || !validTile(blockCols)) {
     ops.front()->emitError("stc-lower-spmm-to-gpu: block tiles are 64 or 128 "
                            "rows by 64 or 128 columns (256 too on sm_90a; 0: "
                            "the heuristic's choice), got ")
         << static_cast<int64_t>(blockRows) << " x "
         << static_cast<int64_t>(blockCols);
+    return signalPassFailure();
+  }
+  if (blockRows == 256 && blockCols == 256) {
+    ops.front()->emitError("stc-lower-spmm-to-gpu: a 256 x 256 sm_90a tile "
+                           "needs 256 accumulators per thread; 256-row tiles "
+                           "take at most 128 columns");
+    return signalPassFailure();
+  }
+  if (blockRows == 256 && wgmmaA == "registers") {
+    ops.front()->emitError("stc-lower-spmm-to-gpu: 256-row tiles take A from "
+                           "shared memory (wgmma-a=smem)");
     return signalPassFailure();
   }
   if (wgmmaStages != 0 && (wgmmaStages < 2 || wgmmaStages > 6)) {

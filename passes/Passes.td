@@ -371,8 +371,8 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
 
     Errors: accumulate other than f32/f16;
     f32 operands with 2:4 (mma.sp has no f32 form; f32 runs as
-    tf32, which needs 1:2); block tiles other than 64/128 (block-cols 256
-    too on sm_90a); stages outside 2..4; wgmma-stages outside 0, 2..6;
+    tf32, which needs 1:2); block tiles other than 64/128 (256 too on
+    sm_90a, but not 256 x 256, and 256 rows only with wgmma-a=smem); stages outside 2..4; wgmma-stages outside 0, 2..6;
     cluster-rows outside 0..2; wgmma-a other than smem/registers; an
     unknown target; kernel=staged where it
     does not apply; kernel=wgmma where the Hopper kernel does not apply, or
@@ -380,7 +380,9 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
   }];
   let options = [
     Option<"blockRows", "block-rows", "int64_t", "0",
-           "Rows of the canonical problem per thread block: 64 or 128 (0: "
+           "Rows of the canonical problem per thread block: 64 or 128, or "
+           "256 for the sm_90a kernel (two 64-row wgmma tiles per consumer "
+           "warpgroup, at most 128 columns; mma.sp fallbacks take 128) (0: "
            "the heuristic's choice for the shape)">,
     Option<"blockCols", "block-cols", "int64_t", "0",
            "Columns of the canonical problem per thread block: 64 or 128 (0: "

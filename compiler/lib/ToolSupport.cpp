@@ -85,7 +85,8 @@ struct SharedOptions {
       cl::init("auto")};
   cl::opt<int64_t> gpuBlockRows{
       "gpu-block-rows",
-      cl::desc("GPU kernel: block tile rows, 64 or 128 (0: by shape)"),
+      cl::desc("GPU kernel: block tile rows, 64 or 128, or 256 for the "
+               "sm_90a kernel (at most 128 columns then) (0: by shape)"),
       cl::init(0)};
   cl::opt<int64_t> gpuBlockCols{
       "gpu-block-cols",
@@ -180,13 +181,18 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
     return fail("--gpu-kernel=wgmma needs --target=sm_90a, got --target=" +
                 options.target);
   for (int64_t tile : {options.gpuBlockRows, options.gpuBlockCols}) {
-    bool wide = tile == 256 && tile == options.gpuBlockCols &&
-                options.target == "sm_90a";
+    bool wide = tile == 256 && options.target == "sm_90a";
     if (tile != 0 && tile != 64 && tile != 128 && !wide)
       return fail("--gpu-block-rows and --gpu-block-cols must be 64 or 128 "
-                  "(or 0; --gpu-block-cols=256 with --target=sm_90a), got " +
+                  "(or 0; 256 with --target=sm_90a), got " +
                   std::to_string(tile));
   }
+  if (options.gpuBlockRows == 256 && options.gpuBlockCols == 256)
+    return fail("--gpu-block-rows=256 takes at most 128 columns (a 256 x 256 "
+                "tile needs 256 accumulators per thread)");
+  if (options.gpuBlockRows == 256 && options.gpuWgmmaA == "registers")
+    return fail("--gpu-block-rows=256 takes A from shared memory "
+                "(--gpu-wgmma-a=smem)");
   if (options.gpuWgmmaStages != 0 &&
       (options.gpuWgmmaStages < 2 || options.gpuWgmmaStages > 6))
     return fail("--gpu-wgmma-stages must be 2 to 6 (or 0), got " +

@@ -11,7 +11,8 @@
 // the sparse operand on either side; run-time weights (the generated
 // Hopper metadata conversion kernel) and a constant weight (metadata
 // converted at compile time); one and two consumer warpgroups, 64 to 256
-// columns, rings of 2 to 6 slots (2 wraps around the ring), a cluster of 2;
+// columns, 64 to 256 rows, rings of 2 to 6 slots (2 wraps around the ring),
+// a cluster of 2;
 // A through a shared-memory descriptor (the default) or from registers.
 // REQUIRES: numpy
 // RUN: env STC_EMU_TRACE=1 stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=1 --check 2>&1 | FileCheck %s --check-prefixes=CHECK,TRACE
@@ -22,6 +23,11 @@
 // Three row tiles in clusters of two: grid y is rounded up to 4, and the
 // fourth block (rows 192-255 of 130) must store nothing.
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=10 --check --gpu-block-rows=64 --gpu-cluster-rows=2 2>&1 | FileCheck %s
+// 256-row blocks: each consumer warpgroup computes two 64-row tiles (rows
+// past the operand's in the second warpgroup of 200 and 130 rows).
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=12 --check --gpu-block-rows=256 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=13 --check --gpu-block-rows=256 --gpu-block-cols=128 --gpu-wgmma-stages=2 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_f16_bias_relu --random-inputs --seed=14 --check --gpu-block-rows=256 2>&1 | FileCheck %s
 // The other A source: fragments in registers.
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=8 --check --gpu-wgmma-a=registers --gpu-block-rows=128 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=9 --check --gpu-wgmma-a=registers --gpu-block-cols=256 --gpu-wgmma-stages=2 2>&1 | FileCheck %s

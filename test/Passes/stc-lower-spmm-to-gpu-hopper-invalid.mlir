@@ -10,6 +10,8 @@
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a wgmma-a=global" 2>&1 | FileCheck %s --check-prefix=ASOURCE
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_80 block-cols=256" 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=6" 2>&1 | FileCheck %s --check-prefix=FIT
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=256 block-cols=256" 2>&1 | FileCheck %s --check-prefix=SQUARE256
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=256 wgmma-a=registers" 2>&1 | FileCheck %s --check-prefix=ROWS256REGS
 // REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs f16 or bf16 operands (got i8)
 // REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs static rows {{.*}} dense leading dimension of 60
 // REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs static rows {{.*}} dense leading dimension of ?
@@ -21,6 +23,8 @@
 // ASOURCE: error: stc-lower-spmm-to-gpu: unknown wgmma-a 'global' (expected smem or registers)
 // CLUSTER: error: stc-lower-spmm-to-gpu: cluster-rows must be 1 or 2 (0: the heuristic's choice), got 3
 // WIDE: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (256 too on sm_90a; 0: the heuristic's choice), got 0 x 256
+// SQUARE256: error: stc-lower-spmm-to-gpu: a 256 x 256 sm_90a tile needs 256 accumulators per thread; 256-row tiles take at most 128 columns
+// ROWS256REGS: error: stc-lower-spmm-to-gpu: 256-row tiles take A from shared memory (wgmma-a=smem)
 // FIT: error: stc-lower-spmm-to-gpu: the sm_90a kernel's ring of 6 stages of 128 x 256 needs 246880 bytes of shared memory, more than the 232448 a block may have
 
 func.func @int8(%v: tensor<64x32xi8>, %m: tensor<64x4xi16>, %d: tensor<64x64xi8>) -> tensor<64x64xi32> {

@@ -96,21 +96,25 @@
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 
 // The heuristic takes 128 x 128 for 1024 x 2048 (128 tiles for 132 SMs:
-// one wave), two consumer warpgroups, which take registers from the
-// producer; options override it (cluster-rows=2 keeps grid y a multiple of
-// 2).
+// one wave), two consumer warpgroups, with 64 accumulators each no
+// register moves; options override it (cluster-rows=2 keeps grid y a
+// multiple of 2), and 128 x 256 (128 accumulators) takes registers from
+// the producer, compiled for 168 at entry so that ptxas honours it.
 // CHECK-LABEL: gpu.func @stc_spmm_2(
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK-SAME: tile = [128, 128]
-// CHECK: nvvm.setmaxregister decrease 40
-// CHECK: nvvm.setmaxregister increase 232
+// CHECK-NOT: nvvm.setmaxregister
+// CHECK: gpu.return
 // OPTIONS-LABEL: gpu.func @stc_spmm_2(
+// OPTIONS-SAME: nvvm.maxnreg = 168 : i32
 // OPTIONS-SAME: block = [384, 1, 1], cluster = [1, 2, 1]
 // OPTIONS-SAME: grid = [8, 8, 1]
 // OPTIONS-SAME: mma = "m64n256k32"
 // OPTIONS-SAME: shared_bytes = 123952 : i64
 // OPTIONS-SAME: stages = 3 : i64
 // OPTIONS-SAME: tile = [128, 256]
+// OPTIONS: nvvm.setmaxregister decrease 40
+// OPTIONS: nvvm.setmaxregister increase 232
 
 // wgmma-a=registers: A fragments by ld.shared, each step waits for its
 // wgmmas before releasing its own slot.
