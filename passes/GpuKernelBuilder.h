@@ -273,9 +273,7 @@ struct HopperKernelShape {
     return consumerWarpgroups() == 2 && warpgroupTiles() * blockCols >= 256;
   }
   int64_t producerRegisters() const { return rebalancesRegisters() ? 40 : 0; }
-  int64_t consumerRegisters() const {
-    return rebalancesRegisters() ? 232 : 0;
-  }
+  int64_t consumerRegisters() const { return rebalancesRegisters() ? 232 : 0; }
   int64_t launchRegisters() const { return rebalancesRegisters() ? 168 : 0; }
   int64_t bBytes() const { return blockCols * kBlockK * 2; }
   int64_t aBytes() const { return blockRows * kStoredK * 2; }

@@ -483,12 +483,12 @@ void HopperKernelBuilder::consumer() {
   // 8 ((v / 2) % 2), column 8 (v / 4) + 2 t + v % 2 of its 64 x BN tile
   // (9.7.15.5.1.1).
   Value colBase0 = add(blockCol, mul(t, i32(2)));
-  for (int64_t m = 0; m < tiles; ++m)
-  for (int64_t v = 0; v < accCount; ++v) {
+  for (int64_t mv = 0; mv < tiles * accCount; ++mv) {
+    int64_t m = mv / accCount, v = mv % accCount;
     Value rowBase0 = add(add(blockRow, mul(tileInBlock[m], i32(64))),
                          add(mul(warpInGroup, i32(16)), g));
     Value r = add(rowBase0, i32(8 * ((v / 2) % 2)));
-    Value acc = results[m * accCount + v];
+    Value acc = results[mv];
     if (!pb.conv) {
       storeResult(acc, r, add(colBase0, i32(8 * (v / 4) + v % 2)));
       continue;

@@ -1625,9 +1625,9 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
   // setmaxnreg moves registers between warpgroups only when ptxas knows the
   // count every thread starts with (else its C7508, "setmaxnreg ignored").
   if (shape.launchRegisters())
-    kernel->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
-                    kb.getI32IntegerAttr(static_cast<int32_t>(
-                        shape.launchRegisters())));
+    kernel->setAttr(
+        NVVM::NVVMDialect::getMaxnregAttrName(),
+        kb.getI32IntegerAttr(static_cast<int32_t>(shape.launchRegisters())));
   // The dynamic shared memory (extern __shared__): launched with
   // shape.sharedBytes().
   OpBuilder gb(kernels.getBodyRegion());
