@@ -230,9 +230,8 @@ protected:
 struct HopperKernelShape {
   int64_t blockRows = 128, blockCols = 128, stages = 4, clusterRows = 1;
   /// A through a shared-memory descriptor (the values tile as TMA wrote
-  /// it; one wgmma group stays in flight across K steps), or from
-  /// registers loaded with ld.shared (each step waits for its wgmmas,
-  /// since the next step's loads reuse the registers).
+  /// it), or from registers loaded with ld.shared. Either way each step
+  /// waits for its wgmmas (HopperKernelBuilder.cpp says why).
   bool aFromSharedMemory = true;
   /// Convolutions: the block's B tile is TH x TW output pixels of one image
   /// (pixelTileH x pixelTileW = blockCols), gathered by one 4-D TMA box per
@@ -313,7 +312,8 @@ private:
   /// consumers are done with it) of `slot`.
   Value barrier(bool full, Value slot);
   /// The consumer thread's four kernel-ready metadata words of K steps
-  /// 4v .. 4v + 3 (the padding word past the operand).
+  /// 4v .. 4v + 3 of 64-row tile `tile` (vector 0's words past the
+  /// operand).
   SmallVector<Value, 4> metadataVector(Value v, Value tile);
 
   const HopperKernelShape &shape;

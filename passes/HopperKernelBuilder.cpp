@@ -2,10 +2,11 @@
 //
 // The kernel stc-lower-spmm-to-gpu generates for --target=sm_90a (f16/bf16
 // operands, f32 accumulation): Out[R, P] = S[R, K] . D[K, P] in block tiles
-// of BM x BN, BM = 64 per consumer warpgroup.
+// of BM x BN, one consumer warpgroup per 64 rows (BM = 64, 128), or two
+// that compute two 64-row tiles each (BM = 256).
 //
-//   threads [0, 128 * BM/64)    consumer warpgroups, rows 64 wg .. 64 wg + 63
-//   threads [128 * BM/64, +128) the producer warpgroup (one thread issues)
+//   threads [0, 128 * W)    W = min(BM / 64, 2) consumer warpgroups
+//   threads [128 * W, +128) the producer warpgroup (one thread issues)
 //
 // Producer: for each K step s (64 dense K), waits until the consumers have
 // released ring slot s % stages (mbarrier `empty`), announces the slot's
@@ -14,8 +15,8 @@
 // elements, 64-byte swizzle) and B (BN x 64, 128-byte swizzle; one box for
 // a p-major D, BN / 64 boxes of 64 x 64 for a k-major one). TMA fills
 // everything past R, P or K with zeros, so ragged sizes need no code.
-// With two consumer warpgroups, setmaxnreg moves registers from the
-// producer (40) to the consumers (232).
+// Where a consumer thread holds 128 accumulators (128 x 256, 256 x 128),
+// setmaxnreg moves registers from the producer (40) to the consumers (232).
 //
 // Consumers: wait on `full`, take the step's metadata word (one per thread
 // per K step, read from global memory four steps at a time, the next

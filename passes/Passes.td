@@ -372,7 +372,8 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     Errors: accumulate other than f32/f16;
     f32 operands with 2:4 (mma.sp has no f32 form; f32 runs as
     tf32, which needs 1:2); block tiles other than 64/128 (256 too on
-    sm_90a, but not 256 x 256, and 256 rows only with wgmma-a=smem); stages outside 2..4; wgmma-stages outside 0, 2..6;
+    sm_90a, but not 256 x 256, and 256 rows only with wgmma-a=smem);
+    stages outside 2..4; wgmma-stages outside 0, 2..6;
     cluster-rows outside 0..2; wgmma-a other than smem/registers; an
     unknown target; kernel=staged where it
     does not apply; kernel=wgmma where the Hopper kernel does not apply, or

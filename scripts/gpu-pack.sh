@@ -3,11 +3,12 @@
 #
 # The GPU machines lent to sessions have CUDA, PyTorch and nvcc but no
 # LLVM/MLIR, and take at most 64 MiB of files per call. This packs what
-# the `REQUIRES: cuda` lit tests need into one xz archive (about 45 MiB):
+# the `REQUIRES: cuda` lit tests need into one xz archive (about 42 MiB):
 # the stripped stc tools, the runtime and emulator archives, the lit site
-# config, FileCheck/not/count, lit itself, and libLLVM with the shared
-# libraries it needs that a non-Debian machine may lack (z3, ICU, libxml2,
-# ...). scripts/gpu-remote-tests.sh unpacks it there and runs the tests.
+# config, FileCheck/not/count, lit itself, libLLVM and the small libraries
+# it needs that a non-Debian machine may lack, and stand-ins for three it
+# names but never calls (below). scripts/gpu-remote-tests.sh unpacks it
+# there and runs the tests.
 #
 #   scripts/gpu-pack.sh [OUT_DIR]     (default .gpu-carry, git-ignored)
 #
