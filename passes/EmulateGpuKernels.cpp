@@ -10,7 +10,7 @@
 //   64-bit words, gpu.thread_id/block_id are the arguments, and every
 //   nvvm.mma.sp.sync becomes a call of stc_emu_mma_sp, the warp
 //   rendezvous at which the CPU model of mma.sp computes the warp's result,
-//   and every stc.wgmma_sp (f16/bf16) a call of stc_emu_wgmma_sp (A from
+//   and every stc.wgmma_sp (f16/bf16, s8) a call of stc_emu_wgmma_sp (A from
 //   registers) or stc_emu_wgmma_sp_ss (A from shared memory), the
 //   warpgroup's rendezvous (the wgmma fence, commit and wait have nothing
 //   to do: the emulated instruction is synchronous);
@@ -248,6 +248,9 @@ LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
     kindValue = 1;
   else if (f16 && dType.isF16())
     kindValue = 2;
+  else if (aType.isSignedInteger(8) && bType.isSignedInteger(8) &&
+           dType.isSignlessInteger(32))
+    kindValue = 3;
   // A from 4 registers, or from shared memory through a descriptor.
   bool aFromSmem = op.getADesc() != nullptr;
   bool aLegal = aFromSmem ? op.getARegs().empty()
@@ -255,7 +258,8 @@ LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
   if (kindValue < 0 || !aLegal || op.getSatfinite())
     return op.emitError("stc-emulate-gpu: only stc.wgmma_sp with A from "
                         "registers or shared memory and f16 or bf16 inputs "
-                        "with f32 accumulators (or f16 with f16) is "
+                        "with f32 accumulators (or f16 with f16), or s8 "
+                        "inputs with i32 accumulators (not satfinite), is "
                         "emulated");
   // The B descriptor addresses the kernel's dynamic shared memory, or else
   // the module's one static shared-memory global.

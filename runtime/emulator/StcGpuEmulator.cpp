@@ -358,6 +358,10 @@ void wgmmaSp(int32_t kind, int32_t n, const int32_t *a, int64_t aDesc,
     instr.a = instr.b = MmaElem::F16;
     instr.d = MmaElem::F16;
     break;
+  case 3:
+    instr.a = instr.b = MmaElem::S8;
+    instr.d = MmaElem::S32;
+    break;
   default:
     fail("wgmma.mma_async.sp of unknown kind " + std::to_string(kind));
   }

@@ -72,22 +72,24 @@ void stc_emu_mma_sp(int32_t input_kind, int32_t ordered, const int32_t *a,
                     const int32_t *b, const float *c, int32_t meta,
                     int32_t selector, float *d);
 
-/* wgmma.mma_async.sp.sync.aligned.m64n<n>k32.<d>.<a>.<b> (sm_90a) with A
+/* wgmma.mma_async.sp.sync.aligned.m64n<n>k<K>.<d>.<a>.<b> (sm_90a) with A
  * from registers and B from shared memory, for the calling thread:
  *
  *   0  .f32.f16.f16     d: n/2 f32
  *   1  .f32.bf16.bf16   d: n/2 f32
  *   2  .f16.f16.f16     d: n/4 f16x2 words
+ *   3  .s32.s8.s8       d: n/2 s32 (m64nNk64, wrapping; d is read and
+ *                       written as 32-bit words whatever its C type)
  *
- * n is 8..256 in steps of 8. The 128 threads of a warpgroup (4 consecutive
- * warps of the block, warpgroup = thread / 128; the block must have all
- * 128) meet here; the last to arrive runs the CPU model of the instruction
- * (WgmmaSpModel.h) and every thread gets its D registers. a is the thread's
- * 4 packed A registers, meta its sp-meta register, d its accumulators:
- * read (if scale_d is non-zero) and overwritten with the result. b_desc,
- * selector (sp-sel, 0..1), scale_d, scale_a and scale_b (imm-scale-a/b,
- * 1 or -1), trans_b (imm-trans-b: 0 K-major, 1 N-major), smem and
- * smem_bytes must be the same in every thread of the warpgroup. The
+ * n is 8..256 in steps of 8 (for kind 3: 8, 16, 24, 32, then steps of 16). The
+ * 128 threads of a warpgroup (4 consecutive warps of the block, warpgroup =
+ * thread / 128; the block must have all 128) meet here; the last to arrive runs
+ * the CPU model of the instruction (WgmmaSpModel.h) and every thread gets its D
+ * registers. a is the thread's 4 packed A registers, meta its sp-meta register,
+ * d its accumulators: read (if scale_d is non-zero) and overwritten with the
+ * result. b_desc, selector (sp-sel, 0..1), scale_d, scale_a and scale_b
+ * (imm-scale-a/b, 1 or -1), trans_b (imm-trans-b: 0 K-major, 1 N-major), smem
+ * and smem_bytes must be the same in every thread of the warpgroup. The
  * instruction is synchronous here (wgmma.fence / commit_group / wait_group
  * have nothing to do).
  *

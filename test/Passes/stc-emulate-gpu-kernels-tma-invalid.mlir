@@ -208,7 +208,7 @@ module attributes {gpu.container_module} {
       %da = arith.extui %la : i32 to i64
       %db = arith.extui %lb : i32 to i64
       %c = llvm.bitcast %wc : i32 to f32
-      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers or shared memory and f16 or bf16 inputs with f32 accumulators (or f16 with f16) is emulated}}
+      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers or shared memory and f16 or bf16 inputs with f32 accumulators (or f16 with f16), or s8 inputs with i32 accumulators (not satfinite), is emulated}}
       %d:4 = stc.wgmma_sp tf32 * tf32 -> f32, n = 8, a_desc(%da) b_desc(%db)
           meta(%e) sel(0) acc(%c, %c, %c, %c) : f32
       gpu.return

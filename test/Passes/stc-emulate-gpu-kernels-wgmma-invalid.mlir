@@ -1,5 +1,5 @@
 // The stc.wgmma_sp forms stc-emulate-gpu-kernels rejects: input types
-// other than f16/bf16 (tf32, 8-bit), and a kernel module whose shared
+// other than f16/bf16 and s8 (tf32, u8), s8 with .satfinite, and a kernel module whose shared
 // memory the B descriptor cannot name (no shared-memory global). (A from a
 // shared-memory descriptor runs: stc-emulate-gpu-kernels-tma.mlir.)
 // RUN: stc-opt %s -split-input-file --stc-emulate-gpu-kernels -verify-diagnostics
@@ -23,11 +23,26 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   gpu.module @stc_kernels {
     llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<1024 x i8>
-    gpu.func @s8(%a: i32, %wb: i32, %e: i32, %r: i32) kernel {
+    gpu.func @u8(%a: i32, %wb: i32, %e: i32, %r: i32) kernel {
       %db = arith.extui %wb : i32 to i64
       // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers or shared memory}}
-      %i:4 = stc.wgmma_sp si8 * si8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
+      %i:4 = stc.wgmma_sp ui8 * ui8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%r, %r, %r, %r) : i32
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @stc_kernels {
+    llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<1024 x i8>
+    gpu.func @s8_satfinite(%a: i32, %wb: i32, %e: i32, %r: i32) kernel {
+      %db = arith.extui %wb : i32 to i64
+      // expected-error @+1 {{s8 inputs with i32 accumulators (not satfinite), is emulated}}
+      %i:4 = stc.wgmma_sp si8 * si8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
+          b_desc(%db) meta(%e) sel(0) satfinite acc(%r, %r, %r, %r) : i32
       gpu.return
     }
   }
