@@ -220,10 +220,13 @@ protected:
 
 /// Geometry of the sm_90a kernel (docs/HOPPER.md): one consumer warpgroup
 /// per 64 rows of the block tile plus a producer warpgroup, and a ring of
-/// `stages` shared-memory slots, each one K step (64 dense K of f16/bf16):
-///   [B tile: blockCols x 64, 128-byte swizzled (K-major: one 128-byte row
-///    per column; MN-major: blockCols / 64 atoms of 64 k-rows x 128 bytes)]
-///   [A values: blockRows x 32 stored elements, 64-byte swizzled rows]
+/// `stages` shared-memory slots, each one K step (64 dense K of f16/bf16,
+/// 128 of s8):
+///   [B tile: blockCols x K step, 128-byte swizzled (K-major: one 128-byte
+///    row per column; MN-major, f16/bf16 only: blockCols / 64 atoms of 64
+///    k-rows x 128 bytes)]
+///   [A values: blockRows x half a K step of stored elements, 64-byte
+///    swizzled rows]
 /// then two mbarriers per slot (full, empty). Every region starts on a
 /// multiple of 1024 bytes (the 128-byte swizzle's period) from a base the
 /// kernel rounds up to 1024, hence the 1 KiB of slack.
@@ -238,8 +241,24 @@ struct HopperKernelShape {
   /// K step (64 channels of one filter tap; needs C % 64 == 0).
   int64_t pixelTileH = 0, pixelTileW = 0;
 
-  static constexpr int64_t kBlockK = 64;
-  static constexpr int64_t kStoredK = kBlockK / 2;
+  /// Bytes per operand element: 2 (f16/bf16: m64nNk32, f32 accumulators)
+  /// or 1 (s8: m64nNk64, s32 accumulators).
+  int64_t elementBytes = 2;
+
+  /// A K step (one ring slot) is one 128-byte swizzle row of B per column
+  /// and one 64-byte row of stored A values per row: 64 dense K of f16/bf16
+  /// or 128 of s8. Either way it is two wgmmas (k32 or k64), so every byte
+  /// offset in the kernel is the same for both widths.
+  static constexpr int64_t kRowBytes = 128;
+  int64_t blockK() const { return kRowBytes / elementBytes; }
+  int64_t storedK() const { return blockK() / 2; }
+  /// Dense K of one wgmma (half a K step).
+  int64_t instrK() const { return blockK() / 2; }
+  /// Kernel-ready metadata words (StcHopperLayout.h) a thread uses per K
+  /// step: f16/bf16 spends the selector's thread pairs on the two wgmmas
+  /// of a step (one word, sp-sel 0 and 1); s8 reads every thread's word
+  /// (sp-sel 0), one word per wgmma.
+  int64_t metaWordsPerStep() const { return elementBytes == 1 ? 2 : 1; }
   static constexpr int64_t kWarpgroupRows = 64;
   static constexpr int64_t kWarpgroupThreads = 128;
   static constexpr int64_t kAlignSlack = 1024;
@@ -274,8 +293,8 @@ struct HopperKernelShape {
   int64_t producerRegisters() const { return rebalancesRegisters() ? 40 : 0; }
   int64_t consumerRegisters() const { return rebalancesRegisters() ? 232 : 0; }
   int64_t launchRegisters() const { return rebalancesRegisters() ? 168 : 0; }
-  int64_t bBytes() const { return blockCols * kBlockK * 2; }
-  int64_t aBytes() const { return blockRows * kStoredK * 2; }
+  int64_t bBytes() const { return blockCols * kRowBytes; }
+  int64_t aBytes() const { return blockRows * kRowBytes / 2; }
   /// Bytes one K step's TMA copies deliver (the full boxes, as counted by
   /// the mbarrier's transaction count, zero-filled parts included).
   int64_t stageBytes() const { return aBytes() + bBytes(); }
@@ -288,7 +307,8 @@ struct HopperKernelShape {
 
 /// Builds the sm_90a kernel: warp-specialised, TMA-fed
 /// wgmma.mma_async.sp (HopperKernelBuilder.cpp has the picture). f16/bf16
-/// operands with f32 accumulation; the kernel-ready metadata in the Hopper
+/// operands with f32 accumulation, or s8 (a K-contiguous dense operand)
+/// with s32 accumulation; the kernel-ready metadata in the Hopper
 /// layout (runtime/format/StcHopperLayout.h); the parameters of the sm_80
 /// kernels followed by the tensor maps of the values and of D.
 class HopperKernelBuilder : public KernelBuilder {
@@ -311,9 +331,9 @@ private:
   /// The mbarrier `full` (TMA bytes of a slot landed) or `empty` (the
   /// consumers are done with it) of `slot`.
   Value barrier(bool full, Value slot);
-  /// The consumer thread's four kernel-ready metadata words of K steps
-  /// 4v .. 4v + 3 of 64-row tile `tile` (vector 0's words past the
-  /// operand).
+  /// The consumer thread's four kernel-ready metadata words 4v .. 4v + 3
+  /// (256 dense K: four f16/bf16 K steps, two s8 ones) of 64-row tile
+  /// `tile` (vector 0's words past the operand).
   SmallVector<Value, 4> metadataVector(Value v, Value tile);
 
   const HopperKernelShape &shape;

@@ -1,9 +1,15 @@
 //===- HopperKernelBuilder.cpp - the sm_90a wgmma.sp kernel ----*- C++ -*-===//
 //
 // The kernel stc-lower-spmm-to-gpu generates for --target=sm_90a (f16/bf16
-// operands, f32 accumulation): Out[R, P] = S[R, K] . D[K, P] in block tiles
-// of BM x BN, one consumer warpgroup per 64 rows (BM = 64, 128), or two
-// that compute two 64-row tiles each (BM = 256).
+// operands with f32 accumulation, or s8 with s32): Out[R, P] = S[R, K] .
+// D[K, P] in block tiles of BM x BN, one consumer warpgroup per 64 rows
+// (BM = 64, 128), or two that compute two 64-row tiles each (BM = 256).
+//
+// A K step is the same bytes for both widths: one 128-byte row of B per
+// column and a 64-byte row of stored A values per row, i.e. 64 dense K of
+// f16/bf16 (two m64nBNk32 wgmmas, sp-sel 0 and 1, one metadata word) or 128
+// of s8 (two m64nBNk64, sp-sel 0, a metadata word each). The text below
+// counts in f16 elements.
 //
 //   threads [0, 128 * W)    W = min(BM / 64, 2) consumer warpgroups
 //   threads [128 * W, +128) the producer warpgroup (one thread issues)
@@ -63,22 +69,23 @@ constexpr int64_t kTryWaitTicks = 0x989680;
   tile.swizzle = ::stc::format::HopperSwizzle::B128;
   // D[k][p] with p contiguous (k-major D) is B stored MN-major.
   tile.mnMajor = denseKMajor;
-  tile.elementBits = 16;
+  tile.elementBits = static_cast<int>(8 * shape.elementBytes);
   tile.mnRows = static_cast<int>(shape.blockCols);
-  tile.kCols = static_cast<int>(HopperKernelShape::kBlockK);
+  tile.kCols = static_cast<int>(shape.blockK());
   return tile;
 }
 
-/// Each of `values` (f32) through an empty volatile inline asm that
-/// reads and writes it ("+f"): code that uses the accumulators cannot move
-/// across it, so nothing reads them between a wgmma and the
+/// Each of `values` (f32 or i32) through an empty volatile inline asm that
+/// reads and writes it ("+f" or "+r"): code that uses the accumulators cannot
+/// move across it, so nothing reads them between a wgmma and the
 /// wgmma.wait_group that completes it (LLVM does not know that the wait
 /// defines them; ptxas would otherwise serialize the wgmmas).
 void fenceOperands(ImplicitLocOpBuilder &b, SmallVectorImpl<Value> &values) {
   for (Value &v : values)
     v = LLVM::InlineAsmOp::create(
             b, v.getType(), ValueRange{v}, /*asm_string=*/"",
-            /*constraints=*/"=f,0", /*has_side_effects=*/true,
+            /*constraints=*/v.getType().isF32() ? "=f,0" : "=r,0",
+            /*has_side_effects=*/true,
             /*is_align_stack=*/false, LLVM::TailCallKind::None,
             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
             /*operand_attrs=*/ArrayAttr())
@@ -142,9 +149,8 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
       i32(1023));
   smem = LLVM::GEPOp::create(b, sharedPtr, b.getI8Type(), raw, ValueRange{pad});
   smemAddress = add(rawAddress, pad);
-  kSteps =
-      arith::DivUIOp::create(b, add(depth, i32(HopperKernelShape::kBlockK - 1)),
-                             i32(HopperKernelShape::kBlockK));
+  kSteps = arith::DivUIOp::create(b, add(depth, i32(shape.blockK() - 1)),
+                                  i32(shape.blockK()));
   if (pb.conv) {
     // Block x = (image, tile row, tile column) of the output's pixel tiles.
     auto ceilDiv = [&](Value x, int64_t d) {
@@ -239,20 +245,21 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
         NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
         /*predicate=*/Value());
   };
-  // A values: box 32 stored columns x BM rows at (32 s, blockRow).
+  // A values: box of half a K step of stored columns (32 f16/bf16, 64 s8)
+  // x BM rows at (that width x s, blockRow).
   copy(add(slotBase, i32(shape.bBytes())), valuesMap,
-       mul(s, i32(HopperKernelShape::kStoredK)), blockRow);
-  Value k0 = mul(s, i32(HopperKernelShape::kBlockK));
+       mul(s, i32(shape.storedK())), blockRow);
+  Value k0 = mul(s, i32(shape.blockK()));
   if (pb.conv) {
     // K step s is 64 channels of one tap (C % 64 == 0): tap s / (C / 64),
     // channels 64 (s % (C / 64)) ... One 4-D box of the NHWC input, at the
     // tile's receptive field shifted by the tap; TMA's zero fill is the
     // padding, its element strides the convolution's.
     const ConvGeometry &cg = *pb.conv;
-    int64_t blocksPerTap = cg.c / HopperKernelShape::kBlockK;
+    int64_t blocksPerTap = cg.c / shape.blockK();
     Value tap = arith::DivUIOp::create(b, s, i32(blocksPerTap));
     Value channel = mul(arith::RemUIOp::create(b, s, i32(blocksPerTap)),
-                        i32(HopperKernelShape::kBlockK));
+                        i32(shape.blockK()));
     Value tapRow = arith::DivUIOp::create(b, tap, i32(cg.kw));
     Value tapCol = arith::RemUIOp::create(b, tap, i32(cg.kw));
     Value x = add(
@@ -270,12 +277,13 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
         NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
         /*predicate=*/Value());
   } else if (!pb.denseKMajor) {
-    // D p-major (rows of K): one box of 64 k x BN p at (64 s, blockCol).
+    // D p-major (rows of K): one box of a K step (64 k f16/bf16, 128 s8) x
+    // BN p at (K step x s, blockCol).
     copy(slotBase, denseMap, k0, blockCol);
   } else {
-    // D k-major (rows of P): BN / 64 boxes of 64 p x 64 k, atom a of the
-    // MN-major tile at 8 KiB a.
-    int64_t atomBytes = HopperKernelShape::kBlockK * 128;
+    // D k-major (rows of P; f16/bf16 only): BN / 64 boxes of 64 p x 64 k,
+    // atom a of the MN-major tile at 8 KiB a.
+    int64_t atomBytes = shape.blockK() * HopperKernelShape::kRowBytes;
     for (int64_t a = 0; a < blockCols / 64; ++a)
       copy(add(slotBase, i32(a * atomBytes)), denseMap,
            add(blockCol, i32(64 * a)), k0);
@@ -308,11 +316,18 @@ void HopperKernelBuilder::consumer() {
   metaRowTiles = arith::DivUIOp::create(
       b, add(rows, i32(HopperKernelShape::kWarpgroupRows - 1)),
       i32(HopperKernelShape::kWarpgroupRows));
-  metaVectors = arith::DivUIOp::create(b, add(kSteps, i32(3)), i32(4));
+  // A vector is four words: 256 dense K for both widths (a word is 64 K:
+  // one f16/bf16 K step with both of its wgmmas, or one s8 wgmma).
+  metaVectors = arith::DivUIOp::create(b, add(depth, i32(255)), i32(256));
+  const int64_t wordsPerStep = shape.metaWordsPerStep();
+  const int64_t stepsPerVector = 4 / wordsPerStep;
+  const bool int8 = shape.elementBytes == 1;
 
   // A from registers: register j of the k32 half kk holds stored columns
   // 16 kk + 2t + 8 (j >> 1) + {0, 1} of row 16 w + g + 8 (j & 1) of the
-  // warpgroup's 64 rows (StcHopperLayout.h (a), B16). The values tile has
+  // warpgroup's 64 rows (StcHopperLayout.h (a), B16); for s8, of the k64
+  // half, stored columns 32 kk + 4t + 16 (j >> 1) + {0..3} (I8): the same
+  // bytes, 32 kk + 16 (j >> 1) + 4t of the row. The values tile has
   // 64-byte rows whose 16-byte chunk c sits at c ^ ((row >> 1) & 3) (TMA's
   // 64-byte swizzle); rows g and g + 8 share the phase.
   SmallVector<Value> aOffsets; // [kk * 4 + j], from the slot's A region
@@ -332,24 +347,26 @@ void HopperKernelBuilder::consumer() {
   // A from shared memory: the same tile is the ISA's K-major layout with
   // the 64-byte swizzle (rows of exactly 64 bytes, 8-row atoms of 512),
   // the warpgroup's 64 rows 4 KiB into it; the half kk starts 32 kk bytes
-  // into the rows.
+  // into the rows (16 kk f16/bf16 or 32 kk s8 stored elements).
   HopperSmemTile aTile;
   aTile.swizzle = HopperSwizzle::B64;
   aTile.mnMajor = false;
-  aTile.elementBits = 16;
+  aTile.elementBits = static_cast<int>(8 * shape.elementBytes);
   aTile.mnRows = static_cast<int>(HopperKernelShape::kWarpgroupRows);
-  aTile.kCols = static_cast<int>(HopperKernelShape::kStoredK);
+  aTile.kCols = static_cast<int>(shape.storedK());
   uint64_t aFixedBits = hopperSmemDescriptor(aTile, 0, 0);
   int64_t aStartOffset[2];
   for (int64_t kk = 0; kk < 2; ++kk)
     aStartOffset[kk] = static_cast<int64_t>(
-        (hopperSmemDescriptor(aTile, 0, static_cast<int>(16 * kk)) & 0x3FFF)
+        (hopperSmemDescriptor(aTile, 0,
+                              static_cast<int>(kk * shape.storedK() / 2)) &
+         0x3FFF)
         << 4);
   SmallVector<Value, 2> aTileOffset; // of each 64-row tile, in the A region
   for (int64_t m = 0; m < tiles; ++m)
     aTileOffset.push_back(
         mul(tileInBlock[m], i32(HopperKernelShape::kWarpgroupRows *
-                                HopperKernelShape::kStoredK * 2)));
+                                HopperKernelShape::kRowBytes / 2)));
 
   // B descriptors: the fixed fields, and the start offset of each half.
   HopperSmemTile tile = bTile(shape, pb.denseKMajor);
@@ -357,13 +374,15 @@ void HopperKernelBuilder::consumer() {
   int64_t startOffset[2];
   for (int64_t kk = 0; kk < 2; ++kk)
     startOffset[kk] = static_cast<int64_t>(
-        (hopperSmemDescriptor(tile, 0, static_cast<int>(32 * kk)) & 0x3FFF)
+        (hopperSmemDescriptor(tile, 0, static_cast<int>(kk * shape.instrK())) &
+         0x3FFF)
         << 4);
 
   // Loop-carried: the accumulators of tile 0, 1, .., then the current
   // metadata vector of tile 0, 1, ...
   int64_t accCount = blockCols / 2;
-  SmallVector<Value> init(tiles * accCount, f32(0.0));
+  Type accType = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
+  SmallVector<Value> init(tiles * accCount, int8 ? i32(0) : f32(0.0));
   for (int64_t m = 0; m < tiles; ++m) {
     SmallVector<Value, 4> cur = metadataVector(i32(0), rowTiles[m]);
     init.append(cur.begin(), cur.end());
@@ -382,14 +401,17 @@ void HopperKernelBuilder::consumer() {
       auto words = args.begin() + tiles * accCount + 4 * m;
       curWords.emplace_back(words, words + 4);
     }
-    Value which = arith::RemUIOp::create(b, s, i32(4));
-    // The next vector, loaded at the start of every step (three times out
-    // of four an L1 hit) and taken over only after the step's wgmmas are
-    // done: the load has a whole step to arrive before anything reads it.
+    // Step s's words are words wordsPerStep * which + .. of vector
+    // s / stepsPerVector.
+    Value which = arith::RemUIOp::create(b, s, i32(stepsPerVector));
+    // The next vector, loaded at the start of every step (mostly an L1
+    // hit) and taken over only after the step's wgmmas are done: the load
+    // has a whole step to arrive before anything reads it.
     SmallVector<SmallVector<Value, 4>, 2> ahead;
     for (int64_t m = 0; m < tiles; ++m)
       ahead.push_back(metadataVector(
-          add(arith::DivUIOp::create(b, s, i32(4)), i32(1)), rowTiles[m]));
+          add(arith::DivUIOp::create(b, s, i32(stepsPerVector)), i32(1)),
+          rowTiles[m]));
 
     Value slot = arith::RemUIOp::create(b, s, i32(stages));
     Value parity = arith::AndIOp::create(
@@ -399,16 +421,19 @@ void HopperKernelBuilder::consumer() {
     Value slotBase = mul(slot, i32(shape.stageBytes()));
     Value aBase = add(slotBase, i32(shape.bBytes()));
 
-    // The step's metadata word of each tile: word s % 4 of its vector.
-    SmallVector<Value, 2> word;
-    for (int64_t m = 0; m < tiles; ++m) {
-      word.push_back(curWords[m][3]);
-      for (int64_t i = 2; i >= 0; --i)
-        word[m] = arith::SelectOp::create(
-            b,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(i)),
-            curWords[m][i], word[m]);
-    }
+    // The metadata word of wgmma kk of each tile: f16/bf16 word s % 4 for
+    // both (the selector tells them apart), s8 word 2 (s % 2) + kk.
+    SmallVector<SmallVector<Value, 2>, 2> word(tiles);
+    for (int64_t m = 0; m < tiles; ++m)
+      for (int64_t kk = 0; kk < wordsPerStep; ++kk) {
+        Value w = curWords[m][wordsPerStep * (stepsPerVector - 1) + kk];
+        for (int64_t i = stepsPerVector - 2; i >= 0; --i)
+          w = arith::SelectOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(i)),
+              curWords[m][wordsPerStep * i + kk], w);
+        word[m].push_back(w);
+      }
 
     // A registers (loaded now, from the slot the barrier released).
     SmallVector<SmallVector<Value, 4>, 2> aRegs(2);
@@ -429,7 +454,11 @@ void HopperKernelBuilder::consumer() {
           arith::ExtUIOp::create(b, b.getI64Type(), start));
     };
     Value tileAddress = add(smemAddress, slotBase);
-    Type f32Type = b.getF32Type();
+    // The instruction's types: s8 (MLIR's i8 is signless; STC reads it as
+    // signed) with s32 accumulators, or f16/bf16 with f32.
+    Type operandType =
+        int8 ? IntegerType::get(b.getContext(), 8, IntegerType::Signed)
+             : pb.inputType;
     for (int64_t m = 0; m < tiles; ++m)
       fenceOperands(b, acc[m]);
     NVVM::WgmmaFenceAlignedOp::create(b);
@@ -444,10 +473,10 @@ void HopperKernelBuilder::consumer() {
                                  i32(aStartOffset[kk])))
                 : Value();
         auto mma = WgmmaSpOp::create(
-            b, SmallVector<Type>(accCount, f32Type), acc[m], aDesc, aRegs[kk],
-            bDesc, word[m], /*scale_d=*/Value(), pb.inputType, pb.inputType,
-            f32Type, static_cast<uint64_t>(blockCols),
-            static_cast<uint32_t>(kk),
+            b, SmallVector<Type>(accCount, accType), acc[m], aDesc, aRegs[kk],
+            bDesc, word[m][int8 ? kk : 0], /*scale_d=*/Value(), operandType,
+            operandType, accType, static_cast<uint64_t>(blockCols),
+            /*sel=*/static_cast<uint32_t>(int8 ? 0 : kk),
             /*scale_a=*/1, /*scale_b=*/1,
             /*trans_a=*/false, /*trans_b=*/pb.denseKMajor);
         acc[m].assign(mma.getNewAcc().begin(), mma.getNewAcc().end());
@@ -461,9 +490,9 @@ void HopperKernelBuilder::consumer() {
     NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), barrier(false, slot),
                                    /*count=*/Value(), NVVM::MemScopeKindAttr());
 
-    // After the fourth step of a vector the loaded one becomes current.
-    Value last =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(3));
+    // After the last step of a vector the loaded one becomes current.
+    Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,
+                                       i32(stepsPerVector - 1));
     SmallVector<Value> yielded;
     for (int64_t m = 0; m < tiles; ++m)
       yielded.append(acc[m].begin(), acc[m].end());

@@ -44,8 +44,8 @@ struct HopperTiling {
   int64_t blockDepth = 64;
   /// Shared-memory ring depth.
   int64_t stages = 4;
-  /// Thread-block cluster along the rows (blocks of one cluster share their
-  /// B tile through TMA multicast).
+  /// Thread-block cluster along the rows: co-schedules blocks that read
+  /// the same B tiles (no TMA multicast yet, docs/HOPPER.md).
   int64_t clusterRows = 1;
   /// Bytes of one stage: compressed A values, metadata, B.
   int64_t stageBytes = 0;

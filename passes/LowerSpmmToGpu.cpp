@@ -845,10 +845,10 @@ private:
                                    GpuKernelInfo &info);
   /// The same for the sm_90a kernel: the Hopper kernel-ready layout
   /// (StcHopperLayout.h, toWgmmaSpMeta) at compile time or by a generated
-  /// conversion kernel.
+  /// conversion kernel; `int8` picks the s8 (I8) word layout.
   FailureOr<Value> prepareHopperMetadata(Operation *op,
                                          gpu::GPUModuleOp kernels, Value meta,
-                                         int64_t rows, int64_t k,
+                                         int64_t rows, int64_t k, bool int8,
                                          GpuKernelInfo &info);
   /// Why the sm_90a kernel does not apply to `op` ("" if it does).
   std::string hopperUnsupported(SpmmOp op, const Problem &pb);
@@ -1046,14 +1046,18 @@ constexpr int64_t kMetaKernelThreads = 256;
 ///   64-row tiles, 128 threads; thread T = 32 w + 4 g + q of tile rt, word
 ///   s holds canonical rows 16 w + g and + 8 (bits 15:0 and 31:16),
 ///   canonical column 4 s + q.
+/// - wgmma m64nNk64.s8 (`MetaKernelLayout::hopperInt8`): the same tiles
+///   and word order; word s holds canonical row 16 w + g + 8 (q % 2) in
+///   both halves, canonical columns 4 s + 2 (q / 2) and + 1.
 /// Groups follow each other (R rows each, row_blocks * vectors * 128 words
 /// each, 512 for Hopper); rows and columns past the operand give the
 /// padding half 0x4444.
-enum class MetaKernelLayout { b16, int8, hopper };
+enum class MetaKernelLayout { b16, int8, hopper, hopperInt8 };
 static void emitMetadataKernel(gpu::GPUModuleOp kernels, StringRef name,
                                Location loc, MetaKernelLayout layout) {
   const bool int8 = layout == MetaKernelLayout::int8;
-  const bool hopper = layout == MetaKernelLayout::hopper;
+  const bool hopper = layout == MetaKernelLayout::hopper ||
+                      layout == MetaKernelLayout::hopperInt8;
   const int64_t threadsPerBlock = hopper ? 128 : 32;
   MLIRContext *ctx = kernels.getContext();
   ImplicitLocOpBuilder b(loc, ctx);
@@ -1107,10 +1111,15 @@ static void emitMetadataKernel(gpu::GPUModuleOp kernels, StringRef name,
   Value blockRow = mul(rowBlock, c(hopper ? 64 : 32));
   // (row, column) of the low and the high half.
   Value row0, col0, row1, col1;
-  if (hopper) {
+  if (layout == MetaKernelLayout::hopper) {
     row0 = add(add(blockRow, mul(div(thread, c(32)), c(16))), g);
     row1 = add(row0, c(8));
     col0 = col1 = add(mul(s, c(4)), t);
+  } else if (layout == MetaKernelLayout::hopperInt8) {
+    row0 = row1 = add(add(add(blockRow, mul(div(thread, c(32)), c(16))), g),
+                      mul(rem(t, c(2)), c(8)));
+    col0 = add(mul(s, c(4)), mul(div(t, c(2)), c(2)));
+    col1 = add(col0, c(1));
   } else if (int8) {
     row0 = row1 = add(add(add(blockRow, mul(rem(s, c(2)), c(16))), g),
                       mul(rem(t, c(2)), c(8)));
@@ -1300,7 +1309,8 @@ LogicalResult LowerSpmmToGpu::lower(SpmmOp op, gpu::GPUModuleOp kernels,
   if (failed(hopper))
     return failure();
   FailureOr<Value> meta =
-      *hopper ? prepareHopperMetadata(op, kernels, op.getMeta(), r, k, info)
+      *hopper ? prepareHopperMetadata(op, kernels, op.getMeta(), r, k, pb.int8,
+                                      info)
               : prepareMetadata(op, kernels, op.getMeta(), r,
                                 /*groups=*/1, k, mmaShapeOf(pb), info);
   if (failed(meta))
@@ -1392,7 +1402,8 @@ LogicalResult LowerSpmmToGpu::lower(ConvOp op, gpu::GPUModuleOp kernels,
   if (failed(hopper))
     return failure();
   FailureOr<Value> meta =
-      *hopper ? prepareHopperMetadata(op, kernels, op.getMeta(), r, k, info)
+      *hopper ? prepareHopperMetadata(op, kernels, op.getMeta(), r, k, pb.int8,
+                                      info)
               : prepareMetadata(op, kernels, op.getMeta(), r, cg.groups, k,
                                 mmaShapeOf(pb), info);
   if (failed(meta))
@@ -1462,7 +1473,7 @@ std::string LowerSpmmToGpu::hopperUnsupported(ConvOp op, const Problem &pb) {
     os << "f16 or bf16 operands (got " << pb.inputType << ")";
   else if (pb.f16Acc)
     os << "f32 accumulation (accumulate=f16 was asked for)";
-  else if (cg.groups != 1 || cg.c % HopperKernelShape::kBlockK != 0)
+  else if (cg.groups != 1 || cg.c % HopperKernelShape().blockK() != 0)
     os << "one group of input channels that are a multiple of 64 (a K step "
           "is 64 channels of one filter tap, one TMA box); got "
        << cg.groups << " group(s) of " << cg.c << " channels";
@@ -1475,23 +1486,30 @@ std::string LowerSpmmToGpu::hopperUnsupported(ConvOp op, const Problem &pb) {
 std::string LowerSpmmToGpu::hopperUnsupported(SpmmOp op, const Problem &pb) {
   std::string why;
   llvm::raw_string_ostream os(why);
-  if (!pb.inputType.isF16() && !pb.inputType.isBF16()) {
-    os << "f16 or bf16 operands (got " << pb.inputType << ")";
+  if (!pb.inputType.isF16() && !pb.inputType.isBF16() && !pb.int8) {
+    os << "f16, bf16 or i8 operands (got " << pb.inputType << ")";
   } else if (pb.f16Acc) {
     os << "f32 accumulation (accumulate=f16 was asked for)";
+  } else if (pb.int8 && pb.denseKMajor) {
+    // 8-bit wgmma has no transposes: B must be K-major in shared memory.
+    os << "i8 operands with a dense operand that has K contiguous (a "
+          "sparse rhs with dense M x K, or a sparse lhs with "
+          "dense_transposed: 8-bit wgmma reads B only K-major); got a "
+          "k-major dense operand";
   } else {
-    // TMA copies rows whose length is a multiple of 16 bytes (8 elements).
+    // TMA copies rows whose length is a multiple of 16 bytes.
+    int64_t align = pb.int8 ? 16 : 8;
     int64_t ld = op.getDense().getType().getDimSize(1);
     int64_t valueCols = op.getValues().getType().getDimSize(1);
-    if (ShapedType::isDynamic(ld) || ld % 8 != 0 ||
-        ShapedType::isDynamic(valueCols) || valueCols % 8 != 0) {
+    if (ShapedType::isDynamic(ld) || ld % align != 0 ||
+        ShapedType::isDynamic(valueCols) || valueCols % align != 0) {
       auto size = [](int64_t n) {
         return ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n);
       };
       os << "static rows of values and of the dense operand that are "
-            "multiples of 8 elements (16 bytes, for TMA); got "
-         << size(valueCols) << " values per row and a dense leading "
-         << "dimension of " << size(ld);
+            "multiples of "
+         << align << " elements (16 bytes, for TMA); got " << size(valueCols)
+         << " values per row and a dense leading dimension of " << size(ld);
     }
   }
   return why;
@@ -1500,11 +1518,12 @@ std::string LowerSpmmToGpu::hopperUnsupported(SpmmOp op, const Problem &pb) {
 FailureOr<Value> LowerSpmmToGpu::prepareHopperMetadata(Operation *op,
                                                        gpu::GPUModuleOp kernels,
                                                        Value meta, int64_t rows,
-                                                       int64_t k,
+                                                       int64_t k, bool int8,
                                                        GpuKernelInfo &info) {
   using namespace ::stc::format;
+  const WgmmaSpType type = int8 ? WgmmaSpType::I8 : WgmmaSpType::B16;
   info.metaRowsPerBlock = kWgmmaRows;
-  info.metaKPerWord = getWgmmaSpTypeInfo(WgmmaSpType::B16).blockK;
+  info.metaKPerWord = getWgmmaSpTypeInfo(type).blockK;
   info.metaThreads = kWgmmaThreads;
   DenseIntElementsAttr constant;
   if (!ShapedType::isDynamic(rows) && !ShapedType::isDynamic(k) &&
@@ -1516,7 +1535,7 @@ FailureOr<Value> LowerSpmmToGpu::prepareHopperMetadata(Operation *op,
       canonical.push_back(static_cast<uint16_t>(v.getZExtValue()));
     std::vector<uint32_t> words;
     Status status = toWgmmaSpMeta(
-        WgmmaSpType::B16,
+        type,
         View2D<const uint16_t>::rowMajor(canonical.data(), rows, metaCols), k,
         words);
     if (!status.ok())
@@ -1535,7 +1554,8 @@ FailureOr<Value> LowerSpmmToGpu::prepareHopperMetadata(Operation *op,
   info.metaLayout = "canonical";
   info.metaKernel = info.kernel + "_meta";
   emitMetadataKernel(kernels, info.metaKernel, op->getLoc(),
-                     MetaKernelLayout::hopper);
+                     int8 ? MetaKernelLayout::hopperInt8
+                          : MetaKernelLayout::hopper);
   return meta;
 }
 
@@ -1549,10 +1569,11 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
   const std::string &name = info.kernel;
   HopperDevice device;
   HopperKernelShape shape;
+  shape.elementBytes = pb.int8 ? 1 : 2;
   bool known = !ShapedType::isDynamic(r) && !ShapedType::isDynamic(p) &&
                !ShapedType::isDynamic(k);
   if (known) {
-    HopperTiling tiling = chooseHopperTiling({r, p, k, /*elementBytes=*/2});
+    HopperTiling tiling = chooseHopperTiling({r, p, k, shape.elementBytes});
     shape.blockRows = tiling.blockRows;
     shape.blockCols = tiling.blockCols;
     // The heuristic's cluster pair. Without TMA multicast of B (not done
@@ -1578,7 +1599,7 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
                      ? static_cast<int64_t>(wgmmaStages)
                      : hopperStagesThatFit(
                            hopperStageBytes(shape.blockRows, shape.blockCols,
-                                            HopperKernelShape::kBlockK, 2),
+                                            shape.blockK(), shape.elementBytes),
                            device);
   if (shape.sharedBytes() > device.sharedBytesPerBlock)
     return op->emitError("stc-lower-spmm-to-gpu: the sm_90a kernel's ring of ")
@@ -1638,38 +1659,35 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
       Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
   HopperKernelBuilder(kb, pb, shape).build(kernel, smem);
 
-  // CUtensorMapDataType: FLOAT16 = 6, BFLOAT16 = 9.
-  int64_t dataType = pb.inputType.isF16() ? 6 : 9;
+  // CUtensorMapDataType: UINT8 = 0 (TMA moves bytes; the wgmma reads
+  // them as s8), FLOAT16 = 6, BFLOAT16 = 9.
+  int64_t dataType = pb.int8 ? 0 : pb.inputType.isF16() ? 6 : 9;
   info.tensorMaps.push_back({"values_map",
                              "values",
                              dataType,
-                             {HopperKernelShape::kStoredK, shape.blockRows},
+                             {shape.storedK(), shape.blockRows},
                              64});
   if (pb.conv) {
     // The NHWC input, innermost first: 64 channels x TW pixels (every
     // stride_w-th) x TH rows (every stride_h-th) x 1 image.
     const ConvGeometry &cg = *pb.conv;
-    info.tensorMaps.push_back(
-        {"dense_map",
-         "dense",
-         dataType,
-         {HopperKernelShape::kBlockK, shape.pixelTileW * cg.strideW,
-          shape.pixelTileH * cg.strideH, 1},
-         128,
-         {1, cg.strideW, cg.strideH, 1}});
-    info.pixelTileH = shape.pixelTileH;
-    info.pixelTileW = shape.pixelTileW;
-  } else if (pb.denseKMajor) {
     info.tensorMaps.push_back({"dense_map",
                                "dense",
                                dataType,
-                               {64, HopperKernelShape::kBlockK},
-                               128});
+                               {shape.blockK(), shape.pixelTileW * cg.strideW,
+                                shape.pixelTileH * cg.strideH, 1},
+                               128,
+                               {1, cg.strideW, cg.strideH, 1}});
+    info.pixelTileH = shape.pixelTileH;
+    info.pixelTileW = shape.pixelTileW;
+  } else if (pb.denseKMajor) {
+    info.tensorMaps.push_back(
+        {"dense_map", "dense", dataType, {64, shape.blockK()}, 128});
   } else {
     info.tensorMaps.push_back({"dense_map",
                                "dense",
                                dataType,
-                               {HopperKernelShape::kBlockK, shape.blockCols},
+                               {shape.blockK(), shape.blockCols},
                                128});
   }
   info.blockThreads = shape.threads();
@@ -1685,8 +1703,9 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
   info.depth = k;
   info.inputType = pb.inputType;
   info.outputType = pb.outputType;
-  info.mma = "m64n" + std::to_string(shape.blockCols) + "k32";
-  info.accumulator = "f32";
+  info.mma = "m64n" + std::to_string(shape.blockCols) + "k" +
+             std::to_string(shape.instrK());
+  info.accumulator = pb.int8 ? "s32" : "f32";
   info.orderedMetadata = false;
   info.variant = "wgmma";
   kernel->setAttr(kKernelInfoAttrName, info.toAttr(ctx));

@@ -12,7 +12,9 @@
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=6" 2>&1 | FileCheck %s --check-prefix=FIT
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=256 block-cols=256" 2>&1 | FileCheck %s --check-prefix=SQUARE256
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=256 wgmma-a=registers" 2>&1 | FileCheck %s --check-prefix=ROWS256REGS
-// REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs f16 or bf16 operands (got i8)
+// REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs i8 operands with a dense operand that has K contiguous
+// REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs static rows of values and of the dense operand that are multiples of 16 elements (16 bytes, for TMA); got 40 values per row
+// REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs f16, bf16 or i8 operands (got f32)
 // REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs static rows {{.*}} dense leading dimension of 60
 // REMARK: remark: stc-lower-spmm-to-gpu: sm_90a: mma.sp kernel, since the wgmma kernel needs static rows {{.*}} dense leading dimension of ?
 // REMARK-NOT: remark
@@ -27,11 +29,32 @@
 // ROWS256REGS: error: stc-lower-spmm-to-gpu: 256-row tiles take A from shared memory (wgmma-a=smem)
 // FIT: error: stc-lower-spmm-to-gpu: the sm_90a kernel's ring of 6 stages of 128 x 256 needs 246880 bytes of shared memory, more than the 232448 a block may have
 
-func.func @int8(%v: tensor<64x32xi8>, %m: tensor<64x4xi16>, %d: tensor<64x64xi8>) -> tensor<64x64xi32> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: kernel=wgmma needs f16 or bf16 operands (got i8)}}
+func.func @int8_k_major_dense(%v: tensor<64x32xi8>, %m: tensor<64x4xi16>, %d: tensor<64x64xi8>) -> tensor<64x64xi32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: kernel=wgmma needs i8 operands with a dense operand that has K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed: 8-bit wgmma reads B only K-major); got a k-major dense operand}}
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
       : tensor<64x32xi8>, tensor<64x4xi16>, tensor<64x64xi8> -> tensor<64x64xi32>
   return %y : tensor<64x64xi32>
+}
+
+// -----
+
+// i8 rows must be multiples of 16 elements: 40 stored values (K = 80) are
+// not.
+func.func @int8_unaligned_values(%v: tensor<64x40xi8>, %m: tensor<64x5xi16>, %dt: tensor<64x80xi8>) -> tensor<64x64xi32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: kernel=wgmma needs static rows of values and of the dense operand that are multiples of 16 elements (16 bytes, for TMA); got 40 values per row and a dense leading dimension of 80}}
+  %y = stc.spmm %v, %m, %dt {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>, dense_transposed = true}
+      : tensor<64x40xi8>, tensor<64x5xi16>, tensor<64x80xi8> -> tensor<64x64xi32>
+  return %y : tensor<64x64xi32>
+}
+
+// -----
+
+// f32 (tf32 on the mma.sp path) has no sm_90a kernel.
+func.func @tf32(%v: tensor<64x32xf32>, %m: tensor<64x8xi16>, %d: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: kernel=wgmma needs f16, bf16 or i8 operands (got f32)}}
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<1:2>, sparse = #stc.operand<lhs>}
+      : tensor<64x32xf32>, tensor<64x8xi16>, tensor<64x64xf32> -> tensor<64x64xf32>
+  return %y : tensor<64x64xf32>
 }
 
 // -----
