@@ -9,8 +9,9 @@
 // half differently, f16 within 1e-2). The dense operand has K contiguous
 // (8-bit wgmma reads B only K-major): a sparse rhs with dense M x K, or a
 // sparse lhs with dense_transposed. Shapes ragged in M, N and K (K = 224 is
-// 1.75 K steps; K = 1088 is 8.5 K steps, five metadata vectors); run-time
-// weights (the generated s8 metadata conversion kernel) and a constant one
+// 1.75 K steps; K = 1088 is 8.5 K steps, five metadata vectors; K = 32 is
+// a quarter of one, its second wgmma all padding); a residual (beta * acc);
+// run-time weights (the generated s8 metadata conversion kernel) and a constant one
 // (metadata converted at compile time); one and two consumer warpgroups,
 // 64 to 256 columns, 256-row blocks, rings of 2 to 6 slots, a cluster of 2;
 // A through a shared-memory descriptor or from registers.
@@ -25,6 +26,7 @@
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_acc32 --random-inputs --seed=7 --check --gpu-wgmma-a=registers --gpu-block-rows=128 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_long_k_f16 --random-inputs --seed=8 --check --gpu-wgmma-a=registers 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_constant_weight --random-inputs --seed=9 --check 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_quarter_step_residual --random-inputs --seed=11 --check 2>&1 | FileCheck %s
 // RUN: %python -c "import numpy as np; np.save('%t.a.npy', np.random.default_rng(10).integers(-128, 128, (77, 256)).astype(np.int8))"
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_dynamic_rows --input=%t.a.npy --random-inputs --seed=10 --check 2>&1 | FileCheck %s
 // Which kernels the programs get (every one the wgmma kernel, k64 s8 with
@@ -35,7 +37,7 @@
 // TRACE: stc-emu: launch stc_spmm_0_meta:
 // TRACE: stc-emu: launch stc_spmm_0: 2 x 4 blocks of 256 threads
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
-// VARIANTS-COUNT-5: accumulator = "s32"{{.*}}mma = "m64n{{[0-9]+}}k64"{{.*}}variant = "wgmma"
+// VARIANTS-COUNT-6: accumulator = "s32"{{.*}}mma = "m64n{{[0-9]+}}k64"{{.*}}variant = "wgmma"
 // VARIANTS-NOT: variant = "{{direct|staged}}"
 
 // X (90 x 320) . W (320 x 200, pruned along K): the kernel computes the
@@ -222,4 +224,18 @@ func.func @lhs_dynamic_rows(%a: tensor<?x256xi8>, %bt: tensor<48x256xi8>) -> ten
   %y = stc.spmm %v, %m, %bt {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>, dense_transposed = true}
       : tensor<?x128xi8>, tensor<?x16xi16>, tensor<48x256xi8> -> tensor<?x48xi32>
   return %y : tensor<?x48xi32>
+}
+
+// A (70 x 32) . B^T (40 x 32): K = 32, a quarter of a K step (the second
+// wgmma sees only TMA's zeros and the padding word 0x44444444); f32 result
+// with alpha and a residual beta * C.
+func.func @lhs_quarter_step_residual(%a: tensor<70x32xi8>, %bt: tensor<40x32xi8>, %c: tensor<70x40xf32>) -> tensor<70x40xf32> {
+  %p = stc.prune %a by #stc.nm<2:4> along 1 : tensor<70x32xi8>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 1
+      : tensor<70x32xi8> -> tensor<70x16xi8>, tensor<70x2xi16>
+  %y = stc.spmm %v, %m, %bt acc(%c : tensor<70x40xf32>)
+      {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>, dense_transposed = true,
+       alpha = 0.01, beta = 0.5}
+      : tensor<70x16xi8>, tensor<70x2xi16>, tensor<40x32xi8> -> tensor<70x40xf32>
+  return %y : tensor<70x40xf32>
 }
