@@ -356,18 +356,20 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
 
     (bf16 and tf32 ops keep f32, with a remark.)
 
-    With `target=sm_90a`, ops with f16/bf16 operands, f32 accumulation and
-    16-byte aligned static rows of values and D get the Hopper kernel
+    With `target=sm_90a`, ops with f16/bf16 operands and f32 accumulation,
+    or i8 operands (s32 accumulation) with a K-contiguous dense operand,
+    and 16-byte aligned static rows of values and D get the Hopper kernel
     instead (docs/HOPPER.md, passes/HopperKernelBuilder.cpp): a producer
     warp feeds a ring of `wgmma-stages` shared-memory slots with TMA copies
     (tensor maps the host builds, kernel_info `tensor_maps`), synchronised
     by mbarriers, and one consumer warpgroup per 64 rows of the block tile
-    runs `stc.wgmma_sp` (m64nBNk32) on them; metadata in the Hopper
+    runs `stc.wgmma_sp` (m64nBNk32, or m64nBNk64 s8) on them; metadata in the Hopper
     kernel-ready layout (StcHopperLayout.h); the same epilogue. Tile
     (64/128 x 64/128/256), ring depth and cluster come from
     chooseHopperTiling unless `block-rows`, `block-cols`, `wgmma-stages`,
     `cluster-rows` say otherwise. Other ops keep the mma.sp kernels, with
-    a remark saying why. Convolutions are not on the Hopper path yet.
+    a remark saying why. Convolutions (f16/bf16) take the same kernel as
+    an implicit GEMM.
 
     Errors: accumulate other than f32/f16;
     f32 operands with 2:4 (mma.sp has no f32 form; f32 runs as
