@@ -5,8 +5,10 @@
 #
 #   bench/run_gpu_bench.sh build [--quick] [--mock] [--only REGEX]
 #       On the build machine (no GPU): write one MLIR program per shape and
-#       dtype, compile each with build/bin/stc-compile --emit=ptx
-#       --kernel-info twice, --target=sm_90 (method "stc", mma.sp) and
+#       dtype (f16, bf16, i8: int8 with B given transposed and the exact
+#       i32 accumulator as output), compile each with
+#       build/bin/stc-compile --emit=ptx --kernel-info twice,
+#       --target=sm_90 (method "stc", mma.sp) and
 #       --target=sm_90a (method "stc_sm90a", TMA + wgmma.mma_async.sp),
 #       check them (and ptxas each for its arch when the CUDA toolkit is
 #       here), into bench/work/gpu/ (git-ignored; PTX + JSON).
@@ -14,7 +16,8 @@
 #       of STC, to test the harness (no sm_90a variant); labelled MOCK.
 #   bench/run_gpu_bench.sh run [--copy-to DIR] [--time-budget S] [--only REGEX]
 #       On the GPU machine, from the repository root, with bench/work/gpu
-#       carried: check and time every built program and the baselines;
+#       carried: check and time every built program and the baselines (i8:
+#       cuBLAS torch._int_mm, cuSPARSELt with int32 outputs; rates in TOPS);
 #       writes bench/results/gpu-gemm-<UTC time>-<commit>.{json,md}
 #       (copies, plus the worker's raw .jsonl, in DIR when given).
 #   bench/run_gpu_bench.sh build-conv [--quick] [--mock] [--only REGEX]
@@ -45,7 +48,8 @@
 #   STC_GPU_TARGET_SM90A  target of the second kernel, stc_sm90a (sm_90a;
 #                    none: build only the first), build and build-conv
 #   STC_GPU_FLAGS_SM90A   its extra stc-compile flags (STC_GPU_FLAGS)
-#   STC_GPU_OUT      output element type: same (as the inputs) or f32 (same)
+#   STC_GPU_OUT      output element type of the f16/bf16 programs: same (as
+#                    the inputs) or f32 (same); i8 programs output i32
 #   GPU_BENCH_WORK   the build directory that travels (bench/work/gpu)
 #   GPU_CONV_WORK    the convolution build directory (bench/work/gpu-conv)
 #   PYTHON           the Python to use (run: one with torch; build/selftest:

@@ -46,6 +46,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 TOLERANCE = 1e-2            # relative Frobenius error, f16/bf16 outputs
+# Integer (i32) outputs must equal the reference exactly. They are poisoned
+# with INT_POISON before a check: no result of the benchmark's int8 data
+# reaches it (|C| <= 127 * 127 * K < 2^31 for K <= 2^17), so an output that
+# still holds it was not written, and counts as NaN does for floats.
+INT_POISON = -2 ** 31
 # A first launch that runs longer is a hang. STC_BENCH_CHECK_TIMEOUT_S
 # shortens it where device time is scarce (a kernel's first launch takes
 # milliseconds; a hang costs this much per program).
@@ -500,10 +505,50 @@ class Worker:
             return False
 
     # -- checks ---------------------------------------------------------------
-    def rel_error(self, out, ref):
-        """(relative Frobenius error, number of NaN outputs, number of inf)."""
+    def poison(self, out):
+        """Fills an output with what no result can be: NaN, or INT_POISON
+        for an integer output."""
+        out.fill_(float("nan") if out.is_floating_point() else INT_POISON)
+
+    def as_f64(self, out):
+        """The output in float64, an integer output's INT_POISON (unwritten)
+        as NaN."""
         torch = self.torch
         o = out.to(torch.float64)
+        if not out.is_floating_point():
+            o[out == INT_POISON] = float("nan")
+        return o
+
+    def judge(self, ent, out, ref):
+        """Compares an output with the float64 reference (ent: rel_error,
+        nan_outputs (integers: unwritten), inf_outputs, tolerance; integers
+        also mismatches, the outputs that differ); returns whether it is
+        right: within TOLERANCE, or for an integer output exactly equal
+        (the reference, float64 of integers below 2^53, is exact)."""
+        ent["rel_error"], ent["nan_outputs"], ent["inf_outputs"] = self.rel_error(out, ref)
+        if out.is_floating_point():
+            ent["tolerance"] = TOLERANCE
+            return ent["rel_error"] < TOLERANCE
+        ent["tolerance"] = "exact"
+        ent["mismatches"] = int((self.as_f64(out) != ref).sum().item())
+        return ent["mismatches"] == 0
+
+    def wrong_text(self, ent):
+        """Why judge() found a result wrong."""
+        if ent["tolerance"] == "exact":
+            return ("result differs from %s (exact integers): %d outputs differ, %d "
+                    "unwritten (left at the poison value %d); rel. error %.3e"
+                    % (self.REFERENCE_WHAT, ent["mismatches"], ent["nan_outputs"], INT_POISON,
+                       ent["rel_error"]))
+        return ("result differs from %s: rel. error %s (tolerance %.0e), %d NaN outputs"
+                % (self.REFERENCE_WHAT, "%.3e" % ent["rel_error"], TOLERANCE,
+                   ent["nan_outputs"]))
+
+    def rel_error(self, out, ref):
+        """(relative Frobenius error, number of NaN outputs (integers:
+        unwritten), number of inf)."""
+        torch = self.torch
+        o = self.as_f64(out)
         nan = int(torch.isnan(o).sum().item())
         inf = int(torch.isinf(o).sum().item())
         if nan or inf:
@@ -611,11 +656,13 @@ class Worker:
             time.sleep(0.001)
         return True
 
-    def line(self, ent, flop):
+    def line(self, ent, flop, unit="TFLOP/s"):
+        """A method's result for the console; `unit`: of its rate (TOPS for
+        integer programs)."""
         if "median_ms" in ent:
-            s = "%.4f ms median (min %.4f, %d runs), %.1f TFLOP/s" % (
+            s = "%.4f ms median (min %.4f, %d runs), %.1f %s" % (
                 ent["median_ms"], ent["min_ms"], ent["repeats"],
-                flop / (ent["median_ms"] * 1e-3) / 1e12)
+                flop / (ent["median_ms"] * 1e-3) / 1e12, unit)
         else:
             s = ""
         st = ent.get("status")
@@ -678,7 +725,7 @@ class Worker:
         read as that layout))."""
         torch = self.torch
         hints = {}
-        o = out.to(torch.float64)
+        o = self.as_f64(out)
         finite = torch.isfinite(o)
         if not bool(finite.all()):
             bad = ~finite
@@ -705,12 +752,12 @@ class Worker:
         """Loads STC's kernel for program p (ent: its result so far; the
         kernel is p["ptx"] with p["kernel_info"]), checks its kernel info
         against the program and the driver's limits, launches it on
-        NaN-poisoned copy 0 of ctx["out"], compares with ctx["ref"] (and a
-        second run, for determinism), then times it over all input copies.
-        ctx also holds ctx["flop"] and what the hooks need; `method` names
-        the result's method (stc, stc_sm90a), for the messages and
-        --simulate-bug. Returns ent; a lost context or a hang is marked in
-        it (the worker then ends)."""
+        poisoned (poison()) copy 0 of ctx["out"], compares with ctx["ref"]
+        (judge(), and a second run, for determinism), then times it over all
+        input copies. ctx also holds ctx["flop"] (and "unit", its rate's)
+        and what the hooks need; `method` names the result's method (stc,
+        stc_sm90a), for the messages and --simulate-bug. Returns ent; a
+        lost context or a hang is marked in it (the worker then ends)."""
         cudrv = self.cudrv
         module = None
         self._method = method
@@ -756,7 +803,8 @@ class Worker:
                 ent.update(self.time_method(lambda i: launches[i % copies](stream), budget_s,
                                             t_first_ms=ent["first_launch_ms"]))
                 self.drv.synchronize("kernel execution (timed runs)")
-            self.say("  %s: %s" % (label, self.line(ent, ctx["flop"])))
+            self.say("  %s: %s" % (label, self.line(ent, ctx["flop"],
+                                                     ctx.get("unit", "TFLOP/s"))))
         except Exception as e:  # noqa: BLE001
             ent.update(status="failed", error="%s: %s" % (type(e).__name__, e))
             self.say("  %s: FAILED: %s" % (label, first_lines(ent["error"], 8)))
@@ -878,7 +926,7 @@ class Worker:
         is right, or None after a hang (ent says so)."""
         torch = self.torch
         out, ref = ctx["out"], ctx["ref"]
-        out[0].fill_(float("nan"))
+        self.poison(out[0])
         self.sync()
         e0, e1 = self.event(), self.event()
         e0.record()
@@ -893,13 +941,11 @@ class Worker:
         self.drv.synchronize("kernel execution (cuCtxSynchronize after the first launch)")
         t_first = e0.elapsed_time(e1)
         ent["first_launch_ms"] = t_first
-        ent["rel_error"], ent["nan_outputs"], ent["inf_outputs"] = self.rel_error(out[0], ref)
-        ent["tolerance"] = TOLERANCE
-        ok = ent["rel_error"] < TOLERANCE
+        ok = self.judge(ent, out[0], ref)
         if not ok:
             ent["diagnosis"] = self.diagnose(out[0], ref, ctx)
         first = out[0].clone()
-        out[0].fill_(float("nan"))
+        self.poison(out[0])
         launches[0](stream)
         if not self.wait("second launch"):
             ent.update(status="failed", hang=True,
@@ -913,9 +959,7 @@ class Worker:
             ent["error"] = "two runs on the same inputs gave different results (a race?)"
         ent["status"] = "ok" if ok else "wrong"
         if not ok and "error" not in ent:
-            ent["error"] = ("result differs from %s: rel. error %s (tolerance %.0e), %d NaN "
-                            "outputs" % (self.REFERENCE_WHAT, "%.3e" % ent["rel_error"],
-                                         TOLERANCE, ent["nan_outputs"]))
+            ent["error"] = self.wrong_text(ent)
         self.say("  STC check: %s (first launch %.3f ms, jit %.2f s, %d regs, %d blocks/SM)"
                  % ("ok" if ok else "WRONG: " + ent["error"], t_first,
                     ent["jit_seconds"], kent["registers"], kent["blocks_per_sm"]))
@@ -973,7 +1017,8 @@ class Worker:
 
 def _type_name(t):
     """The benchmark's name of a torch tensor's element type (f16, ...)."""
-    return {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}.get(
+    return {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "int8": "i8",
+            "int32": "i32"}.get(
         str(t.dtype).replace("torch.", ""))
 
 

@@ -27,7 +27,8 @@ PARAM_TYPES = {"ptr": 8, "i32": 4, "i64": 8}
 #: `sizes` of kernel_arg_values: A is the sparse M x K operand (R x K in
 #: stc-compile's names, passes/GpuKernelInfo.h), given compressed as values
 #: M x VC and metadata M x MC (VC = K/2 and MC = K/16 for K a multiple of
-#: 16: the row strides); the dense operand is K x N (K x P).
+#: 16: the row strides); the dense operand is K x N (K x P), or N x K when
+#: the kernel info says "dense_transposed" (the i8 programs).
 BUFFER_PARAMS = {
     "values": "values", "meta": "meta", "metadata": "meta",
     "dense": "dense", "out": "out", "output": "out", "result": "out",
@@ -59,17 +60,20 @@ def _int_triple(obj, key, where):
 TENSOR_MAP_ELEMENT_BYTES = {0: 1, 1: 2, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4, 8: 8, 9: 2,
                             10: 4, 11: 4, 12: 4}
 #: The CUtensorMapDataType an operand of the benchmark's element types must
-#: have (f32: FLOAT32, FLOAT32_FTZ, TFLOAT32 or TFLOAT32_FTZ).
-TENSOR_MAP_DATA_TYPES = {"f16": (6,), "bf16": (9,), "f32": (7, 10, 11, 12)}
+#: have (f32: FLOAT32, FLOAT32_FTZ, TFLOAT32 or TFLOAT32_FTZ; i8: UINT8, as
+#: there is no signed 8-bit type and TMA only moves the bytes; i32: INT32).
+TENSOR_MAP_DATA_TYPES = {"f16": (6,), "bf16": (9,), "f32": (7, 10, 11, 12), "i8": (0,),
+                         "i32": (3,)}
 #: Kernel-info swizzle (bytes) -> CUtensorMapSwizzle.
 TENSOR_MAP_SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}
 CU_TENSOR_MAP_INTERLEAVE_NONE = 0
 CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2
 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0  # out-of-bounds elements read as zeros
 #: The operand buffers a tensor map may describe, each a dense row-major
-#: array: GEMM values M x VC, dense K x N, out M x N; a convolution's dense
-#: operand is its NHWC input (a 4-D map). The metadata is not one:
-#: the kernel reads the converted kernel-ready words through its pointer.
+#: array: GEMM values M x VC, dense K x N (N x K when transposed), out
+#: M x N; a convolution's dense operand is its NHWC input (a 4-D map). The
+#: metadata is not one: the kernel reads the converted kernel-ready words
+#: through its pointer.
 TENSOR_MAP_OPERANDS = ("values", "dense", "out")
 #: Bytes of a CUtensorMap, and the alignment of the host buffer it is
 #: encoded into: cuTensorMapEncodeTiled documents 64 bytes, cuda.h declares
@@ -369,11 +373,12 @@ def kernel_arg_values(kinfo, buffers, sizes):
     return args
 
 
-def check_problem(kinfo, m, n, k, dtype=None, out_dtype=None):
+def check_problem(kinfo, m, n, k, dtype=None, out_dtype=None, dense_transposed=False):
     """Compares what the kernel info says about the problem with the
     benchmark's: sizes R/M, P/N, K (top level, as stc-compile writes them,
     or in a "problem" object; -1 means dynamic and is not compared),
-    input_type / output_type, sparse ("lhs") and dense_transposed (false).
+    input_type / output_type, sparse ("lhs") and dense_transposed (the
+    program's: B given N x K, or K x N; absent in the kernel info: false).
     Returns a list of mismatch messages (empty when consistent)."""
     want = {"M": m, "N": n, "K": k}
     bad = []
@@ -391,9 +396,9 @@ def check_problem(kinfo, m, n, k, dtype=None, out_dtype=None):
     if kinfo.get("sparse", "lhs") != "lhs":
         bad.append("kernel info sparse=%r; the benchmark's A is the sparse lhs"
                    % kinfo.get("sparse"))
-    if kinfo.get("dense_transposed", False) is not False:
-        bad.append("kernel info dense_transposed=%r; the benchmark's B is K x N "
-                   "row-major" % kinfo.get("dense_transposed"))
+    if kinfo.get("dense_transposed", False) is not bool(dense_transposed):
+        bad.append("kernel info dense_transposed=%r; the benchmark's B is %s row-major"
+                   % (kinfo.get("dense_transposed"), "N x K" if dense_transposed else "K x N"))
     return bad
 
 

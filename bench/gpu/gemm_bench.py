@@ -29,6 +29,13 @@ baselines (dense cuBLAS torch.mm on the unpruned A, PyTorch semi-structured
 2:4 with CUTLASS and with cuSPARSELt) with CUDA events, median of many runs,
 rotating over input copies larger than twice the L2 cache.
 
+An i8 program: A and B are integers in [-127, 127] (INT8_RANGE), B drawn
+and given to STC transposed (N x K); the int32 output is poisoned with
+benchcommon.INT_POISON and must equal the float64 product (exact for these
+integers) exactly; the baselines are torch._int_mm (cuBLAS int8), PyTorch's
+CUTLASS 2:4 and cuSPARSELt called directly with int32 outputs, each either
+exact or "unavailable" with the reason (report: TOPS).
+
 The worker's and the parent's machinery (timing, hang and crash handling,
 STC's kernel loading and checking, the restart loop) is in benchcommon.py,
 shared with conv_bench.py; this file holds what is particular to the GEMMs.
@@ -45,8 +52,8 @@ sys.path.insert(0, HERE)
 
 import benchcommon as bc  # noqa: E402
 import report  # noqa: E402
+import shapes  # noqa: E402
 
-TOLERANCE = bc.TOLERANCE
 METHODS = report.METHODS
 
 
@@ -54,33 +61,52 @@ METHODS = report.METHODS
 # Worker (imports torch; all GPU work happens here)
 # ===========================================================================
 
+#: The i8 programs' operands: uniform integers in [-INT8_RANGE, INT8_RANGE].
+#: Symmetric, so the magnitude prune never meets -128 (whose int8 |x| wraps
+#: in torch and NumPy, while STC counts it as 128: docs/INT8.md). Every
+#: product fits in int32 without overflow: |C| <= 127 * 127 * K < 2^31 for
+#: K <= 2^17 (the table's largest K is 16384: |C| < 2^28), and every partial
+#: sum is an integer below 2^53, so the float64 reference is exact.
+INT8_RANGE = 127
+
+#: Element type names of the manifest -> torch dtype attribute names.
+TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "i8": "int8",
+                "i32": "int32"}
+
+
 class _SimLaunch:
     """--simulate: a "kernel" that computes the product with torch from the
     packed parameters (pointers resolved through `tensors`, sizes from the
-    integer parameters), so that the parameter mapping is exercised. `bug`
-    plants a fault to test the harness: nan (a row left unwritten), wrong
-    (first and second kept index swapped), crash (the process dies), hang
-    (never returns), error (a launch error)."""
+    integer parameters), so that the parameter mapping is exercised; B read
+    as N x K where the kernel info says dense_transposed. `bug` plants a
+    fault to test the harness: nan (a row left unwritten), wrong (first and
+    second kept index swapped), crash (the process dies), hang (never
+    returns), error (a launch error)."""
 
-    def __init__(self, worker, args, tensors, bug):
+    def __init__(self, worker, args, tensors, bug, transposed):
         self.w, self.args, self.tensors, self.bug = worker, args, tensors, bug
+        self.transposed = transposed
 
     def __call__(self, stream):
         buf, sizes, a = bc.sim_operands(self.w, self.args, self.tensors, self.bug,
                                         self.w.cudrv)
         assert tuple(a.shape) == (sizes["M"], sizes["K"]), (a.shape, sizes)
-        out = (a.float() @ buf["dense"].float()).to(buf["out"].dtype)
-        buf["out"].copy_(out)
+        b = buf["dense"].t() if self.transposed else buf["dense"]
+        # float64: exact for the i8 programs' integer products.
+        buf["out"].copy_((a.double() @ b.double()).to(buf["out"].dtype))
         if self.bug == "nan":
-            buf["out"][-1].fill_(float("nan"))
+            self.w.poison(buf["out"][-1])
 
 
 class GemmWorker(bc.Worker):
     """The GEMM worker: inputs A (2:4 pruned, compressed) and B, STC's
-    spmm kernels (sm_90 and sm_90a), cuBLAS and PyTorch's 2:4 backends."""
+    spmm kernels (sm_90 and sm_90a), cuBLAS and PyTorch's 2:4 backends; for
+    i8 programs B given transposed, exact int32 results and the int8
+    baselines (torch._int_mm, cuSPARSELt with int32 outputs)."""
 
     KERNEL_KEYS = ("tile", "mma", "variant", "stages", "ordered_metadata", "input_type",
-                   "output_type", "accumulator", "meta_layout", "cluster", "tensor_maps")
+                   "output_type", "accumulator", "meta_layout", "cluster", "tensor_maps",
+                   "dense_transposed")
     FUNC_ATTRS = bc.Worker.FUNC_ATTRS + (
         ("binary_version", "CU_FUNC_ATTRIBUTE_BINARY_VERSION"),)
     BUDGET_SHARES = len(METHODS)
@@ -93,7 +119,7 @@ class GemmWorker(bc.Worker):
 
     def check_kernel(self, ki, p, ctx):
         return self.cudrv.check_problem(ki, ctx["m"], ctx["n"], ctx["k"], p["dtype"],
-                                        p["out_dtype"])
+                                        p["out_dtype"], dense_transposed=transposed(p))
 
     def stc_operands(self, c, ki, ctx):
         V, MT = ctx["V"], ctx["MT"]
@@ -106,7 +132,7 @@ class GemmWorker(bc.Worker):
         return self.cudrv.kernel_arg_values(ki, bufs, sizes)
 
     def sim_launch(self, args, tensors, bug, ki):
-        return _SimLaunch(self, args, tensors, bug)
+        return _SimLaunch(self, args, tensors, bug, bool(ki.get("dense_transposed")))
 
     def diagnose(self, out, ref, ctx):
         """Hints for a wrong result (which interpretation would fit)."""
@@ -117,24 +143,117 @@ class GemmWorker(bc.Worker):
             # written transposed (column-major M x N)?
             ("rel_error_if_column_major", lambda o: o.reshape(n, m).t()))
 
+    # -- inputs and baselines ---------------------------------------------------
+    def tdtype(self, name):
+        """The torch dtype of a manifest element type name (f16, i8, ...)."""
+        return getattr(self.torch, TORCH_DTYPES[name])
+
+    def random_operand(self, shape, dtype, g):
+        """A seeded random operand: normal for floats (drawn in f32), uniform
+        integers in [-INT8_RANGE, INT8_RANGE] for i8."""
+        torch = self.torch
+        if shapes.is_integer(dtype):
+            return torch.randint(-INT8_RANGE, INT8_RANGE + 1, shape, generator=g,
+                                 device=self.dev, dtype=self.tdtype(dtype))
+        return torch.randn(shape, generator=g, device=self.dev,
+                           dtype=torch.float32).to(self.tdtype(dtype))
+
+    def dense_mm(self, integer):
+        """cuBLAS dense, (A, B as K x N, out) -> out: torch.mm, or for int8
+        torch._int_mm (int8 x int8 -> int32; it needs M > 16 and K, N
+        multiples of 8, which the table's shapes are). Returns (its API
+        text, the call)."""
+        torch = self.torch
+        if integer:
+            return "torch._int_mm(A, B, out=C)", lambda a, b, o: torch._int_mm(a, b, out=o)
+        return "torch.mm(A, B, out=C)", lambda a, b, o: torch.mm(a, b, out=o)
+
+    def dense_layouts(self, integer, BK):
+        """The layouts of B to give cuBLAS, in order of preference: [(what,
+        make() -> B of every copy as K x N)], BK: every copy's B as K x N
+        (for i8 a view of the N x K buffer). int8: first that view (K
+        contiguous, the "TN" layout cuBLASLt's int8 kernels are built for),
+        then, should it raise or be wrong (torchao makes B contiguous before
+        torch._int_mm, saying some versions are silently wrong otherwise), a
+        contiguous K x N copy."""
+        view = lambda: list(BK)  # noqa: E731
+        if not integer:
+            return [("K x N row-major", view)]
+        return [("K x N view of the N x K buffer (K contiguous)", view),
+                ("K x N contiguous copy", lambda: [b.contiguous() for b in BK])]
+
+    def sparse_baselines(self, integer):
+        """PyTorch's 2:4 baselines for the program's dtype: [(method, API
+        text, prepare(A_pruned copy) -> its sparse operand, mm(sparse
+        operand, B as K x N) -> C)]."""
+        torch = self.torch
+
+        def semi_structured(force):
+            def prepare(pruned):
+                from torch.sparse import SparseSemiStructuredTensor, to_sparse_semi_structured
+                SparseSemiStructuredTensor._FORCE_CUTLASS = force
+                return to_sparse_semi_structured(pruned)
+            return prepare
+        api = ("torch.mm(to_sparse_semi_structured(A_pruned), B), "
+               "SparseSemiStructuredTensor._FORCE_CUTLASS = %s")
+        cutlass = ("cutlass", api % True, semi_structured(True), torch.mm)
+        if not integer:
+            return [cutlass, ("cusparselt", api % False, semi_structured(False), torch.mm)]
+        # int8: torch.mm on a cuSPARSELt SparseSemiStructuredTensor gives
+        # outputs of the input type (int8), not the int32 accumulator, so
+        # cuSPARSELt is called directly, asking for int32, with B
+        # K-contiguous as PyTorch's own int8 tests give it.
+        return [(cutlass[0], cutlass[1] + ", B = Bt.t()", cutlass[2], cutlass[3]),
+                ("cusparselt", "torch._cslt_sparse_mm(torch._cslt_compress(A_pruned), B, "
+                               "out_dtype=torch.int32), B = Bt.t() (K contiguous)",
+                 lambda pruned: torch._cslt_compress(pruned),
+                 lambda sa, b: torch._cslt_sparse_mm(sa, b, out_dtype=torch.int32))]
+
+    def run_baseline(self, ent, first, call, reference, budget_s, integer, before_timing=None):
+        """One baseline: first() runs it on input copy 0 and returns the
+        output, judged against reference() (exactly for integers); then
+        before_timing() (the other copies' operands) and call(i) is timed
+        on copy i. An exception, or an integer output that is not int32 (the
+        exact accumulator), makes it unavailable, with the reason. Returns
+        ent."""
+        try:
+            o = first()
+            ent["out_dtype"] = str(o.dtype).replace("torch.", "")
+            if integer and o.dtype != self.torch.int32:
+                raise TypeError("its output is %s, not the exact int32 accumulator"
+                                % ent["out_dtype"])
+            ent["status"] = "ok" if self.judge(ent, o, reference()) else "wrong"
+            if ent["status"] == "wrong":
+                ent["error"] = self.wrong_text(ent)
+            del o
+            if before_timing:
+                before_timing()
+            ent.update(self.time_method(call, budget_s))
+        except Exception as e:  # noqa: BLE001
+            self.baseline_failed(ent, e)
+        return ent
+
     # -- one program ----------------------------------------------------------
     def run_program(self, idx, p, budget_s):
         torch, f24 = self.torch, self.f24
         t_start = time.time()
-        m, n, k = p["M"], p["N"], p["K"]
-        tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[p["dtype"]]
-        odt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[p["out_dtype"]]
-        es, oes = 2, (4 if odt == torch.float32 else 2)
+        m, n, k, dt = p["M"], p["N"], p["K"], p["dtype"]
+        integer, tr = shapes.is_integer(dt), transposed(p)
+        unit = shapes.rate_unit(dt)
+        tdt, odt = self.tdtype(dt), self.tdtype(p["out_dtype"])
+        bdt = torch.int32 if integer else tdt  # cuBLAS's output
+        es, oes, bes = (torch.empty(0, dtype=x).element_size() for x in (tdt, odt, bdt))
         res = {"type": "result", "index": idx, "name": p["name"], "shape": p["shape"],
-               "group": p["group"], "M": m, "N": n, "K": k, "dtype": p["dtype"],
-               "out_dtype": p["out_dtype"], "flop": 2 * m * n * k, "methods": {}}
+               "group": p["group"], "M": m, "N": n, "K": k, "dtype": dt,
+               "out_dtype": p["out_dtype"], "dense_transposed": tr, "unit": unit,
+               "flop": 2 * m * n * k, "methods": {}}
         meths = res["methods"]
         seed = zlib.crc32(p["name"].encode()) & 0x7FFFFFFF
         res["seed"] = seed
 
         # ---- inputs ----------------------------------------------------------
         stc_bytes = m * k // 2 * es + m * k // 16 * 2 + k * n * es + m * n * oes
-        held = stc_bytes + 2 * m * k * es + m * n * es + (m * k // 2 * es + m * k // 8) * 2
+        held = stc_bytes + 2 * m * k * es + m * n * bes + (m * k // 2 * es + m * k // 8) * 2
         free = (8 << 30) if self.sim else torch.cuda.mem_get_info()[0]
         copies = max(1, math.ceil(2 * self.l2 / stc_bytes))
         copies = min(copies, self.args.max_copies, max(1, int(0.4 * free // held)))
@@ -143,13 +262,15 @@ class GemmWorker(bc.Worker):
         g = torch.Generator(device=self.dev).manual_seed(seed)
         A, P, V, MT, B, OUT, OD = [], [], [], [], [], [], []
         for c in range(copies):
-            a = torch.randn((m, k), generator=g, device=self.dev, dtype=torch.float32).to(tdt)
-            b = torch.randn((k, n), generator=g, device=self.dev, dtype=torch.float32).to(tdt)
+            a = self.random_operand((m, k), dt, g)
+            # B as STC takes it: K x N, or N x K (K contiguous) for i8.
+            b = self.random_operand((n, k) if tr else (k, n), dt, g)
             pr = f24.prune24(a, self.tops)
             v, mt = f24.compress24(pr, self.tops)
             A.append(a), P.append(pr), V.append(v.contiguous()), MT.append(mt.contiguous())
             B.append(b), OUT.append(torch.empty((m, n), device=self.dev, dtype=odt))
-            OD.append(torch.empty((m, n), device=self.dev, dtype=tdt))
+            OD.append(torch.empty((m, n), device=self.dev, dtype=bdt))
+        BK = [b.t() if tr else b for b in B]  # B as K x N (i8: a view)
         # The format, on copy 0: round trip, and torch == NumPy on 64 rows.
         fmt = {"roundtrip": bool(torch.equal(f24.decompress24(V[0], MT[0], self.tops), P[0]))}
         rows = min(64, m)
@@ -158,7 +279,7 @@ class GemmWorker(bc.Worker):
         if not fmt["roundtrip"] or fmt.get("torch_equals_numpy") is False:
             res["format_error"] = ("the benchmark's own compression is inconsistent "
                                    "(%s): results are not trustworthy" % fmt)
-        ref = P[0].to(torch.float64) @ B[0].to(torch.float64)
+        ref = P[0].to(torch.float64) @ BK[0].to(torch.float64)
         self.sync()
         res["prep_seconds"] = round(time.time() - t_start, 3)
         self.say("  inputs: %d cop%s (%.0f MiB for STC), prep %.1f s"
@@ -168,14 +289,14 @@ class GemmWorker(bc.Worker):
 
         # ---- STC: the sm_90 mma.sp kernel, then the sm_90a one ----------------
         ctx = {"m": m, "n": n, "k": k, "V": V, "MT": MT, "B": B, "out": OUT, "ref": ref,
-               "flop": res["flop"]}
+               "flop": res["flop"], "unit": unit}
         for method in report.STC_METHODS:
             status, error, kp = report.stc_build(p, method)
             if status != "ok":
                 # Not built (a build failure, the mock, an older manifest).
                 meths[method] = {"status": status, "error": error}
-                self.say("  %s: %s" % (report.NAMES[method], self.line(meths[method],
-                                                                       res["flop"])))
+                self.say("  %s: %s" % (report.NAMES[method],
+                                       self.line(meths[method], res["flop"], unit)))
                 continue
             ent = {"kernel_source": self.manifest.get("kernel_source"),
                    "target": kp.get("target")}
@@ -184,51 +305,60 @@ class GemmWorker(bc.Worker):
                 return res
 
         # ---- dense cuBLAS (the unpruned A) -------------------------------------
-        ent = {"operand": "unpruned random A (the dense layer the 2:4 one replaces)"}
-        try:
-            OD[0].fill_(float("nan"))
-            torch.mm(A[0], B[0], out=OD[0])
-            ref_d = A[0].to(torch.float64) @ B[0].to(torch.float64)
-            ent["rel_error"], ent["nan_outputs"], _ = self.rel_error(OD[0], ref_d)
-            del ref_d
-            ent["status"] = "ok" if ent["rel_error"] < TOLERANCE else "wrong"
-            ent.update(self.time_method(
-                lambda i: torch.mm(A[i % copies], B[i % copies], out=OD[i % copies]), budget_s))
-        except Exception as e:  # noqa: BLE001
-            self.baseline_failed(ent, e)
+        api, mm = self.dense_mm(integer)
+        attempts = []
+        for layout, make in self.dense_layouts(integer, BK):
+            ent = {"operand": "unpruned random A (the dense layer the 2:4 one replaces)",
+                   "api": api, "b_layout": layout}
+            BD = []
+
+            def dense_first():
+                BD.extend(make())
+                self.poison(OD[0])
+                mm(A[0], BD[0], OD[0])
+                return OD[0]
+            attempts.append(self.run_baseline(
+                ent, dense_first, lambda i: mm(A[i % copies], BD[i % copies], OD[i % copies]),
+                lambda: A[0].to(torch.float64) @ BK[0].to(torch.float64), budget_s, integer))
+            BD = None
+            if ent["status"] == "ok":
+                break
+        # The layout that worked, else the preferred one; the others' outcome.
+        ent = attempts[-1] if attempts[-1]["status"] == "ok" else attempts[0]
+        if len(attempts) > 1:
+            ent["other_layouts"] = [{k: x.get(k) for k in ("b_layout", "status", "error",
+                                                           "mismatches")}
+                                    for x in attempts if x is not ent]
         meths["cublas"] = ent
-        self.say("  cuBLAS dense: %s" % self.line(ent, res["flop"]))
+        self.say("  cuBLAS dense: %s" % self.line(ent, res["flop"], unit))
         del A[:], OD[:]
 
         # ---- PyTorch semi-structured 2:4 ---------------------------------------
-        for name, force in (("cutlass", True), ("cusparselt", False)):
-            ent = {"api": "torch.mm(to_sparse_semi_structured(A_pruned), B), "
-                          "SparseSemiStructuredTensor._FORCE_CUTLASS = %s" % force}
+        for name, api, prepare, sparse_mm in self.sparse_baselines(integer):
+            ent = {"api": api}
             SA = []
-            try:
-                from torch.sparse import SparseSemiStructuredTensor, to_sparse_semi_structured
-                SparseSemiStructuredTensor._FORCE_CUTLASS = force
+
+            def sparse_first():
                 # Copy 0 first: a backend that cannot run here fails before
                 # the other copies are converted.
-                SA = [to_sparse_semi_structured(P[0])]
+                SA.append(prepare(P[0]))
                 ent["class"] = type(SA[0]).__name__
-                o = torch.mm(SA[0], B[0])
-                ent["out_dtype"] = str(o.dtype).replace("torch.", "")
-                ent["rel_error"], ent["nan_outputs"], _ = self.rel_error(o, ref)
-                del o
-                ent["status"] = "ok" if ent["rel_error"] < TOLERANCE else "wrong"
-                SA += [to_sparse_semi_structured(x) for x in P[1:]]
-                ent.update(self.time_method(lambda i: torch.mm(SA[i % copies], B[i % copies]),
-                                            budget_s))
-            except Exception as e:  # noqa: BLE001
-                self.baseline_failed(ent, e)
+                return sparse_mm(SA[0], BK[0])
+            meths[name] = self.run_baseline(
+                ent, sparse_first, lambda i: sparse_mm(SA[i % copies], BK[i % copies]),
+                lambda: ref, budget_s, integer,
+                before_timing=lambda: SA.extend(prepare(x) for x in P[1:]))
             SA = None  # frees this backend's operands
-            meths[name] = ent
-            self.say("  %s 2:4: %s" % ("CUTLASS" if force else "cuSPARSELt",
-                                       self.line(ent, res["flop"])))
+            self.say("  %s: %s" % (report.NAMES[name], self.line(ent, res["flop"], unit)))
             if self.lost_context(ent, res):
                 return res
         return self.finish_result(res, res["flop"], t_start)
+
+
+def transposed(p):
+    """Whether manifest program p gives B transposed (N x K): its
+    "dense_transposed", else what its dtype implies."""
+    return bool(p.get("dense_transposed", shapes.dense_transposed(p["dtype"])))
 
 
 SPEC = bc.RunSpec(

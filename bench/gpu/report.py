@@ -14,6 +14,8 @@ METHODS = STC_METHODS + ("cublas", "cutlass", "cusparselt")
 BASELINES = ("cublas", "cutlass", "cusparselt")
 NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "cublas": "cuBLAS dense",
          "cutlass": "CUTLASS 2:4", "cusparselt": "cuSPARSELt 2:4"}
+#: The names of the i8 programs' methods where it matters (targets).
+INT8_NAMES = dict(NAMES, cublas="cuBLAS int8 dense", cusparselt="cuSPARSELt int8 2:4")
 #: The manifest key of each STC method's build: None = the program entry's
 #: own fields (ptx, kernel_info, kernel, status, ...), else a sub-object
 #: with the same fields.
@@ -28,6 +30,12 @@ NOT_A_FAILURE = ("not_built",)
 #: dimension at least shapes.LARGE_MIN_DIM (shapes.is_large).
 TARGET_DENSE = {"shape": "square-8192", "dtype": "f16", "baseline": "cublas", "ratio": 1.35}
 TARGET_LARGE = {"baseline": "cusparselt", "ratio": 1.0}
+#: The dtypes DESIGN.md's targets are about (TFLOP/s). The i8 programs get
+#: the same comparisons in a block of their own (design_targets' "int8":
+#: square-8192-i8 against cuBLAS int8, the large i8 programs against
+#: cuSPARSELt int8, the same thresholds), never mixed with these.
+TARGET_DTYPES = ("f16", "bf16")
+INT8_DTYPES = ("i8",)
 
 
 def stc_build(p, method):
@@ -323,12 +331,12 @@ def _md_tail(doc, methods_run, names):
     return md
 
 
-def _compact(doc, methods_run, labels, width, ratio_cols):
+def _compact(doc, methods_run, labels, width, ratio_cols, title="program (TFLOP/s)"):
     """One line per program (for the end of a console log): each method's
     TFLOP/s (dense-equivalent) or status, then per (title, key, key) of
     ratio_cols two of STC's ratios."""
     fmt = "%-" + str(width) + "s" + " %12s" * len(methods_run) + "  %s" * len(ratio_cols)
-    out = [fmt % (("program (TFLOP/s)",) + tuple(labels) + tuple(c[0] for c in ratio_cols))]
+    out = [fmt % ((title,) + tuple(labels) + tuple(c[0] for c in ratio_cols))]
     for e in doc["results"]:
         cells = []
         for m in methods_run:
@@ -350,6 +358,10 @@ def _compact(doc, methods_run, labels, width, ratio_cols):
 def _entry_from(rec, prog):
     e = {k: prog.get(k) for k in ("name", "shape", "group", "M", "N", "K", "dtype",
                                   "out_dtype")}
+    e["dense_transposed"] = bool(prog.get("dense_transposed",
+                                          shapes.dense_transposed(prog["dtype"])))
+    # The rates' unit: "tflops_*" hold TOPS for integer programs.
+    e["unit"] = shapes.rate_unit(prog["dtype"])
     e["flop"] = 2 * prog["M"] * prog["N"] * prog["K"]
     e["large"] = shapes.is_large(prog["M"], prog["N"], prog["K"])
     keys = ("command", "compile_seconds", "ptx_version", "ptx_target", "ptx_bytes", "kernel",
@@ -380,15 +392,13 @@ def _variant(ent):
     return k.get("variant")
 
 
-def design_targets(results):
-    """DESIGN.md section 8's targets for the sm_90a kernel beside the
-    measured ratios (nothing is judged here beyond the comparison of each
-    ratio with its threshold): the ratio to cuBLAS at TARGET_DENSE's
-    program, and the ratio to cuSPARSELt on every large program."""
+def _targets(results, dense_program, dtypes):
+    """The two target comparisons on the results of `dtypes`: STC sm_90a
+    against TARGET_DENSE's baseline at `dense_program`, and against
+    TARGET_LARGE's on every large program."""
     td, tl = TARGET_DENSE, TARGET_LARGE
-    name = "%s-%s" % (td["shape"], td["dtype"])
-    hit = [e for e in results if e["name"] == name]
-    dense = {"program": name, "baseline": td["baseline"], "target_ratio": td["ratio"],
+    hit = [e for e in results if e["name"] == dense_program]
+    dense = {"program": dense_program, "baseline": td["baseline"], "target_ratio": td["ratio"],
              "in_run": bool(hit), "ratio": None}
     if hit:
         e = hit[0]
@@ -400,7 +410,7 @@ def design_targets(results):
         dense["at_or_above_target"] = dense["ratio"] >= td["ratio"]
     rows = []
     for e in results:
-        if not e.get("large"):
+        if not e.get("large") or e.get("dtype") not in dtypes:
             continue
         r = e["ratios"].get("stc_sm90a_speedup_vs_" + tl["baseline"])
         rows.append({"program": e["name"], "ratio": r,
@@ -411,12 +421,26 @@ def design_targets(results):
     measured = [x for x in rows if x["ratio"] is not None]
     low = min(measured, key=lambda x: x["ratio"]) if measured else None
     large = {"definition": "every dimension (M, N, K) >= %d" % shapes.LARGE_MIN_DIM,
+             "dtypes": list(dtypes),
              "baseline": tl["baseline"], "target_ratio": tl["ratio"], "programs": rows,
              "large_programs_in_run": len(rows), "measured": len(measured),
              "at_or_above_target": sum(1 for x in measured if x["at_or_above_target"]),
              "min_ratio": low["ratio"] if low else None,
              "min_ratio_program": low["program"] if low else None}
     return {"sm90a_vs_cublas_dense": dense, "sm90a_vs_cusparselt_large": large}
+
+
+def design_targets(results):
+    """DESIGN.md section 8's targets for the sm_90a kernel beside the
+    measured ratios (nothing is judged here beyond the comparison of each
+    ratio with its threshold): the ratio to cuBLAS at TARGET_DENSE's
+    program, and the ratio to cuSPARSELt on every large program, both on
+    the TARGET_DTYPES programs; under "int8" the same comparisons on the
+    i8 programs (square-8192-i8, int8 baselines)."""
+    doc = _targets(results, "%s-%s" % (TARGET_DENSE["shape"], TARGET_DENSE["dtype"]),
+                   TARGET_DTYPES)
+    doc["int8"] = _targets(results, "%s-i8" % TARGET_DENSE["shape"], INT8_DTYPES)
+    return doc
 
 
 def assemble(manifest, recs, programs, selected, meta):
@@ -429,10 +453,13 @@ def assemble(manifest, recs, programs, selected, meta):
     env = (by_type.get("env") or [{}])[0]
     return _document(
         "stc-gpu-gemm-bench/2", manifest, meta, env,
-        "dense-equivalent 2*M*N*K for every method", env.get("software"),
+        "dense-equivalent 2*M*N*K for every method (i8 programs: integer operations; "
+        "their tflops_* fields are TOPS, each result's \"unit\")", env.get("software"),
         env.get("torch_settings"), {
             "reference": "float64 torch on the GPU: A_pruned @ B (STC, 2:4 baselines), "
-                         "A @ B (cuBLAS, which multiplies the unpruned A)",
+                         "A @ B (cuBLAS, which multiplies the unpruned A); i8 programs: "
+                         "the same products, exact for their integers in [-127, 127], "
+                         "which the int32 outputs must equal exactly",
             "stc_methods": {"stc": "stc-compile --target=%s (mma.sp)" % manifest.get("target"),
                             "stc_sm90a": "stc-compile --target=%s (TMA + wgmma.mma_async.sp "
                                          "where the kernel info's variant is wgmma)"
@@ -445,24 +472,18 @@ def assemble(manifest, recs, programs, selected, meta):
         extra={"design_targets": design_targets(results)})
 
 
-def _md_targets(doc):
-    """DESIGN.md section 8's sm_90a targets and the measured ratios."""
-    t = doc.get("design_targets")
-    if not t:
-        return []
+def _md_target_lines(t, names):
+    """The two lines of one _targets() block (names: the baselines')."""
     d, g = t["sm90a_vs_cublas_dense"], t["sm90a_vs_cusparselt_large"]
-    md = ["## DESIGN §8 targets of the sm_90a kernel\n",
-          "Targets as DESIGN.md §8 states them for STC's sm_90a kernel; the measured ratios "
-          "are the medians of this run (> 1: STC sm_90a faster).\n"]
     if not d["in_run"]:
         got = "not in this run"
     elif d["ratio"] is None:
         got = "not measured (STC sm_90a %s, %s %s)" % (
-            d.get("sm90a_status"), NAMES[d["baseline"]], d.get("baseline_status"))
+            d.get("sm90a_status"), names[d["baseline"]], d.get("baseline_status"))
     else:
         got = "measured %s (kernel variant `%s`)" % (_ratio(d["ratio"]), d.get("sm90a_variant"))
-    md.append("- ≥ %.2f× %s at %s: %s." % (d["target_ratio"], NAMES[d["baseline"]],
-                                           d["program"], got))
+    md = ["- ≥ %.2f× %s at %s: %s." % (d["target_ratio"], names[d["baseline"]],
+                                       d["program"], got)]
     if not g["large_programs_in_run"]:
         got = "no large program in this run"
     elif not g["measured"]:
@@ -476,9 +497,76 @@ def _md_targets(doc):
                    g["target_ratio"], _ratio(g["min_ratio"]), g["min_ratio_program"],
                    "s" if len(variants) > 1 else "", ", ".join("`%s`" % v for v in variants)))
     md.append("- ≥ %.2f× %s on every large shape (%s): %s." % (
-        g["target_ratio"], NAMES[g["baseline"]], g["definition"], got))
+        g["target_ratio"], names[g["baseline"]], g["definition"], got))
+    return md
+
+
+def _md_targets(doc):
+    """DESIGN.md section 8's sm_90a targets and the measured ratios; the
+    int8 comparisons when the run has i8 programs."""
+    t = doc.get("design_targets")
+    if not t:
+        return []
+    md = ["## DESIGN §8 targets of the sm_90a kernel\n",
+          "Targets as DESIGN.md §8 states them for STC's sm_90a kernel; the measured ratios "
+          "are the medians of this run (> 1: STC sm_90a faster).\n"]
+    md += _md_target_lines(t, NAMES)
+    if t.get("int8") and any(e["dtype"] in INT8_DTYPES for e in doc["results"]):
+        md.append("\nint8 programs, the same comparisons against the int8 baselines (DESIGN §8 "
+                  "states its targets for f16/bf16; these thresholds are for comparison):\n")
+        md += _md_target_lines(t["int8"], INT8_NAMES)
     md.append("")
     return md
+
+
+def _md_dtype_table(rows, dt, unit):
+    """The table of every method on the `dt` programs (rates in `unit`)."""
+    md = ["## %s%s\n" % (dt, " (rates in TOPS: dense-equivalent 2·M·N·K integer operations "
+                                "per second; int8 baselines)" if unit == "TOPS" else "")]
+    md.append("| shape | M | N | K | STC ms (min) | STC {u} | STC sm_90a ms (min) | "
+              "STC sm_90a {u} | cuBLAS {u} | CUTLASS 2:4 {u} | "
+              "cuSPARSELt 2:4 {u} | STC vs cuBLAS | STC vs CUTLASS | "
+              "STC vs cuSPARSELt |".format(u=unit))
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for e in rows:
+        mt, r = e["methods"], e["ratios"]
+        md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+                  % (e["shape"], e["M"], e["N"], e["K"], _cell(mt["stc"], "ms"),
+                     _cell(mt["stc"], "tf"), _cell(mt["stc_sm90a"], "ms"),
+                     _cell(mt["stc_sm90a"], "tf"), _cell(mt["cublas"], "tf"),
+                     _cell(mt["cutlass"], "tf"), _cell(mt["cusparselt"], "tf"),
+                     _ratio(r.get("stc_speedup_vs_cublas")),
+                     _ratio(r.get("stc_speedup_vs_cutlass")),
+                     _ratio(r.get("stc_speedup_vs_cusparselt"))))
+    md.append("")
+    return md
+
+
+def _md_sm90a_speedups(rows, unit):
+    """The table of STC sm_90a against every other method, one row per
+    program of `rows` (all with rates in `unit`)."""
+    md = ["## STC sm_90a speedups%s\n" % (", int8 (TOPS)" if unit == "TOPS" else "")]
+    md.append("Ratio = the other method's median / STC sm_90a's median (> 1: STC sm_90a "
+              "faster); large = every dimension ≥ %d.\n" % shapes.LARGE_MIN_DIM)
+    md.append("| shape | dtype | large | sm_90a kernel | STC sm_90a %s | "
+              "vs cuBLAS | vs cuSPARSELt | vs CUTLASS | vs STC sm_90 |" % unit)
+    md.append("|---|---|---|---|---:|---:|---:|---:|---:|")
+    for e in rows:
+        a, r = e["methods"]["stc_sm90a"], e["ratios"]
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            e["shape"], e["dtype"], "yes" if e.get("large") else "",
+            ("`%s`" % _variant(a)) if _variant(a) else "–", _cell(a, "tf"),
+            _ratio(r.get("stc_sm90a_speedup_vs_cublas")),
+            _ratio(r.get("stc_sm90a_speedup_vs_cusparselt")),
+            _ratio(r.get("stc_sm90a_speedup_vs_cutlass")),
+            _ratio(r.get("stc_sm90a_speedup_vs_stc"))))
+    md.append("")
+    return md
+
+
+def _unit(e):
+    """A result entry's rate unit (entries of older documents: TFLOP/s)."""
+    return e.get("unit") or shapes.rate_unit(e.get("dtype"))
 
 
 def markdown(doc):
@@ -494,48 +582,28 @@ def markdown(doc):
               "warm-up, rotating over input copies ≥ 2× L2.")
     md.append("- Every result is checked against float64 torch first (relative Frobenius "
               "error < %.0e; NaN fails); a wrong one is not used for the ratios. "
-              "Ratio = the other method's median / STC's median (> 1: STC faster).\n"
+              "Ratio = the other method's median / STC's median (> 1: STC faster)."
               % s["tolerance"])
+    if any(_unit(e) == "TOPS" for e in doc["results"]):
+        md.append("- int8 (`i8`) programs: A and B int8 in [-127, 127], C the int32 "
+                  "accumulator, which must equal the exact product (float64 torch, exact for "
+                  "these integers; an unwritten output fails); B is given transposed, N×K "
+                  "(K contiguous: `dense_transposed = true`), to STC, to cuBLAS "
+                  "(`torch._int_mm`) and to cuSPARSELt (`torch._cslt_sparse_mm`, int32 "
+                  "outputs). Their rates are TOPS (the same 2·M·N·K count, integer "
+                  "operations) and their ratios compare int8 methods only.")
+    md.append("")
     md += _md_targets(doc)
-    for dt in ("f16", "bf16"):
+    for dt in shapes.DTYPES:
         rows = [e for e in doc["results"] if e["dtype"] == dt]
-        if not rows:
-            continue
-        md.append("## %s\n" % dt)
-        md.append("| shape | M | N | K | STC ms (min) | STC TFLOP/s | STC sm_90a ms (min) | "
-                  "STC sm_90a TFLOP/s | cuBLAS TFLOP/s | CUTLASS 2:4 TFLOP/s | "
-                  "cuSPARSELt 2:4 TFLOP/s | STC vs cuBLAS | STC vs CUTLASS | "
-                  "STC vs cuSPARSELt |")
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for e in rows:
-            mt, r = e["methods"], e["ratios"]
-            md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
-                      % (e["shape"], e["M"], e["N"], e["K"], _cell(mt["stc"], "ms"),
-                         _cell(mt["stc"], "tf"), _cell(mt["stc_sm90a"], "ms"),
-                         _cell(mt["stc_sm90a"], "tf"), _cell(mt["cublas"], "tf"),
-                         _cell(mt["cutlass"], "tf"), _cell(mt["cusparselt"], "tf"),
-                         _ratio(r.get("stc_speedup_vs_cublas")),
-                         _ratio(r.get("stc_speedup_vs_cutlass")),
-                         _ratio(r.get("stc_speedup_vs_cusparselt"))))
-        md.append("")
+        if rows:
+            md += _md_dtype_table(rows, dt, shapes.rate_unit(dt))
     if any(e["methods"]["stc_sm90a"].get("status") not in NOT_A_FAILURE
            for e in doc["results"]):
-        md.append("## STC sm_90a speedups\n")
-        md.append("Ratio = the other method's median / STC sm_90a's median (> 1: STC sm_90a "
-                  "faster); large = every dimension ≥ %d.\n" % shapes.LARGE_MIN_DIM)
-        md.append("| shape | dtype | large | sm_90a kernel | STC sm_90a TFLOP/s | "
-                  "vs cuBLAS | vs cuSPARSELt | vs CUTLASS | vs STC sm_90 |")
-        md.append("|---|---|---|---|---:|---:|---:|---:|---:|")
-        for e in doc["results"]:
-            a, r = e["methods"]["stc_sm90a"], e["ratios"]
-            md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                e["shape"], e["dtype"], "yes" if e.get("large") else "",
-                ("`%s`" % _variant(a)) if _variant(a) else "–", _cell(a, "tf"),
-                _ratio(r.get("stc_sm90a_speedup_vs_cublas")),
-                _ratio(r.get("stc_sm90a_speedup_vs_cusparselt")),
-                _ratio(r.get("stc_sm90a_speedup_vs_cutlass")),
-                _ratio(r.get("stc_sm90a_speedup_vs_stc"))))
-        md.append("")
+        for unit in ("TFLOP/s", "TOPS"):
+            rows = [e for e in doc["results"] if _unit(e) == unit]
+            if rows:
+                md += _md_sm90a_speedups(rows, unit)
     md += _md_kernels(doc, [
         ("variant", "---", lambda k: k.get("variant", "?")),
         ("cluster", "---", lambda k: "×".join(map(str, k.get("cluster") or [1, 1, 1]))),
@@ -546,12 +614,14 @@ def markdown(doc):
 
 def compact(doc):
     """One line per program (for the end of a console log): each method's
-    TFLOP/s (dense-equivalent) or status, and STC's ratios."""
+    TFLOP/s (dense-equivalent; TOPS for i8 programs) or status, and STC's
+    ratios."""
     return _compact(doc, METHODS, ("STC", "STC sm_90a", "cuBLAS", "CUTLASS", "cuSPARSELt"), 40,
                     [("STC vs cuBLAS / cuSPARSELt", "stc_speedup_vs_cublas",
                       "stc_speedup_vs_cusparselt"),
                      ("sm_90a vs cuBLAS / cuSPARSELt", "stc_sm90a_speedup_vs_cublas",
-                      "stc_sm90a_speedup_vs_cusparselt")])
+                      "stc_sm90a_speedup_vs_cusparselt")],
+                    title="program (TFLOP/s; i8: TOPS)")
 
 
 # ===========================================================================

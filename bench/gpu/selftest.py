@@ -14,7 +14,8 @@ torch): `bench/run_gpu_bench.sh selftest`.
    metadata conversion, cuLaunchKernelEx with the cluster attribute; the
    ctypes structures and constants against the toolkit's cuda.h.
 3. report: the JSON document and Markdown from synthetic records of every
-   status.
+   status; with i8 programs beside f16 ones (TOPS, tables and target
+   comparisons of their own, ratios between int8 methods only).
 4. gemm_bench's parent without torch: a manifest of failed builds, and a
    worker that cannot start (no torch here): both must end with results.
    Where torch (any version, CPU) is importable: format24's torch code
@@ -24,16 +25,22 @@ torch): `bench/run_gpu_bench.sh selftest`.
    planted faults (NaN outputs, swapped metadata, a launch error, a crash,
    a hang; one in the sm_90a kernel only; build failures of either kernel)
    that must each end as the right status while the other programs still
-   run.
-5. The MLIR program text: stc-opt parses f16 and bf16 programs; stc-run on
-   the CPU runs a small f16 one on inputs from format24 and matches NumPy,
-   and so does its sm_90 GPU kernel run by the project's emulator
-   (stc-run --device=emulate) where stc-run has it, and the sm_90a kernel
-   once the emulator runs it (a note until then).
+   run; i8 programs too (B transposed, exact int32 results: an unwritten
+   row and swapped metadata caught; the int8 baselines ok or unavailable
+   with their reason, never a crash), and the int8 baselines' handling
+   with CPU stand-ins (exact int32 ok, an int8 output or an exception
+   unavailable, an off-by-one wrong; the two layouts of B for cuBLAS).
+5. The MLIR program text: stc-opt parses f16, bf16 and i8 programs;
+   stc-run on the CPU runs a small f16 and a small i8 one on inputs from
+   format24 and matches NumPy (i8: exactly), and so do their sm_90 GPU
+   kernels run by the project's emulator (stc-run --device=emulate) where
+   stc-run has it, and the sm_90a kernels once the emulator runs them (a
+   note until then).
 6. `build --quick --mock` (nvcc) and `build --quick` (stc-compile with
    --kernel-info; SKIP until the GPU code generator has landed): every
    program has PTX + kernel info for sm_90 and sm_90a (the mock: sm_90
-   only), the PTX .entry matches, ptxas -arch=<target> accepts it.
+   only), the PTX .entry matches, ptxas -arch=<target> accepts it; the i8
+   programs' sm_90a kernels are the wgmma s8 ones.
 7. The convolution benchmark (--conv-only: these alone; --gemm-only: 1-6):
    the ResNet-50 shape table and every program through stc-opt; the filter
    matrix, 2:4 along C and the implicit-GEMM reading of stc.conv against
@@ -50,6 +57,7 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -253,6 +261,12 @@ def t_cudrv():
     assert len(cudrv.check_problem(ks, 256, 128, 256, "bf16", "f16")) == 2
     assert cudrv.check_problem(dict(ks, R=-1, P=-1, K=-1), 1, 2, 16) == []
     assert "sparse lhs" in cudrv.check_problem(dict(ks, sparse="rhs"), 256, 128, 512)[0]
+    # The i8 programs give B transposed (N x K): the kernel info must agree.
+    kt = dict(ks, dense_transposed=True, input_type="i8", output_type="i32")
+    assert cudrv.check_problem(kt, 256, 128, 512, "i8", "i32", dense_transposed=True) == []
+    assert "B is K x N row-major" in cudrv.check_problem(kt, 256, 128, 512)[0]
+    assert "B is N x K row-major" in cudrv.check_problem(ks, 256, 128, 512,
+                                                         dense_transposed=True)[0]
     expect_error(lambda: cudrv.parse_kernel_info(json.dumps([dict(ks, grid=[-1, -1, 1])])),
                  "no static grid")
     k2 = dict(GOOD_INFO[0], kernel="nope")
@@ -624,12 +638,14 @@ def t_cuda_abi():
 # 3. report
 # ---------------------------------------------------------------------------
 
-def fake_programs(table=shapes.QUICK):
+def fake_programs(table=shapes.QUICK, dtypes=("f16", "bf16")):
     progs = []
     for i, (name, group, m, n, k) in enumerate(table):
-        for dt in shapes.DTYPES:
+        for dt in dtypes:
             progs.append({"name": "%s-%s" % (name, dt), "shape": name, "group": group,
-                          "M": m, "N": n, "K": k, "dtype": dt, "out_dtype": dt,
+                          "M": m, "N": n, "K": k, "dtype": dt,
+                          "out_dtype": shapes.out_dtype(dt),
+                          "dense_transposed": shapes.dense_transposed(dt),
                           "status": "ok", "kernel": GOOD_INFO[0],
                           "sm90a": {"target": "sm_90a", "status": "ok", "kernel": WGMMA_INFO,
                                     "ptx": "k_sm90a.ptx", "kernel_info": "k_sm90a.json"}})
@@ -744,6 +760,98 @@ def t_report():
     assert "## STC sm_90a speedups" not in report.markdown(d3)
     return ("ratios (both STC kernels), statuses, tables, DESIGN §8 targets, a manifest "
             "without sm_90a")
+
+
+#: An i8 sm_90a kernel info as stc-compile --target=sm_90a writes it for a
+#: benchmark program (B given N x K): wgmma s8, byte (UINT8) tensor maps.
+I8_WGMMA = {"accumulator": "s32", "dense_transposed": True, "input_type": "i8",
+            "output_type": "i32", "mma": "m64n64k64", "block": [256, 1, 1],
+            "cluster": [1, 1, 1], "shared_bytes": 74848, "stages": 6, "tile": [64, 64],
+            "tensor_maps": [{"box": [64, 64], "data_type": 0, "operand": "values",
+                             "param": "values_map", "swizzle": 64},
+                            {"box": [128, 64], "data_type": 0, "operand": "dense",
+                             "param": "dense_map", "swizzle": 128}]}
+
+
+def t_report_int8():
+    """The report with i8 programs beside f16 ones: TOPS, tables and a
+    target block of their own, ratios only between int8 methods."""
+    table = [("square-8192", "square", 8192, 8192, 8192),
+             ("bert-base-attn-768x768-b8", "bert", 768, 1024, 768)]
+    progs = fake_programs(table, dtypes=("f16", "i8"))
+    ok = lambda ms, **kw: dict(timing(ms), status="ok", rel_error=0.0, **kw)  # noqa: E731
+    unav = {"status": "unavailable", "error": "RuntimeError: only sm_8x"}
+    i8k = dict(WGMMA_INFO, **I8_WGMMA)
+    recs = [
+        {"type": "env", "gpu": {"name": "Fake GPU"}, "software": {"torch": "x"}},
+        {"type": "format_check", "ok": True},
+        {"type": "result", "index": 0, "methods": {
+            "stc": ok(4.0), "stc_sm90a": ok(1.0, kernel=dict(WGMMA_INFO)), "cublas": ok(1.5),
+            "cutlass": unav, "cusparselt": ok(1.2)}},
+        {"type": "result", "index": 1, "unit": "TOPS", "methods": {
+            "stc": ok(2.0, tolerance="exact", mismatches=0),
+            "stc_sm90a": ok(0.5, tolerance="exact", mismatches=0, kernel=i8k),
+            "cublas": ok(1.0, api="torch._int_mm"), "cutlass": unav,
+            "cusparselt": ok(0.8, api="torch._cslt_sparse_mm")}},
+        {"type": "result", "index": 2, "methods": {
+            "stc": ok(0.1), "stc_sm90a": ok(0.05), "cublas": ok(0.1), "cutlass": unav,
+            "cusparselt": ok(0.1)}},
+        {"type": "result", "index": 3, "methods": {
+            "stc": ok(0.1), "stc_sm90a": dict(timing(0.04), status="wrong", rel_error=0.3,
+                                              tolerance="exact", mismatches=17,
+                                              error="result differs: 17 outputs differ"),
+            "cublas": ok(0.1), "cutlass": unav,
+            "cusparselt": {"status": "unavailable",
+                           "error": "RuntimeError: CUDA error: operation not supported"}}},
+    ]
+    meta = {"utc": "20260101T000000Z", "time_budget_s": 400, "stall_s": 150,
+            "max_method_s": 0.5, "max_repeats": 200, "tolerance": 1e-2}
+    doc = report.assemble({"target": "sm_90", "target_sm90a": "sm_90a"}, recs, progs,
+                          list(range(len(progs))), meta)
+    json.dumps(doc)
+    r = {e["name"]: e for e in doc["results"]}
+    assert [e["unit"] for e in doc["results"]] == ["TFLOP/s", "TOPS"] * 2
+    assert r["square-8192-i8"]["dense_transposed"] and r["square-8192-i8"]["out_dtype"] == "i32"
+    ri = r["square-8192-i8"]["ratios"]
+    assert abs(ri["stc_sm90a_speedup_vs_cublas"] - 2.0) < 1e-12, ri
+    assert abs(ri["stc_sm90a_speedup_vs_cusparselt"] - 1.6) < 1e-12, ri
+    assert abs(r["square-8192-f16"]["ratios"]["stc_sm90a_speedup_vs_cublas"] - 1.5) < 1e-12
+    assert "stc_sm90a_speedup_vs_cublas" not in r["bert-base-attn-768x768-b8-i8"]["ratios"]
+    t = doc["design_targets"]
+    # The f16 targets see the f16 programs only, the int8 block the i8 ones.
+    assert t["sm90a_vs_cublas_dense"]["program"] == "square-8192-f16"
+    assert abs(t["sm90a_vs_cublas_dense"]["ratio"] - 1.5) < 1e-12, t
+    assert [x["program"] for x in t["sm90a_vs_cusparselt_large"]["programs"]] == [
+        "square-8192-f16"], t
+    t8 = t["int8"]
+    assert t8["sm90a_vs_cublas_dense"]["program"] == "square-8192-i8"
+    assert abs(t8["sm90a_vs_cublas_dense"]["ratio"] - 2.0) < 1e-12, t8
+    assert [x["program"] for x in t8["sm90a_vs_cusparselt_large"]["programs"]] == [
+        "square-8192-i8"], t8
+    assert doc["summary"]["ok"] is False  # the wrong sm_90a result
+    md = report.markdown(doc)
+    tops = 2 * 8192 ** 3 / 0.5e-3 / 1e12
+    for s in ("## i8 (rates in TOPS", "| shape | M | N | K | STC ms (min) | STC TOPS | "
+              "STC sm_90a ms (min) | STC sm_90a TOPS | cuBLAS TOPS |",
+              "| shape | M | N | K | STC ms (min) | STC TFLOP/s |",
+              "## STC sm_90a speedups\n", "## STC sm_90a speedups, int8 (TOPS)",
+              "| STC sm_90a TOPS | vs cuBLAS |",
+              "| square-8192 | i8 | yes | `wgmma` | %.1f | 2.00× | 1.60× | – | 4.00× |" % tops,
+              "int8 (`i8`) programs: A and B int8 in [-127, 127]",
+              "- ≥ 1.35× cuBLAS dense at square-8192-f16: measured 1.50×",
+              "- ≥ 1.35× cuBLAS int8 dense at square-8192-i8: measured 2.00× (kernel variant "
+              "`wgmma`).", "- ≥ 1.00× cuSPARSELt int8 2:4 on every large shape",
+              "STC sm_90a: wrong: result differs: 17 outputs differ, on 1 program(s): "
+              "bert-base-attn-768x768-b8-i8",
+              "cuSPARSELt 2:4: unavailable: RuntimeError: CUDA error: operation not supported"):
+        assert s in md, "markdown lacks %r:\n%s" % (s, md)
+    # The int8 speedup table holds the i8 programs only, the other none.
+    f16_part, i8_part = md.split("## STC sm_90a speedups, int8 (TOPS)")
+    assert "| i8 |" not in f16_part.split("## STC sm_90a speedups\n")[1]
+    assert "| f16 |" not in i8_part.split("## STC kernels")[0]
+    assert "program (TFLOP/s; i8: TOPS)" in report.compact(doc)
+    return ("TOPS columns and units, i8 tables and targets of their own, ratios between "
+            "int8 methods only, unavailable and wrong int8 rows")
 
 
 # ---------------------------------------------------------------------------
@@ -906,31 +1014,44 @@ def t_torch_ops():
     v, m = format24.compress24(p, t)
     assert torch.equal(format24.decompress24(v, m, t), p)
     assert (p.float().numpy() == format24.prune24(b.float().numpy(), n)).all()
-    return "%d matrices + bf16, torch %s" % (k, torch.__version__)
+    # int8, as the i8 programs draw it: [-127, 127], many ties and zeros.
+    c = np.random.default_rng(9).integers(-127, 128, (32, 256)).astype(np.int8)
+    c[:, 1::4] = c[:, 0::4]
+    p = format24.prune24(torch.from_numpy(c), t)
+    v, m = format24.compress24(p, t)
+    np_v, np_m = format24.compress24(format24.prune24(c, n), n)
+    assert p.dtype == torch.int8 and (v.numpy() == np_v).all(), "int8 values differ"
+    assert (m.numpy().view(np.uint16) == np_m).all(), "int8 metadata differs"
+    assert torch.equal(format24.decompress24(v, m, t), p)
+    return "%d matrices + bf16 + int8, torch %s" % (k, torch.__version__)
 
 
 def sim_manifest(tmp):
-    """Programs a, b, c (both STC kernels built: the sm_90 one, and an
-    sm_90a one with tensor maps, a cluster and 201 KiB of shared memory),
-    d-f16 (the sm_90 build failed, the sm_90a one not), d-bf16 (the other
-    way round) and e-f16 (no sm_90a kernel built, as the mock)."""
+    """Programs a, b, c in f16, bf16 and i8 (both STC kernels built: the
+    sm_90 one, and an sm_90a one with tensor maps, a cluster and 201 KiB of
+    shared memory; i8: B given N x K, byte tensor maps, i32 outputs), d-f16
+    (the sm_90 build failed, the sm_90a one not), d-bf16 (the other way
+    round) and e-f16 (no sm_90a kernel built, as the mock)."""
     progs = []
     ptx = SAMPLE_PTX
     for name, m, n, k in (("a", 64, 32, 128), ("b", 96, 16, 256), ("c", 128, 64, 64),
                           ("d", 64, 16, 64), ("e", 32, 8, 32)):
         for dt in shapes.DTYPES:
             pn = "%s-%s" % (name, dt)
-            if pn == "e-bf16":
+            if pn in ("e-bf16", "d-i8", "e-i8"):
                 continue
+            out, tr = shapes.out_dtype(dt), shapes.dense_transposed(dt)
             rel = os.path.join("programs", pn)
             os.makedirs(os.path.join(tmp, "gpu", rel))
-            ki = dict(GOOD_INFO[0])
+            ki = dict(GOOD_INFO[0], dense_transposed=tr)
             del ki["problem"]
             with open(os.path.join(tmp, "gpu", rel, "k.ptx"), "w") as f:
                 f.write(ptx)
             with open(os.path.join(tmp, "gpu", rel, "k.json"), "w") as f:
                 json.dump([ki], f)
-            ka = wgmma_info(R=m, P=n, K=k, input_type=dt, output_type=dt, grid=[1, 2, 1])
+            ka = wgmma_info(R=m, P=n, K=k, grid=[1, 2, 1],
+                            **(I8_WGMMA if dt == "i8" else {}))
+            ka.update(input_type=dt, output_type=out, cluster=[1, 2, 1])
             for tm in ka["tensor_maps"]:
                 tm["data_type"] = cudrv.TENSOR_MAP_DATA_TYPES[dt][0]
             with open(os.path.join(tmp, "gpu", rel, "k_sm90a.ptx"), "w") as f:
@@ -938,7 +1059,8 @@ def sim_manifest(tmp):
             with open(os.path.join(tmp, "gpu", rel, "k_sm90a.json"), "w") as f:
                 json.dump([ka], f)
             p = {"name": pn, "shape": name, "group": "t", "M": m, "N": n, "K": k,
-                 "dtype": dt, "out_dtype": dt, "status": "ok", "kernel": ki,
+                 "dtype": dt, "out_dtype": out, "dense_transposed": tr, "status": "ok",
+                 "kernel": ki,
                  "ptx": os.path.join(rel, "k.ptx"), "kernel_info": os.path.join(rel, "k.json"),
                  "sm90a": {"target": "sm_90a", "status": "ok", "kernel": ka,
                            "ptx": os.path.join(rel, "k_sm90a.ptx"),
@@ -965,6 +1087,28 @@ def sim_run(script, mp, tmp, tag, extra):
     """`script run --simulate` (its worker on the CPU, a stand-in kernel
     computing from the packed parameters): bench_run's result."""
     return bench_run(script, mp, tmp, tag, SIM_OPTIONS[script] + ["--simulate"] + extra)
+
+
+def check_int8_baselines(e):
+    """An i8 program's baselines in a simulated run: each ran (ok, exact)
+    or is unavailable with its reason (torch without torch._int_mm or
+    cuSPARSELt, as on this CPU), never wrong or crashed; their APIs are the
+    int8 ones."""
+    for m in report.BASELINES:
+        b = e["methods"][m]
+        assert b["status"] in ("ok", "unavailable"), (e["name"], m, b)
+        if b["status"] == "unavailable":
+            assert b.get("error"), (m, b)
+        else:
+            assert b["tolerance"] == "exact" and b["mismatches"] == 0, (m, b)
+            assert b["out_dtype"] == "int32", (m, b)
+    cb = e["methods"]["cublas"]
+    assert "torch._int_mm" in cb["api"] and "K contiguous" in cb["b_layout"], cb
+    if cb["status"] != "ok":
+        # The contiguous B was tried too, and said why it did not run.
+        assert [x["b_layout"] for x in cb["other_layouts"]] == ["K x N contiguous copy"], cb
+        assert cb["other_layouts"][0]["status"] == "unavailable", cb
+    assert "out_dtype=torch.int32" in e["methods"]["cusparselt"]["api"]
 
 
 def t_worker_sim():
@@ -1010,8 +1154,13 @@ def t_worker_sim():
                                                for k, e in st.items()}
             assert all(e["repeats"] >= 10 and len(e["times_ms"]) == e["repeats"]
                        for e in st.values())
+            # The i8 programs' results are exact (their kernel read B as N x K).
+            assert all(e["tolerance"] == "exact" and e["mismatches"] == 0
+                       for k, e in st.items() if k.endswith("-i8")), st
         assert rc == 0, "clean simulated run exited %d:\n%s" % (rc, text[-3000:])
         by = {e["name"]: e for e in doc["results"]}
+        check_int8_baselines(by["a-i8"])
+        assert by["a-i8"]["unit"] == "TOPS" and by["a-i8"]["out_dtype"] == "i32"
         assert by["e-f16"]["methods"]["stc_sm90a"]["status"] == "not_built"
         sa = by["a-f16"]["methods"]["stc_sm90a"]
         assert sa["kernel"]["cluster"] == [1, 2, 1] and sa["kernel"]["variant"] == "wgmma", sa
@@ -1020,7 +1169,8 @@ def t_worker_sim():
         assert {"values_map", "dense_map"} <= set(args) and args["value_cols"] == 64, args
         assert "stc_sm90a_speedup_vs_stc" in by["a-f16"]["ratios"]
         bugs = ["nan@^a-f16$", "wrong@^a-bf16$", "error@^b-f16$", "crash:stc_sm90a@^b-bf16$",
-                "hang@^c-f16$", "wrong:stc_sm90a@^c-bf16$"]
+                "hang@^c-f16$", "wrong:stc_sm90a@^c-bf16$", "nan@^a-i8$",
+                "wrong:stc_sm90a@^c-i8$"]
         extra = ["--stall", "8"]
         for b in bugs:
             extra += ["--simulate-bug", b]
@@ -1028,7 +1178,7 @@ def t_worker_sim():
         st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
         want = {"a-f16": "wrong", "a-bf16": "wrong", "b-f16": "failed", "b-bf16": "not_run",
                 "c-f16": "failed", "c-bf16": "ok", "d-f16": "build_failed", "d-bf16": "ok",
-                "e-f16": "ok"}
+                "e-f16": "ok", "a-i8": "wrong", "b-i8": "ok", "c-i8": "ok"}
         got = {k: e["status"] for k, e in st.items()}
         assert got == want, "statuses %s, expected %s\n%s" % (got, want, text[-3000:])
         # The sm_90a kernel: the same planted faults (a bug without a method
@@ -1036,7 +1186,7 @@ def t_worker_sim():
         sm = {e["name"]: e["methods"]["stc_sm90a"] for e in doc["results"]}
         want = {"a-f16": "wrong", "a-bf16": "wrong", "b-f16": "failed", "b-bf16": "failed",
                 "c-f16": "not_run", "c-bf16": "wrong", "d-f16": "ok", "d-bf16": "build_failed",
-                "e-f16": "not_built"}
+                "e-f16": "not_built", "a-i8": "wrong", "b-i8": "ok", "c-i8": "wrong"}
         got = {k: e["status"] for k, e in sm.items()}
         assert got == want, "sm_90a statuses %s, expected %s\n%s" % (got, want, text[-3000:])
         assert sm["c-bf16"]["rel_error"] > 0.1 and "median_ms" in sm["c-bf16"], sm["c-bf16"]
@@ -1055,16 +1205,94 @@ def t_worker_sim():
         assert "no output for 8 s" in st["c-f16"]["error"], st["c-f16"]["error"]
         assert len(doc["worker_restarts"]) == 2, doc["worker_restarts"]
         assert "median_ms" in st["c-bf16"], "the program after the hang was not timed"
+        # i8: a row left unwritten (still INT_POISON) and swapped metadata
+        # are caught by the exact comparison; the baselines still run.
+        a8, c8 = st["a-i8"], sm["c-i8"]
+        assert a8["nan_outputs"] == 32 and a8["mismatches"] >= 32, a8
+        assert "unwritten" in a8["error"] and "exact integers" in a8["error"], a8["error"]
+        assert c8["mismatches"] > 0 and c8["nan_outputs"] == 0 and "median_ms" in c8, c8
+        assert "diagnosis" in c8 and st["c-i8"]["status"] == "ok"
+        check_int8_baselines({e["name"]: e for e in doc["results"]}["b-i8"])
         return ("clean run ok (both STC kernels; the sm_90a one through its tensor maps and "
-                "cluster); NaN, swapped metadata, launch error, crash, hang each recorded; "
-                "build failures of either kernel")
+                "cluster; i8 exact, B transposed); NaN, swapped metadata, launch error, crash, "
+                "hang each recorded (i8: unwritten row, swapped metadata); build failures of "
+                "either kernel; int8 baselines %s"
+                % ", ".join("%s %s" % (m, by["a-i8"]["methods"][m]["status"])
+                            for m in report.BASELINES))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def t_int8_baselines():
+    """The int8 baselines' handling (gemm_bench.GemmWorker.run_baseline,
+    dense_layouts) with CPU stand-ins for torch._int_mm and cuSPARSELt: an
+    exact int32 result is ok and timed, an int8 one (not the accumulator)
+    unavailable, an off-by-one wrong with its reason, an exception
+    unavailable with it."""
+    if not have_torch():
+        return ("SKIP", "no torch for %s" % sys.executable)
+    import argparse
+    import torch
+    import gemm_bench
+    w = gemm_bench.GemmWorker.__new__(gemm_bench.GemmWorker)
+    w.torch, w.sim, w.cycles_per_ms = torch, True, None
+    w.args = argparse.Namespace(max_repeats=5)
+    g = torch.Generator().manual_seed(3)
+    a = torch.randint(-127, 128, (64, 128), generator=g, dtype=torch.int8)
+    bt = torch.randint(-127, 128, (48, 128), generator=g, dtype=torch.int8)
+    ref = a.double() @ bt.double().t()
+    exact = lambda b: (a.long() @ b.long()).int()  # noqa: E731
+    off = lambda b: exact(b).index_put_((torch.tensor([5]), torch.tensor([7])),  # noqa: E731
+                                        torch.tensor([1], dtype=torch.int32), accumulate=True)
+
+    def run(fn):
+        return w.run_baseline({}, lambda: fn(bt.t()), lambda i: fn(bt.t()), lambda: ref, 0.01,
+                              True)
+    e = run(exact)
+    assert (e["status"], e["tolerance"], e["mismatches"], e["out_dtype"]) == (
+        "ok", "exact", 0, "int32") and e["repeats"] == 5, e
+    e = run(lambda b: exact(b).to(torch.int8))
+    assert e["status"] == "unavailable" and "not the exact int32 accumulator" in e["error"], e
+    e = run(off)
+    assert e["status"] == "wrong" and e["mismatches"] == 1, e
+    assert "1 outputs differ, 0 unwritten" in e["error"], e["error"]
+    e = run(lambda b: torch.no_such_int8_mm(a, b))
+    assert e["status"] == "unavailable" and "AttributeError" in e["error"], e
+    lay = w.dense_layouts(True, [bt.t(), bt.t()])
+    views, copies = lay[0][1](), lay[1][1]()
+    assert len(views) == len(copies) == 2 and not views[0].is_contiguous(), lay
+    assert copies[0].is_contiguous() and torch.equal(copies[0], views[0]), lay
+    assert [x[0] for x in w.dense_layouts(False, [bt])] == ["K x N row-major"]
+    names = [x[0] for x in w.sparse_baselines(True)]
+    assert names == ["cutlass", "cusparselt"], names
+    return ("exact int32 ok and timed; int8 output, exception: unavailable; off by one: "
+            "wrong; B layouts (K-contiguous view, then a contiguous copy)")
 
 
 # ---------------------------------------------------------------------------
 # 5. The program text through stc-opt and stc-run (CPU)
 # ---------------------------------------------------------------------------
+
+def program_inputs(dt, tmp):
+    """A 64x48x128 program's inputs as the benchmark makes them (A pruned
+    and compressed by format24; i8: integers in [-127, 127], B given
+    48 x 128), saved as .npy in tmp: (their paths, the float64 reference)."""
+    rng = np.random.default_rng(5)
+    if shapes.is_integer(dt):
+        a = rng.integers(-127, 128, (64, 128)).astype(np.int8)
+        b = rng.integers(-127, 128, (48, 128)).astype(np.int8)
+    else:
+        a = rng.standard_normal((64, 128)).astype(np.float16)
+        b = rng.standard_normal((128, 48)).astype(np.float16)
+    pr = format24.prune24(a)
+    v, m = format24.compress24(pr)
+    kn = b.T if shapes.dense_transposed(dt) else b
+    paths = []
+    for nm, arr in (("v", v), ("m", m.view(np.int16)), ("b", b)):
+        paths.append(os.path.join(tmp, "%s_%s.npy" % (nm, dt)))
+        np.save(paths[-1], arr)
+    return paths, pr.astype(np.float64) @ kn.astype(np.float64)
+
 
 def t_program_text():
     opt, run = os.path.join(BIN, "stc-opt"), os.path.join(BIN, "stc-run")
@@ -1072,23 +1300,15 @@ def t_program_text():
         return ("SKIP", "no %s (build the project first)" % opt)
     tmp = tempfile.mkdtemp(prefix="gpu-bench-prog-")
     try:
-        for dt in ("f16", "bf16"):
+        for dt in shapes.DTYPES:
             path = os.path.join(tmp, "p_%s.mlir" % dt)
             with open(path, "w") as f:
-                f.write(build_programs.program_text("t", dt, dt, 64, 48, 128))
+                f.write(build_programs.program_text("t", dt, shapes.out_dtype(dt), 64, 48, 128))
             p = subprocess.run([opt, path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             assert p.returncode == 0, "stc-opt rejected the %s program:\n%s" % (
                 dt, p.stdout.decode())
         if not os.access(run, os.X_OK):
-            return "stc-opt parses f16/bf16 (no stc-run: CPU run skipped)"
-        rng = np.random.default_rng(5)
-        a = rng.standard_normal((64, 128)).astype(np.float16)
-        pr = format24.prune24(a)
-        v, m = format24.compress24(pr)
-        b = rng.standard_normal((128, 48)).astype(np.float16)
-        for nm, arr in (("v", v), ("m", m.view(np.int16)), ("b", b)):
-            np.save(os.path.join(tmp, nm + ".npy"), arr)
-        ref = pr.astype(np.float64) @ b.astype(np.float64)
+            return "stc-opt parses %s (no stc-run: CPU run skipped)" % "/".join(shapes.DTYPES)
         h = subprocess.run([run, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         # The CPU kernel, and where stc-run has it, the sm_90 GPU kernel run
         # on the CPU by the project's emulator; the sm_90a kernel too once the
@@ -1096,44 +1316,76 @@ def t_program_text():
         devices = [("cpu", None)] + ([("emulate", "sm_90"), ("emulate", "sm_90a")]
                                      if b"emulate" in h.stdout else [])
         errs, notes = [], []
-        for dev, target in devices:
-            o = os.path.join(tmp, "o_%s.npy" % dev)
-            p = subprocess.run([run, os.path.join(tmp, "p_f16.mlir"), "--entry=spmm",
-                                "--device=" + dev, "--input=" + os.path.join(tmp, "v.npy"),
-                                "--input=" + os.path.join(tmp, "m.npy"),
-                                "--input=" + os.path.join(tmp, "b.npy"), "--output=" + o]
-                               + (["--target=" + target] if target else []),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
-            what = dev + ("/" + target if target else "")
-            if p.returncode != 0 and target == "sm_90a":
-                first = next((ln for ln in p.stdout.decode().splitlines() if "error" in ln),
-                             "failed")
-                notes.append("%s not run yet (%s)" % (what, first.strip()[:160]))
-                continue
-            assert p.returncode == 0, "stc-run --device=%s failed:\n%s" % (
-                what, p.stdout.decode())
-            out = np.load(o)
-            err = stc_ref.rel_error(out, ref)
-            if out.shape == (64, 48) and err >= 1e-2:
-                bad = [r for r in range(64) if stc_ref.rel_error(out[r], ref[r]) >= 1e-2]
-                raise AssertionError(
-                    "stc-run --device=%s on format24's inputs (64x48x128 f16): rel. error "
-                    "%.3g; wrong rows (of 64): %s" % (what, err, bad))
-            assert out.shape == (64, 48), (what, out.shape)
-            errs.append("%s %.1e" % (what, err))
-        return ("stc-opt parses f16/bf16; stc-run on format24's inputs, rel. error: %s%s"
-                % (", ".join(errs), ("; " + "; ".join(notes)) if notes else ""))
+        for dt in ("f16", "i8"):
+            inputs, ref = program_inputs(dt, tmp)
+            for dev, target in devices:
+                what = "%s %s%s" % (dt, dev, "/" + target if target else "")
+                err = stc_run_program(run, os.path.join(tmp, "p_%s.mlir" % dt), inputs, dev,
+                                      target, os.path.join(tmp, "o.npy"), ref, what, notes)
+                if err is not None:
+                    errs.append("%s %s" % (what, err))
+        return ("stc-opt parses %s; stc-run on format24's inputs (i8: exact int32): %s%s"
+                % ("/".join(shapes.DTYPES), ", ".join(errs),
+                   ("; " + "; ".join(notes)) if notes else ""))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def stc_run_program(run, prog, inputs, dev, target, out_path, ref, what, notes):
+    """stc-run of a 64x48 program on `inputs` (--device=dev, --target):
+    its rel. error against `ref` (< 1e-2), or for an integer output
+    "exact" (equal to it); None, with a note, when the sm_90a kernel does
+    not run on the emulator yet."""
+    p = subprocess.run([run, prog, "--entry=spmm", "--device=" + dev]
+                       + ["--input=" + x for x in inputs] + ["--output=" + out_path]
+                       + (["--target=" + target] if target else []),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    if p.returncode != 0 and target == "sm_90a":
+        first = next((ln for ln in p.stdout.decode().splitlines() if "error" in ln), "failed")
+        notes.append("%s not run yet (%s)" % (what, first.strip()[:160]))
+        return None
+    assert p.returncode == 0, "stc-run (%s) failed:\n%s" % (what, p.stdout.decode())
+    out = np.load(out_path)
+    assert out.shape == (64, 48), (what, out.shape)
+    if np.issubdtype(out.dtype, np.integer):
+        bad = np.argwhere(out.astype(np.float64) != ref)
+        assert out.dtype == np.int32 and not len(bad), (
+            "stc-run (%s) on format24's inputs: %s output, %d of 64x48 differ from the exact "
+            "product (first at %s)" % (what, out.dtype, len(bad), bad[:1].tolist()))
+        return "exact"
+    err = stc_ref.rel_error(out, ref)
+    if err >= 1e-2:
+        bad = [r for r in range(64) if stc_ref.rel_error(out[r], ref[r]) >= 1e-2]
+        raise AssertionError("stc-run (%s) on format24's inputs (64x48x128): rel. error %.3g; "
+                             "wrong rows (of 64): %s" % (what, err, bad))
+    return "%.1e" % err
 
 
 # ---------------------------------------------------------------------------
 # 6. build --quick [--mock]
 # ---------------------------------------------------------------------------
 
+def check_int8_kernel(p, ki):
+    """A built i8 program's kernel: B transposed, i8 in, i32 out; its
+    sm_90a kernel (not the mock's) the wgmma s8 one (m64nNk64, byte tensor
+    maps), not an mma.sp fallback, which would mean the program's form is
+    wrong for it."""
+    if p["dtype"] != "i8":
+        return
+    assert ki["dense_transposed"] is True and p["dense_transposed"] is True, (p["name"], ki)
+    assert (ki["input_type"], ki["output_type"]) == ("i8", "i32"), (p["name"], ki)
+    sub = p["sm90a"]
+    if sub["status"] == "ok":
+        k = sub["kernel"]
+        assert k["variant"] == "wgmma", "%s: sm_90a variant %r, not wgmma" % (
+            p["name"], k["variant"])
+        assert re.fullmatch(r"m64n\d+k64", k["mma"]), (p["name"], k["mma"])
+        assert {m["data_type"] for m in k["tensor_maps"]} == {0}, (p["name"], k)
+
+
 def check_build(work, expect_mock):
     return check_build_dir(work, expect_mock, len(shapes.QUICK) * len(shapes.DTYPES),
-                           cudrv.parse_kernel_info)[1]
+                           cudrv.parse_kernel_info, check_int8_kernel)[1]
 
 
 def t_build_mock():
@@ -1959,9 +2211,11 @@ def main():
           "cluster launch", t_ctypes_sm90a)
     check("cudrv ctypes structures and constants == cuda.h", t_cuda_abi)
     check("report JSON + Markdown from synthetic records", t_report)
+    check("report with int8 programs (TOPS, exact checks, int8 baselines)", t_report_int8)
     check("gemm_bench parent without torch (worker failure, build failures)", t_parent)
     check("format24 with torch == with NumPy", t_torch_ops)
     check("worker simulated on the CPU: clean run, then planted faults", t_worker_sim)
+    check("int8 baselines: exact check, int32 outputs, unavailable reasons", t_int8_baselines)
     check("MLIR program text (stc-opt; stc-run on the CPU)", t_program_text)
     check("build --quick --mock (nvcc) + ptxas", t_build_mock)
     check("build --quick (stc-compile --target=sm_90 and sm_90a --emit=ptx --kernel-info) "

@@ -4,11 +4,54 @@ Every entry is C = A . B with A the sparse M x K operand (2:4 along K, the
 reduction dimension; a weight in out_features x in_features layout) and B the
 dense K x N operand (N = tokens, batch x sequence or the square size). This is
 the orientation of PyTorch's `torch.mm(A_sparse, B)` with A a
-SparseSemiStructuredTensor. Pure Python: imported by the build step (no GPU,
-no torch) and by the run step.
+SparseSemiStructuredTensor. An i8 program gives B transposed (N x K, K
+contiguous; DTYPE_INFO) and has the exact i32 accumulator as its output.
+Pure Python: imported by the build step (no GPU, no torch) and by the run
+step.
 """
 
-DTYPES = ("f16", "bf16")
+#: The element types of the programs, in build order: every shape is built
+#: with each (bench/README.md, "GPU GEMM", says why i8 is on all of them).
+DTYPES = ("f16", "bf16", "i8")
+
+#: What each element type means for a program. `out`: its output type
+#: (None: the input type, or f32 with STC_GPU_OUT=f32); `dense_transposed`:
+#: whether B is given as N x K (K contiguous), which the i8 sm_90a kernel
+#: (TMA + wgmma s8) needs, instead of K x N; `integer`: exact results, rates
+#: in TOPS; `k_multiple`: what K must be a multiple of for STC (a value row,
+#: K/2 elements, must be a multiple of 16 bytes for the i8 kernels).
+DTYPE_INFO = {
+    "f16": {"out": None, "dense_transposed": False, "integer": False, "k_multiple": 16},
+    "bf16": {"out": None, "dense_transposed": False, "integer": False, "k_multiple": 16},
+    "i8": {"out": "i32", "dense_transposed": True, "integer": True, "k_multiple": 32},
+}
+
+
+def out_dtype(dtype, requested="same"):
+    """The output element type of a `dtype` program: an integer program's
+    is its accumulator (i32) whatever `requested` (STC_GPU_OUT: same or
+    f32) says; a float one's is its input type or f32."""
+    fixed = DTYPE_INFO[dtype]["out"]
+    if fixed:
+        return fixed
+    return dtype if requested == "same" else requested
+
+
+def dense_transposed(dtype):
+    """Whether a `dtype` program's B is given transposed (N x K)."""
+    return DTYPE_INFO.get(dtype, {}).get("dense_transposed", False)
+
+
+def is_integer(dtype):
+    """Whether `dtype` programs are integer (exact results; rates in TOPS)."""
+    return DTYPE_INFO.get(dtype, {}).get("integer", False)
+
+
+def rate_unit(dtype):
+    """The unit of a `dtype` program's rates (dense-equivalent 2*M*N*K
+    operations per second, 1e12): TOPS for integer programs, else TFLOP/s."""
+    return "TOPS" if is_integer(dtype) else "TFLOP/s"
+
 
 #: The three shapes of `build --quick`: one square, one LLM decode (small N),
 #: one BERT layer.
@@ -50,14 +93,18 @@ def table(quick=False):
     return list(QUICK) if quick else full_table()
 
 
-def check_shape(m, n, k):
+def check_shape(m, n, k, dtype="f16"):
     """Returns a list of reasons why (M, N, K) does not suit the benchmark
-    (empty when it does): the canonical format needs K % 16 == 0, and
-    PyTorch's semi-structured tensors need M % 32 == 0 and K % 64 == 0 (the
-    CUTLASS backend's minimum sparse block for f16/bf16) and N % 8 == 0."""
+    (empty when it does): the canonical format needs K % 16 == 0 (i8: 32,
+    DTYPE_INFO's k_multiple), and PyTorch's semi-structured tensors need
+    M % 32 == 0 and K % 64 == 0 (the CUTLASS backend's minimum sparse block
+    for f16/bf16) and N % 8 == 0 (also torch._int_mm's, for i8)."""
     why = []
-    if k % 16:
-        why.append("K=%d is not a multiple of 16 (one metadata word)" % k)
+    km = DTYPE_INFO[dtype]["k_multiple"]
+    if k % km:
+        why.append("K=%d is not a multiple of %d (%s)" % (
+            k, km, "one metadata word" if km == 16 else
+            "16-byte %s value rows" % dtype))
     if m % 32 or k % 64:
         why.append("A=%dx%d is not a multiple of 32x64 (PyTorch CUTLASS "
                    "semi-structured minimum)" % (m, k))
