@@ -240,6 +240,11 @@ struct HopperKernelShape {
   /// (pixelTileH x pixelTileW = blockCols), gathered by one 4-D TMA box per
   /// K step (64 channels of one filter tap; needs C % 64 == 0).
   int64_t pixelTileH = 0, pixelTileW = 0;
+  /// Grouped block order: the blocks of each group of groupRows row tiles
+  /// (whole clusters) take their tiles column by column, so that the
+  /// blocks in flight together read a few columns of B rather than all of
+  /// them (0: block (x, y) computes column tile x of row tile y).
+  int64_t groupRows = 0;
 
   /// Bytes per operand element: 2 (f16/bf16: m64nNk32, f32 accumulators)
   /// or 1 (s8: m64nNk64, s32 accumulators).

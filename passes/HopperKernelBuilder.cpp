@@ -151,15 +151,50 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
   smemAddress = add(rawAddress, pad);
   kSteps = arith::DivUIOp::create(b, add(depth, i32(shape.blockK() - 1)),
                                   i32(shape.blockK()));
+  auto toI32 = [&](Value index) -> Value {
+    return arith::IndexCastOp::create(b, b.getI32Type(), index);
+  };
+  auto ceilDiv = [&](Value x, int64_t d) {
+    return arith::DivUIOp::create(b, add(x, i32(d - 1)), i32(d)).getResult();
+  };
+  // The block's column tile (conv: pixel tile) and row tile.
+  Value tileX = toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  Value tileY = toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  if (shape.groupRows) {
+    // Grouped order: blocks start in launch order, x fastest, a cluster's
+    // blocks (rank = y % c) together. Counted in clusters, group j holds
+    // the row tiles [j G, j G + G) (G = groupRows / c clusters high, the
+    // last group what is left) and its blocks go down a column before the
+    // next one, so that the blocks in flight read G row tiles of A and few
+    // columns of B, instead of all of B's columns for one row of clusters.
+    // The grid as the host sizes it (GpuKernelInfo::gridX, stc-gpu-host-
+    // launch), from the kernel's own parameters.
+    int64_t c = shape.clusterRows, pairsPerGroup = shape.groupRows / c;
+    Value gridX = pb.conv ? mul(mul(batch, ceilDiv(outH, shape.pixelTileH)),
+                                ceilDiv(outW, shape.pixelTileW))
+                          : ceilDiv(cols, blockCols);
+    Value rank = arith::RemUIOp::create(b, tileY, i32(c));
+    Value clusterRow = arith::DivUIOp::create(b, tileY, i32(c));
+    Value clusterRows = ceilDiv(ceilDiv(rows, blockRows), c);
+    Value linear = add(mul(clusterRow, gridX), tileX);
+    Value perGroup = mul(gridX, i32(pairsPerGroup));
+    Value group = arith::DivUIOp::create(b, linear, perGroup);
+    Value first = mul(group, i32(pairsPerGroup));
+    Value height = arith::MinUIOp::create(
+        b, arith::SubIOp::create(b, clusterRows, first), i32(pairsPerGroup));
+    Value local = arith::SubIOp::create(b, linear, mul(group, perGroup));
+    tileY =
+        add(mul(add(first, arith::RemUIOp::create(b, local, height)), i32(c)),
+            rank);
+    tileX = arith::DivUIOp::create(b, local, height);
+    blockRow = mul(tileY, i32(blockRows));
+    blockCol = mul(tileX, i32(blockCols));
+  }
   if (pb.conv) {
     // Block x = (image, tile row, tile column) of the output's pixel tiles.
-    auto ceilDiv = [&](Value x, int64_t d) {
-      return arith::DivUIOp::create(b, add(x, i32(d - 1)), i32(d)).getResult();
-    };
     Value tilesW = ceilDiv(outW, shape.pixelTileW);
     Value tilesH = ceilDiv(outH, shape.pixelTileH);
-    Value bx = arith::IndexCastOp::create(
-        b, b.getI32Type(), gpu::BlockIdOp::create(b, gpu::Dimension::x));
+    Value bx = tileX;
     convCol0 =
         mul(arith::RemUIOp::create(b, bx, tilesW), i32(shape.pixelTileW));
     Value rest = arith::DivUIOp::create(b, bx, tilesW);

@@ -1594,6 +1594,13 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
     shape.blockCols = std::min<int64_t>(shape.blockCols, 128);
   if (clusterRows)
     shape.clusterRows = clusterRows;
+  // A group is whole clusters: the pair of a cluster shares its B tiles.
+  shape.groupRows = groupRows;
+  if (groupRows % shape.clusterRows != 0)
+    return op->emitError("stc-lower-spmm-to-gpu: group-rows (")
+           << static_cast<int64_t>(groupRows)
+           << ") must be a multiple of the kernel's cluster rows ("
+           << shape.clusterRows << ")";
   shape.aFromSharedMemory = wgmmaA == "smem";
   shape.stages = wgmmaStages
                      ? static_cast<int64_t>(wgmmaStages)
@@ -1777,6 +1784,12 @@ void LowerSpmmToGpu::runOnOperation() {
     ops.front()->emitError("stc-lower-spmm-to-gpu: cluster-rows must be 1 or "
                            "2 (0: the heuristic's choice), got ")
         << static_cast<int64_t>(clusterRows);
+    return signalPassFailure();
+  }
+  if (groupRows < 0 || groupRows > 64) {
+    ops.front()->emitError("stc-lower-spmm-to-gpu: group-rows must be 0 to "
+                           "64 (0: the launch order), got ")
+        << static_cast<int64_t>(groupRows);
     return signalPassFailure();
   }
   if (accumulate != "f32" && accumulate != "f16") {

@@ -376,7 +376,8 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     tf32, which needs 1:2); block tiles other than 64/128 (256 too on
     sm_90a, but not 256 x 256, and 256 rows only with wgmma-a=smem);
     stages outside 2..4; wgmma-stages outside 0, 2..6;
-    cluster-rows outside 0..2; wgmma-a other than smem/registers; an
+    cluster-rows outside 0..2; group-rows outside 0..64, or not a multiple
+    of the kernel's cluster rows; wgmma-a other than smem/registers; an
     unknown target; kernel=staged where it
     does not apply; kernel=wgmma where the Hopper kernel does not apply, or
     a ring that does not fit in 227 KiB of shared memory.
@@ -412,12 +413,16 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
            "many as fit, chooseHopperTiling)">,
     Option<"wgmmaA", "wgmma-a", "std::string", "\"smem\"",
            "Where the sm_90a kernel's wgmma reads the sparse operand: smem "
-           "(a matrix descriptor of the TMA-written values tile; one group "
-           "of wgmmas in flight) or registers (ld.shared fragments; every "
-           "step waits for its wgmmas)">,
+           "(a matrix descriptor of the TMA-written values tile) or "
+           "registers (ld.shared fragments)">,
     Option<"clusterRows", "cluster-rows", "int64_t", "0",
            "Thread-block cluster of the sm_90a kernel along the rows: 1 or "
            "2 (0: chooseHopperTiling's choice)">,
+    Option<"groupRows", "group-rows", "int64_t", "0",
+           "Grouped block order of the sm_90a kernel: the blocks of each "
+           "group of this many row tiles (a multiple of the cluster rows) "
+           "run column by column, so that a wave reads fewer of B's tiles "
+           "(0: the launch order, row by row)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

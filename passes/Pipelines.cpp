@@ -151,6 +151,7 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   spmm.target = options.target;
   spmm.wgmmaStages = options.gpuWgmmaStages;
   spmm.clusterRows = options.gpuClusterRows;
+  spmm.groupRows = options.gpuGroupRows;
   spmm.wgmmaA = options.gpuWgmmaA;
   pm.addPass(createStcLowerSpmmToGpu(spmm));
   pm.addPass(createCanonicalizerPass());
@@ -267,6 +268,8 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
                                               llvm::cl::init(0)};
   PassOptions::Option<int64_t> gpuClusterRows{*this, "gpu-cluster-rows",
                                               llvm::cl::init(0)};
+  PassOptions::Option<int64_t> gpuGroupRows{*this, "gpu-group-rows",
+                                            llvm::cl::init(0)};
   PassOptions::Option<std::string> gpuWgmmaA{*this, "gpu-wgmma-a",
                                              llvm::cl::init("smem")};
   PassOptions::Option<bool> stopAfterStc{*this, "stop-after-stc",
@@ -303,6 +306,7 @@ void mlir::stc::registerStcPipelines() {
         options.gpuAccumulate = cl.gpuAccumulate;
         options.gpuWgmmaStages = cl.gpuWgmmaStages;
         options.gpuClusterRows = cl.gpuClusterRows;
+        options.gpuGroupRows = cl.gpuGroupRows;
         options.gpuWgmmaA = cl.gpuWgmmaA;
         if (failed(buildStcPipeline(pm, options)))
           return errorHandler(

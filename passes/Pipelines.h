@@ -63,6 +63,9 @@ struct StcPipelineOptions {
   /// The sm_90a kernel's ring depth and cluster (0: chooseHopperTiling's).
   int64_t gpuWgmmaStages = 0;
   int64_t gpuClusterRows = 0;
+  /// The sm_90a kernel's grouped block order: row tiles per group (0: the
+  /// launch order).
+  int64_t gpuGroupRows = 0;
   /// Where the sm_90a kernel's wgmma reads A: "smem" or "registers".
   std::string gpuWgmmaA = "smem";
   /// mma.sp accumulator: "f32" or "f16" (f16 operands only).

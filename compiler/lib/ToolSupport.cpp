@@ -103,6 +103,12 @@ struct SharedOptions {
       cl::desc("sm_90a kernel: where wgmma reads the sparse operand, smem "
                "(default: a descriptor of the TMA-written tile) or registers"),
       cl::init("smem")};
+  cl::opt<int64_t> gpuGroupRows{
+      "gpu-group-rows",
+      cl::desc("sm_90a kernel: blocks in groups of this many row tiles, "
+               "column by column, so that a wave shares B's tiles in L2 "
+               "(0: the launch order)"),
+      cl::init(0)};
   cl::opt<int64_t> gpuClusterRows{
       "gpu-cluster-rows",
       cl::desc("sm_90a kernel: thread-block cluster along the rows, 1 or 2 "
@@ -163,6 +169,7 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   options.gpuStages = shared->gpuStages;
   options.gpuWgmmaStages = shared->gpuWgmmaStages;
   options.gpuClusterRows = shared->gpuClusterRows;
+  options.gpuGroupRows = shared->gpuGroupRows;
   options.gpuWgmmaA = shared->gpuWgmmaA;
   options.gpuAccumulate = shared->gpuAccumulate;
   auto fail = [&](const llvm::Twine &msg) {
@@ -203,6 +210,9 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   if (options.gpuClusterRows < 0 || options.gpuClusterRows > 2)
     return fail("--gpu-cluster-rows must be 1 or 2 (or 0), got " +
                 std::to_string(options.gpuClusterRows));
+  if (options.gpuGroupRows < 0 || options.gpuGroupRows > 64)
+    return fail("--gpu-group-rows must be 0 to 64, got " +
+                std::to_string(options.gpuGroupRows));
   if (options.gpuStages < 2 || options.gpuStages > 4)
     return fail("--gpu-stages must be 2, 3 or 4, got " +
                 std::to_string(options.gpuStages));

@@ -22,6 +22,8 @@
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_acc32 --random-inputs --seed=4 --check --gpu-block-rows=256 --gpu-wgmma-stages=3 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_long_k_f16 --random-inputs --seed=5 --check 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_long_k_f16 --random-inputs --seed=6 --check --gpu-block-rows=128 --gpu-block-cols=256 --gpu-wgmma-stages=2 2>&1 | FileCheck %s
+// Grouped block order (4 row tiles of 200 rows in groups of 2).
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_requant --random-inputs --seed=12 --check --gpu-block-rows=64 --gpu-group-rows=2 2>&1 | FileCheck %s
 // The other A source: fragments in registers.
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_acc32 --random-inputs --seed=7 --check --gpu-wgmma-a=registers --gpu-block-rows=128 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_long_k_f16 --random-inputs --seed=8 --check --gpu-wgmma-a=registers 2>&1 | FileCheck %s

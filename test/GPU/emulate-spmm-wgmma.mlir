@@ -28,6 +28,10 @@
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=12 --check --gpu-block-rows=256 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=13 --check --gpu-block-rows=256 --gpu-block-cols=128 --gpu-wgmma-stages=2 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_f16_bias_relu --random-inputs --seed=14 --check --gpu-block-rows=256 2>&1 | FileCheck %s
+// Grouped block order: 4 row tiles in groups of 3 (the last group 1
+// high), and clusters of 2 in groups of one cluster.
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=15 --check --gpu-block-rows=64 --gpu-cluster-rows=1 --gpu-group-rows=3 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=16 --check --gpu-block-rows=64 --gpu-cluster-rows=2 --gpu-group-rows=2 2>&1 | FileCheck %s
 // The other A source: fragments in registers.
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=8 --check --gpu-wgmma-a=registers --gpu-block-rows=128 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=9 --check --gpu-wgmma-a=registers --gpu-block-cols=256 --gpu-wgmma-stages=2 2>&1 | FileCheck %s

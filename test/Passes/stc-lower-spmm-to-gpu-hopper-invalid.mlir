@@ -8,6 +8,8 @@
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a wgmma-stages=7" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a cluster-rows=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a wgmma-a=global" 2>&1 | FileCheck %s --check-prefix=ASOURCE
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a group-rows=65" 2>&1 | FileCheck %s --check-prefix=GROUPRANGE
+// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a cluster-rows=2 group-rows=3" 2>&1 | FileCheck %s --check-prefix=GROUPCLUSTER
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_80 block-cols=256" 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=6" 2>&1 | FileCheck %s --check-prefix=FIT
 // RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu="target=sm_90a block-rows=256 block-cols=256" 2>&1 | FileCheck %s --check-prefix=SQUARE256
@@ -24,6 +26,8 @@
 // STAGES: error: stc-lower-spmm-to-gpu: wgmma-stages must be 2 to 6 (0: as many as fit), got 7
 // ASOURCE: error: stc-lower-spmm-to-gpu: unknown wgmma-a 'global' (expected smem or registers)
 // CLUSTER: error: stc-lower-spmm-to-gpu: cluster-rows must be 1 or 2 (0: the heuristic's choice), got 3
+// GROUPRANGE: error: stc-lower-spmm-to-gpu: group-rows must be 0 to 64 (0: the launch order), got 65
+// GROUPCLUSTER: error: stc-lower-spmm-to-gpu: group-rows (3) must be a multiple of the kernel's cluster rows (2)
 // WIDE: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (256 too on sm_90a; 0: the heuristic's choice), got 0 x 256
 // SQUARE256: error: stc-lower-spmm-to-gpu: a 256 x 256 sm_90a tile needs 256 accumulators per thread; 256-row tiles take at most 128 columns
 // ROWS256REGS: error: stc-lower-spmm-to-gpu: 256-row tiles take A from shared memory (wgmma-a=smem)
