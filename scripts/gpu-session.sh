@@ -7,23 +7,27 @@
 #   scripts/build.sh && scripts/gpu-pack.sh
 #   bench/run_gpu_bench.sh build && bench/run_gpu_bench.sh build-conv
 #   tar -C bench/work -cJf .gpu-carry/bench-work.tar.xz gpu gpu-conv
+#   scripts/gpu-sweep-build.sh       (optional: sm_90a kernel variants)
 #
 # then with the device tool, carry=[".gpu-carry"]:
 #
-#   bash scripts/gpu-session.sh OUT_DIR [GEMM_BUDGET_S] [CONV_BUDGET_S]
+#   bash scripts/gpu-session.sh OUT_DIR [GEMM_BUDGET_S] [CONV_BUDGET_S] [SWEEP_BUDGET_S]
 #
 # 1. nvidia-smi; the GPU lit tests (scripts/gpu-remote-tests.sh), and on a
 #    CC 9.0 device the other GPU tests again with --target=sm_90a, log in
 #    OUT_DIR/lit.log;
 # 2. the GEMM benchmark, then the convolution benchmark, each with its
-#    time budget (defaults 200 s and 100 s), results copied to OUT_DIR.
+#    time budget (defaults 200 s and 100 s), results copied to OUT_DIR;
+# 3. where .gpu-carry/sweep.tar.xz is, each variant of
+#    scripts/gpu-sweep-build.sh with its share of SWEEP_BUDGET_S (120 s),
+#    results in OUT_DIR/sweep-results.tar.
 # Every step runs even when an earlier one failed; the exit status says
 # whether all passed.
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-out="$1"; gemm_s="${2:-200}"; conv_s="${3:-100}"
+out="$1"; gemm_s="${2:-200}"; conv_s="${3:-100}"; sweep_s="${4:-120}"
 carry="$root/.gpu-carry"
 mkdir -p "$out"
 status=0
@@ -77,5 +81,20 @@ for b in gemm conv; do
   tar -C "$out" -cf "$out/$b-results.tar" "$b" && rm -rf "${out:?}/$b"
   tail -n 5 "$out/$b.log"
 done
+if [ -f "$carry/sweep.tar.xz" ]; then
+  echo "== sm_90a variants $(date -u +%T)"
+  xz -dc "$carry/sweep.tar.xz" | tar -C bench/work -xf - || status=1
+  variants=(bench/work/sw-*)
+  share=$(( sweep_s / ${#variants[@]} ))
+  rm -rf "$out/sweep" && mkdir -p "$out/sweep"
+  for d in "${variants[@]}"; do
+    v="${d##*/sw-}"
+    GPU_BENCH_WORK="$d" bench/run_gpu_bench.sh run --copy-to "$out/sweep/$v" \
+      --time-budget "$share" > "$out/sweep/$v.log" 2>&1 || status=1
+    tail -n 3 "$out/sweep/$v.log"
+  done
+  cat "$out"/sweep/*.log > "$out/sweep.log"
+  tar -C "$out" -cf "$out/sweep-results.tar" sweep && rm -rf "${out:?}/sweep"
+fi
 echo "== done $(date -u +%T), status $status"
 exit $status
