@@ -18,19 +18,24 @@
 //   / expect_tx / complete_tx / try_wait.parity become calls of
 //   stc_emu_mbarrier_* (the state stays in the barrier's 8 bytes of shared
 //   memory), and the 2-D and 4-D tile-mode nvvm.cp.async.bulk.tensor (TMA
-//   load) a call of stc_emu_tma_load_2d / _4d, which copies at once and
-//   completes its bytes on the barrier; the mbarrier-init and proxy fences and
+//   load) a call of stc_emu_tma_load_2d / _4d (_2d_multicast: into every
+//   block of the mask), which copies at once and completes its bytes on the
+//   barrier(s); nvvm.mapa, cluster.arrive / wait and %cluster_ctarank calls
+//   of stc_emu_mapa / cluster_arrive / cluster_wait / cluster_ctarank; the
+//   mbarrier-init and proxy fences and
 //   setmaxregister have nothing to do on a CPU, and an empty inline
 //   assembly (a register fence, "=f,0") is the identity on its tied
 //   operands (other inline assembly is an error);
 // - shared memory: the kernel modules' address-space-3 globals move to the
 //   host module, aligned to 256 KiB (stc_emu_wgmma_sp). A dynamic one (a
 //   zero-sized array, which a kernel's stc.kernel_info `shared_bytes` sizes
-//   at launch) becomes a zeroed global of that many bytes;
+//   at launch) becomes a zeroed global of that many bytes. The kernels
+//   take every address of one through stc_emu_cta_shared: the global for a
+//   block of cluster rank 0, a copy for the others;
 // - gpu.launch_func packs its arguments into such an array and calls
-//   stc_emu_launch (after stc_emu_check_cluster for a cluster launch: the
-//   blocks of a cluster simply run one after the other, as stc's kernels
-//   use clusters for scheduling only); gpu.alloc/memcpy/dealloc become host
+//   stc_emu_launch, or for a cluster launch stc_emu_check_cluster
+//   and stc_emu_launch_cluster, which runs the blocks of a cluster together;
+//   gpu.alloc/memcpy/dealloc become host
 //   memref ops, and host calls of stc_gpu_tensor_map_2d / _4d (the
 //   runtime's cuTensorMapEncodeTiled) calls of stc_emu_tensor_map_2d / _4d.
 //
@@ -83,6 +88,14 @@ constexpr llvm::StringLiteral kMbarrierWaitParityFn =
 constexpr llvm::StringLiteral kTmaLoadFn = "stc_emu_tma_load_2d";
 constexpr llvm::StringLiteral kTmaLoad4dFn = "stc_emu_tma_load_4d";
 constexpr llvm::StringLiteral kClusterCheckFn = "stc_emu_check_cluster";
+constexpr llvm::StringLiteral kLaunchClusterFn = "stc_emu_launch_cluster";
+constexpr llvm::StringLiteral kCtaSharedFn = "stc_emu_cta_shared";
+constexpr llvm::StringLiteral kMapaFn = "stc_emu_mapa";
+constexpr llvm::StringLiteral kClusterRankFn = "stc_emu_cluster_ctarank";
+constexpr llvm::StringLiteral kClusterArriveFn = "stc_emu_cluster_arrive";
+constexpr llvm::StringLiteral kClusterWaitFn = "stc_emu_cluster_wait";
+constexpr llvm::StringLiteral kTmaLoadMulticastFn =
+    "stc_emu_tma_load_2d_multicast";
 /// The host runtime's tensor-map constructors (cuTensorMapEncodeTiled) and
 /// the emulator's, with the same signatures.
 constexpr llvm::StringLiteral kGpuTensorMapFn = "stc_gpu_tensor_map_2d";
@@ -161,6 +174,13 @@ void EmulateGpuKernels::declareRuntime() {
   declare(kTmaLoadFn, {ptr, ptr, i32, i32, ptr});
   declare(kTmaLoad4dFn, {ptr, ptr, i32, i32, i32, i32, ptr});
   declare(kClusterCheckFn, {i64, i64, i64, i64, i64, i64});
+  declare(kLaunchClusterFn, {kernelType(), i64, i64, i64, ptr, ptr, i64, i64});
+  declare(kCtaSharedFn, {ptr}, {ptr});
+  declare(kMapaFn, {ptr, i32}, {ptr});
+  declare(kClusterRankFn, {}, {i32});
+  declare(kClusterArriveFn, {});
+  declare(kClusterWaitFn, {});
+  declare(kTmaLoadMulticastFn, {ptr, ptr, i32, i32, ptr, i32});
 }
 
 /// The type of stc_gpu_tensor_map_2d and stc_emu_tensor_map_2d: (base,
@@ -511,10 +531,9 @@ LogicalResult EmulateGpuKernels::emulateTmaLoad(
     return op.emitError("stc-emulate-gpu: only 2-D and 4-D tensor copies "
                         "are emulated, not ")
            << rank << "-D";
-  if (op.getMulticastMask())
-    return op.emitError("stc-emulate-gpu: multicast tensor copies are not "
-                        "emulated (the blocks of a cluster run one after "
-                        "the other)");
+  if (op.getMulticastMask() && rank != 2)
+    return op.emitError("stc-emulate-gpu: only 2-D multicast tensor copies "
+                        "are emulated");
   if (op.getGroup())
     return op.emitError("stc-emulate-gpu: tensor copies with a cta_group are "
                         "not emulated");
@@ -523,8 +542,14 @@ LogicalResult EmulateGpuKernels::emulateTmaLoad(
   SmallVector<Value> args = {flat(b, op.getDstMem()), op.getTmaDescriptor()};
   llvm::append_range(args, op.getCoordinates());
   args.push_back(flat(b, op.getMbar()));
-  func::CallOp::create(b, rank == 2 ? kTmaLoadFn : kTmaLoad4dFn, TypeRange{},
-                       args);
+  if (Value mask = op.getMulticastMask()) {
+    // The ctaMask is an i16.
+    args.push_back(arith::ExtUIOp::create(b, b.getI32Type(), mask));
+    func::CallOp::create(b, kTmaLoadMulticastFn, TypeRange{}, args);
+  } else {
+    func::CallOp::create(b, rank == 2 ? kTmaLoadFn : kTmaLoad4dFn, TypeRange{},
+                         args);
+  }
   op.erase();
   return success();
 }
@@ -632,8 +657,9 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
             NVVM::MBarrierCompleteTxOp, NVVM::MBarrierTryWaitParityOp,
             NVVM::FenceMbarrierInitOp, NVVM::FenceProxyOp,
             NVVM::SetMaxRegisterOp,
-            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp, LLVM::InlineAsmOp>(
-            op))
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp, LLVM::InlineAsmOp,
+            NVVM::MapaOp, NVVM::ClusterId, NVVM::ClusterArriveOp,
+            NVVM::ClusterWaitOp>(op))
       toReplace.push_back(op);
     else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
       if (call.getIntrin().starts_with("llvm.nvvm."))
@@ -696,6 +722,26 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
     } else if (auto inlineAsm = dyn_cast<LLVM::InlineAsmOp>(op)) {
       if (failed(emulateEmptyAsm(inlineAsm)))
         return failure();
+    } else if (auto mapa = dyn_cast<NVVM::MapaOp>(op)) {
+      // The cluster's blocks run together, each with its own shared memory
+      // (stc_emu_cta_shared): mapa finds the partner's copy.
+      Value p =
+          func::CallOp::create(b, kMapaFn, b.getType<LLVM::LLVMPointerType>(),
+                               ValueRange{flat(b, mapa.getA()), mapa.getB()})
+              .getResult(0);
+      op->replaceAllUsesWith(ValueRange{
+          LLVM::AddrSpaceCastOp::create(b, mapa.getRes().getType(), p)});
+      op->erase();
+    } else if (isa<NVVM::ClusterId>(op)) {
+      op->replaceAllUsesWith(
+          func::CallOp::create(b, kClusterRankFn, b.getI32Type(), ValueRange{})
+              ->getResults());
+      op->erase();
+    } else if (isa<NVVM::ClusterArriveOp, NVVM::ClusterWaitOp>(op)) {
+      func::CallOp::create(
+          b, isa<NVVM::ClusterArriveOp>(op) ? kClusterArriveFn : kClusterWaitFn,
+          TypeRange{}, ValueRange{});
+      op->erase();
     } else if (auto cvt = dyn_cast<NVVM::ConvertFloatToTF32Op>(op)) {
       if (cvt.getRnd() != NVVM::FPRoundingMode::RNA ||
           cvt.getSat() != NVVM::SaturationMode::NONE || cvt.getRelu())
@@ -727,6 +773,23 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
     } else if (failed(emulateMma(cast<NVVM::MmaSpOp>(op)))) {
       return failure();
     }
+  }
+  // Each block of a cluster has its own shared memory: every address of a
+  // shared-memory global goes through stc_emu_cta_shared, which gives the
+  // calling block's copy.
+  SmallVector<LLVM::AddressOfOp> sharedAddresses;
+  fn.walk([&](LLVM::AddressOfOp address) {
+    if (cast<LLVM::LLVMPointerType>(address.getType()).getAddressSpace() == 3)
+      sharedAddresses.push_back(address);
+  });
+  for (LLVM::AddressOfOp address : sharedAddresses) {
+    b.setInsertionPointAfter(address);
+    Value host = flat(b, address);
+    Value copy =
+        func::CallOp::create(b, kCtaSharedFn, host.getType(), ValueRange{host})
+            .getResult(0);
+    Value back = LLVM::AddrSpaceCastOp::create(b, address.getType(), copy);
+    address.getResult().replaceAllUsesExcept(back, host.getDefiningOp());
   }
   // What a GPU kernel may contain that the CPU cannot run.
   WalkResult unsupported = fn.walk([&](Operation *op) {
@@ -767,11 +830,15 @@ LogicalResult EmulateGpuKernels::checkCluster(gpu::LaunchFuncOp launch,
                                               ImplicitLocOpBuilder &b) {
   if (!launch.hasClusterSize())
     return success();
-  // The emulator runs the blocks one after the other with or without
-  // clusters: only the launch's own rule, that clusters tile the grid, is
-  // left to check, at compile time where the sizes are constants.
+  // The emulator runs the blocks of a cx x cy x 1 cluster together
+  // (stc_emu_launch_cluster); the launch's own rule, that clusters tile the
+  // grid, is checked at compile time where the sizes are constants.
   gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
   gpu::KernelDim3 cluster = launch.getClusterSizeOperandValues();
+  std::optional<int64_t> clusterZ = getConstantIntValue(cluster.z);
+  if (!clusterZ || *clusterZ != 1)
+    return launch.emitError("stc-emulate-gpu: only clusters of one block "
+                            "along z are emulated");
   bool allConstant = true;
   for (auto [name, g, c] : {std::make_tuple("x", grid.x, cluster.x),
                             std::make_tuple("y", grid.y, cluster.y),
@@ -808,8 +875,10 @@ void EmulateGpuKernels::runOnOperation() {
   declareRuntime();
   MLIRContext *ctx = module.getContext();
 
-  // Shared memory: the kernels' globals move to the module. Blocks run one
-  // after the other, so one copy serves the block that runs. Each shared
+  // Shared memory: the kernels' globals move to the module and serve the
+  // block of cluster rank 0 (stc_emu_cta_shared gives the others copies:
+  // the blocks of a cluster run together, clusters one after the other).
+  // Each shared
   // (address space 3) global is aligned to 256 KiB, so that the low 18 bits
   // of its host addresses are the shared addresses a wgmma descriptor holds
   // (stc_gpu_emulator.h, stc_emu_wgmma_sp).
@@ -985,9 +1054,17 @@ void EmulateGpuKernels::runOnOperation() {
       }
       Value name = LLVM::AddressOfOp::create(b, LLVM::LLVMPointerType::get(ctx),
                                              nameSymbol);
-      func::CallOp::create(b, kLaunchFn, TypeRange{},
-                           ValueRange{kernelRef, toI64(grid.x), toI64(grid.y),
-                                      toI64(block.x), params, name});
+      if (launch.hasClusterSize()) {
+        gpu::KernelDim3 cluster = launch.getClusterSizeOperandValues();
+        func::CallOp::create(b, kLaunchClusterFn, TypeRange{},
+                             ValueRange{kernelRef, toI64(grid.x), toI64(grid.y),
+                                        toI64(block.x), params, name,
+                                        toI64(cluster.x), toI64(cluster.y)});
+      } else {
+        func::CallOp::create(b, kLaunchFn, TypeRange{},
+                             ValueRange{kernelRef, toI64(grid.x), toI64(grid.y),
+                                        toI64(block.x), params, name});
+      }
       op->erase();
     }
   }

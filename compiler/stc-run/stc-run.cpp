@@ -347,6 +347,13 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("stc_emu_tensor_map_4d", (void *)&stc_emu_tensor_map_4d);
   add("stc_emu_tma_load_4d", (void *)&stc_emu_tma_load_4d);
   add("stc_emu_check_cluster", (void *)&stc_emu_check_cluster);
+  add("stc_emu_launch_cluster", (void *)&stc_emu_launch_cluster);
+  add("stc_emu_cta_shared", (void *)&stc_emu_cta_shared);
+  add("stc_emu_mapa", (void *)&stc_emu_mapa);
+  add("stc_emu_cluster_ctarank", (void *)&stc_emu_cluster_ctarank);
+  add("stc_emu_cluster_arrive", (void *)&stc_emu_cluster_arrive);
+  add("stc_emu_cluster_wait", (void *)&stc_emu_cluster_wait);
+  add("stc_emu_tma_load_2d_multicast", (void *)&stc_emu_tma_load_2d_multicast);
   STC_RT(stc_rt_prune_f32);
   STC_RT(stc_rt_prune_f16);
   STC_RT(stc_rt_prune_bf16);

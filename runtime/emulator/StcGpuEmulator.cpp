@@ -6,6 +6,7 @@
 #include "runtime/emulator/stc_gpu_emulator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +40,8 @@ struct Warp {
   int num = 0, trans = 0;
 };
 
+struct Cluster;
+
 /// The threads of one block, for bar.sync, and what the mbarrier deadlock
 /// check needs.
 struct Block {
@@ -48,6 +51,9 @@ struct Block {
   int64_t arrived = 0;
   uint64_t generation = 0;
   int64_t x = 0, y = 0;
+  /// The block's rank in its cluster (%cluster_ctarank) and the cluster.
+  int32_t rank = 0;
+  Cluster *cluster = nullptr;
   // Guarded by mbarrierMutex: threads whose kernel returned, threads in
   // stc_emu_mbarrier_wait_parity, and for each of those the barrier and
   // parity it waits for (null when not waiting).
@@ -55,6 +61,21 @@ struct Block {
   int64_t waiting = 0;
   std::vector<const void *> waitBarrier;
   std::vector<int32_t> waitParity;
+  // Threads in stc_emu_cluster_wait, and the cluster-barrier phase each
+  // waits to see end (-1 when not waiting).
+  int64_t clusterWaiting = 0;
+  std::vector<int64_t> clusterWaitPhase;
+};
+
+/// The blocks of one cluster (1 x clusterY x 1), which run together: the
+/// cluster barrier (barrier.cluster.arrive / wait) of all their threads.
+struct Cluster {
+  std::vector<Block *> blocks; // by rank
+  std::mutex mutex;
+  std::condition_variable done;
+  int64_t threads = 0, arrived = 0;
+  /// Written under `mutex`; read by the deadlock check without it.
+  std::atomic<uint64_t> phase{0};
 };
 
 /// The 128 threads of one warpgroup (warps 4i .. 4i + 3 of the block) meet
@@ -86,6 +107,9 @@ thread_local Warp *currentWarp = nullptr;
 thread_local int currentLane = 0;
 thread_local Warpgroup *currentWarpgroup = nullptr;
 thread_local int currentWarpgroupThread = 0;
+/// The cluster-barrier phase the calling thread arrived in (-1: none
+/// pending), for stc_emu_cluster_wait.
+thread_local int64_t clusterArrivedPhase = -1;
 
 [[noreturn]] void fail(const std::string &message) {
   std::fprintf(stderr, "stc-gpu-emulator: error: %s\n", message.c_str());
@@ -105,9 +129,22 @@ void checkMbarrierDeadlock(const Block &block);
 extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
                                int64_t gridY, int64_t threads, int64_t *params,
                                const char *name) {
+  stc_emu_launch_cluster(kernel, gridX, gridY, threads, params, name, 1, 1);
+}
+
+extern "C" void stc_emu_launch_cluster(stc_emu_kernel_fn kernel, int64_t gridX,
+                                       int64_t gridY, int64_t threads,
+                                       int64_t *params, const char *name,
+                                       int64_t clusterX, int64_t clusterY) {
   if (threads <= 0 || threads % 32 != 0 || threads > 1024)
     fail("a block of " + std::to_string(threads) +
          " threads (expected a multiple of 32 up to 1024)");
+  if (clusterX < 1 || clusterY < 1 || clusterX * clusterY > 8 ||
+      gridX % clusterX != 0 || gridY % clusterY != 0)
+    fail("a cluster of " + std::to_string(clusterX) + " x " +
+         std::to_string(clusterY) + " blocks in a grid of " +
+         std::to_string(gridX) + " x " + std::to_string(gridY));
+  const int64_t clusterSize = clusterX * clusterY;
   static const bool trace = [] {
     const char *env = std::getenv("STC_EMU_TRACE");
     return env && *env && std::string(env) != "0";
@@ -119,41 +156,61 @@ extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
                  name ? name : "?", (long long)gridX, (long long)gridY,
                  (long long)threads);
   int64_t warps = threads / 32;
-  for (int64_t by = 0; by < gridY; ++by) {
-    for (int64_t bx = 0; bx < gridX; ++bx) {
-      std::vector<std::unique_ptr<Warp>> block;
-      for (int64_t w = 0; w < warps; ++w)
-        block.push_back(std::make_unique<Warp>());
-      std::vector<std::unique_ptr<Warpgroup>> warpgroups;
-      for (int64_t t = 0; t < threads; t += kWarpgroupThreads) {
-        warpgroups.push_back(std::make_unique<Warpgroup>());
-        warpgroups.back()->threads =
-            static_cast<int>(std::min<int64_t>(kWarpgroupThreads, threads - t));
+  // One cluster at a time, its blocks together (a block waits on mbarriers
+  // its partner's arrivals and copies complete). Rank: x fastest.
+  for (int64_t by0 = 0; by0 < gridY; by0 += clusterY) {
+    for (int64_t bx0 = 0; bx0 < gridX; bx0 += clusterX) {
+      Cluster cluster;
+      cluster.threads = threads * clusterSize;
+      std::vector<std::unique_ptr<Block>> blocks;
+      std::vector<std::vector<std::unique_ptr<Warp>>> blockWarps;
+      std::vector<std::vector<std::unique_ptr<Warpgroup>>> blockWarpgroups;
+      for (int64_t r = 0; r < clusterSize; ++r) {
+        auto block = std::make_unique<Block>();
+        block->threads = threads;
+        block->x = bx0 + r % clusterX;
+        block->y = by0 + r / clusterX;
+        block->rank = static_cast<int32_t>(r);
+        block->cluster = &cluster;
+        block->waitBarrier.assign(size_t(threads), nullptr);
+        block->waitParity.assign(size_t(threads), 0);
+        block->clusterWaitPhase.assign(size_t(threads), -1);
+        cluster.blocks.push_back(block.get());
+        blocks.push_back(std::move(block));
+        blockWarps.emplace_back();
+        for (int64_t w = 0; w < warps; ++w)
+          blockWarps.back().push_back(std::make_unique<Warp>());
+        blockWarpgroups.emplace_back();
+        for (int64_t t = 0; t < threads; t += kWarpgroupThreads) {
+          blockWarpgroups.back().push_back(std::make_unique<Warpgroup>());
+          blockWarpgroups.back().back()->threads = static_cast<int>(
+              std::min<int64_t>(kWarpgroupThreads, threads - t));
+        }
       }
-      Block barrier;
-      barrier.threads = threads;
-      barrier.x = bx;
-      barrier.y = by;
-      barrier.waitBarrier.assign(size_t(threads), nullptr);
-      barrier.waitParity.assign(size_t(threads), 0);
       std::vector<std::thread> workers;
-      workers.reserve(threads);
-      for (int64_t t = 0; t < threads; ++t) {
-        workers.emplace_back([&, t] {
-          currentBlock = &barrier;
-          currentThread = t;
-          currentWarp = block[t / 32].get();
-          currentLane = static_cast<int>(t % 32);
-          currentWarpgroup = warpgroups[t / kWarpgroupThreads].get();
-          currentWarpgroupThread = static_cast<int>(t % kWarpgroupThreads);
-          kernel(params, static_cast<int32_t>(t), static_cast<int32_t>(bx),
-                 static_cast<int32_t>(by));
-          // The threads left may all be waiting on mbarriers only this one
-          // could have completed.
-          std::lock_guard<std::mutex> lock(mbarrierMutex);
-          ++barrier.exited;
-          checkMbarrierDeadlock(barrier);
-        });
+      workers.reserve(size_t(threads * clusterSize));
+      for (int64_t r = 0; r < clusterSize; ++r) {
+        Block *block = blocks[size_t(r)].get();
+        for (int64_t t = 0; t < threads; ++t) {
+          workers.emplace_back([&, block, r, t] {
+            currentBlock = block;
+            currentThread = t;
+            currentWarp = blockWarps[size_t(r)][size_t(t / 32)].get();
+            currentLane = static_cast<int>(t % 32);
+            currentWarpgroup =
+                blockWarpgroups[size_t(r)][size_t(t / kWarpgroupThreads)].get();
+            currentWarpgroupThread = static_cast<int>(t % kWarpgroupThreads);
+            clusterArrivedPhase = -1;
+            kernel(params, static_cast<int32_t>(t),
+                   static_cast<int32_t>(block->x),
+                   static_cast<int32_t>(block->y));
+            // The threads left may all be waiting on mbarriers only this one
+            // could have completed.
+            std::lock_guard<std::mutex> lock(mbarrierMutex);
+            ++block->exited;
+            checkMbarrierDeadlock(*block);
+          });
+        }
       }
       for (std::thread &worker : workers)
         worker.join();
@@ -511,38 +568,66 @@ void updateMbarrier(void *bar, const MbarrierState &state, bool completed) {
 }
 
 /// Under mbarrierMutex: reports a deadlock and stops when every thread of
-/// `block` has exited or waits on an mbarrier phase that has not completed.
-/// Nothing else can then complete one (a tensor copy completes its bytes
-/// before the issuing thread goes on). Threads blocked elsewhere (bar.sync,
-/// an mma rendezvous) are not counted, so such mixed hangs stay hangs.
+/// `block`'s cluster (the block alone when it has none) has exited, waits
+/// on an mbarrier phase that has not completed, or waits at a cluster
+/// barrier that has not completed. Nothing else can then complete one (a
+/// tensor copy completes its bytes before the issuing thread goes on).
+/// Threads blocked elsewhere (bar.sync, an mma rendezvous) are not
+/// counted, so such mixed hangs stay hangs.
 void checkMbarrierDeadlock(const Block &block) {
-  if (block.waiting == 0 || block.waiting + block.exited != block.threads)
-    return;
-  // The waiting threads, by barrier and parity (first thread, count).
-  std::map<std::pair<const void *, int32_t>, std::pair<int64_t, int64_t>>
-      groups;
-  for (int64_t t = 0; t < block.threads; ++t) {
-    const void *bar = block.waitBarrier[size_t(t)];
-    if (!bar)
-      continue;
-    int32_t parity = block.waitParity[size_t(t)];
-    uint64_t word;
-    std::memcpy(&word, bar, 8);
-    if (decodeMbarrier(word).phaseDone(parity))
-      return; // woken, not yet running
-    auto [it, inserted] =
-        groups.try_emplace({bar, parity}, std::make_pair(t, int64_t(0)));
-    ++it->second.second;
+  std::vector<const Block *> blocks = {&block};
+  if (block.cluster)
+    blocks.assign(block.cluster->blocks.begin(), block.cluster->blocks.end());
+  int64_t waiting = 0, clusterWaiting = 0, exited = 0, threads = 0;
+  for (const Block *b : blocks) {
+    waiting += b->waiting;
+    clusterWaiting += b->clusterWaiting;
+    exited += b->exited;
+    threads += b->threads;
   }
+  if (waiting + clusterWaiting == 0 ||
+      waiting + clusterWaiting + exited != threads)
+    return;
+  for (const Block *b : blocks)
+    for (int64_t phase : b->clusterWaitPhase)
+      if (phase >= 0 && b->cluster->phase.load() != uint64_t(phase))
+        return; // woken, not yet running
+  // The waiting threads, by barrier and parity (first block and thread,
+  // count).
+  std::map<std::pair<const void *, int32_t>,
+           std::tuple<const Block *, int64_t, int64_t>>
+      groups;
+  for (const Block *b : blocks)
+    for (int64_t t = 0; t < b->threads; ++t) {
+      const void *bar = b->waitBarrier[size_t(t)];
+      if (!bar)
+        continue;
+      int32_t parity = b->waitParity[size_t(t)];
+      uint64_t word;
+      std::memcpy(&word, bar, 8);
+      if (decodeMbarrier(word).phaseDone(parity))
+        return; // woken, not yet running
+      auto [it, inserted] =
+          groups.try_emplace({bar, parity}, std::make_tuple(b, t, int64_t(0)));
+      ++std::get<2>(it->second);
+    }
   std::ostringstream os;
-  os << "mbarrier deadlock in block (" << block.x << ", " << block.y
-     << "): " << block.waiting << " threads wait for mbarrier phases that "
-     << "cannot complete and the other " << block.exited << " have exited";
+  os << "mbarrier deadlock in block (" << block.x << ", " << block.y << ")";
+  if (blocks.size() > 1)
+    os << "'s cluster of " << blocks.size() << " blocks";
+  os << ": " << waiting << " threads wait for mbarrier phases that "
+     << "cannot complete";
+  if (clusterWaiting)
+    os << ", " << clusterWaiting << " at a cluster barrier that cannot "
+       << "complete,";
+  os << " and the other " << exited << " have exited";
   for (const auto &[key, who] : groups) {
     uint64_t word;
     std::memcpy(&word, key.first, 8);
-    os << "; " << who.second << " thread(s) (first " << who.first
-       << ") wait for the phase of parity " << key.second << " of "
+    os << "; " << std::get<2>(who) << " thread(s) (first " << std::get<1>(who);
+    if (blocks.size() > 1)
+      os << " of block rank " << std::get<0>(who)->rank;
+    os << ") wait for the phase of parity " << key.second << " of "
        << mbarrierName(key.first) << " ("
        << describeMbarrier(decodeMbarrier(word)) << ")";
   }
@@ -608,7 +693,111 @@ void tmaLoadOf(int32_t rank, void *dst, const void *map, const int32_t *coords,
   updateMbarrier(bar, state, completed);
 }
 
+/// Shared memory per block of a cluster. The kernels' shared-memory
+/// globals serve rank 0; ranks 1.. get copies of the same 256 KiB window
+/// (the globals are 256 KiB aligned, so the window holds one global and
+/// the low 18 bits of an address are its shared address), made on first
+/// use and kept: shared memory starts undefined, so a block may find an
+/// earlier block's bytes there, as on a GPU.
+constexpr uintptr_t kSmemWindow = uintptr_t(1) << 18;
+std::mutex smemCopiesMutex;
+/// Window base -> the copies for ranks 1, 2, ...
+std::map<uintptr_t, std::vector<uint8_t *>> smemCopies;
+
+/// The window of `rank` for the global window `base` (made if need be).
+uint8_t *smemWindowOf(uintptr_t base, int32_t rank) {
+  if (rank == 0)
+    return reinterpret_cast<uint8_t *>(base);
+  std::lock_guard<std::mutex> lock(smemCopiesMutex);
+  std::vector<uint8_t *> &copies = smemCopies[base];
+  while (copies.size() < size_t(rank)) {
+    void *p = std::aligned_alloc(kSmemWindow, kSmemWindow);
+    if (!p)
+      fail("out of memory for a cluster block's shared memory");
+    std::memset(p, 0, kSmemWindow);
+    copies.push_back(static_cast<uint8_t *>(p));
+  }
+  return copies[size_t(rank - 1)];
+}
+
+/// The global window base and rank of a shared address of any block (0
+/// when it is in none).
+std::pair<uintptr_t, int32_t> smemWindowOfAddress(uintptr_t address) {
+  uintptr_t window = address & ~(kSmemWindow - 1);
+  std::lock_guard<std::mutex> lock(smemCopiesMutex);
+  for (const auto &[base, copies] : smemCopies)
+    for (size_t i = 0; i < copies.size(); ++i)
+      if (reinterpret_cast<uintptr_t>(copies[i]) == window)
+        return {base, static_cast<int32_t>(i + 1)};
+  return {window, 0};
+}
+
+Cluster &currentCluster(const char *what) {
+  if (!currentBlock || !currentBlock->cluster)
+    fail(std::string(what) + " called outside stc_emu_launch");
+  return *currentBlock->cluster;
+}
+
 } // namespace
+
+extern "C" void *stc_emu_cta_shared(void *global) {
+  uintptr_t base = reinterpret_cast<uintptr_t>(global);
+  if (base % kSmemWindow != 0)
+    fail("a shared-memory global that is not 256 KiB aligned");
+  int32_t rank = currentBlock ? currentBlock->rank : 0;
+  return smemWindowOf(base, rank);
+}
+
+extern "C" void *stc_emu_mapa(void *address, int32_t rank) {
+  Cluster &cluster = currentCluster("mapa");
+  if (rank < 0 || size_t(rank) >= cluster.blocks.size())
+    fail("mapa to block rank " + std::to_string(rank) + " of a cluster of " +
+         std::to_string(cluster.blocks.size()));
+  uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  auto [base, from] = smemWindowOfAddress(a);
+  (void)from;
+  return smemWindowOf(base, rank) + (a & (kSmemWindow - 1));
+}
+
+extern "C" int32_t stc_emu_cluster_ctarank(void) {
+  return currentBlock ? currentBlock->rank : 0;
+}
+
+extern "C" void stc_emu_cluster_arrive(void) {
+  Cluster &cluster = currentCluster("barrier.cluster.arrive");
+  if (clusterArrivedPhase >= 0)
+    fail("barrier.cluster.arrive twice without a wait");
+  std::lock_guard<std::mutex> lock(cluster.mutex);
+  clusterArrivedPhase = static_cast<int64_t>(cluster.phase.load());
+  if (++cluster.arrived == cluster.threads) {
+    cluster.arrived = 0;
+    cluster.phase.fetch_add(1);
+    cluster.done.notify_all();
+  }
+}
+
+extern "C" void stc_emu_cluster_wait(void) {
+  Cluster &cluster = currentCluster("barrier.cluster.wait");
+  if (clusterArrivedPhase < 0)
+    fail("barrier.cluster.wait without an arrive");
+  Block *block = currentBlock;
+  {
+    // The other threads may all be blocked on what this one waits for.
+    std::lock_guard<std::mutex> lock(mbarrierMutex);
+    block->clusterWaitPhase[size_t(currentThread)] = clusterArrivedPhase;
+    ++block->clusterWaiting;
+    checkMbarrierDeadlock(*block);
+  }
+  {
+    std::unique_lock<std::mutex> lock(cluster.mutex);
+    uint64_t phase = static_cast<uint64_t>(clusterArrivedPhase);
+    cluster.done.wait(lock, [&] { return cluster.phase.load() != phase; });
+  }
+  std::lock_guard<std::mutex> lock(mbarrierMutex);
+  block->clusterWaitPhase[size_t(currentThread)] = -1;
+  --block->clusterWaiting;
+  clusterArrivedPhase = -1;
+}
 
 extern "C" void stc_emu_mbarrier_init(void *bar, int32_t count) {
   std::lock_guard<std::mutex> lock(mbarrierMutex);
@@ -709,6 +898,20 @@ extern "C" void stc_emu_tma_load_2d(void *dst, const void *map, int32_t x,
                                     int32_t y, void *bar) {
   const int32_t coords[2] = {x, y};
   tmaLoadOf(2, dst, map, coords, bar);
+}
+
+extern "C" void stc_emu_tma_load_2d_multicast(void *dst, const void *map,
+                                              int32_t x, int32_t y, void *bar,
+                                              int32_t mask) {
+  Cluster &cluster = currentCluster("cp.async.bulk.tensor.multicast");
+  const int32_t coords[2] = {x, y};
+  if (mask <= 0 || (uint64_t(mask) >> cluster.blocks.size()) != 0)
+    fail("cp.async.bulk.tensor.multicast with mask " + std::to_string(mask) +
+         " in a cluster of " + std::to_string(cluster.blocks.size()) +
+         " blocks");
+  for (int32_t r = 0; size_t(r) < cluster.blocks.size(); ++r)
+    if (mask & (1 << r))
+      tmaLoadOf(2, stc_emu_mapa(dst, r), map, coords, stc_emu_mapa(bar, r));
 }
 
 extern "C" void stc_emu_tma_load_4d(void *dst, const void *map, int32_t c0,

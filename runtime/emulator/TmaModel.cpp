@@ -239,14 +239,16 @@ MbarrierState decodeMbarrier(uint64_t word) {
   MbarrierState s;
   s.pending = uint32_t(word & 0xFFFFF);
   s.expected = uint32_t((word >> 20) & 0xFFFFF);
-  s.tx = uint32_t((word >> 40) & 0xFFFFF);
+  // Sign-extend the 20-bit transaction count.
+  s.tx = int32_t(uint32_t((word >> 40) & 0xFFFFF) << 12) >> 12;
   s.phase = uint32_t(word >> 60);
   return s;
 }
 
 uint64_t encodeMbarrier(const MbarrierState &s) {
   return uint64_t(s.pending & 0xFFFFF) | uint64_t(s.expected & 0xFFFFF) << 20 |
-         uint64_t(s.tx & 0xFFFFF) << 40 | uint64_t(s.phase & 0xF) << 60;
+         uint64_t(uint32_t(s.tx) & 0xFFFFF) << 40 |
+         uint64_t(s.phase & 0xF) << 60;
 }
 
 std::string describeMbarrier(const MbarrierState &s) {
@@ -301,8 +303,9 @@ std::string mbarrierExpectTx(MbarrierState &s, int64_t bytes) {
     return uninitialised("mbarrier.expect_tx");
   if (bytes < 0 || int64_t(s.tx) + bytes > kMbarrierMaxTx)
     return "mbarrier.expect_tx of " + std::to_string(bytes) + " bytes with " +
-           describeMbarrier(s) + " (the tx-count range is 0 .. 2^20 - 1)";
-  s.tx += uint32_t(bytes);
+           describeMbarrier(s) + " (the emulator's tx-count range is " +
+           "-(2^19 - 1) .. 2^19 - 1)";
+  s.tx += int32_t(bytes);
   return "";
 }
 
@@ -311,12 +314,13 @@ std::string mbarrierCompleteTx(MbarrierState &s, int64_t bytes,
   completed = false;
   if (!s.initialised())
     return uninitialised("complete-tx");
-  if (bytes < 0 || bytes > int64_t(s.tx))
+  if (bytes < 0 || (s.pending == 0 && bytes > int64_t(s.tx)) ||
+      int64_t(s.tx) - bytes < -kMbarrierMaxTx)
     return "complete-tx of " + std::to_string(bytes) + " bytes with " +
            describeMbarrier(s) +
            " (more bytes than expected: a missing or short expect-tx before "
            "the copy)";
-  s.tx -= uint32_t(bytes);
+  s.tx -= int32_t(bytes);
   // Transactions alone complete a phase only once every arrival is in.
   completeIfDone(s, completed);
   return "";

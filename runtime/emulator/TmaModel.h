@@ -129,19 +129,23 @@ void tmaLoad(const TensorMap &map, void *dst, const int32_t *coords);
 // mbarrier objects
 //===----------------------------------------------------------------------===//
 
-/// Largest arrival count (mbarrier.init) and pending transaction count.
+/// Largest arrival count (mbarrier.init), and largest magnitude of the
+/// pending transaction count. PTX allows +-(2^20 - 1); the emulator keeps
+/// the count as a signed 20-bit field of the barrier's 8 bytes, so
+/// +-(2^19 - 1), still more than a block's 227 KiB of shared memory.
 constexpr int64_t kMbarrierMaxCount = (int64_t(1) << 20) - 1;
-constexpr int64_t kMbarrierMaxTx = (int64_t(1) << 20) - 1;
+constexpr int64_t kMbarrierMaxTx = (int64_t(1) << 19) - 1;
 
 /// The state of an mbarrier object, kept in its 8 bytes (encodeMbarrier):
 /// bits 19..0 pending arrivals, 39..20 expected arrivals (the init count;
 /// 0: not initialised, which zeroed memory reads as), 59..40 pending
-/// transaction bytes, 63..60 the phase number modulo 16 (bit 60: the
-/// parity try_wait.parity tests).
+/// transaction bytes (20-bit two's complement: the count may go below zero
+/// while arrivals are pending), 63..60 the phase number modulo 16 (bit 60:
+/// the parity try_wait.parity tests).
 struct MbarrierState {
   uint32_t pending = 0;
   uint32_t expected = 0;
-  uint32_t tx = 0;
+  int32_t tx = 0;
   uint32_t phase = 0;
 
   bool initialised() const { return expected != 0; }
@@ -167,14 +171,16 @@ std::string mbarrierInit(MbarrierState &state, int64_t count);
 std::string mbarrierArrive(MbarrierState &state, int64_t count,
                            bool &completed);
 
-/// expect-tx: `bytes` more transaction bytes pending (the total at most
-/// kMbarrierMaxTx).
+/// expect-tx: `bytes` more transaction bytes pending (the total within
+/// +-kMbarrierMaxTx).
 std::string mbarrierExpectTx(MbarrierState &state, int64_t bytes);
 
-/// complete-tx: `bytes` transaction bytes done. The emulator requires the
-/// matching expect-tx first (PTX lets the count go negative for a while;
-/// stc's kernels, like CUTLASS's, expect before they copy), so more bytes
-/// than pending is an error. Completes the phase like mbarrierArrive.
+/// complete-tx: `bytes` transaction bytes done. The count may go below
+/// zero while arrivals are pending (PTX allows it down to -(2^20 - 1)): with
+/// TMA multicast a partner block's copy can land before this block's expect-tx,
+/// which its arrive.expect_tx then balances. Once every arrival is in, more
+/// bytes than pending is an error (a missing or short expect-tx). Completes the
+/// phase like mbarrierArrive.
 std::string mbarrierCompleteTx(MbarrierState &state, int64_t bytes,
                                bool &completed);
 

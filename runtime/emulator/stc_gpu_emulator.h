@@ -44,6 +44,34 @@ typedef void (*stc_emu_kernel_fn)(int64_t *params, int32_t thread,
 void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t grid_x, int64_t grid_y,
                     int64_t threads, int64_t *params, const char *name);
 
+/* The same with clusters of cluster_x x cluster_y blocks (dividing the
+ * grid, at most 8 blocks): the blocks of one cluster run together, each
+ * with its own shared memory (stc_emu_cta_shared) and its rank
+ * (x % cluster_x) + cluster_x (y % cluster_y); clusters one after the
+ * other. */
+void stc_emu_launch_cluster(stc_emu_kernel_fn kernel, int64_t grid_x,
+                            int64_t grid_y, int64_t threads, int64_t *params,
+                            const char *name, int64_t cluster_x,
+                            int64_t cluster_y);
+
+/* The calling block's copy of the shared-memory global at `global` (256
+ * KiB aligned): the global itself for a block of rank 0, a 256 KiB aligned
+ * window of the same size for ranks 1.. (made on first use and kept). */
+void *stc_emu_cta_shared(void *global);
+
+/* mapa: the address in the shared memory of the cluster's block `rank` that
+ * corresponds to `address` in any block's shared memory. */
+void *stc_emu_mapa(void *address, int32_t rank);
+
+/* %cluster_ctarank of the calling thread's block. */
+int32_t stc_emu_cluster_ctarank(void);
+
+/* barrier.cluster.arrive and barrier.cluster.wait: wait returns when every
+ * thread of every block of the cluster has arrived since the caller's
+ * arrive (an arrive must precede each wait). */
+void stc_emu_cluster_arrive(void);
+void stc_emu_cluster_wait(void);
+
 /* mma.sp(::ordered_metadata).sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>
  * for the calling thread's lane, input_kind giving the shape and types:
  *
@@ -161,7 +189,8 @@ void stc_emu_mbarrier_arrive(void *bar, int32_t count);
 void stc_emu_mbarrier_arrive_expect_tx(void *bar, int32_t bytes);
 
 /* mbarrier.expect_tx: `bytes` more pending transaction bytes (at most
- * 2^20 - 1 pending in all). */
+ * 2^19 - 1 pending in all; the count may be below zero while arrivals are
+ * pending, when copies completed first). */
 void stc_emu_mbarrier_expect_tx(void *bar, int32_t bytes);
 
 /* mbarrier.complete_tx (what a tensor copy does when it has written its
@@ -219,6 +248,13 @@ void *stc_emu_tensor_map_2d(const void *base, int32_t data_type, int64_t inner,
 void stc_emu_tma_load_2d(void *dst, const void *map, int32_t x, int32_t y,
                          void *bar);
 
+/* cp.async.bulk.tensor.2d ... .multicast::cluster: the same box into the
+ * shared memory of every block of the cluster whose rank is a bit of
+ * `mask`, at dst's offset there, completing on the mbarrier at bar's
+ * offset there (stc_emu_mapa). */
+void stc_emu_tma_load_2d_multicast(void *dst, const void *map, int32_t x,
+                                   int32_t y, void *bar, int32_t mask);
+
 /* cuTensorMapEncodeTiled for a 4-D tensor, as the host code of an sm_90a
  * kernel calls stc_gpu_tensor_map_4d (renamed by stc-emulate-gpu-kernels),
  * everything innermost first: sizes d0 .. d3 (d0 contiguous), the byte
@@ -253,10 +289,8 @@ void stc_emu_tma_load_4d(void *dst, const void *map, int32_t c0, int32_t c1,
                          int32_t c2, int32_t c3, void *bar);
 
 /* Checks a cluster launch: each cluster dimension at least 1 and dividing
- * the grid's, as cuLaunchKernelEx requires; otherwise an error. The
- * emulator then runs the blocks one after the other as usual: stc's
- * kernels use clusters for scheduling only (no distributed shared memory,
- * multicast or cluster barriers, which the emulator rejects). */
+ * the grid's, as cuLaunchKernelEx requires; otherwise an error. The launch
+ * that follows is stc_emu_launch_cluster. */
 void stc_emu_check_cluster(int64_t grid_x, int64_t grid_y, int64_t grid_z,
                            int64_t cluster_x, int64_t cluster_y,
                            int64_t cluster_z);

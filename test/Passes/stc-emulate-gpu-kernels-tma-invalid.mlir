@@ -48,10 +48,10 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @stc_kernels {
-    gpu.func @multicast(%map: !llvm.ptr, %x: i32, %bar: !llvm.ptr<3>, %d: !llvm.ptr<7>) kernel {
+    gpu.func @multicast_4d(%map: !llvm.ptr, %x: i32, %bar: !llvm.ptr<3>, %d: !llvm.ptr<7>) kernel {
       %m = arith.trunci %x : i32 to i16
-      // expected-error @+1 {{stc-emulate-gpu: multicast tensor copies are not emulated (the blocks of a cluster run one after the other)}}
-      nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %map, %bar, box[%x, %x] multicast_mask = %m : !llvm.ptr<7>, !llvm.ptr
+      // expected-error @+1 {{stc-emulate-gpu: only 2-D multicast tensor copies are emulated}}
+      nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %map, %bar, box[%x, %x, %x, %x] multicast_mask = %m : !llvm.ptr<7>, !llvm.ptr
       gpu.return
     }
   }

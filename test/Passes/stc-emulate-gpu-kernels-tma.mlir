@@ -59,11 +59,11 @@ module attributes {gpu.container_module} {
     // time.
     // CHECK: llvm.ptrtoint %[[MAP]]
     // CHECK-NOT: stc_emu_check_cluster
-    // CHECK: call @stc_emu_launch(
+    // CHECK: call @stc_emu_launch_cluster(
     gpu.launch_func @stc_kernels::@tma clusters in (%c2, %c1, %c1) blocks in (%c4, %c2, %c1) threads in (%c288, %c1, %c1) dynamic_shared_memory_size %smem args(%map : !llvm.ptr, %x : i32)
     // CHECK: %[[GX:.*]] = arith.index_cast %[[N]] : index to i64
     // CHECK: call @stc_emu_check_cluster(%[[GX]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, i64, i64, i64) -> ()
-    // CHECK: call @stc_emu_launch(
+    // CHECK: call @stc_emu_launch_cluster(
     gpu.launch_func @stc_kernels::@tma clusters in (%c2, %c1, %c1) blocks in (%n, %c2, %c1) threads in (%c288, %c1, %c1) dynamic_shared_memory_size %smem args(%map : !llvm.ptr, %x : i32)
     return
   }
@@ -108,13 +108,16 @@ module attributes {gpu.container_module} {
     // CHECK: %[[TMAP:.*]] = llvm.inttoptr %[[P0]] : i64 to !llvm.ptr
     // CHECK: %[[X:.*]] = arith.trunci
     // CHECK: %[[S:.*]] = llvm.mlir.addressof @tma_smem : !llvm.ptr<3>
-    // CHECK: %[[BAR:.*]] = llvm.getelementptr %[[S]][32768]
+    // CHECK: %[[SH:.*]] = llvm.addrspacecast %[[S]] : !llvm.ptr<3> to !llvm.ptr
+    // CHECK: %[[SC:.*]] = call @stc_emu_cta_shared(%[[SH]]) : (!llvm.ptr) -> !llvm.ptr
+    // CHECK: %[[SB:.*]] = llvm.addrspacecast %[[SC]] : !llvm.ptr to !llvm.ptr<3>
+    // CHECK: %[[BAR:.*]] = llvm.getelementptr %[[SB]][32768]
     // CHECK: %[[B0:.*]] = llvm.addrspacecast %[[BAR]] : !llvm.ptr<3> to !llvm.ptr
     // CHECK-NEXT: call @stc_emu_mbarrier_init(%[[B0]], %c1_i32) : (!llvm.ptr, i32) -> ()
     // CHECK-NOT: nvvm.
     // CHECK: %[[B1:.*]] = llvm.addrspacecast %[[BAR]] : !llvm.ptr<3> to !llvm.ptr
     // CHECK-NEXT: call @stc_emu_mbarrier_arrive_expect_tx(%[[B1]], %[[X]])
-    // CHECK: %[[D7:.*]] = llvm.addrspacecast %[[S]] : !llvm.ptr<3> to !llvm.ptr<7>
+    // CHECK: %[[D7:.*]] = llvm.addrspacecast %[[SB]] : !llvm.ptr<3> to !llvm.ptr<7>
     // CHECK-NEXT: %[[D:.*]] = llvm.addrspacecast %[[D7]] : !llvm.ptr<7> to !llvm.ptr
     // CHECK-NEXT: %[[B2:.*]] = llvm.addrspacecast %[[BAR]] : !llvm.ptr<3> to !llvm.ptr
     // CHECK-NEXT: call @stc_emu_tma_load_2d(%[[D]], %[[TMAP]], %[[X]], %c0_i32, %[[B2]]) : (!llvm.ptr, !llvm.ptr, i32, i32, !llvm.ptr) -> ()
@@ -160,7 +163,10 @@ module attributes {gpu.container_module} {
     // CHECK: %[[A64:.*]] = arith.extui %{{.*}} : i32 to i64
     // CHECK: llvm.mlir.addressof @wgmma_smem : !llvm.ptr<3>
     // CHECK: %[[G:.*]] = llvm.mlir.addressof @wgmma_smem : !llvm.ptr<3>
-    // CHECK: %[[GF:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr<3> to !llvm.ptr
+    // CHECK: %[[GH:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr<3> to !llvm.ptr
+    // CHECK: %[[GC:.*]] = call @stc_emu_cta_shared(%[[GH]]) : (!llvm.ptr) -> !llvm.ptr
+    // CHECK: %[[GB:.*]] = llvm.addrspacecast %[[GC]] : !llvm.ptr to !llvm.ptr<3>
+    // CHECK: %[[GF:.*]] = llvm.addrspacecast %[[GB]] : !llvm.ptr<3> to !llvm.ptr
     // kind 1 (bf16), n 16, sel 1, scale-d 1, scale-a 1, scale-b -1, trans-a
     // 1, trans-b 0.
     // CHECK: call @stc_emu_wgmma_sp_ss(%c1_i32{{(_[0-9]+)?}}, %c16_i32, %[[A64]], %{{.*}}, %{{.*}}, %c1_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %c-1_i32, %c1_i32{{(_[0-9]+)?}}, %c0_i32{{(_[0-9]+)?}}, %[[GF]], %c2048_i64, %[[D]]) : (i32, i32, i64, i64, i32, i32, i32, i32, i32, i32, i32, !llvm.ptr, i64, !llvm.ptr) -> ()
@@ -199,11 +205,14 @@ module attributes {gpu.container_module} {
     // CHECK: %[[TMAP4:.*]] = llvm.inttoptr %[[P4]] : i64 to !llvm.ptr
     // CHECK: %[[W4:.*]] = arith.trunci
     // CHECK: %[[S4:.*]] = llvm.mlir.addressof @tma4d_smem : !llvm.ptr<3>
+    // CHECK: %[[S4H:.*]] = llvm.addrspacecast %[[S4]] : !llvm.ptr<3> to !llvm.ptr
+    // CHECK: %[[S4C:.*]] = call @stc_emu_cta_shared(%[[S4H]]) : (!llvm.ptr) -> !llvm.ptr
+    // CHECK: %[[S4B:.*]] = llvm.addrspacecast %[[S4C]] : !llvm.ptr to !llvm.ptr<3>
     // CHECK: %[[C0:.*]] = arith.constant 0 : i32
     // CHECK: %[[C1:.*]] = arith.constant 1 : i32
     // CHECK: %[[NEG:.*]] = arith.constant -1 : i32
-    // CHECK: %[[BAR4:.*]] = llvm.getelementptr %[[S4]][16384]
-    // CHECK: %[[D47:.*]] = llvm.addrspacecast %[[S4]] : !llvm.ptr<3> to !llvm.ptr<7>
+    // CHECK: %[[BAR4:.*]] = llvm.getelementptr %[[S4B]][16384]
+    // CHECK: %[[D47:.*]] = llvm.addrspacecast %[[S4B]] : !llvm.ptr<3> to !llvm.ptr<7>
     // CHECK-NEXT: %[[D4:.*]] = llvm.addrspacecast %[[D47]] : !llvm.ptr<7> to !llvm.ptr
     // CHECK-NEXT: %[[B4:.*]] = llvm.addrspacecast %[[BAR4]] : !llvm.ptr<3> to !llvm.ptr
     // CHECK-NEXT: call @stc_emu_tma_load_4d(%[[D4]], %[[TMAP4]], %[[C0]], %[[W4]], %[[NEG]], %[[C1]], %[[B4]]) : (!llvm.ptr, !llvm.ptr, i32, i32, i32, i32, !llvm.ptr) -> ()

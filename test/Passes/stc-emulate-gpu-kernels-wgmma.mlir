@@ -36,7 +36,10 @@ module attributes {gpu.container_module} {
       // CHECK-NEXT: llvm.store
       // CHECK: %[[SD:.*]] = arith.extui %{{.*}} : i1 to i32
       // CHECK: %[[G:.*]] = llvm.mlir.addressof @smem : !llvm.ptr<3>
-      // CHECK: %[[GF:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr<3> to !llvm.ptr
+      // CHECK: %[[GH:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr<3> to !llvm.ptr
+      // CHECK: %[[GC:.*]] = call @stc_emu_cta_shared(%[[GH]]) : (!llvm.ptr) -> !llvm.ptr
+      // CHECK: %[[GB:.*]] = llvm.addrspacecast %[[GC]] : !llvm.ptr to !llvm.ptr<3>
+      // CHECK: %[[GF:.*]] = llvm.addrspacecast %[[GB]] : !llvm.ptr<3> to !llvm.ptr
       // kind 0, n 8, sel 1, scale-d %keep, scale-a -1, scale-b 1, trans-b 1,
       // 8192 bytes of shared memory.
       // CHECK: call @stc_emu_wgmma_sp(%c0_i32, %c8_i32, %[[A]], %{{.*}}, %{{.*}}, %c1_i32{{(_[0-9]+)?}}, %[[SD]], %c-1_i32, %c1_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %[[GF]], %c8192_i64, %[[D]])
@@ -71,7 +74,10 @@ module attributes {gpu.container_module} {
       %db = arith.extui %lo : i32 to i64
       %c = llvm.bitcast %e : i32 to f32
       // CHECK: %[[G:.*]] = llvm.mlir.addressof @smem2 : !llvm.ptr<3>
-      // CHECK: %[[GF:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr<3> to !llvm.ptr
+      // CHECK: %[[GH:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr<3> to !llvm.ptr
+      // CHECK: %[[GC:.*]] = call @stc_emu_cta_shared(%[[GH]]) : (!llvm.ptr) -> !llvm.ptr
+      // CHECK: %[[GB:.*]] = llvm.addrspacecast %[[GC]] : !llvm.ptr to !llvm.ptr<3>
+      // CHECK: %[[GF:.*]] = llvm.addrspacecast %[[GB]] : !llvm.ptr<3> to !llvm.ptr
       // CHECK: call @stc_emu_wgmma_sp(%c1_i32{{(_[0-9]+)?}}, %c16_i32, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %c0_i32{{(_[0-9]+)?}}, %[[GF]], %c4096_i64, %{{.*}})
       %d:8 = stc.wgmma_sp bf16 * bf16 -> f32, n = 16, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%c, %c, %c, %c, %c, %c, %c, %c) : f32

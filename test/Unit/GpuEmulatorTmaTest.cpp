@@ -69,7 +69,7 @@ TEST(GpuEmulatorMbarrier, ArrivalsAndTransactionsCompletePhases) {
   EXPECT_EQ(s.phase, 0u);
   EXPECT_EQ(s.pending, 3u);
   EXPECT_EQ(s.expected, 3u);
-  EXPECT_EQ(s.tx, 0u);
+  EXPECT_EQ(s.tx, 0);
   // A fresh barrier has "completed" the phase of parity 1.
   stc_emu_mbarrier_wait_parity(bar, 1);
 
@@ -89,14 +89,14 @@ TEST(GpuEmulatorMbarrier, ArrivalsAndTransactionsCompletePhases) {
   s = stateOf(bar);
   EXPECT_EQ(s.phase, 1u);
   EXPECT_EQ(s.pending, 0u);
-  EXPECT_EQ(s.tx, 5096u);
+  EXPECT_EQ(s.tx, 5096);
   stc_emu_mbarrier_complete_tx(bar, 5000);
   EXPECT_EQ(stateOf(bar).phase, 1u);
   stc_emu_mbarrier_complete_tx(bar, 96);
   s = stateOf(bar);
   EXPECT_EQ(s.phase, 2u);
   EXPECT_EQ(s.pending, 3u);
-  EXPECT_EQ(s.tx, 0u);
+  EXPECT_EQ(s.tx, 0);
   stc_emu_mbarrier_wait_parity(bar, 1);
 
   // Re-initialising starts again at phase 0.
@@ -117,6 +117,101 @@ TEST(GpuEmulatorMbarrier, StateRoundTripsThroughItsEightBytes) {
   EXPECT_EQ(t.tx, s.tx);
   EXPECT_EQ(t.phase, s.phase);
   EXPECT_FALSE(decodeMbarrier(0).initialised());
+  // The transaction count is signed (copies may complete first).
+  s.tx = -0x12345;
+  EXPECT_EQ(decodeMbarrier(encodeMbarrier(s)).tx, -0x12345);
+}
+
+/// With TMA multicast a partner block's copy can complete its bytes on this
+/// block's barrier before this block's producer announced them: the count
+/// goes below zero while an arrival is pending, and the phase completes
+/// only when the arrive.expect_tx balances it.
+TEST(GpuEmulatorMbarrier, BytesMayCompleteBeforeTheirExpectTx) {
+  auto smem = sharedMemory();
+  void *bar = smem.get() + 64;
+  stc_emu_mbarrier_init(bar, 1);
+  stc_emu_mbarrier_complete_tx(bar, 4096);
+  MbarrierState s = stateOf(bar);
+  EXPECT_EQ(s.tx, -4096);
+  EXPECT_EQ(s.phase, 0u);
+  stc_emu_mbarrier_arrive_expect_tx(bar, 8192);
+  s = stateOf(bar);
+  EXPECT_EQ(s.phase, 0u);
+  EXPECT_EQ(s.tx, 4096);
+  stc_emu_mbarrier_complete_tx(bar, 4096);
+  s = stateOf(bar);
+  EXPECT_EQ(s.phase, 1u);
+  EXPECT_EQ(s.tx, 0);
+  EXPECT_EQ(s.pending, 1u);
+}
+
+/// A cluster of two blocks (1 x 2) runs together: each has its rank and its
+/// own copy of a shared-memory global; mapa reaches the partner's copy; the
+/// cluster barrier orders them; and rank 0's multicast TMA load fills both
+/// blocks and completes on each block's barrier, block 1 announcing its
+/// bytes only after they landed (the count goes below zero meanwhile).
+struct ClusterPair {
+  static constexpr int kThreads = 64, kBoxBytes = 64 * 4;
+  uint8_t *global = nullptr;
+  void *map = nullptr;
+  const uint8_t *tensor = nullptr;
+  std::atomic<int> wrong{0};
+  std::atomic<uintptr_t> window[2] = {};
+};
+
+void clusterPairKernel(int64_t *params, int32_t t, int32_t, int32_t by) {
+  auto *p = reinterpret_cast<ClusterPair *>(params[0]);
+  auto *smem = static_cast<uint8_t *>(stc_emu_cta_shared(p->global));
+  int32_t rank = stc_emu_cluster_ctarank();
+  if (rank != by % 2 || (rank == 0) != (smem == p->global))
+    ++p->wrong;
+  p->window[rank] = reinterpret_cast<uintptr_t>(smem);
+  uint8_t *bar = smem + 64, *dst = smem + 1024;
+  if (t == 0) {
+    smem[0] = uint8_t(10 + rank);
+    stc_emu_mbarrier_init(bar, 1);
+  }
+  stc_emu_cluster_arrive();
+  stc_emu_cluster_wait();
+  auto *peer = static_cast<uint8_t *>(stc_emu_mapa(smem + 0, rank ^ 1));
+  if (peer == smem || peer[0] != 10 + (rank ^ 1) ||
+      stc_emu_mapa(bar, rank) != bar)
+    ++p->wrong;
+  if (t == 0 && rank == 0) {
+    stc_emu_mbarrier_arrive_expect_tx(bar, ClusterPair::kBoxBytes);
+    stc_emu_tma_load_2d_multicast(dst, p->map, 0, 0, bar, 0b11);
+  }
+  stc_emu_cluster_arrive();
+  stc_emu_cluster_wait();
+  if (t == 0 && rank == 1) {
+    if (stateOf(bar).tx != -ClusterPair::kBoxBytes)
+      ++p->wrong;
+    stc_emu_mbarrier_arrive_expect_tx(bar, ClusterPair::kBoxBytes);
+  }
+  stc_emu_mbarrier_wait_parity(bar, 0);
+  if (std::memcmp(dst, p->tensor, ClusterPair::kBoxBytes) != 0)
+    ++p->wrong;
+  stc_emu_cluster_arrive();
+  stc_emu_cluster_wait();
+}
+
+TEST(GpuEmulatorCluster, PairSharesThroughMapaMulticastAndClusterBarriers) {
+  alignas(256) static uint8_t tensor[64 * 8];
+  for (size_t i = 0; i < sizeof(tensor); ++i)
+    tensor[i] = uint8_t(i * 7 + 3);
+  auto smem = sharedMemory();
+  ClusterPair pair;
+  pair.global = smem.get();
+  pair.tensor = tensor;
+  pair.map = stc_emu_tensor_map_2d(tensor, 0, 64, 8, 64, 64, 4, 0);
+  int64_t params[1] = {int64_t(reinterpret_cast<uintptr_t>(&pair))};
+  // Two clusters of two, one after the other.
+  stc_emu_launch_cluster(clusterPairKernel, 1, 4, ClusterPair::kThreads, params,
+                         "pair", 1, 2);
+  EXPECT_EQ(pair.wrong.load(), 0);
+  EXPECT_EQ(pair.window[0].load(), reinterpret_cast<uintptr_t>(smem.get()));
+  EXPECT_NE(pair.window[1].load(), pair.window[0].load());
+  EXPECT_EQ(pair.window[1].load() % kWindow, 0u);
 }
 
 /// Every thread of a block publishes a value, arrives and waits; after the
@@ -384,7 +479,7 @@ void checkTma4dLoads(const Tma4dCase &t, unsigned seed) {
     stc_emu_tma_load_4d(dst, map, c[0], c[1], c[2], c[3], bar);
     // The box's product(n_d) * 2 bytes complete the phase.
     EXPECT_EQ(stateOf(bar).phase, unsigned(++phase));
-    EXPECT_EQ(stateOf(bar).tx, 0u);
+    EXPECT_EQ(stateOf(bar).tx, 0);
     int mismatches = 0, nonZero = 0;
     for (int64_t j3 = 0; j3 < n[3]; ++j3)
       for (int64_t j2 = 0; j2 < n[2]; ++j2)
@@ -681,6 +776,16 @@ protected:
 
 alignas(256) uint8_t gTensor[256 * 256];
 
+TEST_F(GpuEmulatorTmaDeathTest, ClusterCallsNeedALaunch) {
+  auto smem = sharedMemory();
+  EXPECT_EMU_ERROR(stc_emu_mapa(smem.get(), 1),
+                   "mapa called outside stc_emu_launch");
+  EXPECT_EMU_ERROR(stc_emu_cluster_arrive(),
+                   "barrier.cluster.arrive called outside stc_emu_launch");
+  EXPECT_EMU_ERROR(stc_emu_cta_shared(smem.get() + 64),
+                   "a shared-memory global that is not 256 KiB aligned");
+}
+
 TEST_F(GpuEmulatorTmaDeathTest, TensorMapArgumentsAreChecked) {
   EXPECT_EMU_ERROR(
       stc_emu_tensor_map_2d(gTensor + 8, 6, 64, 64, 128, 64, 8, 128),
@@ -782,9 +887,10 @@ TEST_F(GpuEmulatorTmaDeathTest, MbarrierMisuseIsReported) {
   EXPECT_EMU_ERROR(
       {
         stc_emu_mbarrier_arrive_expect_tx(bar, 100);
+        stc_emu_mbarrier_arrive(bar, 1);
         stc_emu_mbarrier_complete_tx(bar, 101);
       },
-      "complete-tx of 101 bytes with pending arrivals 1 of 2, 100 "
+      "complete-tx of 101 bytes with pending arrivals 0 of 2, 100 "
       "transaction bytes, phase 0 \\(mod 16\\) \\(more bytes than expected");
   EXPECT_EMU_ERROR(stc_emu_mbarrier_expect_tx(bar, 1 << 20),
                    "mbarrier.expect_tx of 1048576 bytes");
