@@ -245,6 +245,10 @@ struct HopperKernelShape {
   /// blocks in flight together read a few columns of B rather than all of
   /// them (0: block (x, y) computes column tile x of row tile y).
   int64_t groupRows = 0;
+  /// TMA multicast of B (clusterRows == 2, GEMM): each block of the pair
+  /// loads half of the B tile both share into both, so a block reads half
+  /// of B from L2. The consumers release a slot in both blocks' `empty`.
+  bool multicastB = false;
 
   /// Bytes per operand element: 2 (f16/bf16: m64nNk32, f32 accumulators)
   /// or 1 (s8: m64nNk64, s32 accumulators).
@@ -348,6 +352,8 @@ private:
   Value smem, smemAddress;
   Value kSteps, metaVectors, metaRowTiles, threadInGroup, warpInGroup,
       warpgroup;
+  /// %cluster_ctarank (multicast only).
+  Value clusterRank;
 };
 
 } // namespace mlir::stc::gpu_kernel

@@ -205,8 +205,11 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
 
   // Thread 0 initialises the barriers: `full` completes with the
   // producer's one arrival plus the slot's TMA bytes, `empty` with one
-  // arrival of every consumer thread.
+  // arrival of every consumer thread (with multicast, of both blocks of the
+  // cluster: a slot is refilled in both at once).
   Value consumerThreads = i32(shape.consumerThreads());
+  Value releases =
+      i32(shape.consumerThreads() * (shape.multicastB ? shape.clusterRows : 1));
   {
     auto first = scf::IfOp::create(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, i32(0)),
@@ -216,12 +219,23 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
     for (int64_t s = 0; s < stages; ++s) {
       NVVM::MBarrierInitOp::create(b, barrier(true, i32(s)), i32(1),
                                    /*predicate=*/Value());
-      NVVM::MBarrierInitOp::create(b, barrier(false, i32(s)), consumerThreads,
+      NVVM::MBarrierInitOp::create(b, barrier(false, i32(s)), releases,
                                    /*predicate=*/Value());
     }
     NVVM::FenceMbarrierInitOp::create(b);
   }
   gpu::BarrierOp::create(b);
+  // Multicast: the partner block's copies and arrivals reach this block's
+  // barriers, so both blocks' barriers exist before either starts, and
+  // neither leaves while the other may still signal it.
+  auto clusterSync = [&] {
+    NVVM::ClusterArriveOp::create(b, /*aligned=*/UnitAttr());
+    NVVM::ClusterWaitOp::create(b, /*aligned=*/UnitAttr());
+  };
+  if (shape.multicastB) {
+    clusterSync();
+    clusterRank = NVVM::ClusterId::create(b, b.getI32Type());
+  }
 
   auto role = scf::IfOp::create(
       b,
@@ -234,6 +248,8 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
     b.setInsertionPointToStart(role.elseBlock());
     consumer();
   }
+  if (shape.multicastB)
+    clusterSync();
   gpu::ReturnOp::create(b);
 }
 
@@ -270,14 +286,15 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
       NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
   Value slotBase = mul(slot, i32(shape.stageBytes()));
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
-  auto copy = [&](Value offset, Value map, Value x, Value y) {
+  auto copy = [&](Value offset, Value map, Value x, Value y,
+                  Value multicastMask = Value()) {
     Value dst = LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
                                     ValueRange{offset});
     Value dstCluster = LLVM::AddrSpaceCastOp::create(b, clusterPtr, dst);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, dstCluster, map, ValueRange{x, y}, full, ValueRange{},
-        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-        NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
+        b, dstCluster, map, ValueRange{x, y}, full, ValueRange{}, multicastMask,
+        /*l2CacheHint=*/Value(), NVVM::TMALoadModeAttr(), BoolAttr(),
+        NVVM::CTAGroupKindAttr(),
         /*predicate=*/Value());
   };
   // A values: box of half a K step of stored columns (32 f16/bf16, 64 s8)
@@ -311,6 +328,27 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
         /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
         NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
         /*predicate=*/Value());
+  } else if (shape.multicastB) {
+    // The two blocks of the cluster share B's tile (same columns): each
+    // loads its half of it into both (TMA multicast, mask 0b11), and each
+    // block's `full` counts both halves. p-major D: half the columns
+    // (rows of the K-major tile, 128 bytes each) at (K step x s, blockCol +
+    // rank BN / 2); k-major D: half of the BN / 64 atoms.
+    Value both = arith::ConstantIntOp::create(b, 0b11, 16);
+    if (!pb.denseKMajor) {
+      int64_t halfCols = blockCols / 2;
+      copy(add(slotBase,
+               mul(clusterRank, i32(halfCols * HopperKernelShape::kRowBytes))),
+           denseMap, k0, add(blockCol, mul(clusterRank, i32(halfCols))), both);
+    } else {
+      int64_t atomBytes = shape.blockK() * HopperKernelShape::kRowBytes;
+      int64_t halfAtoms = blockCols / 64 / 2;
+      for (int64_t a = 0; a < halfAtoms; ++a) {
+        Value atom = add(mul(clusterRank, i32(halfAtoms)), i32(a));
+        copy(add(slotBase, mul(atom, i32(atomBytes))), denseMap,
+             add(blockCol, mul(atom, i32(64))), k0, both);
+      }
+    }
   } else if (!pb.denseKMajor) {
     // D p-major (rows of K): one box of a K step (64 k f16/bf16, 128 s8) x
     // BN p at (K step x s, blockCol).
@@ -522,8 +560,20 @@ void HopperKernelBuilder::consumer() {
     // (the metadata word, and the A fragments when A comes from registers;
     // see the file comment), then give the slot back to the producer.
     NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-    NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), barrier(false, slot),
+    Value empty = barrier(false, slot);
+    NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), empty,
                                    /*count=*/Value(), NVVM::MemScopeKindAttr());
+    if (shape.multicastB) {
+      // The partner's producer writes half of this slot in both blocks:
+      // release the slot in its `empty` too.
+      Value peer = arith::XOrIOp::create(b, clusterRank, i32(1));
+      Value remote = NVVM::MapaOp::create(
+          b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
+      NVVM::MBarrierArriveOp::create(
+          b, /*res=*/Type(), remote, /*count=*/Value(),
+          NVVM::MemScopeKindAttr::get(b.getContext(),
+                                      NVVM::MemScopeKind::CLUSTER));
+    }
 
     // After the last step of a vector the loaded one becomes current.
     Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,

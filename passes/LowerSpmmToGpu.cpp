@@ -1594,6 +1594,23 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
     shape.blockCols = std::min<int64_t>(shape.blockCols, 128);
   if (clusterRows)
     shape.clusterRows = clusterRows;
+  if (tmaMulticast) {
+    // Each block of the pair loads half of the shared B tile: half the
+    // rows of a K-major tile, or half of the 64-column atoms of an
+    // MN-major one.
+    // Where it cannot apply, the kernel loads its own B (a remark says
+    // why), as the heuristic's cluster choice may differ per op.
+    if (shape.clusterRows != 2 || pb.conv ||
+        (pb.denseKMajor && shape.blockCols < 128))
+      op->emitRemark("stc-lower-spmm-to-gpu: sm_90a: no TMA multicast, which "
+                     "needs a GEMM kernel with a cluster of 2 "
+                     "(cluster-rows=2) and, for a k-major dense operand, at "
+                     "least 128 columns; got cluster ")
+          << shape.clusterRows << ", " << shape.blockCols << " columns"
+          << (pb.conv ? ", a convolution" : "");
+    else
+      shape.multicastB = true;
+  }
   // A group is whole clusters: the pair of a cluster shares its B tiles.
   shape.groupRows = groupRows;
   if (groupRows % shape.clusterRows != 0)
@@ -1691,11 +1708,13 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
     info.tensorMaps.push_back(
         {"dense_map", "dense", dataType, {64, shape.blockK()}, 128});
   } else {
-    info.tensorMaps.push_back({"dense_map",
-                               "dense",
-                               dataType,
-                               {shape.blockK(), shape.blockCols},
-                               128});
+    // With multicast each block loads half of the tile's columns.
+    info.tensorMaps.push_back(
+        {"dense_map",
+         "dense",
+         dataType,
+         {shape.blockK(), shape.blockCols / (shape.multicastB ? 2 : 1)},
+         128});
   }
   info.blockThreads = shape.threads();
   info.blockRows = shape.blockRows;

@@ -418,6 +418,10 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     Option<"clusterRows", "cluster-rows", "int64_t", "0",
            "Thread-block cluster of the sm_90a kernel along the rows: 1 or "
            "2 (0: chooseHopperTiling's choice)">,
+    Option<"tmaMulticast", "tma-multicast", "bool", "false",
+           "TMA multicast of B in the sm_90a kernel: the two blocks of a "
+           "cluster (cluster-rows 2) each load half of the B tile they share "
+           "into both; GEMMs only, elsewhere a remark">,
     Option<"groupRows", "group-rows", "int64_t", "0",
            "Grouped block order of the sm_90a kernel: the blocks of each "
            "group of this many row tiles (a multiple of the cluster rows) "

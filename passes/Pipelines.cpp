@@ -152,6 +152,7 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   spmm.wgmmaStages = options.gpuWgmmaStages;
   spmm.clusterRows = options.gpuClusterRows;
   spmm.groupRows = options.gpuGroupRows;
+  spmm.tmaMulticast = options.gpuTmaMulticast;
   spmm.wgmmaA = options.gpuWgmmaA;
   pm.addPass(createStcLowerSpmmToGpu(spmm));
   pm.addPass(createCanonicalizerPass());
@@ -270,6 +271,8 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
                                               llvm::cl::init(0)};
   PassOptions::Option<int64_t> gpuGroupRows{*this, "gpu-group-rows",
                                             llvm::cl::init(0)};
+  PassOptions::Option<bool> gpuTmaMulticast{*this, "gpu-tma-multicast",
+                                            llvm::cl::init(false)};
   PassOptions::Option<std::string> gpuWgmmaA{*this, "gpu-wgmma-a",
                                              llvm::cl::init("smem")};
   PassOptions::Option<bool> stopAfterStc{*this, "stop-after-stc",
@@ -307,6 +310,7 @@ void mlir::stc::registerStcPipelines() {
         options.gpuWgmmaStages = cl.gpuWgmmaStages;
         options.gpuClusterRows = cl.gpuClusterRows;
         options.gpuGroupRows = cl.gpuGroupRows;
+        options.gpuTmaMulticast = cl.gpuTmaMulticast;
         options.gpuWgmmaA = cl.gpuWgmmaA;
         if (failed(buildStcPipeline(pm, options)))
           return errorHandler(

@@ -66,6 +66,8 @@ struct StcPipelineOptions {
   /// The sm_90a kernel's grouped block order: row tiles per group (0: the
   /// launch order).
   int64_t gpuGroupRows = 0;
+  /// The sm_90a kernel's TMA multicast of B across its cluster pair.
+  bool gpuTmaMulticast = false;
   /// Where the sm_90a kernel's wgmma reads A: "smem" or "registers".
   std::string gpuWgmmaA = "smem";
   /// mma.sp accumulator: "f32" or "f16" (f16 operands only).

@@ -14,7 +14,7 @@
 # SHAPES_REGEX (bench/run_gpu_bench.sh build --only) defaults to the large
 # square and LLM shapes the targets name, f16 and i8; the variants
 # default to the standing questions of docs/HOPPER.md: the default kernel,
-# 256-row blocks, and the grouped block order. Each NAME gets
+# 256-row blocks, the grouped block order and TMA multicast. Each NAME gets
 # bench/work/sw-NAME (built with STC_GPU_FLAGS_SM90A=FLAGS); all go into
 # .gpu-carry/sweep.tar.xz.
 #
@@ -26,7 +26,8 @@ shapes="${1:-^(square-8192|square-16384|llm-down-4096x11008-n4096)-(f16|i8)$}"
 shift || true
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] ||
-  variants=("base:" "rows256:--gpu-block-rows=256" "group16:--gpu-group-rows=16")
+  variants=("base:" "rows256:--gpu-block-rows=256" "group16:--gpu-group-rows=16"
+            "multicast:--gpu-cluster-rows=2 --gpu-tma-multicast")
 
 dirs=()
 for v in "${variants[@]}"; do

@@ -109,6 +109,12 @@ struct SharedOptions {
                "column by column, so that a wave shares B's tiles in L2 "
                "(0: the launch order)"),
       cl::init(0)};
+  cl::opt<bool> gpuTmaMulticast{
+      "gpu-tma-multicast",
+      cl::desc("sm_90a kernel: the two blocks of a cluster each load half "
+               "of the B tile they share into both (TMA multicast; needs "
+               "a cluster of 2)"),
+      cl::init(false)};
   cl::opt<int64_t> gpuClusterRows{
       "gpu-cluster-rows",
       cl::desc("sm_90a kernel: thread-block cluster along the rows, 1 or 2 "
@@ -170,6 +176,7 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   options.gpuWgmmaStages = shared->gpuWgmmaStages;
   options.gpuClusterRows = shared->gpuClusterRows;
   options.gpuGroupRows = shared->gpuGroupRows;
+  options.gpuTmaMulticast = shared->gpuTmaMulticast;
   options.gpuWgmmaA = shared->gpuWgmmaA;
   options.gpuAccumulate = shared->gpuAccumulate;
   auto fail = [&](const llvm::Twine &msg) {

@@ -24,6 +24,8 @@
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_long_k_f16 --random-inputs --seed=6 --check --gpu-block-rows=128 --gpu-block-cols=256 --gpu-wgmma-stages=2 2>&1 | FileCheck %s
 // Grouped block order (4 row tiles of 200 rows in groups of 2).
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_requant --random-inputs --seed=12 --check --gpu-block-rows=64 --gpu-group-rows=2 2>&1 | FileCheck %s
+// TMA multicast of B across the cluster pair, 2-slot ring.
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_requant --random-inputs --seed=13 --check --gpu-block-rows=64 --gpu-cluster-rows=2 --gpu-tma-multicast --gpu-wgmma-stages=2 2>&1 | FileCheck %s
 // The other A source: fragments in registers.
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_acc32 --random-inputs --seed=7 --check --gpu-wgmma-a=registers --gpu-block-rows=128 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_long_k_f16 --random-inputs --seed=8 --check --gpu-wgmma-a=registers 2>&1 | FileCheck %s

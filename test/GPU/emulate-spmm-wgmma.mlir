@@ -32,6 +32,20 @@
 // high), and clusters of 2 in groups of one cluster.
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=15 --check --gpu-block-rows=64 --gpu-cluster-rows=1 --gpu-group-rows=3 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=16 --check --gpu-block-rows=64 --gpu-cluster-rows=2 --gpu-group-rows=2 2>&1 | FileCheck %s
+// TMA multicast of B across the cluster pair (both blocks run together on
+// the emulator, each with its own shared memory): K-major B split by
+// columns (lhs_bf16_nk, rhs_f16_bias_relu), MN-major B split by 64-column
+// atoms (lhs_f16_kn at 128 columns); rings of 2 slots so that every slot
+// is refilled (the partner's release counts); 256-row blocks and the
+// grouped order with it. lhs_f16_kn's 64-column k-major B cannot be split:
+// a remark, and the kernel loads its own B.
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=17 --check --gpu-block-rows=64 --gpu-cluster-rows=2 --gpu-tma-multicast --gpu-wgmma-stages=2 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=18 --check --gpu-block-rows=64 --gpu-block-cols=128 --gpu-cluster-rows=2 --gpu-tma-multicast --gpu-wgmma-stages=2 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_f16_bias_relu --random-inputs --seed=19 --check --gpu-block-rows=64 --gpu-cluster-rows=2 --gpu-tma-multicast --gpu-wgmma-stages=3 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=20 --check --gpu-block-rows=256 --gpu-cluster-rows=2 --gpu-tma-multicast --gpu-wgmma-stages=2 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_f16_bias_relu --random-inputs --seed=21 --check --gpu-block-rows=64 --gpu-cluster-rows=2 --gpu-group-rows=2 --gpu-tma-multicast --gpu-wgmma-stages=2 2>&1 | FileCheck %s
+// RUN: stc-opt %s --stc-pipeline="target=sm_90a stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu="target=sm_90a cluster-rows=2 tma-multicast=true" 2>&1 | FileCheck %s --check-prefix=MULTICAST
+// MULTICAST: remark: stc-lower-spmm-to-gpu: sm_90a: no TMA multicast, which needs a GEMM kernel with a cluster of 2 (cluster-rows=2) and, for a k-major dense operand, at least 128 columns; got cluster 2, 64 columns
 // The other A source: fragments in registers.
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=8 --check --gpu-wgmma-a=registers --gpu-block-rows=128 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=9 --check --gpu-wgmma-a=registers --gpu-block-cols=256 --gpu-wgmma-stages=2 2>&1 | FileCheck %s
