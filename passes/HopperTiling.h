@@ -45,7 +45,7 @@ struct HopperTiling {
   /// Shared-memory ring depth.
   int64_t stages = 4;
   /// Thread-block cluster along the rows: co-schedules blocks that read
-  /// the same B tiles (no TMA multicast yet, docs/HOPPER.md).
+  /// the same B tiles (and share them by TMA multicast on request).
   int64_t clusterRows = 1;
   /// Bytes of one stage: compressed A values, metadata, B.
   int64_t stageBytes = 0;

@@ -1576,11 +1576,11 @@ LogicalResult LowerSpmmToGpu::emitHopperKernel(Operation *op,
     HopperTiling tiling = chooseHopperTiling({r, p, k, shape.elementBytes});
     shape.blockRows = tiling.blockRows;
     shape.blockCols = tiling.blockCols;
-    // The heuristic's cluster pair. Without TMA multicast of B (not done
-    // yet) it only co-schedules two blocks of neighbouring rows, which
-    // share B's tiles in L2: 5-6 % faster on an H200 at 8192^3 and two
-    // LLM/BERT shapes in two runs (bench/results/sm90a-knobs-*/v1-*,
-    // gpu-gemm-20261126T110843Z-5199c34).
+    // The heuristic's cluster pair. Without TMA multicast of B (opt-in,
+    // tma-multicast, not measured yet) it only co-schedules two blocks of
+    // neighbouring rows, which share B's tiles in L2: 5-6 % faster on an H200
+    // at 8192^3 and two LLM/BERT shapes in two runs
+    // (bench/results/sm90a-knobs-*/v1-*, gpu-gemm-20261126T110843Z-5199c34).
     shape.clusterRows = tiling.clusterRows;
   }
   if (blockRows)
