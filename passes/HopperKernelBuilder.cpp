@@ -328,38 +328,35 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
         /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
         NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
         /*predicate=*/Value());
-  } else if (shape.multicastB) {
-    // The two blocks of the cluster share B's tile (same columns): each
-    // loads its half of it into both (TMA multicast, mask 0b11), and each
-    // block's `full` counts both halves. p-major D: half the columns
-    // (rows of the K-major tile, 128 bytes each) at (K step x s, blockCol +
-    // rank BN / 2); k-major D: half of the BN / 64 atoms.
-    Value both = arith::ConstantIntOp::create(b, 0b11, 16);
-    if (!pb.denseKMajor) {
-      int64_t halfCols = blockCols / 2;
-      copy(add(slotBase,
-               mul(clusterRank, i32(halfCols * HopperKernelShape::kRowBytes))),
-           denseMap, k0, add(blockCol, mul(clusterRank, i32(halfCols))), both);
-    } else {
-      int64_t atomBytes = shape.blockK() * HopperKernelShape::kRowBytes;
-      int64_t halfAtoms = blockCols / 64 / 2;
-      for (int64_t a = 0; a < halfAtoms; ++a) {
-        Value atom = add(mul(clusterRank, i32(halfAtoms)), i32(a));
-        copy(add(slotBase, mul(atom, i32(atomBytes))), denseMap,
-             add(blockCol, mul(atom, i32(64))), k0, both);
-      }
-    }
-  } else if (!pb.denseKMajor) {
-    // D p-major (rows of K): one box of a K step (64 k f16/bf16, 128 s8) x
-    // BN p at (K step x s, blockCol).
-    copy(slotBase, denseMap, k0, blockCol);
   } else {
-    // D k-major (rows of P; f16/bf16 only): BN / 64 boxes of 64 p x 64 k,
-    // atom a of the MN-major tile at 8 KiB a.
-    int64_t atomBytes = shape.blockK() * HopperKernelShape::kRowBytes;
-    for (int64_t a = 0; a < blockCols / 64; ++a)
-      copy(add(slotBase, i32(a * atomBytes)), denseMap,
-           add(blockCol, i32(64 * a)), k0);
+    // The part of B's tile this block loads: all of it, or with multicast
+    // the half of rank r (the pair shares the tile's columns), written into
+    // both blocks (mask 0b11; each block's `full` counts both halves).
+    const int64_t parts = shape.multicastB ? 2 : 1;
+    Value mask =
+        shape.multicastB ? arith::ConstantIntOp::create(b, 0b11, 16) : Value();
+    // `base` moved to this block's part, whose size is `unit`.
+    auto inPart = [&](Value base, int64_t unit) {
+      return shape.multicastB ? add(base, mul(clusterRank, i32(unit))) : base;
+    };
+    if (!pb.denseKMajor) {
+      // D p-major (rows of K): one box of a K step (64 k f16/bf16, 128 s8)
+      // x BN / parts p at (K step x s, blockCol + part BN / parts).
+      int64_t partCols = blockCols / parts;
+      Value col = inPart(blockCol, partCols);
+      Value dst = inPart(slotBase, partCols * HopperKernelShape::kRowBytes);
+      copy(dst, denseMap, k0, col, mask);
+    } else {
+      // D k-major (rows of P; f16/bf16 only): BN / 64 boxes of 64 p x 64 k,
+      // atom a of the MN-major tile at 8 KiB a; this block's part of them.
+      int64_t atomBytes = shape.blockK() * HopperKernelShape::kRowBytes;
+      int64_t partAtoms = blockCols / 64 / parts;
+      Value col = inPart(blockCol, partAtoms * 64);
+      Value dst = inPart(slotBase, partAtoms * atomBytes);
+      for (int64_t a = 0; a < partAtoms; ++a)
+        copy(add(dst, i32(a * atomBytes)), denseMap, add(col, i32(64 * a)), k0,
+             mask);
+    }
   }
 }
 

@@ -720,16 +720,16 @@ uint8_t *smemWindowOf(uintptr_t base, int32_t rank) {
   return copies[size_t(rank - 1)];
 }
 
-/// The global window base and rank of a shared address of any block (0
-/// when it is in none).
-std::pair<uintptr_t, int32_t> smemWindowOfAddress(uintptr_t address) {
+/// The global window base of a shared address of any block (its own
+/// window when it is in no copy).
+uintptr_t globalWindowOf(uintptr_t address) {
   uintptr_t window = address & ~(kSmemWindow - 1);
   std::lock_guard<std::mutex> lock(smemCopiesMutex);
   for (const auto &[base, copies] : smemCopies)
-    for (size_t i = 0; i < copies.size(); ++i)
-      if (reinterpret_cast<uintptr_t>(copies[i]) == window)
-        return {base, static_cast<int32_t>(i + 1)};
-  return {window, 0};
+    for (uint8_t *copy : copies)
+      if (reinterpret_cast<uintptr_t>(copy) == window)
+        return base;
+  return window;
 }
 
 Cluster &currentCluster(const char *what) {
@@ -754,9 +754,7 @@ extern "C" void *stc_emu_mapa(void *address, int32_t rank) {
     fail("mapa to block rank " + std::to_string(rank) + " of a cluster of " +
          std::to_string(cluster.blocks.size()));
   uintptr_t a = reinterpret_cast<uintptr_t>(address);
-  auto [base, from] = smemWindowOfAddress(a);
-  (void)from;
-  return smemWindowOf(base, rank) + (a & (kSmemWindow - 1));
+  return smemWindowOf(globalWindowOf(a), rank) + (a & (kSmemWindow - 1));
 }
 
 extern "C" int32_t stc_emu_cluster_ctarank(void) {
