@@ -13,6 +13,7 @@
 #define STC_COMPILER_INITALL_H
 
 #include "dialects/Stc/StcDialect.h"
+#include "dialects/StcGpu/StcGpuDialect.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 
@@ -64,6 +65,7 @@ namespace mlir::stc {
 inline void registerAllStcDialects(DialectRegistry &registry) {
   // clang-format off
   registry.insert<StcDialect,
+                  stc_gpu::StcGpuDialect,
                   affine::AffineDialect,
                   arith::ArithDialect,
                   bufferization::BufferizationDialect,

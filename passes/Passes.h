@@ -22,6 +22,7 @@
 #include "mlir/Pass/Pass.h"
 
 #include "dialects/Stc/StcDialect.h"
+#include "dialects/StcGpu/StcGpuDialect.h"
 
 namespace mlir::stc {
 

@@ -302,134 +302,92 @@ def StcLowerToRuntime : Pass<"stc-lower-to-runtime", "ModuleOp"> {
   ];
 }
 
-def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
-  let summary = "Lower stc.spmm and stc.conv to mma.sp GPU kernels and their launch";
+def StcConfigureGpuKernels : Pass<"stc-configure-gpu-kernels", "ModuleOp"> {
+  let summary = "Choose the GPU kernel of every stc.spmm and stc.conv";
   let description = [{
-    Generates, for every `stc.spmm`, a kernel in `gpu.module @stc_kernels`
-    built on `nvvm.mma.sp.sync` (m16n8k32, f16/bf16 inputs, f32
-    accumulation, ordered metadata unless `ordered-metadata=false`) for the
-    canonical problem `Out[R, P] = S[R, K] . D[K, P]` (S the compressed
-    operand: values read in the canonical format, which is already the
-    mma.sp A-fragment layout; metadata in the kernel-ready layout of
-    docs/GPU-LAYOUT.md, one 32-bit load per lane per K step for both 16-row
-    tiles of a warp, selectors 0 and 1. Constant metadata is converted at
-    compile time; run-time metadata by a generated kernel, `<kernel>_meta`,
-    that the host launches first). Each warp computes 32 x 32 of Out as 2 x 4
-    instructions per step of 32 along K; a block computes a block tile of
-    64 or 128 by 64 or 128 (4 to 16 warps), chosen per shape (the largest
-    that still gives about two waves of blocks; see chooseBlockTile) unless
-    `block-rows`/`block-cols` say otherwise.
+    Attaches to every `stc.spmm` and `stc.conv` that has none a
+    `stc_gpu.kernel_config = #stc_gpu.kernel_config<...>` for `target`: the
+    kernel `stc-lower-spmm-to-gpu` will build for it (docs/DESIGN.md, "GPU
+    code generation"). An op that already has one keeps it: a program or a
+    tuner may choose itself.
 
-    Two kernels (`kernel=auto` picks staged where it applies): `staged`
-    copies A and D through `stages` (default 3) shared-memory buffers with
-    16-byte cp.async (zero-filling past the edges), XOR-swizzled so that
-    ldmatrix reads are free of bank conflicts, and loads fragments with
-    ldmatrix.x4 (.trans for a K x P dense operand); it needs D's rows 16-byte
-    aligned (a static leading dimension that is a multiple of 8). `direct`
-    loads fragments from global memory and works for anything. Both
-    bounds-check every load (zeros and the legal metadata nibble 0x4 past
-    the edges), so any M, N, K is correct, and apply the fused epilogue
-    (alpha, beta, bias, ReLU/GELU, output type) on the accumulators before
-    the store.
+    The default choice (passes/GPU/ConfigureGpuKernels.cpp):
+    - on sm_90a, the warp-specialised wgmma kernel where it applies (f16/bf16
+      with f32 accumulation, or i8 with a K-contiguous dense operand, and
+      16-byte aligned static rows; convolutions with one group of a multiple
+      of 64 channels and strides up to 8), with chooseHopperTiling's tile,
+      ring depth and cluster (passes/GPU/HopperTiling.h); elsewhere, and for
+      the other ops (with a remark saying why), the mma.sp kernels;
+    - mma.sp: the staged kernel (cp.async pipeline, ldmatrix) where the
+      dense operand's rows are 16-byte aligned (with a direct fallback
+      kernel where that depends on a dynamic size), else the direct one;
+      the block tile of chooseMmaSpBlockTile.
 
-    Each kernel carries a DictionaryAttr `stc.kernel_info` (launch
-    configuration, parameters, problem; see passes/GpuKernelInfo.h). The
-    op itself becomes a call, on buffers, to a private host function that
-    `stc-gpu-host-launch` defines after bufferization.
-
-    `stc.conv` becomes the same kernel as an implicit GEMM: S is the
-    `(G*F) x (KH*KW*Cp)` filter, D the im2col matrix of the NHWC input
-    (p-major: pixel p = (n, oh, ow), column k = (kh, kw, c)), gathered tile
-    by tile from the input by the loads themselves (out-of-image taps and
-    padded channels read as zeros) and never materialized; the epilogue
-    stores NHWC (the residual `acc` likewise). The convolution's N, H, W,
-    OH, OW are extra kernel parameters; grid y stacks the row tiles of every
-    group (each group its own GEMM, its rows and input channels offset once
-    per block). The staged kernel applies when the input channels per
-    group are a multiple of 8 (a 16-byte chunk is 8 channels of one tap).
-
-    With `accumulate=f16` the instructions of ops with f16 operands
-    accumulate in
-    f16 (mma.sp ... .f16.f16.f16.f16): two f16x2 accumulator registers
-    instead of four f32 per instruction, rounded to f16 after every step;
-    the epilogue widens them to f32.
-
-    (bf16 and tf32 ops keep f32, with a remark.)
-
-    With `target=sm_90a`, ops with f16/bf16 operands and f32 accumulation,
-    or i8 operands (s32 accumulation) with a K-contiguous dense operand,
-    and 16-byte aligned static rows of values and D get the Hopper kernel
-    instead (docs/HOPPER.md, passes/HopperKernelBuilder.cpp): a producer
-    warp feeds a ring of `wgmma-stages` shared-memory slots with TMA copies
-    (tensor maps the host builds, kernel_info `tensor_maps`), synchronised
-    by mbarriers, and one consumer warpgroup per 64 rows of the block tile
-    runs `stc.wgmma_sp` (m64nBNk32, or m64nBNk64 s8) on them; metadata in the Hopper
-    kernel-ready layout (StcHopperLayout.h); the same epilogue. Tile
-    (64/128 x 64/128/256), ring depth and cluster come from
-    chooseHopperTiling unless `block-rows`, `block-cols`, `wgmma-stages`,
-    `cluster-rows` say otherwise. Other ops keep the mma.sp kernels, with
-    a remark saying why. Convolutions (f16/bf16) take the same kernel as
-    an implicit GEMM.
-
-    Errors: accumulate other than f32/f16;
-    f32 operands with 2:4 (mma.sp has no f32 form; f32 runs as
-    tf32, which needs 1:2); block tiles other than 64/128 (256 too on
-    sm_90a, but not 256 x 256, and 256 rows only with wgmma-a=smem);
-    stages outside 2..4; wgmma-stages outside 0, 2..6;
-    cluster-rows outside 0..2; group-rows outside 0..64, or not a multiple
-    of the kernel's cluster rows; wgmma-a other than smem/registers; an
-    unknown target; kernel=staged where it
-    does not apply; kernel=wgmma where the Hopper kernel does not apply, or
-    a ring that does not fit in 227 KiB of shared memory.
+    The knobs of passes/GPU/KernelOptions.def override it (as options of
+    this pass: `kernel`, `block-rows`, `block-cols`, `stages`,
+    `wgmma-stages`, `cluster-rows`, `group-rows`, `tma-multicast`,
+    `wgmma-a`, `accumulate`, `ordered-metadata`; the tools spell them
+    `--gpu-NAME`). Errors: values outside their range (as the tools check
+    them), `kernel=wgmma` or `kernel=staged` for an op that kernel cannot
+    compute, a grouped order that splits the heuristic's cluster, an sm_90a
+    ring that does not fit in shared memory. Remarks: f16 accumulation
+    asked for a non-f16 op, an sm_90a op left on mma.sp, multicast that
+    cannot apply.
   }];
   let options = [
-    Option<"blockRows", "block-rows", "int64_t", "0",
-           "Rows of the canonical problem per thread block: 64 or 128, or "
-           "256 for the sm_90a kernel (two 64-row wgmma tiles per consumer "
-           "warpgroup, at most 128 columns; mma.sp fallbacks take 128) (0: "
-           "the heuristic's choice for the shape)">,
-    Option<"blockCols", "block-cols", "int64_t", "0",
-           "Columns of the canonical problem per thread block: 64 or 128 (0: "
-           "the heuristic's choice)">,
-    Option<"stages", "stages", "int64_t", "3",
-           "Shared-memory pipeline stages of the staged kernel (2 to 4)">,
-    Option<"orderedMetadata", "ordered-metadata", "bool", "true",
-           "Use mma.sp::ordered_metadata (PTX 8.5); false: plain mma.sp">,
-    Option<"accumulate", "accumulate", "std::string", "\"f32\"",
-           "Accumulator type of the mma.sp: f32, or f16 (f16 operands only: "
-           "half the accumulator registers, less precision; the epilogue "
-           "still computes in f32)">,
-    Option<"kernelVariant", "kernel", "std::string", "\"auto\"",
-           "direct (fragments from global memory), staged (3-stage cp.async "
-           "pipeline through swizzled shared memory, ldmatrix), wgmma (the "
-           "sm_90a warpgroup kernel; target=sm_90a) or auto (wgmma where it "
-           "applies on sm_90a, else staged where the dense operand's rows "
-           "are 16-byte aligned, else direct)">,
     Option<"target", "target", "std::string", "\"sm_80\"",
            "GPU the kernels are for: sm_80, sm_86, sm_89, sm_90 (mma.sp "
            "kernels) or sm_90a (wgmma.mma_async.sp kernels where they apply)">,
-    Option<"wgmmaStages", "wgmma-stages", "int64_t", "0",
-           "Shared-memory ring depth of the sm_90a kernel, 2 to 6 (0: as "
-           "many as fit, chooseHopperTiling)">,
-    Option<"wgmmaA", "wgmma-a", "std::string", "\"smem\"",
-           "Where the sm_90a kernel's wgmma reads the sparse operand: smem "
-           "(a matrix descriptor of the TMA-written values tile) or "
-           "registers (ld.shared fragments)">,
-    Option<"clusterRows", "cluster-rows", "int64_t", "0",
-           "Thread-block cluster of the sm_90a kernel along the rows: 1 or "
-           "2 (0: chooseHopperTiling's choice)">,
-    Option<"tmaMulticast", "tma-multicast", "bool", "false",
-           "TMA multicast of B in the sm_90a kernel: the two blocks of a "
-           "cluster (cluster-rows 2) each load half of the B tile they share "
-           "into both; GEMMs only, elsewhere a remark">,
-    Option<"groupRows", "group-rows", "int64_t", "0",
-           "Grouped block order of the sm_90a kernel: the blocks of each "
-           "group of this many row tiles (a multiple of the cluster rows) "
-           "run column by column, so that a wave reads fewer of B's tiles "
-           "(0: the launch order, row by row)">,
   ];
+  let statistics = [
+    Statistic<"numConfigured", "num-configured",
+              "Number of ops given a kernel configuration">,
+  ];
+  let dependentDialects = ["::mlir::stc_gpu::StcGpuDialect"];
+}
+
+def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
+  let summary = "Lower stc.spmm and stc.conv to the GPU kernels their "
+                "configuration names, and their launch";
+  let description = [{
+    Generates, for every `stc.spmm` and `stc.conv`, the kernel its
+    `stc_gpu.kernel_config` describes (attached by
+    `stc-configure-gpu-kernels`; an op without one is an error) in
+    `gpu.module @stc_kernels`, for the canonical problem
+    `Out[R, P] = S[R, K] . D[K, P]` (passes/GPU/KernelProblem.h):
+
+    - `direct` and `staged` (passes/GPU/MmaSpKernel*.cpp): warps of 32 x 32
+      tiles of `nvvm.mma.sp.sync` (m16n8k32 f16/bf16, m16n8k16 tf32,
+      m16n8k64 s8), the values read in the canonical format (already the
+      A-fragment layout) and the metadata in the kernel-ready layout of
+      docs/GPU-LAYOUT.md; `staged` copies A and D through a cp.async
+      pipeline of XOR-swizzled shared memory and reads fragments with
+      ldmatrix, `direct` loads them from global memory. Both bounds-check
+      every load, so any M, N, K is correct.
+    - `wgmma` (sm_90a, passes/GPU/HopperKernel.cpp): a TMA producer
+      warpgroup, an mbarrier ring and one consumer warpgroup per 64 rows
+      issuing `stc_gpu.wgmma_sp` (docs/HOPPER.md).
+
+    Constant metadata is converted to the kernel-ready layout at compile
+    time; run-time metadata by a generated kernel, `<kernel>_meta`, that
+    the host launches first. `stc.conv` is an implicit GEMM whose D is the
+    im2col matrix of the NHWC input, gathered by the loads themselves. Every
+    kernel applies the fused epilogue (alpha, scale, beta * acc, bias,
+    ReLU/GELU, output type) to its accumulators before the store.
+
+    Each kernel carries its `stc_gpu.kernel_info` (the launch contract). The
+    op itself becomes a call, on buffers, to a private host function that
+    `stc-gpu-host-launch` defines after bufferization.
+
+    Errors: no configuration; a configuration the op cannot have (f32
+    operands with 2:4, the staged kernel for unaligned rows, wgmma for an
+    op it cannot compute, f16 accumulation of non-f16 operands, a ring that
+    does not fit in shared memory, ...); configurations for different
+    architectures in one module.
+  }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::stc_gpu::StcGpuDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
     "::mlir::bufferization::BufferizationDialect",
@@ -443,7 +401,7 @@ def StcGpuHostLaunch : Pass<"stc-gpu-host-launch", "ModuleOp"> {
     After bufferization, gives each private function that
     `stc-lower-spmm-to-gpu` declared (attribute `stc.gpu_spmm_host`) its
     body: device buffers (`gpu.alloc`), copies of the inputs, the
-    `gpu.launch_func` configured from the kernel's `stc.kernel_info`, the
+    `gpu.launch_func` configured from the kernel's `stc_gpu.kernel_info`, the
     copy of the result back, and `gpu.dealloc`. Nothing is launched for an
     empty result.
   }];
@@ -467,7 +425,7 @@ def StcEmulateGpuKernels : Pass<"stc-emulate-gpu-kernels", "ModuleOp"> {
     --device=emulate` uses it to check the generated kernels against the
     CPU reference without a GPU. Ops stc's kernels do not use are an error.
 
-    The sm_90a kernels' ops too: `stc.wgmma_sp` (A from registers or a
+    The sm_90a kernels' ops too: `stc_gpu.wgmma_sp` (A from registers or a
     shared-memory descriptor; the warpgroup's rendezvous and the CPU model
     of the instruction), 2-D TMA tile loads (`stc_emu_tma_load_2d`: zero
     fill, swizzle, transaction bytes on the mbarrier), mbarrier init,
@@ -485,9 +443,9 @@ def StcEmulateGpuKernels : Pass<"stc-emulate-gpu-kernels", "ModuleOp"> {
 }
 
 def StcLowerWgmmaSpToNvvm : Pass<"stc-lower-wgmma-sp-to-nvvm"> {
-  let summary = "Lower stc.wgmma_sp to inline PTX wgmma.mma_async.sp";
+  let summary = "Lower stc_gpu.wgmma_sp to inline PTX wgmma.mma_async.sp";
   let description = [{
-    Rewrites every `stc.wgmma_sp` (wherever it is nested: `gpu.func`,
+    Rewrites every `stc_gpu.wgmma_sp` (wherever it is nested: `gpu.func`,
     `llvm.func`, `func.func`) into one side-effecting `llvm.inline_asm` that
     holds the exact `wgmma.mma_async.sp.sync.aligned.m64n<N>k<K>...`
     instruction (sm_90a, PTX ISA 8.2):
@@ -509,7 +467,7 @@ def StcLowerWgmmaSpToNvvm : Pass<"stc-lower-wgmma-sp-to-nvvm"> {
   }];
   let statistics = [
     Statistic<"numLowered", "num-lowered",
-              "Number of stc.wgmma_sp ops lowered to inline PTX">,
+              "Number of stc_gpu.wgmma_sp ops lowered to inline PTX">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

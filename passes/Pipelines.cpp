@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Pipelines.h"
+#include "passes/GPU/ConfigureGpuKernels.h"
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -132,8 +133,54 @@ void mlir::stc::buildStcCpuLoweringPipeline(OpPassManager &pm,
 }
 
 bool mlir::stc::isStcGpuTarget(llvm::StringRef target) {
-  return llvm::is_contained({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"},
-                            target);
+  return stc_gpu::symbolizeGpuArch(target).has_value();
+}
+
+std::optional<stc_gpu::GpuArch> StcPipelineOptions::gpuArch() const {
+  return stc_gpu::symbolizeGpuArch(target);
+}
+
+LogicalResult
+StcPipelineOptions::verify(Spelling spelling,
+                           function_ref<void(const Twine &)> error) const {
+  auto fail = [&](const Twine &message) {
+    error(message);
+    return failure();
+  };
+  // Option names as the tools spell them, or as stc-pipeline does.
+  auto name = [&](StringRef option) {
+    return (spelling.prefix + option).str();
+  };
+  if (sparsity != "explicit" && sparsity != "enable" && sparsity != "force")
+    return fail(name("sparsity") + " must be explicit, enable or force, got '" +
+                sparsity + "'");
+  if (failed(gpu.verify(gpuArch(), spelling, error)))
+    return failure();
+  if (pattern != "2:4" && pattern != "1:2")
+    return fail(name("pattern") + " must be 2:4 or 1:2, got '" + pattern + "'");
+  if (pruneMethod != "strip" && pruneMethod != "tile")
+    return fail(name("prune-method") + " must be strip or tile, got '" +
+                pruneMethod + "'");
+  // Both only shape the prunes that force adds: elsewhere they would be
+  // silently ignored.
+  if (sparsity != "force" && pruneMethod != "strip")
+    return fail(name("prune-method") + "=" + pruneMethod + " needs " +
+                name("sparsity") +
+                "=force (an explicit stc.prune says `method " + pruneMethod +
+                "`)");
+  if (sparsity != "force" && permuteChannels)
+    return fail(name("permute-channels") + " needs " + name("sparsity") +
+                "=force (an explicit stc.prune says `permute_channels`)");
+  if (permuteMaxRounds < 1)
+    return fail(name("permute-max-rounds") + " must be at least 1, got " +
+                Twine(permuteMaxRounds));
+  if (pruneMethod == "tile" && pattern != "2:4")
+    return fail(name("prune-method") + "=tile requires " + name("pattern") +
+                "=2:4, got '" + pattern + "'");
+  if (target != "cpu" && !gpuArch())
+    return fail("unknown " + name("target") + " '" + target +
+                "' (expected cpu, " + stc_gpu::listGpuArchs() + ")");
+  return success();
 }
 
 void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
@@ -141,20 +188,12 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   buildStcHighLevelPipeline(pm, options);
   if (options.stopAfterStc)
     return;
-  StcLowerSpmmToGpuOptions spmm;
-  spmm.blockRows = options.gpuBlockRows; // 0: the heuristic's choice
-  spmm.blockCols = options.gpuBlockCols;
-  spmm.orderedMetadata = options.gpuOrderedMetadata;
-  spmm.stages = options.gpuStages;
-  spmm.accumulate = options.gpuAccumulate;
-  spmm.kernelVariant = options.gpuKernel;
-  spmm.target = options.target;
-  spmm.wgmmaStages = options.gpuWgmmaStages;
-  spmm.clusterRows = options.gpuClusterRows;
-  spmm.groupRows = options.gpuGroupRows;
-  spmm.tmaMulticast = options.gpuTmaMulticast;
-  spmm.wgmmaA = options.gpuWgmmaA;
-  pm.addPass(createStcLowerSpmmToGpu(spmm));
+  // Every stc.spmm / stc.conv gets a #stc_gpu.kernel_config (the
+  // heuristics' choice with the knobs on top), then exactly that kernel.
+  StcConfigureGpuKernelsOptions configure;
+  configure.target = options.target;
+  pm.addPass(createStcConfigureGpuKernels(configure, options.gpu));
+  pm.addPass(createStcLowerSpmmToGpu());
   pm.addPass(createCanonicalizerPass());
   // Weights that are function arguments are pruned/compressed on the host.
   pm.addPass(createStcLowerToRuntime());
@@ -170,7 +209,7 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
 void mlir::stc::buildStcGpuFinalizePipeline(OpPassManager &pm,
                                             const StcPipelineOptions &options) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  // stc.wgmma_sp to inline PTX, and the NVVM ops that are PTX templates
+  // stc_gpu.wgmma_sp to inline PTX, and the NVVM ops that are PTX templates
   // (mbarrier.try_wait.parity's retry loop) to inline assembly.
   kernels.addPass(createStcLowerWgmmaSpToNvvm());
   kernels.addPass(createSCFToControlFlowPass());
@@ -182,9 +221,8 @@ void mlir::stc::buildStcGpuFinalizePipeline(OpPassManager &pm,
   target.chip = options.target;
   // ordered_metadata needs PTX ISA 8.5 (CUDA 12.5 drivers); the plain form
   // PTX 7.1; sm_90a (wgmma.mma_async.sp, TMA) PTX 8.0 at least.
-  target.features = options.gpuOrderedMetadata || options.target == "sm_90a"
-                        ? "+ptx85"
-                        : "+ptx71";
+  bool hopper = stc_gpu::hasWgmma(*options.gpuArch());
+  target.features = options.gpu.orderedMetadata || hopper ? "+ptx85" : "+ptx71";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
@@ -211,7 +249,7 @@ void mlir::stc::buildStcGpuEmulationPipeline(
 LogicalResult mlir::stc::buildStcPipeline(OpPassManager &pm,
                                           const StcPipelineOptions &options) {
   bool cpu = options.target == "cpu";
-  if (!cpu && !isStcGpuTarget(options.target))
+  if (!cpu && !options.isGpuTarget())
     return failure();
   if (options.stopAfterStc) {
     buildStcHighLevelPipeline(pm, options);
@@ -233,56 +271,48 @@ LogicalResult mlir::stc::buildStcPipeline(OpPassManager &pm,
 }
 
 namespace {
-/// Command-line form of StcPipelineOptions for `stc-opt --stc-pipeline`.
+/// Command-line form of StcPipelineOptions for `stc-opt --stc-pipeline` and
+/// the C API, generated from the same rows.
 struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
-  PassOptions::Option<std::string> target{*this, "target",
-                                          llvm::cl::init("cpu")};
-  PassOptions::Option<std::string> sparsity{*this, "sparsity",
-                                            llvm::cl::init("explicit")};
-  PassOptions::Option<std::string> pattern{*this, "pattern",
-                                           llvm::cl::init("2:4")};
-  PassOptions::Option<std::string> pruneMethod{*this, "prune-method",
-                                               llvm::cl::init("strip")};
-  PassOptions::Option<bool> permuteChannels{*this, "permute-channels",
-                                            llvm::cl::init(false)};
-  PassOptions::Option<uint64_t> permuteSeed{*this, "permute-seed",
-                                            llvm::cl::init(0)};
-  PassOptions::Option<int> permuteMaxRounds{*this, "permute-max-rounds",
-                                            llvm::cl::init(100)};
-  PassOptions::Option<double> permuteTimeBudget{*this, "permute-time-budget",
-                                                llvm::cl::init(10.0)};
-  PassOptions::Option<bool> reference{*this, "reference",
-                                      llvm::cl::init(false)};
-  PassOptions::Option<bool> gpuEmulate{*this, "gpu-emulate",
-                                       llvm::cl::init(false)};
-  PassOptions::Option<std::string> gpuKernel{*this, "gpu-kernel",
-                                             llvm::cl::init("auto")};
-  PassOptions::Option<int64_t> gpuBlockRows{*this, "gpu-block-rows",
-                                            llvm::cl::init(0)};
-  PassOptions::Option<int64_t> gpuBlockCols{*this, "gpu-block-cols",
-                                            llvm::cl::init(0)};
-  PassOptions::Option<int64_t> gpuStages{*this, "gpu-stages",
-                                         llvm::cl::init(3)};
-  PassOptions::Option<std::string> gpuAccumulate{*this, "gpu-accumulate",
-                                                 llvm::cl::init("f32")};
-  PassOptions::Option<int64_t> gpuWgmmaStages{*this, "gpu-wgmma-stages",
-                                              llvm::cl::init(0)};
-  PassOptions::Option<int64_t> gpuClusterRows{*this, "gpu-cluster-rows",
-                                              llvm::cl::init(0)};
-  PassOptions::Option<int64_t> gpuGroupRows{*this, "gpu-group-rows",
-                                            llvm::cl::init(0)};
-  PassOptions::Option<bool> gpuTmaMulticast{*this, "gpu-tma-multicast",
-                                            llvm::cl::init(false)};
-  PassOptions::Option<std::string> gpuWgmmaA{*this, "gpu-wgmma-a",
-                                             llvm::cl::init("smem")};
-  PassOptions::Option<bool> stopAfterStc{*this, "stop-after-stc",
-                                         llvm::cl::init(false)};
+#define STC_PIPELINE_CL_Tools(TYPE, FIELD, NAME, DEFAULT, HELP)                \
+  PassOptions::Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(HELP),           \
+                                  llvm::cl::init(DEFAULT)};
+#define STC_PIPELINE_CL_Pipeline STC_PIPELINE_CL_Tools
+#define STC_PIPELINE_CL_Internal(TYPE, FIELD, NAME, DEFAULT, HELP)
+#define STC_OPTION(TYPE, FIELD, NAME, DEFAULT, USE, HELP)                      \
+  STC_PIPELINE_CL_##USE(TYPE, FIELD, NAME, DEFAULT, HELP)
+#include "passes/PipelineOptions.def"
+#undef STC_PIPELINE_CL_Tools
+#undef STC_PIPELINE_CL_Pipeline
+#undef STC_PIPELINE_CL_Internal
+#define STC_GPU_KERNEL_OPTION(TYPE, FIELD, NAME, DEFAULT, HELP)                \
+  PassOptions::Option<TYPE> gpu_##FIELD{                                       \
+      *this, "gpu-" NAME, llvm::cl::desc(HELP), llvm::cl::init(DEFAULT)};
+#include "passes/GPU/KernelOptions.def"
+
+  StcPipelineOptions get() const {
+    StcPipelineOptions options;
+#define STC_PIPELINE_COPY_Tools(FIELD) options.FIELD = FIELD;
+#define STC_PIPELINE_COPY_Pipeline STC_PIPELINE_COPY_Tools
+#define STC_PIPELINE_COPY_Internal(FIELD)
+#define STC_OPTION(TYPE, FIELD, NAME, DEFAULT, USE, HELP)                      \
+  STC_PIPELINE_COPY_##USE(FIELD)
+#include "passes/PipelineOptions.def"
+#undef STC_PIPELINE_COPY_Tools
+#undef STC_PIPELINE_COPY_Pipeline
+#undef STC_PIPELINE_COPY_Internal
+#define STC_GPU_KERNEL_OPTION(TYPE, FIELD, NAME, DEFAULT, HELP)                \
+  options.gpu.FIELD = gpu_##FIELD;
+#include "passes/GPU/KernelOptions.def"
+    return options;
+  }
 };
 } // namespace
 
 void mlir::stc::registerStcPipelines() {
-  // Registered by hand (not PassPipelineRegistration) so that an unsupported
-  // target fails the pipeline instead of silently building half of it.
+  // Registered by hand (not PassPipelineRegistration) so that bad options
+  // fail the pipeline with StcPipelineOptions::verify's message instead of
+  // silently building half of it.
   registerPassPipeline(
       "stc-pipeline", "The whole stc compilation (see passes/Pipelines.h)",
       [](OpPassManager &pm, StringRef text,
@@ -290,32 +320,15 @@ void mlir::stc::registerStcPipelines() {
         StcPipelineCLOptions cl;
         if (failed(cl.parseFromString(text)))
           return failure();
-        StcPipelineOptions options;
-        options.target = cl.target;
-        options.sparsity = cl.sparsity;
-        options.pattern = cl.pattern;
-        options.pruneMethod = cl.pruneMethod;
-        options.permuteChannels = cl.permuteChannels;
-        options.permuteSeed = cl.permuteSeed;
-        options.permuteMaxRounds = cl.permuteMaxRounds;
-        options.permuteTimeBudget = cl.permuteTimeBudget;
-        options.reference = cl.reference;
-        options.stopAfterStc = cl.stopAfterStc;
-        options.gpuEmulate = cl.gpuEmulate;
-        options.gpuKernel = cl.gpuKernel;
-        options.gpuBlockRows = cl.gpuBlockRows;
-        options.gpuBlockCols = cl.gpuBlockCols;
-        options.gpuStages = cl.gpuStages;
-        options.gpuAccumulate = cl.gpuAccumulate;
-        options.gpuWgmmaStages = cl.gpuWgmmaStages;
-        options.gpuClusterRows = cl.gpuClusterRows;
-        options.gpuGroupRows = cl.gpuGroupRows;
-        options.gpuTmaMulticast = cl.gpuTmaMulticast;
-        options.gpuWgmmaA = cl.gpuWgmmaA;
+        StcPipelineOptions options = cl.get();
+        std::string message;
+        if (failed(options.verify(StcPipelineOptions::Spelling::pipeline(),
+                                  [&](const Twine &m) { message = m.str(); })))
+          return errorHandler("stc-pipeline: " + message);
         if (failed(buildStcPipeline(pm, options)))
-          return errorHandler(
-              "stc-pipeline: unsupported target '" + options.target +
-              "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or sm_90a)");
+          return errorHandler("stc-pipeline: cannot build the pipeline for "
+                              "target '" +
+                              options.target + "'");
         return success();
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {

@@ -11,72 +11,37 @@
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/ADT/StringRef.h"
 
+#include "dialects/StcGpu/StcGpuAttrs.h"
+#include "passes/GPU/KernelOptions.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir::stc {
 
-/// Options of the whole pipeline; stc-compile's flags map one-to-one onto
-/// these.
+/// Options of the whole pipeline, declared once in PipelineOptions.def
+/// (and the GPU kernel knobs in GPU/KernelOptions.def): stc-compile's and
+/// stc-run's flags and stc-pipeline's options are generated from the same
+/// rows.
 struct StcPipelineOptions {
-  /// Code generation target: "cpu", or a GPU architecture "sm_80",
-  /// "sm_86", "sm_89", "sm_90", "sm_90a".
-  std::string target = "cpu";
-  /// Which operands are sparse: "explicit", "enable" or "force".
-  std::string sparsity = "explicit";
-  /// Pattern for pruned operands: "2:4" or "1:2".
-  std::string pattern = "2:4";
-  /// How sparsity=force prunes: "strip" or "tile" (2:4 only).
-  std::string pruneMethod = "strip";
-  /// Under sparsity=force, search reduction-channel permutations for the
-  /// pruned constant weights and fold them into the producers
-  /// (stc-permute-channels; explicit programs ask with permute_channels).
-  bool permuteChannels = false;
-  /// Seed, rounds and per-weight time budget (seconds) of that search; the
-  /// result is reproducible unless the time budget runs out first.
-  uint64_t permuteSeed = 0;
-  int permuteMaxRounds = 100;
-  double permuteTimeBudget = 10.0;
-  /// Lower stc.spmm to the dense reference instead of the sparse kernel.
-  bool reference = false;
-  /// Stop after the target-independent stc stage (no lowering to LLVM).
-  bool stopAfterStc = false;
-  /// With a GPU target: run the kernels on the CPU through the emulator
-  /// (buildStcGpuEmulationPipeline) instead of building a GPU binary.
-  bool gpuEmulate = false;
-  /// CPU microkernel tiling (see stc-lower-spmm-to-cpu).
-  int64_t rowsPerTile = 8;
-  int64_t vectorsPerTile = 2;
-  int64_t reductionBlock = 256;
-  int64_t rowBlock = 128;
-  int64_t colBlock = 256;
-  /// GPU targets: what gpu-module-to-binary embeds, "isa" (PTX, JIT-compiled
-  /// by the driver at load time) or "bin" (cubin, assembled by ptxas from
-  /// cudaToolkitPath at compile time).
-  std::string gpuBinaryFormat = "isa";
-  std::string cudaToolkitPath = "/usr/local/cuda";
-  /// GPU kernel tiling (see stc-lower-spmm-to-gpu); 0 = the heuristic's
-  /// choice for the shape.
-  int64_t gpuBlockRows = 0;
-  int64_t gpuBlockCols = 0;
-  int64_t gpuStages = 3;
-  /// The sm_90a kernel's ring depth and cluster (0: chooseHopperTiling's).
-  int64_t gpuWgmmaStages = 0;
-  int64_t gpuClusterRows = 0;
-  /// The sm_90a kernel's grouped block order: row tiles per group (0: the
-  /// launch order).
-  int64_t gpuGroupRows = 0;
-  /// The sm_90a kernel's TMA multicast of B across its cluster pair.
-  bool gpuTmaMulticast = false;
-  /// Where the sm_90a kernel's wgmma reads A: "smem" or "registers".
-  std::string gpuWgmmaA = "smem";
-  /// mma.sp accumulator: "f32" or "f16" (f16 operands only).
-  std::string gpuAccumulate = "f32";
-  /// "auto", "direct", "staged" or "wgmma" (see stc-lower-spmm-to-gpu).
-  std::string gpuKernel = "auto";
-  /// The PTX ISA's mma.sp::ordered_metadata (PTX 8.5); false gives the
-  /// plain mma.sp of older toolchains.
-  bool gpuOrderedMetadata = true;
+#define STC_OPTION(TYPE, FIELD, NAME, DEFAULT, USE, HELP) TYPE FIELD = DEFAULT;
+#include "passes/PipelineOptions.def"
+  /// The knobs of stc-configure-gpu-kernels.
+  GpuKernelOptions gpu;
+
+  /// How option names are spelled in verify()'s messages.
+  using Spelling = GpuKernelOptions::Spelling;
+  /// Checks every value and the combinations that cannot work; calls
+  /// `error` with the first problem ("--sparsity must be explicit, enable or
+  /// force, got 'x'") and fails.
+  LogicalResult verify(Spelling spelling,
+                       function_ref<void(const Twine &)> error) const;
+
+  /// The GPU architecture of `target`; nullopt for cpu (or an invalid
+  /// target, which verify() reports).
+  std::optional<stc_gpu::GpuArch> gpuArch() const;
+  bool isGpuTarget() const { return gpuArch().has_value(); }
 };
 
 /// True for the GPU architectures the pipeline accepts ("sm_80" ...).

@@ -20,11 +20,10 @@
 
 namespace mlir::stc {
 
-/// Registers the options shared by both drivers (`--target`, `--cuda-path`,
-/// `--sparsity`,
-/// `--pattern`, `--prune-method`, `--permute-channels`, `--permute-seed`,
-/// `--permute-max-rounds`, `--permute-time-budget`, tiling) with llvm::cl.
-/// Call before ParseCommandLineOptions.
+/// Registers the options shared by both drivers with llvm::cl: every
+/// option of passes/PipelineOptions.def marked Tools, the GPU kernel knobs
+/// of passes/GPU/KernelOptions.def as --gpu-NAME, `--cuda-path` and
+/// `--remarks`. Call before ParseCommandLineOptions.
 void registerSharedToolOptions();
 
 /// The pipeline options from the command line; fails (with a

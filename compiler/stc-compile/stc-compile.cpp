@@ -8,7 +8,7 @@
 //
 // GPU targets (--target=sm_80 ...) compile in two halves: the kernel
 // pipeline (kernels in gpu.module @stc_kernels, each gpu.func describing
-// itself in `stc.kernel_info`, which --kernel-info=FILE.json exports), then
+// itself in `stc_gpu.kernel_info`, which --kernel-info=FILE.json exports), then
 // the finalize pipeline (kernels serialized into a gpu.binary: PTX, or a
 // cubin from ptxas for --emit=cubin; host code in the LLVM dialect calling
 // the runtime's mgpu* entry points). `ptx`/`cubin` write the kernels;
@@ -21,6 +21,7 @@
 #include "compiler/InitAll.h"
 #include "compiler/StcVersion.h"
 #include "compiler/lib/ToolSupport.h"
+#include "dialects/StcGpu/StcGpuAttrs.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -130,7 +131,7 @@ static LogicalResult checkGpuOptions(StcPipelineOptions &options) {
   return success();
 }
 
-/// An attribute of `stc.kernel_info` as JSON: strings, integers, floats,
+/// An attribute of `stc_gpu.kernel_info` as JSON: strings, integers, floats,
 /// booleans, arrays and dictionaries as such; anything else as its MLIR
 /// text.
 static llvm::json::Value toJson(Attribute attr) {
@@ -175,13 +176,14 @@ static llvm::json::Value toJson(Attribute attr) {
   return s;
 }
 
-/// The `stc.kernel_info` of every generated kernel, in module order, as a
+/// The `stc_gpu.kernel_info` of every generated kernel, in module order, as a
 /// JSON array (one object per kernel) followed by a newline.
 static std::string kernelInfoJson(ModuleOp module) {
   llvm::json::Array kernels;
   module.walk([&](gpu::GPUFuncOp func) {
-    if (auto info = func->getAttrOfType<DictionaryAttr>("stc.kernel_info"))
-      kernels.push_back(toJson(info));
+    if (auto info = func->getAttrOfType<stc_gpu::KernelInfoAttr>(
+            stc_gpu::KernelInfoAttr::kAttrName))
+      kernels.push_back(toJson(info.toDictionary()));
   });
   std::string text;
   llvm::raw_string_ostream os(text);

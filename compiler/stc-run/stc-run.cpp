@@ -744,7 +744,7 @@ int main(int argc, char **argv) {
         // mma.sp::ordered_metadata is PTX ISA 8.5, which drivers before
         // CUDA 12.5 cannot JIT-compile; the plain form is PTX 7.1.
         if (info.driver_version > 0 && info.driver_version < 12050)
-          options.gpuOrderedMetadata = false;
+          options.gpu.orderedMetadata = false;
       }
       cudaLine =
           "stc-run: device: cuda (" + std::string(info.name) + ", " + sm +

@@ -5,7 +5,7 @@
  * of every block as a CPU thread, and each warp-wide mma.sp is a
  * rendezvous of the warp's 32 threads at which the CPU model of mma.sp
  * (MmaSpModel.h, written from the PTX ISA's fragment tables) computes the
- * warp's result, and each wgmma.mma_async.sp (stc.wgmma_sp) one of the
+ * warp's result, and each wgmma.mma_async.sp (stc_gpu.wgmma_sp) one of the
  * warpgroup's 128 threads (WgmmaSpModel.h). sm_90a kernels that load
  * their tiles with TMA and synchronise on mbarriers (warp-specialised
  * producer and consumer warpgroups) run too: tensor maps, box copies and

@@ -25,14 +25,14 @@
 // RUN: %e2e --mlir %S/../E2E/spmm-i8.mlir --case int8_matmul_force_13_80_35 -- --device=emulate
 // RUN: %e2e --mlir %S/../E2E/spmm-i8.mlir --case int8_dequant_f16_9_48_33 -- --device=emulate
 // Which kernel each function gets, so that both are covered above.
-// RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
+// RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-configure-gpu-kernels --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
 // CHECK: stc-run: device: emulate (sm_80 kernels on the CPU)
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
-// VARIANTS-DAG: kernel = "stc_spmm_0"{{.*}}variant = "staged"
-// VARIANTS-DAG: kernel = "stc_spmm_1"{{.*}}variant = "staged"
-// VARIANTS-DAG: kernel = "stc_spmm_2"{{.*}}variant = "direct"
-// VARIANTS-DAG: kernel = "stc_spmm_3"{{.*}}variant = "staged"
-// VARIANTS-DAG: kernel = "stc_spmm_4"{{.*}}meta_layout = "kernel_ready"{{.*}}variant = "staged"
+// VARIANTS-DAG: kernel = "stc_spmm_0"{{.*}}family = staged
+// VARIANTS-DAG: kernel = "stc_spmm_1"{{.*}}family = staged
+// VARIANTS-DAG: kernel = "stc_spmm_2"{{.*}}family = direct
+// VARIANTS-DAG: kernel = "stc_spmm_3"{{.*}}family = staged
+// VARIANTS-DAG: kernel = "stc_spmm_4"{{.*}}family = staged{{.*}}meta_layout = kernel_ready
 
 func.func @rhs_staged_requant(%x: tensor<80x128xi8>, %w: tensor<128x96xi8>, %s: tensor<96xf32>, %b: tensor<96xf32>) -> tensor<80x96xi8> {
   %p = stc.prune %w by #stc.nm<2:4> along 0 : tensor<128x96xi8>

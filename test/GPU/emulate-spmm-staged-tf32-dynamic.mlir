@@ -35,7 +35,7 @@
 // RUN: stc-run %s --device=emulate --entry=tf32_dynamic_ld --input=%t.a36.npy --input=%t.bt36.npy --check 2>&1 | FileCheck %s --check-prefix=TF32
 // RUN: stc-run %s --device=emulate --entry=tf32_dynamic_ld --input=%t.a30.npy --input=%t.bt30.npy --check 2>&1 | FileCheck %s --check-prefix=TF32
 // Which kernels each program gets.
-// RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
+// RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-configure-gpu-kernels --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
 // CHECK: stc-run: device: emulate (sm_80 kernels on the CPU)
 // ALIGNED-NOT: stc_spmm_2_direct
 // ALIGNED: stc-emu: launch stc_spmm_2: {{.*}} blocks of 128 threads
@@ -44,16 +44,16 @@
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
 // TF32: stc-run: check: result #0 relative error {{.*}} (tolerance 1e-03): PASS
 // VARIANTS: gpu.func @stc_spmm_0(
+// VARIANTS-SAME: family = staged, block_rows = 64, block_cols = 64, stages = 3>{{.*}}input_type = f32
 // VARIANTS-NOT: fallback_kernel
-// VARIANTS-SAME: mma = "m16n8k16"{{.*}}variant = "staged"
 // VARIANTS: gpu.func @stc_spmm_1(
+// VARIANTS-SAME: family = staged, block_rows = 64, block_cols = 64, stages = 3>{{.*}}input_type = f32
 // VARIANTS-NOT: fallback_kernel
-// VARIANTS-SAME: mma = "m16n8k16"{{.*}}variant = "staged"
 // VARIANTS: gpu.func @stc_spmm_2(
-// VARIANTS-SAME: fallback_kernel = "stc_spmm_2_direct"{{.*}}mma = "m16n8k32"{{.*}}staged_align = 8{{.*}}variant = "staged"
+// VARIANTS-SAME: family = staged{{.*}}direct_fallback = true>{{.*}}input_type = f16{{.*}}fallback_kernel = "stc_spmm_2_direct", staged_align = 8
 // VARIANTS: gpu.func @stc_spmm_2_direct(
 // VARIANTS: gpu.func @stc_spmm_3(
-// VARIANTS-SAME: fallback_kernel = "stc_spmm_3_direct"{{.*}}mma = "m16n8k16"{{.*}}staged_align = 4{{.*}}variant = "staged"
+// VARIANTS-SAME: family = staged{{.*}}direct_fallback = true>{{.*}}input_type = f32{{.*}}fallback_kernel = "stc_spmm_3_direct", staged_align = 4
 // VARIANTS: gpu.func @stc_spmm_3_direct(
 
 // X . W with W (K x N) pruned 1:2 along K at run time: D[k][p] = X[p][k],

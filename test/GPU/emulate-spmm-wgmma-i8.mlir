@@ -36,13 +36,13 @@
 // Which kernels the programs get (every one the wgmma kernel, k64 s8 with
 // s32 accumulators; the constant weight's metadata converted at compile
 // time).
-// RUN: stc-opt %s --stc-pipeline="target=sm_90a stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu=target=sm_90a | FileCheck %s --check-prefix=VARIANTS
+// RUN: stc-opt %s --stc-pipeline="target=sm_90a stop-after-stc=true" | stc-opt --stc-configure-gpu-kernels=target=sm_90a --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
 // CHECK: stc-run: device: emulate (sm_90a kernels on the CPU)
 // TRACE: stc-emu: launch stc_spmm_0_meta:
 // TRACE: stc-emu: launch stc_spmm_0: 2 x 4 blocks of 256 threads
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
-// VARIANTS-COUNT-6: accumulator = "s32"{{.*}}mma = "m64n{{[0-9]+}}k64"{{.*}}variant = "wgmma"
-// VARIANTS-NOT: variant = "{{direct|staged}}"
+// VARIANTS-COUNT-6: family = wgmma{{.*}}accumulator = s32{{.*}}input_type = i8
+// VARIANTS-NOT: family = {{direct|staged}}
 
 // X (90 x 320) . W (320 x 200, pruned along K): the kernel computes the
 // transpose, 200 rows (3 x 64 + 8) by 90 columns over 2.5 K steps;

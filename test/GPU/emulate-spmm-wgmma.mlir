@@ -44,8 +44,8 @@
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_f16_bias_relu --random-inputs --seed=19 --check --gpu-block-rows=64 --gpu-cluster-rows=2 --gpu-tma-multicast --gpu-wgmma-stages=3 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=20 --check --gpu-block-rows=256 --gpu-cluster-rows=2 --gpu-tma-multicast --gpu-wgmma-stages=2 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=rhs_f16_bias_relu --random-inputs --seed=21 --check --gpu-block-rows=64 --gpu-cluster-rows=2 --gpu-group-rows=2 --gpu-tma-multicast --gpu-wgmma-stages=2 2>&1 | FileCheck %s
-// RUN: stc-opt %s --stc-pipeline="target=sm_90a stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu="target=sm_90a cluster-rows=2 tma-multicast=true" 2>&1 | FileCheck %s --check-prefix=MULTICAST
-// MULTICAST: remark: stc-lower-spmm-to-gpu: sm_90a: no TMA multicast, which needs a GEMM kernel with a cluster of 2 (cluster-rows=2) and, for a k-major dense operand, at least 128 columns; got cluster 2, 64 columns
+// RUN: stc-opt %s --stc-pipeline="target=sm_90a stop-after-stc=true" | stc-opt --stc-configure-gpu-kernels="target=sm_90a cluster-rows=2 tma-multicast=true" --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=MULTICAST
+// MULTICAST: remark: stc-configure-gpu-kernels: sm_90a: no TMA multicast, which needs a GEMM kernel with a cluster of 2 (cluster-rows=2) and, for a k-major dense operand, at least 128 columns; got cluster 2, 64 columns
 // The other A source: fragments in registers.
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_nk --random-inputs --seed=8 --check --gpu-wgmma-a=registers --gpu-block-rows=128 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=9 --check --gpu-wgmma-a=registers --gpu-block-cols=256 --gpu-wgmma-stages=2 2>&1 | FileCheck %s
@@ -54,13 +54,13 @@
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f16_dynamic_rows --input=%t.a.npy --random-inputs --seed=7 --check 2>&1 | FileCheck %s
 // Which kernels the programs get (every one the wgmma kernel), and their
 // PTX for ptxas -arch=sm_90a.
-// RUN: stc-opt %s --stc-pipeline="target=sm_90a stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu=target=sm_90a | FileCheck %s --check-prefix=VARIANTS
+// RUN: stc-opt %s --stc-pipeline="target=sm_90a stop-after-stc=true" | stc-opt --stc-configure-gpu-kernels=target=sm_90a --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
 // CHECK: stc-run: device: emulate (sm_90a kernels on the CPU)
 // TRACE: stc-emu: launch stc_spmm_0_meta:
 // TRACE: stc-emu: launch stc_spmm_0: 3 x 4 blocks of 256 threads
 // CHECK: stc-run: check: result #0 relative error {{.*}} (tolerance 1e-02): PASS
-// VARIANTS-COUNT-5: variant = "wgmma"
-// VARIANTS-NOT: variant = "{{direct|staged}}"
+// VARIANTS-COUNT-5: family = wgmma
+// VARIANTS-NOT: family = {{direct|staged}}
 
 // A (200 x 144, pruned at run time) . B (144 x 136): M ragged (200 = 3 x 64
 // + 8), K = 2.25 K steps, N = 2 x 64 + 8.

@@ -40,18 +40,18 @@
 // staged kernel and a direct fallback, which the host launches for the odd
 // 45-element rows of rhs_transposed_dynamic_gelu_erf above), so that both
 // are covered above. tf32 with a k-major dense operand stays direct.
-// RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
+// RUN: stc-opt %s --stc-pipeline="target=sm_80 stop-after-stc=true" | stc-opt --stc-configure-gpu-kernels --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=VARIANTS
 // CHECK: stc-run: device: emulate (sm_80 kernels on the CPU)
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
-// VARIANTS: kernel = "stc_spmm_0"{{.*}}variant = "direct"
-// VARIANTS: kernel = "stc_spmm_1"{{.*}}variant = "direct"
-// VARIANTS: kernel = "stc_spmm_2"{{.*}}variant = "staged"
-// VARIANTS: fallback_kernel = "stc_spmm_3_direct"{{.*}}kernel = "stc_spmm_3"{{.*}}staged_align = 8{{.*}}variant = "staged"
+// VARIANTS: kernel = "stc_spmm_0"{{.*}}family = direct
+// VARIANTS: kernel = "stc_spmm_1"{{.*}}family = direct
+// VARIANTS: kernel = "stc_spmm_2"{{.*}}family = staged
+// VARIANTS: kernel = "stc_spmm_3"{{.*}}family = staged{{.*}}fallback_kernel = "stc_spmm_3_direct", staged_align = 8
 // VARIANTS: gpu.func @stc_spmm_3_direct(
-// VARIANTS: kernel = "stc_spmm_4"{{.*}}variant = "staged"
-// VARIANTS: kernel = "stc_spmm_5"{{.*}}variant = "staged"
-// VARIANTS: kernel = "stc_spmm_6"{{.*}}variant = "staged"
-// VARIANTS: kernel = "stc_spmm_7"{{.*}}mma = "m16n8k16"{{.*}}variant = "direct"
+// VARIANTS: kernel = "stc_spmm_4"{{.*}}family = staged
+// VARIANTS: kernel = "stc_spmm_5"{{.*}}family = staged
+// VARIANTS: kernel = "stc_spmm_6"{{.*}}family = staged
+// VARIANTS: kernel = "stc_spmm_7"{{.*}}family = direct{{.*}}input_type = f32
 
 // A sparse lhs (M x K, pruned along K at run time), f32 output.
 func.func @lhs_f16_f32(%a: tensor<130x96xf16>, %b: tensor<96x70xf16>) -> tensor<130x70xf32> {

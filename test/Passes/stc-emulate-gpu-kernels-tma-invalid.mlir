@@ -1,7 +1,7 @@
 // What stc-emulate-gpu-kernels rejects of the sm_90a pipeline ops: tensor
 // copies other than 2-D and 4-D tile-mode loads without multicast or CTA
 // group (3-D and 5-D among them),
-// stc.wgmma_sp with A from shared memory but tf32 inputs, inline assembly
+// stc_gpu.wgmma_sp with A from shared memory but tf32 inputs, inline assembly
 // that is not an empty register fence,
 // predicated mbarrier and copy ops, a kernel whose dynamic shared memory has
 // no size (or too big a one, or two dynamic globals), a host tensor-map
@@ -110,12 +110,12 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// The dynamic shared memory's size comes from stc.kernel_info.
+// The dynamic shared memory's size comes from stc_gpu.kernel_info.
 module attributes {gpu.container_module} {
   gpu.module @stc_kernels {
     llvm.mlir.global external @no_size_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
-    // expected-error @+1 {{stc-emulate-gpu: kernel @no_size uses the dynamic shared-memory global @no_size_smem but its stc.kernel_info has no shared_bytes > 0}}
-    gpu.func @no_size(%n: i32) kernel attributes {stc.kernel_info = {shared_bytes = 0 : i64}} {
+    // expected-error @+1 {{stc-emulate-gpu: kernel @no_size uses the dynamic shared-memory global @no_size_smem but its stc_gpu.kernel_info has no shared_bytes > 0}}
+    gpu.func @no_size(%n: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 0, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 64, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       %s = llvm.mlir.addressof @no_size_smem : !llvm.ptr<3>
       nvvm.mbarrier.init %s, %n : !llvm.ptr<3>, i32
       gpu.return
@@ -129,7 +129,7 @@ module attributes {gpu.container_module} {
   gpu.module @stc_kernels {
     llvm.mlir.global external @big_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
     // expected-error @+1 {{stc-emulate-gpu: kernel @big asks for 232449 bytes of dynamic shared memory, more than the 232448 an sm_90 block can have}}
-    gpu.func @big(%n: i32) kernel attributes {stc.kernel_info = {shared_bytes = 232449 : i64}} {
+    gpu.func @big(%n: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 232449, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 64, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       %s = llvm.mlir.addressof @big_smem : !llvm.ptr<3>
       nvvm.mbarrier.init %s, %n : !llvm.ptr<3>, i32
       gpu.return
@@ -144,7 +144,7 @@ module attributes {gpu.container_module} {
     llvm.mlir.global external @a_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
     llvm.mlir.global external @b_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
     // expected-error @+1 {{stc-emulate-gpu: kernel @two uses 2 dynamic shared-memory globals, not one}}
-    gpu.func @two(%n: i32) kernel attributes {stc.kernel_info = {shared_bytes = 4096 : i64}} {
+    gpu.func @two(%n: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 4096, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 64, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       %a = llvm.mlir.addressof @a_smem : !llvm.ptr<3>
       %b = llvm.mlir.addressof @b_smem : !llvm.ptr<3>
       nvvm.mbarrier.init %a, %n : !llvm.ptr<3>, i32
@@ -203,13 +203,13 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   gpu.module @stc_kernels {
     llvm.mlir.global external @tf32_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
-    gpu.func @tf32_a_desc(%la: i32, %lb: i32, %e: i32, %wc: i32) kernel attributes {stc.kernel_info = {shared_bytes = 4096 : i64}} {
+    gpu.func @tf32_a_desc(%la: i32, %lb: i32, %e: i32, %wc: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 4096, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 64, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       %s = llvm.mlir.addressof @tf32_smem : !llvm.ptr<3>
       %da = arith.extui %la : i32 to i64
       %db = arith.extui %lb : i32 to i64
       %c = llvm.bitcast %wc : i32 to f32
-      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers or shared memory and f16 or bf16 inputs with f32 accumulators (or f16 with f16), or s8 inputs with i32 accumulators (not satfinite), is emulated}}
-      %d:4 = stc.wgmma_sp tf32 * tf32 -> f32, n = 8, a_desc(%da) b_desc(%db)
+      // expected-error @+1 {{stc-emulate-gpu: only stc_gpu.wgmma_sp with A from registers or shared memory and f16 or bf16 inputs with f32 accumulators (or f16 with f16), or s8 inputs with i32 accumulators (not satfinite), is emulated}}
+      %d:4 = stc_gpu.wgmma_sp tf32 * tf32 -> f32, n = 8, a_desc(%da) b_desc(%db)
           meta(%e) sel(0) acc(%c, %c, %c, %c) : f32
       gpu.return
     }

@@ -100,7 +100,7 @@ module attributes {gpu.container_module} {
 
   gpu.module @kernels {
     llvm.mlir.global external @tma_copy_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
-    gpu.func @tma_copy(%map: !llvm.ptr, %out: !llvm.ptr) kernel attributes {stc.kernel_info = {shared_bytes = 5184 : i64}} {
+    gpu.func @tma_copy(%map: !llvm.ptr, %out: !llvm.ptr) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 5184, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 64, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c2 = arith.constant 2 : index

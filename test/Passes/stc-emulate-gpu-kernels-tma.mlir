@@ -2,8 +2,8 @@
 // (runtime/emulator/stc_gpu_emulator.h):
 // - each kernel's dynamic shared memory (a zero-sized addr_space 3 global)
 //   becomes an internal, zero-initialised host global of the kernel's
-//   stc.kernel_info shared_bytes, aligned to 256 KiB; one no kernel uses
-//   goes; stc.wgmma_sp gets the kernel's own as its window, and with A
+//   stc_gpu.kernel_info shared_bytes, aligned to 256 KiB; one no kernel uses
+//   goes; stc_gpu.wgmma_sp gets the kernel's own as its window, and with A
 //   from shared memory (a_desc) becomes stc_emu_wgmma_sp_ss;
 // - nvvm.mbarrier.init / arrive (with or without count and result) /
 //   arrive.expect_tx / expect_tx / complete_tx / try_wait.parity become
@@ -132,7 +132,7 @@ module attributes {gpu.container_module} {
     // CHECK: call @stc_emu_mbarrier_complete_tx(%{{.*}}, %[[T32]])
     // CHECK-NOT: nvvm.
     // CHECK: return
-    gpu.func @tma(%map: !llvm.ptr, %x: i32) kernel attributes {stc.kernel_info = {shared_bytes = 33792 : i64}} {
+    gpu.func @tma(%map: !llvm.ptr, %x: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 33792, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 64, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       %s = llvm.mlir.addressof @tma_smem : !llvm.ptr<3>
       %c1 = arith.constant 1 : i32
       %c0 = arith.constant 0 : i32
@@ -179,12 +179,12 @@ module attributes {gpu.container_module} {
     // CHECK: %[[S1:.*]] = llvm.insertvalue %[[R2]], %[[S0]][1]
     // CHECK: %[[E:.*]] = llvm.extractvalue %[[S1]][1]
     // CHECK: llvm.fadd %[[R0]], %[[E]] : f32
-    gpu.func @wgmma(%la: i32, %e: i32, %lo: i32) kernel attributes {stc.kernel_info = {shared_bytes = 2048 : i64}} {
+    gpu.func @wgmma(%la: i32, %e: i32, %lo: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 2048, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 64, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       %da = arith.extui %la : i32 to i64
       %s = llvm.mlir.addressof @wgmma_smem : !llvm.ptr<3>
       %db = arith.extui %lo : i32 to i64
       %c = llvm.bitcast %e : i32 to f32
-      %d:8 = stc.wgmma_sp bf16 * bf16 -> f32, n = 16, a_desc(%da) b_desc(%db)
+      %d:8 = stc_gpu.wgmma_sp bf16 * bf16 -> f32, n = 16, a_desc(%da) b_desc(%db)
           meta(%e) sel(1) scale_b(-1) trans_a
           acc(%c, %c, %c, %c, %c, %c, %c, %c) : f32
       // Register fences (empty inline assembly) are the identity on their
@@ -218,7 +218,7 @@ module attributes {gpu.container_module} {
     // CHECK-NEXT: call @stc_emu_tma_load_4d(%[[D4]], %[[TMAP4]], %[[C0]], %[[W4]], %[[NEG]], %[[C1]], %[[B4]]) : (!llvm.ptr, !llvm.ptr, i32, i32, i32, i32, !llvm.ptr) -> ()
     // CHECK-NOT: nvvm.
     // CHECK: return
-    gpu.func @tma_4d(%map: !llvm.ptr, %w: i32) kernel attributes {stc.kernel_info = {shared_bytes = 17408 : i64}} {
+    gpu.func @tma_4d(%map: !llvm.ptr, %w: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 17408, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 64, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       %s = llvm.mlir.addressof @tma4d_smem : !llvm.ptr<3>
       %c0 = arith.constant 0 : i32
       %c1 = arith.constant 1 : i32

@@ -1,4 +1,4 @@
-// The stc.wgmma_sp forms stc-emulate-gpu-kernels rejects: input types
+// The stc_gpu.wgmma_sp forms stc-emulate-gpu-kernels rejects: input types
 // other than f16/bf16 and s8 (tf32, u8), s8 with .satfinite, and a kernel module whose shared
 // memory the B descriptor cannot name (no shared-memory global). (A from a
 // shared-memory descriptor runs: stc-emulate-gpu-kernels-tma.mlir.)
@@ -10,8 +10,8 @@ module attributes {gpu.container_module} {
     gpu.func @tf32(%a: i32, %wb: i32, %e: i32, %wc: i32) kernel {
       %db = arith.extui %wb : i32 to i64
       %c = llvm.bitcast %wc : i32 to f32
-      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers or shared memory}}
-      %t:4 = stc.wgmma_sp tf32 * tf32 -> f32, n = 8, a_regs(%a, %a, %a, %a)
+      // expected-error @+1 {{stc-emulate-gpu: only stc_gpu.wgmma_sp with A from registers or shared memory}}
+      %t:4 = stc_gpu.wgmma_sp tf32 * tf32 -> f32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%c, %c, %c, %c) : f32
       gpu.return
     }
@@ -25,8 +25,8 @@ module attributes {gpu.container_module} {
     llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<1024 x i8>
     gpu.func @u8(%a: i32, %wb: i32, %e: i32, %r: i32) kernel {
       %db = arith.extui %wb : i32 to i64
-      // expected-error @+1 {{stc-emulate-gpu: only stc.wgmma_sp with A from registers or shared memory}}
-      %i:4 = stc.wgmma_sp ui8 * ui8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
+      // expected-error @+1 {{stc-emulate-gpu: only stc_gpu.wgmma_sp with A from registers or shared memory}}
+      %i:4 = stc_gpu.wgmma_sp ui8 * ui8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%r, %r, %r, %r) : i32
       gpu.return
     }
@@ -41,7 +41,7 @@ module attributes {gpu.container_module} {
     gpu.func @s8_satfinite(%a: i32, %wb: i32, %e: i32, %r: i32) kernel {
       %db = arith.extui %wb : i32 to i64
       // expected-error @+1 {{s8 inputs with i32 accumulators (not satfinite), is emulated}}
-      %i:4 = stc.wgmma_sp si8 * si8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
+      %i:4 = stc_gpu.wgmma_sp si8 * si8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) satfinite acc(%r, %r, %r, %r) : i32
       gpu.return
     }
@@ -55,8 +55,8 @@ module attributes {gpu.container_module} {
     gpu.func @no_smem(%a: i32, %wb: i32, %e: i32, %wc: i32) kernel {
       %db = arith.extui %wb : i32 to i64
       %c = llvm.bitcast %wc : i32 to f32
-      // expected-error @+1 {{stc-emulate-gpu: stc.wgmma_sp is emulated in a kernel module with exactly one shared-memory global (its B descriptor addresses it), not 0}}
-      %d:4 = stc.wgmma_sp f16 * f16 -> f32, n = 8, a_regs(%a, %a, %a, %a)
+      // expected-error @+1 {{stc-emulate-gpu: stc_gpu.wgmma_sp is emulated in a kernel module with exactly one shared-memory global (its B descriptor addresses it), not 0}}
+      %d:4 = stc_gpu.wgmma_sp f16 * f16 -> f32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%c, %c, %c, %c) : f32
       gpu.return
     }

@@ -1,4 +1,4 @@
-// stc-emulate-gpu-kernels on stc.wgmma_sp (sm_90a warpgroup sparse MMA, A
+// stc-emulate-gpu-kernels on stc_gpu.wgmma_sp (sm_90a warpgroup sparse MMA, A
 // from registers, B from shared memory): the op becomes a call of
 // stc_emu_wgmma_sp (runtime/emulator/stc_gpu_emulator.h) with the kind
 // (0: f16 -> f32, 1: bf16 -> f32, 2: f16 -> f16), n, the A registers and the
@@ -43,7 +43,7 @@ module attributes {gpu.container_module} {
       // kind 0, n 8, sel 1, scale-d %keep, scale-a -1, scale-b 1, trans-b 1,
       // 8192 bytes of shared memory.
       // CHECK: call @stc_emu_wgmma_sp(%c0_i32, %c8_i32, %[[A]], %{{.*}}, %{{.*}}, %c1_i32{{(_[0-9]+)?}}, %[[SD]], %c-1_i32, %c1_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %[[GF]], %c8192_i64, %[[D]])
-      %d:4 = stc.wgmma_sp f16 * f16 -> f32, n = 8, a_regs(%a, %a, %a, %a)
+      %d:4 = stc_gpu.wgmma_sp f16 * f16 -> f32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(1) scale_d(%keep) scale_a(-1) trans_b
           acc(%c, %c, %c, %c) : f32
       nvvm.wgmma.commit.group.sync.aligned
@@ -79,7 +79,7 @@ module attributes {gpu.container_module} {
       // CHECK: %[[GB:.*]] = llvm.addrspacecast %[[GC]] : !llvm.ptr to !llvm.ptr<3>
       // CHECK: %[[GF:.*]] = llvm.addrspacecast %[[GB]] : !llvm.ptr<3> to !llvm.ptr
       // CHECK: call @stc_emu_wgmma_sp(%c1_i32{{(_[0-9]+)?}}, %c16_i32, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}, %c0_i32{{(_[0-9]+)?}}, %[[GF]], %c4096_i64, %{{.*}})
-      %d:8 = stc.wgmma_sp bf16 * bf16 -> f32, n = 16, a_regs(%a, %a, %a, %a)
+      %d:8 = stc_gpu.wgmma_sp bf16 * bf16 -> f32, n = 16, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%c, %c, %c, %c, %c, %c, %c, %c) : f32
       gpu.return
     }

@@ -9,9 +9,9 @@
 // RUN: stc-opt %s --stc-gpu-host-launch | FileCheck %s
 
 module attributes {gpu.container_module} {
-  func.func private @stc_spmm_0_host(memref<100x40xf16>, memref<512xi32>, memref<80x?xf16>, memref<100x?xf32>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_0}
+  func.func private @stc_spmm_0_host(memref<100x40xf16>, memref<512xi32>, memref<80x?xf16>, memref<100x?xf32>) attributes {stc_gpu.launches = @stc_kernels::@stc_spmm_0}
   gpu.module @stc_kernels {
-    gpu.func @stc_spmm_0(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc.kernel_info = {K = 80 : i64, P = -1 : i64, R = 100 : i64, block = [128, 1, 1], dense_transposed = false, fallback_kernel = "stc_spmm_0_direct", grid = [-1, 2, 1], kernel = "stc_spmm_0", meta_layout = "kernel_ready", mma = "m16n8k32", num_pointers = 4 : i64, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], sparse = "lhs", staged_align = 8 : i64, tile = [64, 64], variant = "staged"}} {
+    gpu.func @stc_spmm_0(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_spmm_0", config = <arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3, direct_fallback = true>, threads = 128, shared_bytes = 0, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 100, cols = -1, depth = 80, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32, fallback_kernel = "stc_spmm_0_direct", staged_align = 8>} {
       gpu.return
     }
     gpu.func @stc_spmm_0_direct(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel {

@@ -8,12 +8,12 @@
 // RUN: stc-opt %s --stc-gpu-host-launch | FileCheck %s
 
 module attributes {gpu.container_module} {
-  func.func private @stc_spmm_0_host(memref<?x72xf16>, memref<?x9xi16>, memref<144x136xf16>, memref<?x136xf32>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_0}
+  func.func private @stc_spmm_0_host(memref<?x72xf16>, memref<?x9xi16>, memref<144x136xf16>, memref<?x136xf32>) attributes {stc_gpu.launches = @stc_kernels::@stc_spmm_0}
   gpu.module @stc_kernels {
     gpu.func @stc_spmm_0_meta(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i32, %a3: i32, %a4: i32, %a5: i32, %a6: i32) kernel {
       gpu.return
     }
-    gpu.func @stc_spmm_0(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32, %vm: !llvm.ptr, %dm: !llvm.ptr) kernel attributes {stc.kernel_info = {K = 144 : i64, P = 136 : i64, R = -1 : i64, block = [288, 1, 1], cluster = [1, 2, 1], dense_transposed = false, grid = [2, -1, 1], kernel = "stc_spmm_0", meta_k_per_word = 64 : i64, meta_kernel = "stc_spmm_0_meta", meta_layout = "canonical", meta_rows_per_block = 64 : i64, meta_threads = 128 : i64, mma = "m64n128k32", num_pointers = 4 : i64, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"], shared_bytes = 148576 : i64, sparse = "lhs", tensor_maps = [{box = [32, 128], data_type = 6 : i64, operand = "values", param = "values_map", swizzle = 64 : i64}, {box = [64, 64], data_type = 6 : i64, operand = "dense", param = "dense_map", swizzle = 128 : i64}], tile = [128, 128], variant = "wgmma"}} {
+    gpu.func @stc_spmm_0(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32, %vm: !llvm.ptr, %dm: !llvm.ptr) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_spmm_0", config = <arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 4, cluster_rows = 2>, threads = 288, shared_bytes = 148576, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"], num_pointers = 4, rows = -1, cols = 136, depth = 144, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = canonical, meta_kernel = "stc_spmm_0_meta", meta_rows_per_block = 64, meta_k_per_word = 64, meta_threads = 128, tensor_maps = [#stc_gpu.tensor_map<"values_map" over "values", type 6, box[32, 128], swizzle 64>, #stc_gpu.tensor_map<"dense_map" over "dense", type 6, box[64, 64], swizzle 128>]>} {
       gpu.return
     }
   }

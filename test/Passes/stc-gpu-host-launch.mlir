@@ -1,6 +1,6 @@
 // stc-gpu-host-launch gives the declared host function its body: device
 // buffers for every argument, copies of the inputs (not of the result)
-// in, the launch configured by stc.kernel_info (grid = ceil(P / 64) x
+// in, the launch configured by stc_gpu.kernel_info (grid = ceil(P / 64) x
 // ceil(R / 64), 128 threads; R, P, K, value and metadata columns as i32),
 // the result copied back, every device buffer freed, and no launch when the
 // result is empty. Canonical (run-time) metadata is first converted to the
@@ -11,16 +11,16 @@
 // RUN: stc-opt %s --stc-gpu-host-launch | FileCheck %s
 
 module attributes {gpu.container_module} {
-  func.func private @stc_spmm_0_host(memref<?x40xf16>, memref<?x5xi16>, memref<100x72xf16>, memref<40xf16>, memref<100x?xf16>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_0}
-  func.func private @stc_spmm_1_host(memref<64x16xf16>, memref<256xi32>, memref<32x48xf16>, memref<64x48xf32>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_1}
+  func.func private @stc_spmm_0_host(memref<?x40xf16>, memref<?x5xi16>, memref<100x72xf16>, memref<40xf16>, memref<100x?xf16>) attributes {stc_gpu.launches = @stc_kernels::@stc_spmm_0}
+  func.func private @stc_spmm_1_host(memref<64x16xf16>, memref<256xi32>, memref<32x48xf16>, memref<64x48xf32>) attributes {stc_gpu.launches = @stc_kernels::@stc_spmm_1}
   gpu.module @stc_kernels {
     gpu.func @stc_spmm_0_meta(%m: !llvm.ptr, %w: !llvm.ptr, %r: i32, %mc: i32, %rb: i32, %v: i32, %t: i32) kernel {
       gpu.return
     }
-    gpu.func @stc_spmm_1(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc.kernel_info = {K = 32 : i64, P = 48 : i64, R = 64 : i64, block = [128, 1, 1], dense_transposed = false, grid = [1, 1, 1], kernel = "stc_spmm_1", meta_layout = "kernel_ready", mma = "m16n8k32", num_pointers = 4 : i64, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], sparse = "lhs", tile = [64, 64]}} {
+    gpu.func @stc_spmm_1(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_spmm_1", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 0, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 48, depth = 32, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       gpu.return
     }
-    gpu.func @stc_spmm_0(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %a4: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc.kernel_info = {K = 72 : i64, P = 100 : i64, R = -1 : i64, block = [128, 1, 1], dense_transposed = false, grid = [2, -1, 1], kernel = "stc_spmm_0", meta_kernel = "stc_spmm_0_meta", meta_layout = "canonical", mma = "m16n8k32", num_pointers = 5 : i64, params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], sparse = "rhs", tile = [64, 64]}} {
+    gpu.func @stc_spmm_0(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr, %a4: !llvm.ptr, %r: i32, %p: i32, %k: i32, %vc: i32, %mc: i32) kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_spmm_0", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 0, static_shared_bytes = 0, params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 5, rows = -1, cols = 100, depth = 72, sparse_lhs = false, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = canonical, meta_kernel = "stc_spmm_0_meta", meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>} {
       gpu.return
     }
   }
@@ -29,7 +29,7 @@ module attributes {gpu.container_module} {
 // CHECK-LABEL: func.func private @stc_spmm_0_host(
 // CHECK-SAME: %[[V:[a-z0-9]+]]: memref<?x40xf16>, %[[M:[a-z0-9]+]]: memref<?x5xi16>, %[[D:[a-z0-9]+]]: memref<100x72xf16>, %[[B:[a-z0-9]+]]: memref<40xf16>, %[[OUT:[a-z0-9]+]]: memref<100x?xf16>)
 // CHECK-SAME: attributes {llvm.linkage = #llvm.linkage<internal>}
-// CHECK-NOT: stc.gpu_spmm_host
+// CHECK-NOT: stc_gpu.launches
 // CHECK-DAG: %[[R:.*]] = memref.dim %[[V]], %c0
 // CHECK-DAG: %[[VC:.*]] = memref.dim %[[V]], %c1
 // CHECK-DAG: %[[MC:.*]] = memref.dim %[[M]], %c1

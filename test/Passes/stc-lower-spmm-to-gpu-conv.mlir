@@ -4,8 +4,24 @@
 // sizes N, H, W, OH, OW as extra i32 parameters, the group taken from grid
 // y, and a host call whose dynamic result sizes follow the convolution's
 // arithmetic. Numerics: test/GPU/emulate-conv.test.
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu | FileCheck %s
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu=kernel=direct | FileCheck %s --check-prefix=DIRECT
+// RUN: stc-opt %s --stc-configure-gpu-kernels --stc-lower-spmm-to-gpu | FileCheck %s
+// RUN: stc-opt %s --stc-configure-gpu-kernels=kernel=direct --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=DIRECT
+// The kernel_info JSON (stc-compile --kernel-info) derives each grid: for
+// the grouped convolution x = ceil(P / 64) = 2 column tiles, y = 2 groups x
+// ceil(R / 64) = 1 row tile; a dynamic P gives -1.
+// RUN: rm -rf %t && mkdir %t && stc-compile %s --target=sm_80 --emit=ptx -o %t/k.ptx --kernel-info=%t/k.json
+// RUN: FileCheck %s --check-prefix=JSON < %t/k.json
+// JSON:      "grid": [
+// JSON-NEXT:   -1,
+// JSON-NEXT:   1,
+// JSON-NEXT:   1
+// JSON:      "kernel": "stc_conv_0",
+// JSON:      "grid": [
+// JSON-NEXT:   2,
+// JSON-NEXT:   2,
+// JSON-NEXT:   1
+// JSON:      "groups": 2,
+// JSON:      "kernel": "stc_conv_1",
 
 // Dynamic N, H, W: OH = floor(max(H + 2 - 3, -2) / 2) + 1 (stride 2,
 // padding 1 + 1, filter 3).
@@ -45,12 +61,9 @@ func.func @conv_grouped(%v: tensor<8x24xbf16>, %m: tensor<8x3xi16>, %x: tensor<2
 // 64 input channels (a multiple of 8): the staged kernel, whose 16-byte
 // cp.async chunks are 8 channels of one filter tap.
 // CHECK: gpu.func @stc_conv_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
-// CHECK-SAME: K = 576 : i64, P = -1 : i64, R = 64 : i64
-// CHECK-SAME: conv = {C = 64 : i64, Cp = 64 : i64, H = -1 : i64, KH = 3 : i64, KW = 3 : i64, N = -1 : i64, OH = -1 : i64, OW = -1 : i64, W = -1 : i64, dilation_h = 1 : i64, dilation_w = 1 : i64, groups = 1 : i64, pad_bottom = 1 : i64, pad_left = 1 : i64, pad_right = 1 : i64, pad_top = 1 : i64, stride_h = 2 : i64, stride_w = 2 : i64}
-// CHECK-SAME: groups = 1 : i64
-// CHECK-SAME: params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols", "N", "H", "W", "OH", "OW"]
-// CHECK-SAME: sparse = "rhs"
-// CHECK-SAME: variant = "staged"
+// CHECK-SAME: config = <arch = sm_80, family = staged,
+// CHECK-SAME: params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols", "N", "H", "W", "OH", "OW"], num_pointers = 5, rows = 64, cols = -1, depth = 576, sparse_lhs = false,
+// CHECK-SAME: conv = <kh = 3, kw = 3, stride_h = 2, stride_w = 2, dilation_h = 1, dilation_w = 1, pad_top = 1, pad_left = 1, pad_bottom = 1, pad_right = 1, c = 64, cp = 64, groups = 1, n = -1, h = -1, w = -1, oh = -1, ow = -1>
 // CHECK: nvvm.cp.async.shared.global
 // CHECK: nvvm.ldmatrix
 // CHECK: nvvm.mma.sp.sync
@@ -59,10 +72,10 @@ func.func @conv_grouped(%v: tensor<8x24xbf16>, %m: tensor<8x3xi16>, %x: tensor<2
 // Two groups of 3 channels (padded to 4): the direct kernel; grid y holds
 // ceil(R / 64) row tiles per group, and the group offsets the base pointers.
 // CHECK: gpu.func @stc_conv_1(
-// CHECK-SAME: K = 36 : i64, P = 84 : i64, R = 4 : i64
-// CHECK-SAME: conv = {C = 3 : i64, Cp = 4 : i64, H = 15 : i64, KH = 3 : i64, KW = 3 : i64, N = 2 : i64, OH = 6 : i64, OW = 7 : i64, W = 15 : i64, dilation_h = 2 : i64, dilation_w = 2 : i64, groups = 2 : i64, pad_bottom = 0 : i64, pad_left = 1 : i64, pad_right = 1 : i64, pad_top = 1 : i64, stride_h = 2 : i64, stride_w = 2 : i64}
-// CHECK-SAME: grid = [2, 2, 1], groups = 2 : i64
-// CHECK-SAME: variant = "direct"
+// CHECK-SAME: config = <arch = sm_80, family = direct,
+// CHECK-SAME: rows = 4, cols = 84, depth = 36,
+// CHECK-SAME: groups = 2,
+// CHECK-SAME: conv = <kh = 3, kw = 3, stride_h = 2, stride_w = 2, dilation_h = 2, dilation_w = 2, pad_top = 1, pad_left = 1, pad_bottom = 0, pad_right = 1, c = 3, cp = 4, groups = 2, n = 2, h = 15, w = 15, oh = 6, ow = 7>
 // CHECK: %[[BY:.*]] = gpu.block_id y
 // CHECK: %[[Y:.*]] = arith.index_cast %[[BY]]
 // CHECK: %[[TILES:.*]] = arith.divui %{{.*}}, %c64_i32
@@ -73,6 +86,6 @@ func.func @conv_grouped(%v: tensor<8x24xbf16>, %m: tensor<8x3xi16>, %x: tensor<2
 // CHECK: gpu.return
 
 // DIRECT: gpu.func @stc_conv_0(
-// DIRECT-SAME: variant = "direct"
+// DIRECT-SAME: family = direct
 // DIRECT-NOT: nvvm.cp.async
 // DIRECT: gpu.func @stc_conv_1(

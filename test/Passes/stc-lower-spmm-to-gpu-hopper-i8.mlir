@@ -9,14 +9,14 @@
 // converts the s32 accumulator to f32 and requantizes (the sm_80 path's).
 // The metadata conversion kernel writes the s8 word layout (checked end to
 // end by test/GPU/emulate-spmm-wgmma-i8.mlir).
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu=target=sm_90a --canonicalize | FileCheck %s
+// RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90a --stc-lower-spmm-to-gpu --canonicalize | FileCheck %s
 
 // CHECK-LABEL: gpu.func @stc_spmm_0_meta(
 // CHECK-LABEL: gpu.func @stc_spmm_0(
-// CHECK-SAME: accumulator = "s32"
-// CHECK-SAME: input_type = "i8"
-// CHECK-SAME: meta_k_per_word = 64 : i64, meta_kernel = "stc_spmm_0_meta", meta_layout = "canonical", meta_rows_per_block = 64 : i64, meta_threads = 128 : i64, mma = "m64n64k64"
-// CHECK-SAME: tensor_maps = [{box = [64, 64], data_type = 0 : i64, operand = "values", param = "values_map", swizzle = 64 : i64}, {box = [128, 64], data_type = 0 : i64, operand = "dense", param = "dense_map", swizzle = 128 : i64}], tile = [64, 64], variant = "wgmma"
+// CHECK-SAME: config = <arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, {{.*}}accumulator = s32>
+// CHECK-SAME: input_type = i8
+// CHECK-SAME: meta_layout = canonical, meta_kernel = "stc_spmm_0_meta", meta_rows_per_block = 64, meta_k_per_word = 64, meta_threads = 128
+// CHECK-SAME: tensor_maps = [#stc_gpu.tensor_map<"values_map" over "values", type 0, box[64, 64], swizzle 64>, #stc_gpu.tensor_map<"dense_map" over "dense", type 0, box[128, 64], swizzle 128>]>
 // The producer: 4 KiB of values and 8 KiB of B per K step.
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c12288_i32
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
@@ -26,9 +26,9 @@
 // CHECK: %[[W1:.*]] = arith.select %{{.*}}, %[[V1:arg[0-9]+]], %[[V3:arg[0-9]+]] : i32
 // CHECK-COUNT-32: llvm.inline_asm has_side_effects asm_dialect = att "", "=r,0" %{{.*}} : (i32) -> i32
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: stc.wgmma_sp si8 * si8 -> i32, n = 64, a_desc(%{{.*}}) b_desc(%{{.*}}) meta(%[[W0]]) sel(0) acc(
-// CHECK: stc.wgmma_sp si8 * si8 -> i32, n = 64, a_desc(%{{.*}}) b_desc(%{{.*}}) meta(%[[W1]]) sel(0) acc(
-// CHECK-NOT: stc.wgmma_sp
+// CHECK: stc_gpu.wgmma_sp si8 * si8 -> i32, n = 64, a_desc(%{{.*}}) b_desc(%{{.*}}) meta(%[[W0]]) sel(0) acc(
+// CHECK: stc_gpu.wgmma_sp si8 * si8 -> i32, n = 64, a_desc(%{{.*}}) b_desc(%{{.*}}) meta(%[[W1]]) sel(0) acc(
+// CHECK-NOT: stc_gpu.wgmma_sp
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive

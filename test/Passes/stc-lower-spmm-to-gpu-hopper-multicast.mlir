@@ -8,12 +8,12 @@
 // and, through mapa, on the partner's. The barriers of both blocks exist
 // before either starts and neither leaves early: a cluster barrier after
 // the initialisation and one at the end.
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=128 cluster-rows=2 tma-multicast=true" --canonicalize | FileCheck %s
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=128 cluster-rows=2" --canonicalize | FileCheck %s --check-prefix=PLAIN
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a block-rows=128 block-cols=128 cluster-rows=2 tma-multicast=true" --stc-lower-spmm-to-gpu --canonicalize | FileCheck %s
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a block-rows=128 block-cols=128 cluster-rows=2" --stc-lower-spmm-to-gpu --canonicalize | FileCheck %s --check-prefix=PLAIN
 
 // CHECK-LABEL: gpu.func @stc_spmm_0(
-// CHECK-SAME: cluster = [1, 2, 1]
-// CHECK-SAME: tensor_maps = [{box = [32, 128], data_type = 6 : i64, operand = "values", param = "values_map", swizzle = 64 : i64}, {box = [64, 64], data_type = 6 : i64, operand = "dense", param = "dense_map", swizzle = 128 : i64}]
+// CHECK-SAME: config = <arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, {{.*}}cluster_rows = 2, multicast_b = true>
+// CHECK-SAME: tensor_maps = [#stc_gpu.tensor_map<"values_map" over "values", type 6, box[32, 128], swizzle 64>, #stc_gpu.tensor_map<"dense_map" over "dense", type 6, box[64, 64], swizzle 128>]>
 // CHECK-COUNT-6: nvvm.mbarrier.init %{{.*}}, %c512_i32
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
@@ -37,7 +37,7 @@
 // CHECK-NEXT: nvvm.cluster.wait
 // CHECK-NEXT: gpu.return
 
-// PLAIN: tensor_maps = [{box = [32, 128], {{.*}}}, {box = [64, 128],
+// PLAIN: tensor_maps = [#stc_gpu.tensor_map<"values_map" over "values", type 6, box[32, 128], swizzle 64>, #stc_gpu.tensor_map<"dense_map" over "dense", type 6, box[64, 128], swizzle 128>]
 // PLAIN-COUNT-6: nvvm.mbarrier.init %{{.*}}, %c256_i32
 // PLAIN-NOT: nvvm.cluster.arrive
 // PLAIN-NOT: multicast_mask

@@ -1,13 +1,45 @@
 // target=sm_90a: stc.spmm with f16/bf16 operands becomes the Hopper kernel
-// (passes/HopperKernelBuilder.cpp): a producer warp feeding a ring of
+// (passes/GPU/HopperKernel.cpp): a producer warp feeding a ring of
 // shared-memory slots with TMA copies, mbarriers, consumer warpgroups
-// running stc.wgmma_sp, and the sm_80 epilogue; the metadata in the Hopper
+// running stc_gpu.wgmma_sp, and the sm_80 epilogue; the metadata in the Hopper
 // kernel-ready layout. Other targets keep the mma.sp kernels.
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu=target=sm_90a --canonicalize | FileCheck %s
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=3 cluster-rows=2" | FileCheck %s --check-prefix=OPTIONS
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a wgmma-a=registers" --canonicalize | FileCheck %s --check-prefix=REGS
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu=target=sm_90 | FileCheck %s --check-prefix=SM90
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu="target=sm_90a kernel=staged" | FileCheck %s --check-prefix=SM90
+// RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90a --stc-lower-spmm-to-gpu --canonicalize | FileCheck %s
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=3 cluster-rows=2" --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=OPTIONS
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a wgmma-a=registers" --stc-lower-spmm-to-gpu --canonicalize | FileCheck %s --check-prefix=REGS
+// RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90 --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=SM90
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a kernel=staged" --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=SM90
+// The kernel_info JSON derives the grid (x = ceil(P / BN), y = ceil(R / BM)
+// rounded up to whole clusters) and the instruction shape m64nBNk32.
+// RUN: rm -rf %t && mkdir %t
+// RUN: stc-compile %s --target=sm_90a --emit=ptx -o %t/k.ptx --kernel-info=%t/k.json
+// RUN: FileCheck %s --check-prefix=JSON < %t/k.json
+// RUN: stc-compile %s --target=sm_90a --emit=ptx -o %t/o.ptx --kernel-info=%t/o.json --gpu-block-rows=128 --gpu-block-cols=256 --gpu-wgmma-stages=3 --gpu-cluster-rows=2
+// RUN: FileCheck %s --check-prefix=JSON-OPTIONS < %t/o.json
+// JSON:      "cluster": [
+// JSON-NEXT:   1,
+// JSON-NEXT:   1,
+// JSON-NEXT:   1
+// JSON:      "grid": [
+// JSON-NEXT:   3,
+// JSON-NEXT:   4,
+// JSON-NEXT:   1
+// JSON:      "kernel": "stc_spmm_0",
+// JSON:      "mma": "m64n64k32",
+// JSON:      "ordered_metadata": false,
+// JSON:      "variant": "wgmma"
+// JSON-OPTIONS: "kernel": "stc_spmm_1",
+// JSON-OPTIONS: "cluster": [
+// JSON-OPTIONS-NEXT: 1,
+// JSON-OPTIONS-NEXT: 2,
+// JSON-OPTIONS-NEXT: 1
+// JSON-OPTIONS: "grid": [
+// JSON-OPTIONS-NEXT: 8,
+// JSON-OPTIONS-NEXT: 8,
+// JSON-OPTIONS-NEXT: 1
+// JSON-OPTIONS: "kernel": "stc_spmm_2",
+// JSON-OPTIONS: "mma": "m64n256k32",
+// JSON-OPTIONS: "shared_bytes": 123952,
+// JSON-OPTIONS: "stages": 3,
 
 // Constant weights: the Hopper kernel-ready words (512 per 64-row tile and
 // vector of 4 K steps) are computed at compile time.
@@ -28,13 +60,10 @@
 // warpgroup (256 threads), 6 stages of 4 KiB of values and 8 KiB of B,
 // 6 x 12 KiB + 96 bytes of barriers + 1 KiB of alignment slack.
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
-// CHECK-SAME: block = [256, 1, 1], cluster = [1, 1, 1]
-// CHECK-SAME: grid = [3, 4, 1]
-// CHECK-SAME: meta_k_per_word = 64 : i64, meta_kernel = "stc_spmm_0_meta", meta_layout = "canonical", meta_rows_per_block = 64 : i64, meta_threads = 128 : i64, mma = "m64n64k32"
-// CHECK-SAME: param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32", "ptr", "ptr"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"], shared_bytes = 74848 : i64
-// CHECK-SAME: stages = 6 : i64
+// CHECK-SAME: stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_spmm_0", config = <arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 6>, threads = 256, shared_bytes = 74848, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"], num_pointers = 4,
+// CHECK-SAME: meta_layout = canonical, meta_kernel = "stc_spmm_0_meta", meta_rows_per_block = 64, meta_k_per_word = 64, meta_threads = 128,
 // A k-major D (K x N, P contiguous) is copied as 64 x 64 boxes.
-// CHECK-SAME: tensor_maps = [{box = [32, 64], data_type = 6 : i64, operand = "values", param = "values_map", swizzle = 64 : i64}, {box = [64, 64], data_type = 6 : i64, operand = "dense", param = "dense_map", swizzle = 128 : i64}], tile = [64, 64], variant = "wgmma"
+// CHECK-SAME: tensor_maps = [#stc_gpu.tensor_map<"values_map" over "values", type 6, box[32, 64], swizzle 64>, #stc_gpu.tensor_map<"dense_map" over "dense", type 6, box[64, 64], swizzle 128>]>
 // CHECK: llvm.mlir.addressof @stc_spmm_0_smem : !llvm.ptr<3>
 // Thread 0 initialises a full and an empty barrier per slot.
 // CHECK: scf.if
@@ -68,8 +97,8 @@
 // CHECK-NOT: !llvm.ptr<3> -> i32
 // CHECK-COUNT-32: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,0"
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_desc(%{{.*}}) b_desc({{.*}}) meta(%[[META:.*]]) sel(0) trans_b acc(
-// CHECK: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_desc(%{{.*}}) b_desc({{.*}}) meta(%[[META]]) sel(1) trans_b acc(
+// CHECK: stc_gpu.wgmma_sp f16 * f16 -> f32, n = 64, a_desc(%{{.*}}) b_desc({{.*}}) meta(%[[META:.*]]) sel(0) trans_b acc(
+// CHECK: stc_gpu.wgmma_sp f16 * f16 -> f32, n = 64, a_desc(%{{.*}}) b_desc({{.*}}) meta(%[[META]]) sel(1) trans_b acc(
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: %[[EMPTY:.*]] = llvm.getelementptr
@@ -86,11 +115,11 @@
 // Constant weights: no conversion kernel.
 // CHECK-NOT: gpu.func @stc_spmm_1_meta
 // CHECK-LABEL: gpu.func @stc_spmm_1(
-// CHECK-SAME: meta_layout = "kernel_ready"
+// CHECK-SAME: meta_layout = kernel_ready
 // A p-major D (N x K, K contiguous): one box of 64 k x BN rows, B K-major
 // (no trans_b); bf16 output from the epilogue.
-// CHECK-SAME: tensor_maps = [{box = [32, 64], data_type = 9 : i64, operand = "values", param = "values_map", swizzle = 64 : i64}, {box = [64, 64], data_type = 9 : i64, operand = "dense", param = "dense_map", swizzle = 128 : i64}]
-// CHECK: stc.wgmma_sp bf16 * bf16 -> f32, n = 64,
+// CHECK-SAME: tensor_maps = [#stc_gpu.tensor_map<"values_map" over "values", type 9, box[32, 64], swizzle 64>, #stc_gpu.tensor_map<"dense_map" over "dense", type 9, box[64, 64], swizzle 128>]
+// CHECK: stc_gpu.wgmma_sp bf16 * bf16 -> f32, n = 64,
 // CHECK-NOT: trans_b
 // CHECK-SAME: acc(
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
@@ -102,17 +131,12 @@
 // the producer, compiled for 168 at entry so that ptxas honours it.
 // CHECK-LABEL: gpu.func @stc_spmm_2(
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
-// CHECK-SAME: tile = [128, 128]
+// CHECK-SAME: block_rows = 128, block_cols = 128,
 // CHECK-NOT: nvvm.setmaxregister
 // CHECK: gpu.return
 // OPTIONS-LABEL: gpu.func @stc_spmm_2(
 // OPTIONS-SAME: nvvm.maxnreg = 168 : i32
-// OPTIONS-SAME: block = [384, 1, 1], cluster = [1, 2, 1]
-// OPTIONS-SAME: grid = [8, 8, 1]
-// OPTIONS-SAME: mma = "m64n256k32"
-// OPTIONS-SAME: shared_bytes = 123952 : i64
-// OPTIONS-SAME: stages = 3 : i64
-// OPTIONS-SAME: tile = [128, 256]
+// OPTIONS-SAME: config = <arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 256, stages = 3, cluster_rows = 2>, threads = 384, shared_bytes = 123952,
 // OPTIONS: nvvm.setmaxregister decrease 40
 // OPTIONS: nvvm.setmaxregister increase 232
 
@@ -122,14 +146,14 @@
 // REGS: scf.for
 // REGS: nvvm.mbarrier.try_wait.parity
 // REGS-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
-// REGS: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%{{.*}}) sel(0) trans_b acc(
-// REGS: stc.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%{{.*}}) sel(1) trans_b acc(
+// REGS: stc_gpu.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%{{.*}}) sel(0) trans_b acc(
+// REGS: stc_gpu.wgmma_sp f16 * f16 -> f32, n = 64, a_regs({{.*}}) b_desc({{.*}}) meta(%{{.*}}) sel(1) trans_b acc(
 // REGS: nvvm.wgmma.commit.group.sync.aligned
 // REGS-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // REGS: nvvm.mbarrier.arrive
 
 // SM90-NOT: wgmma
-// SM90: mma = "m16n8k32"
+// SM90: family = staged
 // SM90-NOT: wgmma
 
 func.func @run_time_weight(%v: tensor<200x72xf16>, %m: tensor<200x9xi16>, %b: tensor<144x136xf16>) -> tensor<200x136xf32> {

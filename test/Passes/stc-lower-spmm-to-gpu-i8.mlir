@@ -7,18 +7,15 @@
 // otherwise the direct kernel (kernel=staged is then an error:
 // stc-lower-spmm-to-gpu-invalid.mlir).
 // Numerics: test/GPU/emulate-spmm-i8.mlir (and cuda-spmm-i8.mlir).
-// RUN: stc-opt %s -split-input-file --stc-lower-spmm-to-gpu -verify-diagnostics | FileCheck %s
+// RUN: stc-opt %s -split-input-file --stc-configure-gpu-kernels --stc-lower-spmm-to-gpu -verify-diagnostics | FileCheck %s
 
 // A sparse rhs (X . W, X M x K row-major) with K = 64 and a per-channel
 // scale: the staged kernel, 16 i8 per cp.async chunk.
 // CHECK-LABEL: gpu.func @stc_spmm_0_meta
 // CHECK: gpu.func @stc_spmm_0(
-// CHECK-SAME: accumulator = "s32"
-// CHECK-SAME: input_type = "i8"
-// CHECK-SAME: mma = "m16n8k64"
-// CHECK-SAME: output_type = "i8"
+// CHECK-SAME: config = <arch = sm_80, family = staged, {{.*}}accumulator = s32>
 // CHECK-SAME: params = ["values", "meta", "dense", "scale", "out", "R", "P", "K", "value_cols", "meta_cols"]
-// CHECK-SAME: variant = "staged"
+// CHECK-SAME: input_type = i8, output_type = i8
 // CHECK: scf.for {{.*}} -> (i32, i32,
 // CHECK: nvvm.ldmatrix
 // CHECK: %[[PAD:.*]] = arith.constant 1145324612 : i32
@@ -48,8 +45,8 @@ func.func @staged(%v: tensor<96x32xi8>, %m: tensor<96x4xi16>, %x: tensor<80x64xi
 // A sparse lhs with dense K x N (N contiguous) takes the direct kernel,
 // which packs four bytes per register from single-byte loads.
 // CHECK: gpu.func @stc_spmm_0(
-// CHECK-SAME: output_type = "i32"
-// CHECK-SAME: variant = "direct"
+// CHECK-SAME: family = direct
+// CHECK-SAME: output_type = i32
 // CHECK: llvm.bitcast %{{.*}} : vector<4xi8> to i32
 // CHECK: nvvm.mma.sp.sync
 // CHECK-NOT: arith.sitofp
@@ -68,9 +65,8 @@ func.func @direct_lhs(%v: tensor<64x32xi8>, %m: tensor<64x4xi16>, %d: tensor<64x
 // 128-bit vector per lane and row block of 32 rows).
 // CHECK: arith.constant dense<{{.*}}> : tensor<128xi32>
 // CHECK: gpu.func @stc_spmm_0(
-// CHECK-SAME: meta_layout = "kernel_ready"
-// CHECK-SAME: output_type = "f16"
-// CHECK-SAME: variant = "direct"
+// CHECK-SAME: family = direct
+// CHECK-SAME: output_type = f16, meta_layout = kernel_ready
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @ragged_const(%x: tensor<20x72xi8>) -> tensor<20x24xf16> {
   %v = arith.constant dense<3> : tensor<24x40xi8>

@@ -1,24 +1,24 @@
 // What stc-lower-spmm-to-gpu cannot lower is an error at the op.
-// RUN: stc-opt %s -split-input-file -verify-diagnostics --stc-lower-spmm-to-gpu
-// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=block-rows=96 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: stc-opt %s -split-input-file -verify-diagnostics --stc-configure-gpu-kernels --stc-lower-spmm-to-gpu
+// RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels=block-rows=96 --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=TILE
 
-// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=staged 2>&1 | FileCheck %s --check-prefix=STAGED
-// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=fastest 2>&1 | FileCheck %s --check-prefix=VARIANT
-// RUN: not stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=accumulate=f64 2>&1 | FileCheck %s --check-prefix=ACCUMULATE
+// RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels=kernel=staged --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=STAGED
+// RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels=kernel=fastest --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=VARIANT
+// RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels=accumulate=f64 --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=ACCUMULATE
 
 // kernel=staged is an error only where the staged kernel can never run: a
 // static leading dimension that is not 16-byte aligned, or a k-major dense
 // operand of 32-bit (tf32) or 8-bit elements. (A dynamic leading dimension
 // gets the staged kernel and a direct fallback the host picks at run time:
 // stc-lower-spmm-to-gpu-dynamic-ld.mlir.)
-// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'f16' operands a dense operand whose leading dimension is a multiple of 8 elements (16 bytes), got a k-major dense operand with leading dimension 12
-// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'i8' operands a dense operand with K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed) whose leading dimension and value rows are multiples of 16 elements (16 bytes), got a k-major dense operand with leading dimension 48 and 32 values per row
-// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'i8' operands {{.*}}, got a p-major dense operand with leading dimension 72 and 40 values per row
-// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'f32' operands a dense operand with K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed) whose leading dimension is a multiple of 4 elements (16 bytes), got a k-major dense operand with leading dimension 40
-// STAGED: error: stc-lower-spmm-to-gpu: kernel=staged needs for 'f32' operands {{.*}}, got a k-major dense operand with leading dimension ?
-// VARIANT: error: stc-lower-spmm-to-gpu: unknown kernel 'fastest' (expected auto, direct, staged or wgmma)
-// ACCUMULATE: error: stc-lower-spmm-to-gpu: unknown accumulate 'f64' (expected f32 or f16)
-// TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-lower-spmm-to-gpu: block tiles are 64 or 128 rows by 64 or 128 columns (256 too on sm_90a; 0: the heuristic's choice), got 96 x 0
+// STAGED: error: stc-configure-gpu-kernels: the staged kernel needs for 'f16' operands a dense operand whose leading dimension is a multiple of 8 elements (16 bytes), got a k-major dense operand with leading dimension 12
+// STAGED: error: stc-configure-gpu-kernels: the staged kernel needs for 'i8' operands a dense operand with K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed) whose leading dimension and value rows are multiples of 16 elements (16 bytes), got a k-major dense operand with leading dimension 48 and 32 values per row
+// STAGED: error: stc-configure-gpu-kernels: the staged kernel needs for 'i8' operands {{.*}}, got a p-major dense operand with leading dimension 72 and 40 values per row
+// STAGED: error: stc-configure-gpu-kernels: the staged kernel needs for 'f32' operands a dense operand with K contiguous (a sparse rhs with dense M x K, or a sparse lhs with dense_transposed) whose leading dimension is a multiple of 4 elements (16 bytes), got a k-major dense operand with leading dimension 40
+// STAGED: error: stc-configure-gpu-kernels: the staged kernel needs for 'f32' operands {{.*}}, got a k-major dense operand with leading dimension ?
+// VARIANT: error: stc-configure-gpu-kernels: kernel must be auto, direct, staged or wgmma, got 'fastest'
+// ACCUMULATE: error: stc-configure-gpu-kernels: accumulate must be f32 or f16, got 'f64'
+// TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-configure-gpu-kernels: block-rows and block-cols must be 64 or 128 (or 0; 256 with target=sm_90a), got 96
 
 func.func @f32_operands(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %d: tensor<32x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{stc.spmm on a GPU target computes f32 as tf32, whose mma.sp needs the 1:2 pattern (--pattern=1:2), got 2:4; or use f16/bf16 operands for 2:4}}

@@ -8,19 +8,18 @@
 // cvt.rna.tf32.f32 as the direct kernel rounds what it loads. A k-major D
 // keeps the direct kernel (ldmatrix.trans moves 16-bit elements).
 // Numerics: test/GPU/emulate-spmm-staged-tf32-dynamic.mlir.
-// RUN: stc-opt %s -split-input-file --stc-lower-spmm-to-gpu | FileCheck %s
-// RUN: stc-opt %s -split-input-file --stc-lower-spmm-to-gpu=kernel=direct | FileCheck %s --check-prefix=DIRECT
+// RUN: stc-opt %s -split-input-file --stc-configure-gpu-kernels --stc-lower-spmm-to-gpu | FileCheck %s
+// RUN: stc-opt %s -split-input-file --stc-configure-gpu-kernels=kernel=direct --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=DIRECT
 
 // A sparse rhs (X . W, X 70 x 36: 144-byte rows), K = 36 (3 steps of 16,
 // the last one ragged).
 // CHECK-LABEL: gpu.module @stc_kernels
 // CHECK: llvm.mlir.global internal @stc_spmm_0_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<18432 x i8>
 // CHECK: gpu.func @stc_spmm_0(
-// CHECK-SAME: input_type = "f32"
-// CHECK-SAME: mma = "m16n8k16"
-// CHECK-SAME: stages = 3
+// CHECK-SAME: config = <arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3>
 // CHECK-SAME: static_shared_bytes = 18432
-// CHECK-SAME: variant = "staged"
+// CHECK-SAME: input_type = f32
+// CHECK-SAME: meta_k_per_word = 16
 // CHECK-NOT: fallback_kernel
 // The prologue's copies: chunks of 4 f32 (src-size 4 bytes per valid
 // element, 0 past the edges).
@@ -43,7 +42,7 @@
 // CHECK: nvvm.mma.sp.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK: scf.yield
 // DIRECT: gpu.func @stc_spmm_0(
-// DIRECT-SAME: variant = "direct"
+// DIRECT-SAME: family = direct
 // DIRECT-NOT: nvvm.ldmatrix
 // DIRECT: gpu.return
 func.func @rhs_staged(%v: tensor<45x20xf32>, %m: tensor<45x5xi16>, %x: tensor<70x36xf32>) -> tensor<70x45xf32> {
@@ -59,15 +58,15 @@ func.func @rhs_staged(%v: tensor<45x20xf32>, %m: tensor<45x5xi16>, %x: tensor<70
 // not 16-byte aligned (K = 50) keep the direct kernel.
 // CHECK-LABEL: gpu.module @stc_kernels
 // CHECK: gpu.func @stc_spmm_0(
+// CHECK-SAME: family = staged
 // CHECK-SAME: dense_transposed = true
-// CHECK-SAME: variant = "staged"
 // CHECK: gpu.func @stc_spmm_1(
+// CHECK-SAME: family = direct
 // CHECK-SAME: dense_transposed = false
-// CHECK-SAME: variant = "direct"
 // CHECK-NOT: nvvm.ldmatrix
 // CHECK: gpu.return
 // CHECK: gpu.func @stc_spmm_2(
-// CHECK-SAME: variant = "direct"
+// CHECK-SAME: family = direct
 // CHECK-NOT: nvvm.ldmatrix
 // CHECK: gpu.return
 func.func @three(%v: tensor<64x16xf32>, %m: tensor<64x4xi16>, %bt: tensor<40x32xf32>, %b: tensor<32x40xf32>,

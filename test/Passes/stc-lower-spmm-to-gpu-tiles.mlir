@@ -1,14 +1,14 @@
-// The block tile heuristic (chooseBlockTile): the largest of 128 x 128,
+// The block tile heuristic (chooseMmaSpBlockTile): the largest of 128 x 128,
 // 128 x 64 (more rows than columns) or 64 x 128 that still gives at least
 // 256 blocks, else 64 x 64; block-rows/block-cols override it. The block
 // has one warp per 32 x 32 of the tile, and the staged kernel's shared
 // memory grows with it (stages x (32 bytes per row + 64 per column)).
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu | FileCheck %s
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu="block-rows=64 block-cols=128 stages=4" | FileCheck %s --check-prefix=FORCED
+// RUN: stc-opt %s --stc-configure-gpu-kernels --stc-lower-spmm-to-gpu | FileCheck %s
+// RUN: stc-opt %s --stc-configure-gpu-kernels="block-rows=64 block-cols=128 stages=4" --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=FORCED
 
 // 4096 x 4096: 1024 blocks of 128 x 128.
-// CHECK: block = [512, 1, 1]{{.*}}kernel = "stc_spmm_0"{{.*}}stages = 3 : i64, static_shared_bytes = 36864 : i64, tile = [128, 128]
-// FORCED: block = [256, 1, 1]{{.*}}kernel = "stc_spmm_0"{{.*}}stages = 4 : i64, static_shared_bytes = 40960 : i64, tile = [64, 128]
+// CHECK: kernel = "stc_spmm_0", config = <arch = sm_80, family = staged, block_rows = 128, block_cols = 128, stages = 3>, threads = 512, shared_bytes = 0, static_shared_bytes = 36864
+// FORCED: kernel = "stc_spmm_0", config = <arch = sm_80, family = staged, block_rows = 64, block_cols = 128, stages = 4>, threads = 256, shared_bytes = 0, static_shared_bytes = 40960
 func.func @square(%v: tensor<4096x2048xf16>, %m: tensor<4096x256xi16>, %d: tensor<4096x4096xf16>) -> tensor<4096x4096xf16> {
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
       : tensor<4096x2048xf16>, tensor<4096x256xi16>, tensor<4096x4096xf16> -> tensor<4096x4096xf16>
@@ -16,7 +16,7 @@ func.func @square(%v: tensor<4096x2048xf16>, %m: tensor<4096x256xi16>, %d: tenso
 }
 
 // R = 4096 rows, P = 512: 128 blocks of 128 x 128, 256 of 128 x 64.
-// CHECK: block = [256, 1, 1]{{.*}}kernel = "stc_spmm_1"{{.*}}tile = [128, 64]
+// CHECK: kernel = "stc_spmm_1", config = <{{.*}}block_rows = 128, block_cols = 64, {{.*}}threads = 256,
 func.func @tall(%v: tensor<4096x512xf16>, %m: tensor<4096x64xi16>, %d: tensor<1024x512xf16>) -> tensor<4096x512xf16> {
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
       : tensor<4096x512xf16>, tensor<4096x64xi16>, tensor<1024x512xf16> -> tensor<4096x512xf16>
@@ -24,7 +24,7 @@ func.func @tall(%v: tensor<4096x512xf16>, %m: tensor<4096x64xi16>, %d: tensor<10
 }
 
 // nn.Linear with 16 tokens: R = 4096 output features, P = 16 tokens.
-// CHECK: block = [128, 1, 1]{{.*}}kernel = "stc_spmm_2"{{.*}}tile = [64, 64]
+// CHECK: kernel = "stc_spmm_2", config = <{{.*}}block_rows = 64, block_cols = 64, {{.*}}threads = 128,
 func.func @decode(%v: tensor<4096x2048xf16>, %m: tensor<4096x256xi16>, %x: tensor<16x4096xf16>) -> tensor<16x4096xf16> {
   %y = stc.spmm %v, %m, %x {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
       : tensor<4096x2048xf16>, tensor<4096x256xi16>, tensor<16x4096xf16> -> tensor<16x4096xf16>

@@ -1,11 +1,11 @@
 // stc-lower-spmm-to-gpu: each stc.spmm becomes a kernel in gpu.module
 // @stc_kernels built on mma.sp (2 x 4 instructions per K step of 32, in a
-// loop over ceil(K / 32) steps), described by stc.kernel_info, and a call
+// loop over ceil(K / 32) steps), described by stc_gpu.kernel_info, and a call
 // of a private host function on buffers (defined later by
 // stc-gpu-host-launch).
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu=kernel=direct | FileCheck %s
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu="kernel=direct ordered-metadata=false" | FileCheck %s --check-prefix=PLAIN
-// RUN: stc-opt %s --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=AUTO
+// RUN: stc-opt %s --stc-configure-gpu-kernels=kernel=direct --stc-lower-spmm-to-gpu | FileCheck %s
+// RUN: stc-opt %s --stc-configure-gpu-kernels="kernel=direct ordered-metadata=false" --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=PLAIN
+// RUN: stc-opt %s --stc-configure-gpu-kernels --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=AUTO
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @lhs_f16
@@ -63,7 +63,7 @@ func.func @constant_meta(%v: tensor<32x16xf16>, %x: tensor<32x8xf16>) -> tensor<
 // CHECK: gpu.return
 // CHECK: gpu.func @stc_spmm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: stc.kernel_info = {K = 64 : i64, P = 48 : i64, R = 64 : i64, accumulator = "f32", block = [128, 1, 1], cluster = [1, 1, 1], dense_transposed = false, grid = [1, 1, 1], groups = 1 : i64, input_type = "f16", kernel = "stc_spmm_0", meta_k_per_word = 32 : i64, meta_kernel = "stc_spmm_0_meta", meta_layout = "canonical", meta_rows_per_block = 32 : i64, meta_threads = 32 : i64, mma = "m16n8k32", num_pointers = 4 : i64, ordered_metadata = true, output_type = "f32", param_types = ["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i32", "i32", "i32"], params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], shared_bytes = 0 : i64, sparse = "lhs", stages = 0 : i64, static_shared_bytes = 0 : i64, tile = [64, 64], variant = "direct"}
+// CHECK-SAME: stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_spmm_0", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 0, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 64, cols = 48, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = canonical, meta_kernel = "stc_spmm_0_meta", meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>
 // One kernel-ready metadata word per lane and K step serves the warp's two
 // 16-row tiles: selector 0 for the first four mma.sp, 1 for the others.
 // CHECK: scf.for
@@ -79,9 +79,9 @@ func.func @constant_meta(%v: tensor<32x16xf16>, %x: tensor<32x8xf16>) -> tensor<
 
 // The sparse rhs: bias pointer before out; bf16 operands are packed i32
 // registers with explicit PTX types; ReLU and the bf16 store in the
-// epilogue; dynamic P gives grid -1.
+// epilogue; a dynamic P is -1.
 // CHECK: gpu.func @stc_spmm_1(
-// CHECK-SAME: stc.kernel_info = {K = 72 : i64, P = -1 : i64, R = 40 : i64, {{.*}} grid = [-1, 1, 1], groups = 1 : i64, input_type = "bf16", {{.*}} num_pointers = 5 : i64, {{.*}} output_type = "bf16", {{.*}} params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], {{.*}} sparse = "rhs"
+// CHECK-SAME: stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_spmm_1", {{.*}} params = ["values", "meta", "dense", "bias", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 5, rows = 40, cols = -1, depth = 72, sparse_lhs = false, dense_transposed = false, input_type = bf16, output_type = bf16,
 // CHECK-COUNT-8: nvvm.mma.sp.sync {{.*}} {multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, f32)
 // CHECK: arith.maximumf
 // CHECK: arith.truncf {{.*}} : f32 to bf16
@@ -89,9 +89,9 @@ func.func @constant_meta(%v: tensor<32x16xf16>, %x: tensor<32x8xf16>) -> tensor<
 // The constant metadata's kernel: no conversion kernel in front of it.
 // CHECK-NOT: @stc_spmm_2_meta
 // CHECK: gpu.func @stc_spmm_2(
-// CHECK-SAME: meta_layout = "kernel_ready"
-// CHECK: func.func private @stc_spmm_0_host(memref<64x32xf16>, memref<64x4xi16>, memref<64x48xf16>, memref<64x48xf32>) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_0}
-// CHECK: func.func private @stc_spmm_1_host({{.*}}) attributes {stc.gpu_spmm_host = @stc_kernels::@stc_spmm_1}
+// CHECK-SAME: meta_layout = kernel_ready
+// CHECK: func.func private @stc_spmm_0_host(memref<64x32xf16>, memref<64x4xi16>, memref<64x48xf16>, memref<64x48xf32>) attributes {stc_gpu.launches = @stc_kernels::@stc_spmm_0}
+// CHECK: func.func private @stc_spmm_1_host({{.*}}) attributes {stc_gpu.launches = @stc_kernels::@stc_spmm_1}
 
 // PLAIN-NOT: orderedMetadata
 // PLAIN: ordered_metadata = false
@@ -109,7 +109,7 @@ func.func @constant_meta(%v: tensor<32x16xf16>, %x: tensor<32x8xf16>) -> tensor<
 // AUTO: gpu.module @stc_kernels
 // AUTO: llvm.mlir.global internal @stc_spmm_0_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<18432 x i8>
 // AUTO: gpu.func @stc_spmm_0(
-// AUTO-SAME: static_shared_bytes = 18432 : i64, tile = [64, 64], variant = "staged"
+// AUTO-SAME: config = <arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3>, threads = 128, shared_bytes = 0, static_shared_bytes = 18432
 // AUTO-COUNT-2: nvvm.cp.async.commit.group
 // AUTO: scf.for
 // AUTO: nvvm.cp.async.wait.group 0
@@ -122,7 +122,7 @@ func.func @constant_meta(%v: tensor<32x16xf16>, %x: tensor<32x8xf16>) -> tensor<
 // AUTO-COUNT-8: nvvm.mma.sp.sync
 // AUTO: scf.yield
 // AUTO: gpu.func @stc_spmm_1(
-// AUTO-SAME: variant = "staged"
+// AUTO-SAME: family = staged
 // AUTO: scf.for
 // AUTO-COUNT-6: nvvm.ldmatrix {{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
 // AUTO-NOT: nvvm.ldmatrix

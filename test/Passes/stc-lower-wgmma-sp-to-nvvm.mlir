@@ -1,11 +1,11 @@
-// stc-lower-wgmma-sp-to-nvvm turns each stc.wgmma_sp into one
+// stc-lower-wgmma-sp-to-nvvm turns each stc_gpu.wgmma_sp into one
 // side-effecting llvm.inline_asm with the exact wgmma.mma_async.sp text:
 // accumulators are outputs $0.. tied to the old values ("0", "1", ...),
 // then A, B, metadata and a run-time scale-d predicate; the selector,
 // scales and transpose flags are immediates present exactly for the
 // variants whose PTX syntax has them.
 // RUN: stc-opt %s --stc-lower-wgmma-sp-to-nvvm \
-// RUN:   | FileCheck %s --implicit-check-not=stc.wgmma_sp
+// RUN:   | FileCheck %s --implicit-check-not=stc_gpu.wgmma_sp
 
 // f16 inputs, f32 accumulators, A from a descriptor: trans-a and trans-b
 // are both immediates; scale-d absent means 1.
@@ -20,7 +20,7 @@ func.func @f16_descriptor(%da: i64, %db: i64, %e: i32, %c0: f32, %c1: f32,
   // CHECK: %[[D0:.*]] = llvm.extractvalue %[[ASM]][0]
   // CHECK: %[[D3:.*]] = llvm.extractvalue %[[ASM]][3]
   // CHECK: return %[[D0]], %[[D3]]
-  %d:4 = stc.wgmma_sp f16 * f16 -> f32, n = 8, a_desc(%da) b_desc(%db)
+  %d:4 = stc_gpu.wgmma_sp f16 * f16 -> f32, n = 8, a_desc(%da) b_desc(%db)
       meta(%e) sel(0) trans_a acc(%c0, %c1, %c2, %c3) : f32
   return %d#0, %d#3 : f32, f32
 }
@@ -41,7 +41,7 @@ func.func @f16_registers(%a0: i32, %a1: i32, %a2: i32, %a3: i32, %db: i64,
   // CHECK: %[[X:.*]] = llvm.extractvalue %[[ASM]][1] : !llvm.struct<(i32, i32)>
   // CHECK: %[[Y:.*]] = llvm.bitcast %[[X]] : i32 to vector<2xf16>
   // CHECK: return %[[Y]]
-  %h:2 = stc.wgmma_sp f16 * f16 -> f16, n = 8, a_regs(%a0, %a1, %a2, %a3)
+  %h:2 = stc_gpu.wgmma_sp f16 * f16 -> f16, n = 8, a_regs(%a0, %a1, %a2, %a3)
       b_desc(%db) meta(%e) sel(1) scale_d(%p) scale_a(-1) trans_b
       acc(%h0, %h1) : vector<2xf16>
   return %h#1 : vector<2xf16>
@@ -54,7 +54,7 @@ func.func @bf16_constant_scale_d(%da: i64, %db: i64, %e: i32, %c: f32) {
   // CHECK: llvm.inline_asm has_side_effects asm_dialect = att
   // CHECK-SAME: "wgmma.mma_async.sp.sync.aligned.m64n16k32.f32.bf16.bf16 {$0, $1, $2, $3, $4, $5, $6, $7}, $16, $17, $18, 0, 0, 1, -1, 0, 1;"
   // CHECK-SAME: "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,l,l,r"
-  %d:8 = stc.wgmma_sp bf16 * bf16 -> f32, n = 16, a_desc(%da) b_desc(%db)
+  %d:8 = stc_gpu.wgmma_sp bf16 * bf16 -> f32, n = 16, a_desc(%da) b_desc(%db)
       meta(%e) sel(0) scale_d(%false) scale_b(-1) trans_b
       acc(%c, %c, %c, %c, %c, %c, %c, %c) : f32
   return
@@ -68,15 +68,15 @@ func.func @other_types(%da: i64, %a: i32, %db: i64, %e: i32, %c: f32,
                        %r: i32) {
   // CHECK: "wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 {$0, $1, $2, $3}, {$8, $9, $10, $11}, $12, $13, 1, 1, 1, 1;"
   // CHECK-SAME: "=f,=f,=f,=f,0,1,2,3,r,r,r,r,l,r"
-  %t:4 = stc.wgmma_sp tf32 * tf32 -> f32, n = 8, a_regs(%a, %a, %a, %a)
+  %t:4 = stc_gpu.wgmma_sp tf32 * tf32 -> f32, n = 8, a_regs(%a, %a, %a, %a)
       b_desc(%db) meta(%e) sel(1) acc(%c, %c, %c, %c) : f32
   // CHECK: "wgmma.mma_async.sp.sync.aligned.m64n24k64.f16.e4m3.e5m2 {$0, $1, $2, $3, $4, $5}, $12, $13, $14, 0, 1, 1, 1;"
   // CHECK-SAME: "=r,=r,=r,=r,=r,=r,0,1,2,3,4,5,l,l,r"
-  %f:6 = stc.wgmma_sp f8E4M3FN * f8E5M2 -> f16, n = 24, a_desc(%da)
+  %f:6 = stc_gpu.wgmma_sp f8E4M3FN * f8E5M2 -> f16, n = 24, a_desc(%da)
       b_desc(%db) meta(%e) sel(0) acc(%r, %r, %r, %r, %r, %r) : i32
   // CHECK: "wgmma.mma_async.sp.sync.aligned.m64n8k64.satfinite.s32.s8.u8 {$0, $1, $2, $3}, $8, $9, $10, 0, 1;"
   // CHECK-SAME: "=r,=r,=r,=r,0,1,2,3,l,l,r"
-  %i:4 = stc.wgmma_sp si8 * ui8 -> i32, n = 8, a_desc(%da) b_desc(%db)
+  %i:4 = stc_gpu.wgmma_sp si8 * ui8 -> i32, n = 8, a_desc(%da) b_desc(%db)
       meta(%e) sel(0) satfinite acc(%r, %r, %r, %r) : i32
   return
 }
@@ -86,7 +86,7 @@ func.func @other_types(%da: i64, %a: i32, %db: i64, %e: i32, %c: f32,
 gpu.module @kernels {
   gpu.func @in_kernel(%da: i64, %db: i64, %e: i32, %c: f32) kernel {
     // CHECK: llvm.inline_asm has_side_effects {{.*}}"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16
-    %d:4 = stc.wgmma_sp f16 * f16 -> f32, n = 8, a_desc(%da) b_desc(%db)
+    %d:4 = stc_gpu.wgmma_sp f16 * f16 -> f32, n = 8, a_desc(%da) b_desc(%db)
         meta(%e) sel(0) acc(%c, %c, %c, %c) : f32
     gpu.return
   }

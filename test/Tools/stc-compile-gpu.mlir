@@ -3,7 +3,7 @@
 // two 2:4 contractions below (f16 with a sparse rhs from --sparsity=force's
 // view of stc.prune, bf16 with a sparse lhs, bias and ReLU) as one PTX
 // module for the requested architecture; --kernel-info writes one JSON
-// object per kernel, converted from its stc.kernel_info; --emit=mlir holds
+// object per kernel, converted from its stc_gpu.kernel_info; --emit=mlir holds
 // the gpu.binary with that PTX; --emit=llvm and --emit=obj are the host
 // code, which embeds the PTX, loads it from a global constructor and calls
 // the runtime's mgpu* entry points (and links with stc_runtime: see

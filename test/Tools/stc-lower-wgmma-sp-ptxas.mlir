@@ -1,4 +1,4 @@
-// The PTX that stc-lower-wgmma-sp-to-nvvm writes for stc.wgmma_sp is valid
+// The PTX that stc-lower-wgmma-sp-to-nvvm writes for stc_gpu.wgmma_sp is valid
 // for ptxas: a hand-written sm_90a kernel (fence, one wgmma.mma_async.sp of
 // every type family and form of A, including m64n256 with 128 accumulator
 // registers, commit, wait) goes through the NVVM target of stc-compile to
@@ -54,44 +54,44 @@ module attributes {gpu.container_module} {
       %zh = arith.constant dense<0.0> : vector<2xf16>
       nvvm.wgmma.fence.aligned
       // f16 x f16 -> f32, descriptor A (transposed), run-time scale-d.
-      %d:4 = stc.wgmma_sp f16 * f16 -> f32, n = 8, a_desc(%da) b_desc(%db)
+      %d:4 = stc_gpu.wgmma_sp f16 * f16 -> f32, n = 8, a_desc(%da) b_desc(%db)
           meta(%e) sel(0) scale_d(%first) trans_a acc(%z, %z, %z, %z) : f32
       // f16 x f16 -> f16, register A, negated A, transposed B.
-      %h:4 = stc.wgmma_sp f16 * f16 -> f16, n = 16, a_regs(%a, %a, %a, %a)
+      %h:4 = stc_gpu.wgmma_sp f16 * f16 -> f16, n = 16, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(1) scale_a(-1) trans_b
           acc(%zh, %zh, %zh, %zh) : vector<2xf16>
       // bf16 x bf16 -> f32, register A.
-      %b:8 = stc.wgmma_sp bf16 * bf16 -> f32, n = 16, a_regs(%a, %a, %a, %a)
+      %b:8 = stc_gpu.wgmma_sp bf16 * bf16 -> f32, n = 16, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%z, %z, %z, %z, %z, %z, %z, %z)
           : f32
       // tf32 (k16), both forms of A.
-      %t:4 = stc.wgmma_sp tf32 * tf32 -> f32, n = 8, a_desc(%da) b_desc(%db)
+      %t:4 = stc_gpu.wgmma_sp tf32 * tf32 -> f32, n = 8, a_desc(%da) b_desc(%db)
           meta(%e) sel(1) scale_b(-1) acc(%z, %z, %z, %z) : f32
-      %t2:4 = stc.wgmma_sp tf32 * tf32 -> f32, n = 8, a_regs(%a, %a, %a, %a)
+      %t2:4 = stc_gpu.wgmma_sp tf32 * tf32 -> f32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) acc(%z, %z, %z, %z) : f32
       // fp8 (k64): e4m3 x e5m2 -> f16 in i32 registers; e5m2 x e5m2 -> f32
       // from registers with scale-d false.
       %false = arith.constant false
-      %f:2 = stc.wgmma_sp f8E4M3FN * f8E5M2 -> f16, n = 8, a_desc(%da)
+      %f:2 = stc_gpu.wgmma_sp f8E4M3FN * f8E5M2 -> f16, n = 8, a_desc(%da)
           b_desc(%db) meta(%e) sel(0) acc(%zi, %zi) : i32
-      %f2:4 = stc.wgmma_sp f8E5M2 * f8E5M2 -> f32, n = 8,
+      %f2:4 = stc_gpu.wgmma_sp f8E5M2 * f8E5M2 -> f32, n = 8,
           a_regs(%a, %a, %a, %a) b_desc(%db) meta(%e) sel(0)
           scale_d(%false) scale_a(-1) acc(%z, %z, %z, %z) : f32
       // 8-bit integers (k64, s32): s8 x u8 saturating from registers, and
       // u8 x u8 at n = 48 (integer shapes skip 40).
-      %i:4 = stc.wgmma_sp si8 * ui8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
+      %i:4 = stc_gpu.wgmma_sp si8 * ui8 -> i32, n = 8, a_regs(%a, %a, %a, %a)
           b_desc(%db) meta(%e) sel(0) satfinite acc(%zi, %zi, %zi, %zi)
           : i32
-      %u:24 = stc.wgmma_sp ui8 * ui8 -> i32, n = 48, a_desc(%da)
+      %u:24 = stc_gpu.wgmma_sp ui8 * ui8 -> i32, n = 48, a_desc(%da)
           b_desc(%db) meta(%e) sel(0)
           acc(%zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi,
               %zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi, %zi)
           : i32
       // f16 at n = 40 and the largest shape, m64n256k32 (128 registers).
-      %m:20 = stc.wgmma_sp f16 * f16 -> f32, n = 40, a_desc(%da) b_desc(%db)
+      %m:20 = stc_gpu.wgmma_sp f16 * f16 -> f32, n = 40, a_desc(%da) b_desc(%db)
           meta(%e) sel(1) trans_b
           acc(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) : f32
-      %w:128 = stc.wgmma_sp f16 * f16 -> f32, n = 256, a_desc(%da)
+      %w:128 = stc_gpu.wgmma_sp f16 * f16 -> f32, n = 256, a_desc(%da)
           b_desc(%db) meta(%e) sel(0)
           acc(
           %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z,

@@ -2,10 +2,10 @@
 //
 // chooseHopperTiling on the shapes of DESIGN section 8 and on small and
 // skewed problems: the values below follow from the rules in
-// passes/HopperTiling.h, worked out by hand.
+// passes/GPU/HopperTiling.h, worked out by hand.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/HopperTiling.h"
+#include "passes/GPU/HopperTiling.h"
 
 #include <gtest/gtest.h>
 

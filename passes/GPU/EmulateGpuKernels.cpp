@@ -10,8 +10,8 @@
 //   64-bit words, gpu.thread_id/block_id are the arguments, and every
 //   nvvm.mma.sp.sync becomes a call of stc_emu_mma_sp, the warp
 //   rendezvous at which the CPU model of mma.sp computes the warp's result,
-//   and every stc.wgmma_sp (f16/bf16, s8) a call of stc_emu_wgmma_sp (A from
-//   registers) or stc_emu_wgmma_sp_ss (A from shared memory), the
+//   and every stc_gpu.wgmma_sp (f16/bf16, s8) a call of stc_emu_wgmma_sp (A
+//   from registers) or stc_emu_wgmma_sp_ss (A from shared memory), the
 //   warpgroup's rendezvous (the wgmma fence, commit and wait have nothing
 //   to do: the emulated instruction is synchronous);
 // - the sm_90a pipeline ops: nvvm.mbarrier.init / arrive / arrive.expect_tx
@@ -28,7 +28,7 @@
 //   operands (other inline assembly is an error);
 // - shared memory: the kernel modules' address-space-3 globals move to the
 //   host module, aligned to 256 KiB (stc_emu_wgmma_sp). A dynamic one (a
-//   zero-sized array, which a kernel's stc.kernel_info `shared_bytes` sizes
+//   zero-sized array, which a kernel's stc_gpu.kernel_info `shared_bytes` sizes
 //   at launch) becomes a zeroed global of that many bytes. The kernels
 //   take every address of one through stc_emu_cta_shared: the global for a
 //   block of cluster rank 0, a copy for the others;
@@ -44,8 +44,7 @@
 // anything else is an error.
 //
 //===----------------------------------------------------------------------===//
-#include "dialects/Stc/StcOps.h"
-#include "passes/GpuKernelInfo.h"
+#include "dialects/StcGpu/StcGpuOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -113,7 +112,7 @@ public:
 private:
   FailureOr<func::FuncOp> emulateKernel(gpu::GPUFuncOp kernel);
   LogicalResult emulateMma(NVVM::MmaSpOp mma);
-  LogicalResult emulateWgmma(WgmmaSpOp op);
+  LogicalResult emulateWgmma(stc_gpu::WgmmaSpOp op);
   LogicalResult emulateLdmatrix(NVVM::LdMatrixOp op);
   void emulateCpAsync(NVVM::CpAsyncOp op);
   LogicalResult emulateMbarrier(Operation *op, ImplicitLocOpBuilder &b);
@@ -128,7 +127,7 @@ private:
   /// whose kernel is being emulated.
   SmallVector<LLVM::GlobalOp> currentSmem;
   /// The dynamic shared-memory global that kernel uses, if any, and its
-  /// size (stc.kernel_info `shared_bytes`): stc.wgmma_sp's window then.
+  /// size (stc_gpu.kernel_info `shared_bytes`): stc_gpu.wgmma_sp's window then.
   LLVM::GlobalOp currentDynamicSmem;
   int64_t currentDynamicSmemBytes = 0;
 
@@ -256,7 +255,7 @@ static Value loadWord(ImplicitLocOpBuilder &b, Value base, Type wordType,
   return v;
 }
 
-LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
+LogicalResult EmulateGpuKernels::emulateWgmma(stc_gpu::WgmmaSpOp op) {
   Type aType = op.getAType(), bType = op.getBType(), dType = op.getDType();
   bool f16 = aType.isF16() && bType.isF16();
   bool bf16 = aType.isBF16() && bType.isBF16();
@@ -276,7 +275,7 @@ LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
   bool aLegal = aFromSmem ? op.getARegs().empty()
                           : op.getARegs().size() == 4 && !op.getTransA();
   if (kindValue < 0 || !aLegal || op.getSatfinite())
-    return op.emitError("stc-emulate-gpu: only stc.wgmma_sp with A from "
+    return op.emitError("stc-emulate-gpu: only stc_gpu.wgmma_sp with A from "
                         "registers or shared memory and f16 or bf16 inputs "
                         "with f32 accumulators (or f16 with f16), or s8 "
                         "inputs with i32 accumulators (not satfinite), is "
@@ -287,7 +286,7 @@ LogicalResult EmulateGpuKernels::emulateWgmma(WgmmaSpOp op) {
   int64_t smemBytes = currentDynamicSmemBytes;
   if (!smem) {
     if (currentSmem.size() != 1)
-      return op.emitError("stc-emulate-gpu: stc.wgmma_sp is emulated in a "
+      return op.emitError("stc-emulate-gpu: stc_gpu.wgmma_sp is emulated in a "
                           "kernel module with exactly one shared-memory "
                           "global (its B descriptor addresses it), not ")
              << currentSmem.size();
@@ -652,7 +651,7 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
             NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
             NVVM::ConvertFloatToTF32Op, NVVM::WgmmaFenceAlignedOp,
             NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
-            WgmmaSpOp, NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp,
+            stc_gpu::WgmmaSpOp, NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp,
             NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierExpectTxOp,
             NVVM::MBarrierCompleteTxOp, NVVM::MBarrierTryWaitParityOp,
             NVVM::FenceMbarrierInitOp, NVVM::FenceProxyOp,
@@ -701,7 +700,7 @@ EmulateGpuKernels::emulateKernel(gpu::GPUFuncOp kernel) {
                    NVVM::WgmmaWaitGroupSyncOp>(op)) {
       // The emulated wgmma is synchronous: nothing to fence or wait for.
       op->erase();
-    } else if (auto wgmma = dyn_cast<WgmmaSpOp>(op)) {
+    } else if (auto wgmma = dyn_cast<stc_gpu::WgmmaSpOp>(op)) {
       if (failed(emulateWgmma(wgmma)))
         return failure();
     } else if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp,
@@ -923,23 +922,25 @@ void EmulateGpuKernels::runOnOperation() {
       }
       if (used.size() == 1) {
         currentDynamicSmem = cast<LLVM::GlobalOp>(used.front());
-        auto info = kernel->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
-        auto bytes = info ? info.getAs<IntegerAttr>("shared_bytes") : nullptr;
-        if (!bytes || bytes.getInt() <= 0) {
+        auto info = kernel->getAttrOfType<stc_gpu::KernelInfoAttr>(
+            stc_gpu::KernelInfoAttr::kAttrName);
+        int64_t bytes = info ? info.getSharedBytes() : 0;
+        if (bytes <= 0) {
           kernel.emitError("stc-emulate-gpu: kernel @")
               << kernel.getName() << " uses the dynamic shared-memory global @"
               << currentDynamicSmem.getSymName() << " but its "
-              << kKernelInfoAttrName << " has no shared_bytes > 0";
+              << stc_gpu::KernelInfoAttr::kAttrName
+              << " has no shared_bytes > 0";
           return signalPassFailure();
         }
-        if (bytes.getInt() > kMaxDynamicSmemBytes) {
+        if (bytes > kMaxDynamicSmemBytes) {
           kernel.emitError("stc-emulate-gpu: kernel @")
-              << kernel.getName() << " asks for " << bytes.getInt()
+              << kernel.getName() << " asks for " << bytes
               << " bytes of dynamic shared memory, more than the "
               << kMaxDynamicSmemBytes << " an sm_90 block can have";
           return signalPassFailure();
         }
-        currentDynamicSmemBytes = bytes.getInt();
+        currentDynamicSmemBytes = bytes;
         int64_t &size = dynamicSmemBytes[currentDynamicSmem];
         size = std::max(size, currentDynamicSmemBytes);
       }

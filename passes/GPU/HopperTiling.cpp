@@ -3,7 +3,7 @@
 // See HopperTiling.h; the reasoning is in docs/HOPPER.md ("Tile choice").
 //
 //===----------------------------------------------------------------------===//
-#include "passes/HopperTiling.h"
+#include "passes/GPU/HopperTiling.h"
 
 #include <algorithm>
 

@@ -1,6 +1,7 @@
-//===- LowerWgmmaSpToNvvm.cpp - stc.wgmma_sp to inline PTX ----*- C++ -*-===//
+//===- LowerWgmmaSpToNvvm.cpp - stc_gpu.wgmma_sp to inline PTX ----*- C++
+//-*-===//
 //
-// Lowers stc.wgmma_sp to one llvm.inline_asm holding the exact PTX
+// Lowers stc_gpu.wgmma_sp to one llvm.inline_asm holding the exact PTX
 // `wgmma.mma_async.sp.sync.aligned...` instruction (sm_90a). The accumulator
 // registers are outputs tied to the old accumulators (read-write in one
 // register set); A/B descriptors, A registers, the metadata and a run-time
@@ -9,7 +10,7 @@
 // why this is not nvvm.inline_ptx.
 //
 //===----------------------------------------------------------------------===//
-#include "dialects/Stc/StcOps.h"
+#include "dialects/StcGpu/StcGpuOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -29,7 +30,7 @@ using namespace mlir::stc;
 
 namespace {
 
-/// The PTX text and the constraint string of one stc.wgmma_sp, with the
+/// The PTX text and the constraint string of one stc_gpu.wgmma_sp, with the
 /// inline-asm operands in constraint order (outputs are not operands).
 struct WgmmaSpAsm {
   std::string ptx;
@@ -40,8 +41,8 @@ struct WgmmaSpAsm {
 /// register class `accClass` ('f' or 'r'). Operand numbering: outputs
 /// $0..$(numAcc-1), tied inputs $numAcc..$(2*numAcc-1), then A, B, meta and
 /// the scale-d predicate when it is a run-time value (`scaleD` empty).
-static WgmmaSpAsm buildWgmmaSpAsm(WgmmaSpOp op, unsigned numAcc, char accClass,
-                                  std::optional<bool> scaleD) {
+static WgmmaSpAsm buildWgmmaSpAsm(stc_gpu::WgmmaSpOp op, unsigned numAcc,
+                                  char accClass, std::optional<bool> scaleD) {
   Type aType = op.getAType();
   bool is16Bit = aType.isF16() || aType.isBF16();
   bool isFloat = !aType.isSignedInteger(8) && !aType.isUnsignedInteger(8);
@@ -60,9 +61,9 @@ static WgmmaSpAsm buildWgmmaSpAsm(WgmmaSpOp op, unsigned numAcc, char accClass,
       << op.getK();
   if (op.getSatfinite())
     ptx << ".satfinite";
-  ptx << "." << WgmmaSpOp::getPtxTypeName(op.getDType()) << "."
-      << WgmmaSpOp::getPtxTypeName(aType) << "."
-      << WgmmaSpOp::getPtxTypeName(op.getBType());
+  ptx << "." << stc_gpu::WgmmaSpOp::getPtxTypeName(op.getDType()) << "."
+      << stc_gpu::WgmmaSpOp::getPtxTypeName(aType) << "."
+      << stc_gpu::WgmmaSpOp::getPtxTypeName(op.getBType());
 
   // d: outputs, then the tied inputs (the accumulators' old values).
   ptx << " {";
@@ -107,13 +108,13 @@ static WgmmaSpAsm buildWgmmaSpAsm(WgmmaSpOp op, unsigned numAcc, char accClass,
   return result;
 }
 
-/// stc.wgmma_sp -> llvm.inline_asm (+ bitcasts of vector<2xf16> registers
+/// stc_gpu.wgmma_sp -> llvm.inline_asm (+ bitcasts of vector<2xf16> registers
 /// and the extraction of the results from the asm's struct).
-struct WgmmaSpLowering : OpConversionPattern<WgmmaSpOp> {
+struct WgmmaSpLowering : OpConversionPattern<stc_gpu::WgmmaSpOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(WgmmaSpOp op, OpAdaptor adaptor,
+  matchAndRewrite(stc_gpu::WgmmaSpOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type accType = op.getAcc().front().getType();
@@ -178,12 +179,12 @@ struct StcLowerWgmmaSpToNvvmPass final
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     unsigned count = 0;
-    getOperation()->walk([&](WgmmaSpOp) { ++count; });
+    getOperation()->walk([&](stc_gpu::WgmmaSpOp) { ++count; });
     if (count == 0)
       return;
 
     ConversionTarget target(*context);
-    target.addIllegalOp<WgmmaSpOp>();
+    target.addIllegalOp<stc_gpu::WgmmaSpOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(context);
     patterns.add<WgmmaSpLowering>(context);

@@ -11,8 +11,8 @@
 // (BM = 64 rows each) run wgmma.mma_async.sp m64nBNk(32|64|16) on them.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STC_PASSES_HOPPERTILING_H
-#define STC_PASSES_HOPPERTILING_H
+#ifndef STC_PASSES_GPU_HOPPERTILING_H
+#define STC_PASSES_GPU_HOPPERTILING_H
 
 #include <cstdint>
 #include <string>
@@ -86,4 +86,4 @@ HopperTiling chooseHopperTiling(const HopperProblem &problem,
 
 } // namespace mlir::stc
 
-#endif // STC_PASSES_HOPPERTILING_H
+#endif // STC_PASSES_GPU_HOPPERTILING_H

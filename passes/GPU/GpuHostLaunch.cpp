@@ -1,10 +1,10 @@
 //===- GpuHostLaunch.cpp - host code that launches stc kernels -*- C++ -*-===//
 //
 // Defines the bodies of the private host functions stc-lower-spmm-to-gpu
-// declared (attribute `stc.gpu_spmm_host`), after bufferization: their
+// declared (attribute `stc_gpu.launches`), after bufferization: their
 // arguments are the host buffers of the kernel's inputs and, last, of the
 // result. The body allocates device buffers, copies the inputs in, launches
-// the kernel with the configuration of its `stc.kernel_info`, copies the
+// the kernel with the configuration of its `stc_gpu.kernel_info`, copies the
 // result back and frees the device buffers. An empty result launches
 // nothing (a grid of zero blocks is a launch error). A staged kernel with a
 // `fallback_kernel` (a dynamic leading dimension) is launched only when the
@@ -17,8 +17,10 @@
 // into one ordered stream.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/GpuKernelInfo.h"
 #include "passes/Passes.h"
+
+#include "dialects/StcGpu/StcGpuAttrs.h"
+#include "dialects/StcGpu/StcGpuDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -32,6 +34,7 @@ namespace mlir::stc {
 
 using namespace mlir;
 using namespace mlir::stc;
+using stc_gpu::KernelInfoAttr;
 
 namespace {
 
@@ -45,7 +48,7 @@ private:
   /// Builds the TMA descriptors of kernel_info `tensor_maps` (in the order
   /// of their parameters) from the operands' device buffers, whose
   /// pointers are the first entries of `kernelArgs`, and appends them.
-  LogicalResult appendTensorMaps(ImplicitLocOpBuilder &b, DictionaryAttr info,
+  LogicalResult appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
                                  func::FuncOp host,
                                  SmallVectorImpl<Value> &kernelArgs);
 };
@@ -59,31 +62,25 @@ constexpr llvm::StringLiteral kTensorMapFn = "stc_gpu_tensor_map_2d";
 /// swizzle bytes) -> device pointer.
 constexpr llvm::StringLiteral kTensorMap4dFn = "stc_gpu_tensor_map_4d";
 
-static int64_t intOf(DictionaryAttr info, StringRef key) {
-  auto attr = info.getAs<IntegerAttr>(key);
-  return attr ? attr.getInt() : -1;
-}
-
 LogicalResult GpuHostLaunch::define(func::FuncOp host) {
-  auto kernelRef = host->getAttrOfType<SymbolRefAttr>(kGpuSpmmHostAttrName);
+  auto kernelRef = host->getAttrOfType<SymbolRefAttr>(
+      stc_gpu::StcGpuDialect::kLaunchesAttrName);
   auto kernel = dyn_cast_or_null<gpu::GPUFuncOp>(
       SymbolTable::lookupSymbolIn(getOperation(), kernelRef));
   if (!kernel)
     return host.emitError("stc-gpu-host-launch: kernel ")
            << kernelRef << " not found";
-  auto info = kernel->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
+  auto info = kernel->getAttrOfType<KernelInfoAttr>(KernelInfoAttr::kAttrName);
   if (!info)
     return host.emitError("stc-gpu-host-launch: kernel ")
-           << kernelRef << " has no " << kKernelInfoAttrName;
-  int64_t numPointers = intOf(info, "num_pointers");
-  int64_t threads =
-      cast<IntegerAttr>(cast<ArrayAttr>(info.get("block"))[0]).getInt();
-  auto tile = cast<ArrayAttr>(info.get("tile"));
-  int64_t blockRows = cast<IntegerAttr>(tile[0]).getInt();
-  int64_t blockCols = cast<IntegerAttr>(tile[1]).getInt();
-  bool sparseLhs = cast<StringAttr>(info.get("sparse")).getValue() == "lhs";
-  bool denseTransposed =
-      cast<BoolAttr>(info.get("dense_transposed")).getValue();
+           << kernelRef << " has no " << KernelInfoAttr::kAttrName;
+  stc_gpu::KernelConfigAttr config = info.getConfig();
+  int64_t numPointers = info.getNumPointers();
+  int64_t threads = info.getThreads();
+  int64_t blockRows = config.getBlockRows();
+  int64_t blockCols = config.getBlockCols();
+  bool sparseLhs = info.getSparseLhs();
+  bool denseTransposed = info.getDenseTransposed();
   if (numPointers < 4 ||
       host.getNumArguments() != static_cast<unsigned>(numPointers))
     return host.emitError("stc-gpu-host-launch: ")
@@ -107,20 +104,19 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   Value values = body->getArgument(0), meta = body->getArgument(1),
         dense = body->getArgument(2);
   Value out = body->getArgument(numPointers - 1);
-  auto conv = info.getAs<DictionaryAttr>("conv");
-  int64_t groups = std::max<int64_t>(intOf(info, "groups"), 1);
+  bool conv = static_cast<bool>(info.getConv());
+  int64_t groups = info.getGroups();
   Value rows = dim(values, 0);
   Value valueCols = dim(values, 1);
   // Kernel-ready metadata (compiled-in constants) is a flat word array;
   // canonical metadata is rows x meta_cols and converted below.
-  auto metaLayout = info.getAs<StringAttr>("meta_layout");
-  bool canonicalMeta = !metaLayout || metaLayout.getValue() == "canonical";
+  bool canonicalMeta = info.getMetaLayout() == stc_gpu::MetaLayout::canonical;
   Value metaCols = canonicalMeta ? dim(meta, 1) : Value(index(0));
   Value depth, cols;
   SmallVector<Value> convSizes;
   if (conv) {
     rows = arith::DivUIOp::create(b, rows, index(groups));
-    depth = index(intOf(info, "K"));
+    depth = index(info.getDepth());
     convSizes = {dim(dense, 0), dim(dense, 1), dim(dense, 2), dim(out, 1),
                  dim(out, 2)};
     cols = arith::MulIOp::create(
@@ -171,31 +167,22 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
     // device (docs/GPU-LAYOUT.md): groups x ceil(R / 32) row blocks x
     // ceil(steps * words per step / 4) vectors x 128 words, one thread per
     // word.
-    auto metaKernelName = info.getAs<StringAttr>("meta_kernel");
     auto metaKernel =
-        metaKernelName
-            ? dyn_cast_or_null<gpu::GPUFuncOp>(SymbolTable::lookupSymbolIn(
-                  getOperation(),
-                  SymbolRefAttr::get(kernelRef.getRootReference(),
-                                     {FlatSymbolRefAttr::get(metaKernelName)})))
-            : gpu::GPUFuncOp();
+        dyn_cast_or_null<gpu::GPUFuncOp>(SymbolTable::lookupSymbolIn(
+            getOperation(),
+            SymbolRefAttr::get(
+                kernelRef.getRootReference(),
+                {FlatSymbolRefAttr::get(ctx, info.getMetaKernel())})));
     if (!metaKernel)
       return host.emitError("stc-gpu-host-launch: kernel ")
-             << kernelRef << " has no metadata conversion kernel";
+             << kernelRef << " has no metadata conversion kernel "
+             << info.getMetaKernel();
     // The layout's geometry: rows per block of words, dense K per word
     // (mma.sp: 32, 16 for tf32; wgmma: 64) and threads per block (32 lanes,
     // or the 128 threads of a warpgroup); four words per 128-bit vector.
-    // Without the keys: the mma.sp layout of the kernel's `mma`.
-    StringRef mma = cast<StringAttr>(info.get("mma")).getValue();
-    int64_t metaRowsPerBlock = intOf(info, "meta_rows_per_block");
-    int64_t metaKPerWord = intOf(info, "meta_k_per_word");
-    int64_t metaThreads = intOf(info, "meta_threads");
-    if (metaRowsPerBlock < 1)
-      metaRowsPerBlock = 32;
-    if (metaKPerWord < 1)
-      metaKPerWord = mma == "m16n8k16" ? 16 : 32;
-    if (metaThreads < 1)
-      metaThreads = 32;
+    int64_t metaRowsPerBlock = info.getMetaRowsPerBlock();
+    int64_t metaKPerWord = info.getMetaKPerWord();
+    int64_t metaThreads = info.getMetaThreads();
     Value rowBlocks = ceilDiv(rows, metaRowsPerBlock);
     Value laneWords = ceilDiv(depth, metaKPerWord);
     Value vectors = ceilDiv(laneWords, 4);
@@ -234,29 +221,26 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
     return failure();
 
   Value colTiles = ceilDiv(cols, blockCols);
-  if (auto pixelTile = info.getAs<ArrayAttr>("pixel_tile")) {
+  if (config.getPixelTileH() > 0) {
     // A convolution on sm_90a: blocks of TH x TW output pixels of one
     // image, N x ceil(OH / TH) x ceil(OW / TW).
     colTiles = arith::MulIOp::create(
         b, convSizes[0],
-        arith::MulIOp::create(
-            b, ceilDiv(convSizes[3], cast<IntegerAttr>(pixelTile[0]).getInt()),
-            ceilDiv(convSizes[4], cast<IntegerAttr>(pixelTile[1]).getInt())));
+        arith::MulIOp::create(b, ceilDiv(convSizes[3], config.getPixelTileH()),
+                              ceilDiv(convSizes[4], config.getPixelTileW())));
   }
   Value rowTiles = ceilDiv(rows, blockRows);
   if (groups > 1)
     rowTiles = arith::MulIOp::create(b, rowTiles, index(groups));
   // A cluster of c blocks along y: whole clusters (the blocks past the
   // rows find zeros through TMA and store nothing).
-  int64_t clusterRows = 1;
-  if (auto cluster = info.getAs<ArrayAttr>("cluster"))
-    clusterRows = cast<IntegerAttr>(cluster[1]).getInt();
+  int64_t clusterRows = config.getClusterRows();
   if (clusterRows > 1)
     rowTiles = arith::MulIOp::create(b, ceilDiv(rowTiles, clusterRows),
                                      index(clusterRows));
   gpu::KernelDim3 grid{colTiles, rowTiles, index(1)};
   gpu::KernelDim3 block{index(threads), index(1), index(1)};
-  int64_t sharedBytes = std::max<int64_t>(intOf(info, "shared_bytes"), 0);
+  int64_t sharedBytes = info.getSharedBytes();
   Value dynamicShared = sharedBytes > 0
                             ? arith::ConstantIntOp::create(b, sharedBytes, 32)
                             : Value();
@@ -268,18 +252,19 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
                               /*asyncTokenType=*/Type(),
                               /*asyncDependencies=*/ValueRange{}, clusterSize);
   };
-  if (auto fallbackName = info.getAs<StringAttr>("fallback_kernel")) {
+  if (!info.getFallbackKernel().empty()) {
     // Same parameters, block and tile, hence the same grid.
     auto fallback =
         dyn_cast_or_null<gpu::GPUFuncOp>(SymbolTable::lookupSymbolIn(
             getOperation(),
-            SymbolRefAttr::get(kernelRef.getRootReference(),
-                               {FlatSymbolRefAttr::get(fallbackName)})));
-    int64_t align = intOf(info, "staged_align");
-    if (!fallback || align < 1)
+            SymbolRefAttr::get(
+                kernelRef.getRootReference(),
+                {FlatSymbolRefAttr::get(ctx, info.getFallbackKernel())})));
+    int64_t align = info.getStagedAlign();
+    if (!fallback)
       return host.emitError("stc-gpu-host-launch: kernel ")
-             << kernelRef << " has no fallback kernel " << fallbackName
-             << " or no staged_align";
+             << kernelRef << " has no fallback kernel "
+             << info.getFallbackKernel();
     auto multiple = [&](Value n) {
       return arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                    arith::RemUIOp::create(b, n, index(align)),
@@ -304,7 +289,7 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
 
   b.setInsertionPointToEnd(body);
   func::ReturnOp::create(b);
-  host->removeAttr(kGpuSpmmHostAttrName);
+  host->removeAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
   // Internal to the object: two AOT objects each with a @stc_spmm_0_host
   // must link together.
   host->setAttr("llvm.linkage",
@@ -313,15 +298,15 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
 }
 
 LogicalResult
-GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, DictionaryAttr info,
+GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
                                 func::FuncOp host,
                                 SmallVectorImpl<Value> &kernelArgs) {
-  auto maps = info.getAs<ArrayAttr>("tensor_maps");
-  if (!maps)
+  SmallVector<stc_gpu::TensorMapAttr> maps = info.getTensorMapList();
+  if (maps.empty())
     return success();
   MLIRContext *ctx = b.getContext();
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type i64 = b.getI64Type();
   ModuleOp module = getOperation();
   auto declare = [&](StringRef name, ArrayRef<Type> args) {
     if (module.lookupSymbol(name))
@@ -332,36 +317,22 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, DictionaryAttr info,
                                      FunctionType::get(ctx, args, {ptrType}));
     decl.setPrivate();
   };
-  auto params = cast<ArrayAttr>(info.get("params"));
-  auto paramIndex = [&](StringRef name) -> int64_t {
-    for (auto [i, p] : llvm::enumerate(params))
-      if (cast<StringAttr>(p).getValue() == name)
-        return static_cast<int64_t>(i);
-    return -1;
-  };
-  // Maps in parameter order.
-  SmallVector<DictionaryAttr> ordered;
-  for (Attribute a : maps)
-    ordered.push_back(cast<DictionaryAttr>(a));
-  llvm::sort(ordered, [&](DictionaryAttr x, DictionaryAttr y) {
-    return paramIndex(x.getAs<StringAttr>("param").getValue()) <
-           paramIndex(y.getAs<StringAttr>("param").getValue());
-  });
   Block *body = &host.getBody().front();
-  for (DictionaryAttr map : ordered) {
-    int64_t operand = paramIndex(map.getAs<StringAttr>("operand").getValue());
-    int64_t param = paramIndex(map.getAs<StringAttr>("param").getValue());
-    if (operand < 0 || param != static_cast<int64_t>(kernelArgs.size()))
+  // Maps in parameter order.
+  for (stc_gpu::TensorMapAttr map : maps) {
+    int64_t operand = info.getParamIndex(map.getOperand());
+    int64_t param = info.getParamIndex(map.getParam());
+    if (operand < 0 || operand >= info.getNumPointers() ||
+        param != static_cast<int64_t>(kernelArgs.size()))
       return host.emitError("stc-gpu-host-launch: tensor map ")
              << map << " does not match the kernel's parameters";
     Value hostBuffer = body->getArgument(operand);
     auto type = cast<MemRefType>(hostBuffer.getType());
     int64_t rank = type.getRank();
-    auto box = map.getAs<ArrayAttr>("box");
-    auto strides = map.getAs<ArrayAttr>("element_strides");
-    if ((rank != 2 && rank != 4) || !box ||
-        box.size() != static_cast<size_t>(rank) ||
-        (strides && strides.size() != static_cast<size_t>(rank)))
+    ArrayRef<int64_t> box = map.getBox();
+    ArrayRef<int64_t> strides = map.getElementStrides();
+    if ((rank != 2 && rank != 4) || box.size() != static_cast<size_t>(rank) ||
+        (!strides.empty() && strides.size() != static_cast<size_t>(rank)))
       return host.emitError("stc-gpu-host-launch: tensor map ")
              << map << " over a rank-" << rank << " operand";
     auto dimI64 = [&](int64_t d) {
@@ -384,17 +355,15 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, DictionaryAttr info,
       if (d > 0)
         stride = arith::MulIOp::create(b, stride, sizes.back());
     }
-    SmallVector<Value> args = {kernelArgs[operand],
-                               c32(intOf(map, "data_type"))};
+    SmallVector<Value> args = {kernelArgs[operand], c32(map.getDataType())};
     args.append(sizes);
     args.append(byteStrides);
-    for (Attribute v : box)
-      args.push_back(c32(cast<IntegerAttr>(v).getInt()));
+    for (int64_t v : box)
+      args.push_back(c32(v));
     if (rank == 4)
       for (int64_t d = 0; d < 4; ++d)
-        args.push_back(
-            c32(strides ? cast<IntegerAttr>(strides[d]).getInt() : 1));
-    args.push_back(c32(intOf(map, "swizzle")));
+        args.push_back(c32(strides.empty() ? 1 : strides[d]));
+    args.push_back(c32(map.getSwizzle()));
     SmallVector<Type> argTypes;
     for (Value v : args)
       argTypes.push_back(v.getType());
@@ -409,7 +378,8 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, DictionaryAttr info,
 void GpuHostLaunch::runOnOperation() {
   SmallVector<func::FuncOp> hosts;
   for (auto f : getOperation().getOps<func::FuncOp>())
-    if (f->hasAttr(kGpuSpmmHostAttrName) && f.isDeclaration())
+    if (f->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName) &&
+        f.isDeclaration())
       hosts.push_back(f);
   for (func::FuncOp host : hosts)
     if (failed(define(host)))

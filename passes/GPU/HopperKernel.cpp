@@ -1,6 +1,6 @@
-//===- HopperKernelBuilder.cpp - the sm_90a wgmma.sp kernel ----*- C++ -*-===//
+//===- HopperKernel.cpp - the sm_90a wgmma.sp kernel ----------*- C++ -*-===//
 //
-// The kernel stc-lower-spmm-to-gpu generates for --target=sm_90a (f16/bf16
+// The kernel of family `wgmma` (sm_90a; f16/bf16
 // operands with f32 accumulation, or s8 with s32): Out[R, P] = S[R, K] .
 // D[K, P] in block tiles of BM x BN, one consumer warpgroup per 64 rows
 // (BM = 64, 128), or two that compute two 64-row tiles each (BM = 256).
@@ -50,7 +50,15 @@
 // one (docs/HOPPER-LAYOUT.md).
 //
 //===----------------------------------------------------------------------===//
-#include "passes/GpuKernelBuilder.h"
+#include "passes/GPU/HopperKernel.h"
+#include "passes/GPU/Epilogue.h"
+#include "passes/GPU/KernelIR.h"
+#include "passes/GPU/KernelPrologue.h"
+
+#include "dialects/StcGpu/StcGpuOps.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "runtime/format/StcHopperLayout.h"
 
@@ -92,17 +100,67 @@ void fenceOperands(ImplicitLocOpBuilder &b, SmallVectorImpl<Value> &values) {
             .getResult(0);
 }
 
+/// What the producer and the consumers of one block share, computed once
+/// at the start of the kernel.
+struct HopperFrame {
+  /// Parameters and thread coordinates.
+  KernelPrologue kp;
+  /// First row and column of the block's tile (the grouped block order
+  /// remaps them).
+  Value blockRow, blockCol;
+  /// Convolutions: the block's image and its first output row and column.
+  Value convImage, convRow0, convCol0;
+  /// The 1024-aligned start of the ring: pointer and 32-bit shared address.
+  Value smem, smemAddress;
+  /// K steps of the ring (one slot each).
+  Value kSteps;
+  /// %cluster_ctarank (multicast only).
+  Value clusterRank;
+};
+
+/// The mbarrier `full` (TMA bytes of a slot landed) or `empty` (the
+/// consumers are done with it) of `slot`.
+Value barrier(KernelIR &ir, const HopperKernelShape &shape,
+              const HopperFrame &f, bool full, Value slot);
+
+/// The consumer thread's source of kernel-ready metadata vectors: the
+/// operand, its 64-row tiles and 128-bit vectors per thread and tile, and
+/// the thread's index in its warpgroup.
+struct MetaVectorSource {
+  Value meta, rowTiles, vectors, threadInGroup;
+};
+/// The thread's four kernel-ready metadata words 4v .. 4v + 3 (256 dense
+/// K: four f16/bf16 K steps, two s8 ones) of 64-row tile `rowTile` (vector
+/// 0's words past the operand).
+SmallVector<Value, 4> metadataVector(KernelIR &ir, const MetaVectorSource &m,
+                                     Value v, Value rowTile);
+
+/// The producer warpgroup: one thread fills the ring with TMA copies.
+void emitProducer(KernelIR &ir, const Problem &pb,
+                  const HopperKernelShape &shape, const HopperFrame &f,
+                  Value valuesMap, Value denseMap);
+/// The consumer warpgroups: wgmma.mma_async.sp on each slot, then the
+/// epilogue.
+void emitConsumers(KernelIR &ir, const Problem &pb,
+                   const HopperKernelShape &shape, const HopperFrame &f);
+
 } // namespace
 
-Value HopperKernelBuilder::barrier(bool full, Value slot) {
-  Value offset = add(i32(shape.barrierOffset() + (full ? 0 : 8 * stages)),
-                     mul(slot, i32(8)));
-  return LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
+namespace {
+
+Value barrier(KernelIR &ir, const HopperKernelShape &shape,
+              const HopperFrame &f, bool full, Value slot) {
+  ImplicitLocOpBuilder &b = ir.b;
+  Value offset =
+      ir.add(ir.i32(shape.barrierOffset() + (full ? 0 : 8 * shape.stages)),
+             ir.mul(slot, ir.i32(8)));
+  return LLVM::GEPOp::create(b, f.smem.getType(), b.getI8Type(), f.smem,
                              ValueRange{offset});
 }
 
-SmallVector<Value, 4> HopperKernelBuilder::metadataVector(Value v,
-                                                          Value rowTile) {
+SmallVector<Value, 4> metadataVector(KernelIR &ir, const MetaVectorSource &m,
+                                     Value v, Value rowTile) {
+  ImplicitLocOpBuilder &b = ir.b;
   // Word s of thread T of 64-row tile rt is at ((rt V + s / 4) 128 + T) 4
   // + s % 4 (wgmmaSpMetaWordIndex): vector v is one aligned 128-bit load.
   // Past the operand (a row tile of a block's second warpgroup beyond R, a
@@ -113,25 +171,36 @@ SmallVector<Value, 4> HopperKernelBuilder::metadataVector(Value v,
   // thread wait for the load at once (on an H200 38 % of the consumers'
   // stall cycles were that wait, bench/results/sm90a-knobs-*/ncu-*.txt),
   // while its first use is four K steps later.
-  Value ok = both(lt(rowTile, metaRowTiles), lt(v, metaVectors));
-  Value index = mul(
-      add(mul(add(mul(wide(rowTile), wide(metaVectors)), wide(v)), i64(128)),
-          wide(threadInGroup)),
-      i64(4));
-  Value safe = arith::SelectOp::create(b, ok, index, i64(0));
+  Value ok = ir.both(ir.lt(rowTile, m.rowTiles), ir.lt(v, m.vectors));
+  Value index =
+      ir.mul(ir.add(ir.mul(ir.add(ir.mul(ir.wide(rowTile), ir.wide(m.vectors)),
+                                  ir.wide(v)),
+                           ir.i64(128)),
+                    ir.wide(m.threadInGroup)),
+             ir.i64(4));
+  Value safe = arith::SelectOp::create(b, ok, index, ir.i64(0));
   auto vecType = VectorType::get({4}, b.getI32Type());
-  Value ptr = LLVM::GEPOp::create(b, meta.getType(), b.getI32Type(), meta,
+  Value ptr = LLVM::GEPOp::create(b, m.meta.getType(), b.getI32Type(), m.meta,
                                   ValueRange{safe});
   Value vec = LLVM::LoadOp::create(b, vecType, ptr, /*alignment=*/16);
   SmallVector<Value, 4> words;
   for (int64_t i = 0; i < 4; ++i)
-    words.push_back(LLVM::ExtractElementOp::create(b, vec, i32(i)));
+    words.push_back(LLVM::ExtractElementOp::create(b, vec, ir.i32(i)));
   return words;
 }
 
-void HopperKernelBuilder::build(gpu::GPUFuncOp func,
-                                LLVM::GlobalOp sharedMemory) {
-  prologue(func);
+} // namespace
+
+void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
+                                              const Problem &pb,
+                                              const HopperKernelShape &shape,
+                                              gpu::GPUFuncOp func,
+                                              LLVM::GlobalOp sharedMemory) {
+  KernelIR ir(b);
+  HopperFrame f;
+  f.kp = emitKernelPrologue(ir, pb, shape.blockRows, shape.blockCols, func);
+  f.blockRow = f.kp.blockRow;
+  f.blockCol = f.kp.blockCol;
   Block &entry = func.getBody().front();
   unsigned numArgs = entry.getNumArguments();
   Value valuesMap = entry.getArgument(numArgs - 2);
@@ -144,22 +213,22 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
   Value rawAddress = LLVM::PtrToIntOp::create(b, b.getI32Type(), raw);
   Value pad = arith::AndIOp::create(
       b,
-      arith::SubIOp::create(b, i32(HopperKernelShape::kAlignSlack),
-                            arith::AndIOp::create(b, rawAddress, i32(1023))),
-      i32(1023));
-  smem = LLVM::GEPOp::create(b, sharedPtr, b.getI8Type(), raw, ValueRange{pad});
-  smemAddress = add(rawAddress, pad);
-  kSteps = arith::DivUIOp::create(b, add(depth, i32(shape.blockK() - 1)),
-                                  i32(shape.blockK()));
-  auto toI32 = [&](Value index) -> Value {
-    return arith::IndexCastOp::create(b, b.getI32Type(), index);
-  };
+      arith::SubIOp::create(b, ir.i32(HopperKernelShape::kAlignSlack),
+                            arith::AndIOp::create(b, rawAddress, ir.i32(1023))),
+      ir.i32(1023));
+  f.smem =
+      LLVM::GEPOp::create(b, sharedPtr, b.getI8Type(), raw, ValueRange{pad});
+  f.smemAddress = ir.add(rawAddress, pad);
+  f.kSteps = arith::DivUIOp::create(
+      b, ir.add(f.kp.args.depth, ir.i32(shape.blockK() - 1)),
+      ir.i32(shape.blockK()));
   auto ceilDiv = [&](Value x, int64_t d) {
-    return arith::DivUIOp::create(b, add(x, i32(d - 1)), i32(d)).getResult();
+    return arith::DivUIOp::create(b, ir.add(x, ir.i32(d - 1)), ir.i32(d))
+        .getResult();
   };
   // The block's column tile (conv: pixel tile) and row tile.
-  Value tileX = toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
-  Value tileY = toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  Value tileX = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  Value tileY = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   if (shape.groupRows) {
     // Grouped order: blocks start in launch order, x fastest, a cluster's
     // blocks (rank = y % c) together. Counted in clusters, group j holds
@@ -167,60 +236,64 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
     // last group what is left) and its blocks go down a column before the
     // next one, so that the blocks in flight read G row tiles of A and few
     // columns of B, instead of all of B's columns for one row of clusters.
-    // The grid as the host sizes it (GpuKernelInfo::gridX, stc-gpu-host-
+    // The grid as the host sizes it (KernelInfoAttr::getGridX, stc-gpu-host-
     // launch), from the kernel's own parameters.
     int64_t c = shape.clusterRows, pairsPerGroup = shape.groupRows / c;
-    Value gridX = pb.conv ? mul(mul(batch, ceilDiv(outH, shape.pixelTileH)),
-                                ceilDiv(outW, shape.pixelTileW))
-                          : ceilDiv(cols, blockCols);
-    Value rank = arith::RemUIOp::create(b, tileY, i32(c));
-    Value clusterRow = arith::DivUIOp::create(b, tileY, i32(c));
-    Value clusterRows = ceilDiv(ceilDiv(rows, blockRows), c);
-    Value linear = add(mul(clusterRow, gridX), tileX);
-    Value perGroup = mul(gridX, i32(pairsPerGroup));
+    Value gridX =
+        pb.conv ? ir.mul(ir.mul(f.kp.args.batch,
+                                ceilDiv(f.kp.args.outH, shape.pixelTileH)),
+                         ceilDiv(f.kp.args.outW, shape.pixelTileW))
+                : ceilDiv(f.kp.args.cols, shape.blockCols);
+    Value rank = arith::RemUIOp::create(b, tileY, ir.i32(c));
+    Value clusterRow = arith::DivUIOp::create(b, tileY, ir.i32(c));
+    Value clusterRows = ceilDiv(ceilDiv(f.kp.args.rows, shape.blockRows), c);
+    Value linear = ir.add(ir.mul(clusterRow, gridX), tileX);
+    Value perGroup = ir.mul(gridX, ir.i32(pairsPerGroup));
     Value group = arith::DivUIOp::create(b, linear, perGroup);
-    Value first = mul(group, i32(pairsPerGroup));
+    Value first = ir.mul(group, ir.i32(pairsPerGroup));
     Value height = arith::MinUIOp::create(
-        b, arith::SubIOp::create(b, clusterRows, first), i32(pairsPerGroup));
-    Value local = arith::SubIOp::create(b, linear, mul(group, perGroup));
+        b, arith::SubIOp::create(b, clusterRows, first), ir.i32(pairsPerGroup));
+    Value local = arith::SubIOp::create(b, linear, ir.mul(group, perGroup));
     tileY =
-        add(mul(add(first, arith::RemUIOp::create(b, local, height)), i32(c)),
-            rank);
+        ir.add(ir.mul(ir.add(first, arith::RemUIOp::create(b, local, height)),
+                      ir.i32(c)),
+               rank);
     tileX = arith::DivUIOp::create(b, local, height);
-    blockRow = mul(tileY, i32(blockRows));
-    blockCol = mul(tileX, i32(blockCols));
+    f.blockRow = ir.mul(tileY, ir.i32(shape.blockRows));
+    f.blockCol = ir.mul(tileX, ir.i32(shape.blockCols));
   }
   if (pb.conv) {
     // Block x = (image, tile row, tile column) of the output's pixel tiles.
-    Value tilesW = ceilDiv(outW, shape.pixelTileW);
-    Value tilesH = ceilDiv(outH, shape.pixelTileH);
+    Value tilesW = ceilDiv(f.kp.args.outW, shape.pixelTileW);
+    Value tilesH = ceilDiv(f.kp.args.outH, shape.pixelTileH);
     Value bx = tileX;
-    convCol0 =
-        mul(arith::RemUIOp::create(b, bx, tilesW), i32(shape.pixelTileW));
+    f.convCol0 =
+        ir.mul(arith::RemUIOp::create(b, bx, tilesW), ir.i32(shape.pixelTileW));
     Value rest = arith::DivUIOp::create(b, bx, tilesW);
-    convRow0 =
-        mul(arith::RemUIOp::create(b, rest, tilesH), i32(shape.pixelTileH));
-    convImage = arith::DivUIOp::create(b, rest, tilesH);
+    f.convRow0 = ir.mul(arith::RemUIOp::create(b, rest, tilesH),
+                        ir.i32(shape.pixelTileH));
+    f.convImage = arith::DivUIOp::create(b, rest, tilesH);
   }
 
   // Thread 0 initialises the barriers: `full` completes with the
   // producer's one arrival plus the slot's TMA bytes, `empty` with one
   // arrival of every consumer thread (with multicast, of both blocks of the
   // cluster: a slot is refilled in both at once).
-  Value consumerThreads = i32(shape.consumerThreads());
-  Value releases =
-      i32(shape.consumerThreads() * (shape.multicastB ? shape.clusterRows : 1));
+  Value consumerThreads = ir.i32(shape.consumerThreads());
+  Value releases = ir.i32(shape.consumerThreads() *
+                          (shape.multicastB ? shape.clusterRows : 1));
   {
     auto first = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, i32(0)),
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, f.kp.tid, ir.i32(0)),
         /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(first.thenBlock());
-    for (int64_t s = 0; s < stages; ++s) {
-      NVVM::MBarrierInitOp::create(b, barrier(true, i32(s)), i32(1),
-                                   /*predicate=*/Value());
-      NVVM::MBarrierInitOp::create(b, barrier(false, i32(s)), releases,
-                                   /*predicate=*/Value());
+    for (int64_t s = 0; s < shape.stages; ++s) {
+      NVVM::MBarrierInitOp::create(b, barrier(ir, shape, f, true, ir.i32(s)),
+                                   ir.i32(1), /*predicate=*/Value());
+      NVVM::MBarrierInitOp::create(b, barrier(ir, shape, f, false, ir.i32(s)),
+                                   releases, /*predicate=*/Value());
     }
     NVVM::FenceMbarrierInitOp::create(b);
   }
@@ -234,26 +307,32 @@ void HopperKernelBuilder::build(gpu::GPUFuncOp func,
   };
   if (shape.multicastB) {
     clusterSync();
-    clusterRank = NVVM::ClusterId::create(b, b.getI32Type());
+    f.clusterRank = NVVM::ClusterId::create(b, b.getI32Type());
   }
 
-  auto role = scf::IfOp::create(
-      b,
-      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, tid, consumerThreads),
-      /*withElseRegion=*/true);
+  auto role =
+      scf::IfOp::create(b,
+                        arith::CmpIOp::create(b, arith::CmpIPredicate::uge,
+                                              f.kp.tid, consumerThreads),
+                        /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(role.thenBlock());
-    producer(valuesMap, denseMap);
+    emitProducer(ir, pb, shape, f, valuesMap, denseMap);
     b.setInsertionPointToStart(role.elseBlock());
-    consumer();
+    emitConsumers(ir, pb, shape, f);
   }
   if (shape.multicastB)
     clusterSync();
   gpu::ReturnOp::create(b);
 }
 
-void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
+namespace {
+
+void emitProducer(KernelIR &ir, const Problem &pb,
+                  const HopperKernelShape &shape, const HopperFrame &f,
+                  Value valuesMap, Value denseMap) {
+  ImplicitLocOpBuilder &b = ir.b;
   // The producer warpgroup gives registers to the consumers (it needs few).
   if (shape.producerRegisters())
     NVVM::SetMaxRegisterOp::create(
@@ -261,34 +340,34 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
         NVVM::SetMaxRegisterActionAttr::get(
             b.getContext(), NVVM::SetMaxRegisterAction::decrease));
   // One thread of the producer warpgroup issues everything.
-  auto issuer =
-      scf::IfOp::create(b,
-                        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
-                                              i32(shape.consumerThreads())),
-                        /*withElseRegion=*/false);
+  auto issuer = scf::IfOp::create(
+      b,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, f.kp.tid,
+                            ir.i32(shape.consumerThreads())),
+      /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(issuer.thenBlock());
-  auto loop = scf::ForOp::create(b, i32(0), kSteps, i32(1));
+  auto loop = scf::ForOp::create(b, ir.i32(0), f.kSteps, ir.i32(1));
   b.setInsertionPointToStart(loop.getBody());
   Value s = loop.getInductionVar();
-  Value slot = arith::RemUIOp::create(b, s, i32(stages));
-  Value round = arith::DivUIOp::create(b, s, i32(stages));
+  Value slot = arith::RemUIOp::create(b, s, ir.i32(shape.stages));
+  Value round = arith::DivUIOp::create(b, s, ir.i32(shape.stages));
   // Round r refills the slot after the consumers' r-th release, which
   // completes phase r - 1 of `empty`: wait for parity (r - 1) & 1. In round
   // 0 that is parity 1 of a fresh barrier (phase 0), which passes at once.
-  Value parity =
-      arith::XOrIOp::create(b, arith::AndIOp::create(b, round, i32(1)), i32(1));
-  NVVM::MBarrierTryWaitParityOp::create(b, barrier(false, slot), parity,
-                                        i32(kTryWaitTicks));
-  Value full = barrier(true, slot);
+  Value parity = arith::XOrIOp::create(
+      b, arith::AndIOp::create(b, round, ir.i32(1)), ir.i32(1));
+  NVVM::MBarrierTryWaitParityOp::create(b, barrier(ir, shape, f, false, slot),
+                                        parity, ir.i32(kTryWaitTicks));
+  Value full = barrier(ir, shape, f, true, slot);
   NVVM::MBarrierArriveExpectTxOp::create(
-      b, /*res=*/Type(), full, i32(shape.stageBytes()),
+      b, /*res=*/Type(), full, ir.i32(shape.stageBytes()),
       NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
-  Value slotBase = mul(slot, i32(shape.stageBytes()));
+  Value slotBase = ir.mul(slot, ir.i32(shape.stageBytes()));
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
   auto copy = [&](Value offset, Value map, Value x, Value y,
                   Value multicastMask = Value()) {
-    Value dst = LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
+    Value dst = LLVM::GEPOp::create(b, f.smem.getType(), b.getI8Type(), f.smem,
                                     ValueRange{offset});
     Value dstCluster = LLVM::AddrSpaceCastOp::create(b, clusterPtr, dst);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
@@ -299,9 +378,9 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
   };
   // A values: box of half a K step of stored columns (32 f16/bf16, 64 s8)
   // x BM rows at (that width x s, blockRow).
-  copy(add(slotBase, i32(shape.bBytes())), valuesMap,
-       mul(s, i32(shape.storedK())), blockRow);
-  Value k0 = mul(s, i32(shape.blockK()));
+  copy(ir.add(slotBase, ir.i32(shape.bBytes())), valuesMap,
+       ir.mul(s, ir.i32(shape.storedK())), f.blockRow);
+  Value k0 = ir.mul(s, ir.i32(shape.blockK()));
   if (pb.conv) {
     // K step s is 64 channels of one tap (C % 64 == 0): tap s / (C / 64),
     // channels 64 (s % (C / 64)) ... One 4-D box of the NHWC input, at the
@@ -309,22 +388,24 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
     // padding, its element strides the convolution's.
     const ConvGeometry &cg = *pb.conv;
     int64_t blocksPerTap = cg.c / shape.blockK();
-    Value tap = arith::DivUIOp::create(b, s, i32(blocksPerTap));
-    Value channel = mul(arith::RemUIOp::create(b, s, i32(blocksPerTap)),
-                        i32(shape.blockK()));
-    Value tapRow = arith::DivUIOp::create(b, tap, i32(cg.kw));
-    Value tapCol = arith::RemUIOp::create(b, tap, i32(cg.kw));
-    Value x = add(
-        arith::SubIOp::create(b, mul(convCol0, i32(cg.strideW)), i32(cg.padW)),
-        mul(tapCol, i32(cg.dilationW)));
-    Value y = add(
-        arith::SubIOp::create(b, mul(convRow0, i32(cg.strideH)), i32(cg.padH)),
-        mul(tapRow, i32(cg.dilationH)));
-    Value dst = LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
+    Value tap = arith::DivUIOp::create(b, s, ir.i32(blocksPerTap));
+    Value channel = ir.mul(arith::RemUIOp::create(b, s, ir.i32(blocksPerTap)),
+                           ir.i32(shape.blockK()));
+    Value tapRow = arith::DivUIOp::create(b, tap, ir.i32(cg.kw));
+    Value tapCol = arith::RemUIOp::create(b, tap, ir.i32(cg.kw));
+    Value x =
+        ir.add(arith::SubIOp::create(b, ir.mul(f.convCol0, ir.i32(cg.strideW)),
+                                     ir.i32(cg.padW)),
+               ir.mul(tapCol, ir.i32(cg.dilationW)));
+    Value y =
+        ir.add(arith::SubIOp::create(b, ir.mul(f.convRow0, ir.i32(cg.strideH)),
+                                     ir.i32(cg.padH)),
+               ir.mul(tapRow, ir.i32(cg.dilationH)));
+    Value dst = LLVM::GEPOp::create(b, f.smem.getType(), b.getI8Type(), f.smem,
                                     ValueRange{slotBase});
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
         b, LLVM::AddrSpaceCastOp::create(b, clusterPtr, dst), denseMap,
-        ValueRange{channel, x, y, convImage}, full, ValueRange{},
+        ValueRange{channel, x, y, f.convImage}, full, ValueRange{},
         /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
         NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
         /*predicate=*/Value());
@@ -337,58 +418,66 @@ void HopperKernelBuilder::producer(Value valuesMap, Value denseMap) {
         shape.multicastB ? arith::ConstantIntOp::create(b, 0b11, 16) : Value();
     // `base` moved to this block's part, whose size is `unit`.
     auto inPart = [&](Value base, int64_t unit) {
-      return shape.multicastB ? add(base, mul(clusterRank, i32(unit))) : base;
+      return shape.multicastB
+                 ? ir.add(base, ir.mul(f.clusterRank, ir.i32(unit)))
+                 : base;
     };
     if (!pb.denseKMajor) {
       // D p-major (rows of K): one box of a K step (64 k f16/bf16, 128 s8)
       // x BN / parts p at (K step x s, blockCol + part BN / parts).
-      int64_t partCols = blockCols / parts;
-      Value col = inPart(blockCol, partCols);
+      int64_t partCols = shape.blockCols / parts;
+      Value col = inPart(f.blockCol, partCols);
       Value dst = inPart(slotBase, partCols * HopperKernelShape::kRowBytes);
       copy(dst, denseMap, k0, col, mask);
     } else {
       // D k-major (rows of P; f16/bf16 only): BN / 64 boxes of 64 p x 64 k,
       // atom a of the MN-major tile at 8 KiB a; this block's part of them.
       int64_t atomBytes = shape.blockK() * HopperKernelShape::kRowBytes;
-      int64_t partAtoms = blockCols / 64 / parts;
-      Value col = inPart(blockCol, partAtoms * 64);
+      int64_t partAtoms = shape.blockCols / 64 / parts;
+      Value col = inPart(f.blockCol, partAtoms * 64);
       Value dst = inPart(slotBase, partAtoms * atomBytes);
       for (int64_t a = 0; a < partAtoms; ++a)
-        copy(add(dst, i32(a * atomBytes)), denseMap, add(col, i32(64 * a)), k0,
-             mask);
+        copy(ir.add(dst, ir.i32(a * atomBytes)), denseMap,
+             ir.add(col, ir.i32(64 * a)), k0, mask);
     }
   }
 }
 
-void HopperKernelBuilder::consumer() {
+void emitConsumers(KernelIR &ir, const Problem &pb,
+                   const HopperKernelShape &shape, const HopperFrame &f) {
+  ImplicitLocOpBuilder &b = ir.b;
   using namespace ::stc::format;
   if (shape.consumerRegisters())
     NVVM::SetMaxRegisterOp::create(
         b, b.getI32IntegerAttr(shape.consumerRegisters()),
         NVVM::SetMaxRegisterActionAttr::get(
             b.getContext(), NVVM::SetMaxRegisterAction::increase));
-  warpgroup =
-      arith::DivUIOp::create(b, tid, i32(HopperKernelShape::kWarpgroupThreads));
-  threadInGroup =
-      arith::RemUIOp::create(b, tid, i32(HopperKernelShape::kWarpgroupThreads));
-  warpInGroup = arith::DivUIOp::create(b, threadInGroup, i32(kWarpSize));
+  Value warpgroup = arith::DivUIOp::create(
+      b, f.kp.tid, ir.i32(HopperKernelShape::kWarpgroupThreads));
+  Value threadInGroup = arith::RemUIOp::create(
+      b, f.kp.tid, ir.i32(HopperKernelShape::kWarpgroupThreads));
+  Value warpInGroup =
+      arith::DivUIOp::create(b, threadInGroup, ir.i32(kWarpSize));
   // The 64-row tiles of this warpgroup: m = 0 .. tiles - 1, global tile
   // index blockRow / 64 + tiles * warpgroup + m.
   int64_t tiles = shape.warpgroupTiles();
   SmallVector<Value, 2> rowTiles, tileInBlock;
   for (int64_t m = 0; m < tiles; ++m) {
-    tileInBlock.push_back(add(mul(warpgroup, i32(tiles)), i32(m)));
+    tileInBlock.push_back(ir.add(ir.mul(warpgroup, ir.i32(tiles)), ir.i32(m)));
     rowTiles.push_back(
-        add(arith::DivUIOp::create(b, blockRow,
-                                   i32(HopperKernelShape::kWarpgroupRows)),
-            tileInBlock.back()));
+        ir.add(arith::DivUIOp::create(
+                   b, f.blockRow, ir.i32(HopperKernelShape::kWarpgroupRows)),
+               tileInBlock.back()));
   }
-  metaRowTiles = arith::DivUIOp::create(
-      b, add(rows, i32(HopperKernelShape::kWarpgroupRows - 1)),
-      i32(HopperKernelShape::kWarpgroupRows));
+  Value metaRowTiles = arith::DivUIOp::create(
+      b, ir.add(f.kp.args.rows, ir.i32(HopperKernelShape::kWarpgroupRows - 1)),
+      ir.i32(HopperKernelShape::kWarpgroupRows));
   // A vector is four words: 256 dense K for both widths (a word is 64 K:
   // one f16/bf16 K step with both of its wgmmas, or one s8 wgmma).
-  metaVectors = arith::DivUIOp::create(b, add(depth, i32(255)), i32(256));
+  Value metaVectors = arith::DivUIOp::create(
+      b, ir.add(f.kp.args.depth, ir.i32(255)), ir.i32(256));
+  MetaVectorSource metaSource{f.kp.args.meta, metaRowTiles, metaVectors,
+                              threadInGroup};
   const int64_t wordsPerStep = shape.metaWordsPerStep();
   const int64_t stepsPerVector = 4 / wordsPerStep;
   const bool int8 = shape.elementBytes == 1;
@@ -402,16 +491,19 @@ void HopperKernelBuilder::consumer() {
   // 64-byte swizzle); rows g and g + 8 share the phase.
   SmallVector<Value> aOffsets; // [kk * 4 + j], from the slot's A region
   if (!shape.aFromSharedMemory) {
-    Value aRow =
-        add(add(mul(tileInBlock[0], i32(64)), mul(warpInGroup, i32(16))), g);
+    Value aRow = ir.add(ir.add(ir.mul(tileInBlock[0], ir.i32(64)),
+                               ir.mul(warpInGroup, ir.i32(16))),
+                        f.kp.g);
     Value phase = arith::AndIOp::create(
-        b, arith::ShRUIOp::create(b, aRow, i32(1)), i32(3));
+        b, arith::ShRUIOp::create(b, aRow, ir.i32(1)), ir.i32(3));
     for (int64_t kk = 0; kk < 2; ++kk)
       for (int64_t j = 0; j < 4; ++j) {
-        Value row = add(aRow, i32(8 * (j & 1)));
-        Value chunk = arith::XOrIOp::create(b, i32(2 * kk + (j >> 1)), phase);
+        Value row = ir.add(aRow, ir.i32(8 * (j & 1)));
+        Value chunk =
+            arith::XOrIOp::create(b, ir.i32(2 * kk + (j >> 1)), phase);
         aOffsets.push_back(
-            add(add(mul(row, i32(64)), mul(chunk, i32(16))), mul(t, i32(4))));
+            ir.add(ir.add(ir.mul(row, ir.i32(64)), ir.mul(chunk, ir.i32(16))),
+                   ir.mul(f.kp.t, ir.i32(4))));
       }
   }
   // A from shared memory: the same tile is the ISA's K-major layout with
@@ -435,8 +527,8 @@ void HopperKernelBuilder::consumer() {
   SmallVector<Value, 2> aTileOffset; // of each 64-row tile, in the A region
   for (int64_t m = 0; m < tiles; ++m)
     aTileOffset.push_back(
-        mul(tileInBlock[m], i32(HopperKernelShape::kWarpgroupRows *
-                                HopperKernelShape::kRowBytes / 2)));
+        ir.mul(tileInBlock[m], ir.i32(HopperKernelShape::kWarpgroupRows *
+                                      HopperKernelShape::kRowBytes / 2)));
 
   // B descriptors: the fixed fields, and the start offset of each half.
   HopperSmemTile tile = bTile(shape, pb.denseKMajor);
@@ -450,14 +542,15 @@ void HopperKernelBuilder::consumer() {
 
   // Loop-carried: the accumulators of tile 0, 1, .., then the current
   // metadata vector of tile 0, 1, ...
-  int64_t accCount = blockCols / 2;
+  int64_t accCount = shape.blockCols / 2;
   Type accType = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
-  SmallVector<Value> init(tiles * accCount, int8 ? i32(0) : f32(0.0));
+  SmallVector<Value> init(tiles * accCount, int8 ? ir.i32(0) : ir.f32(0.0));
   for (int64_t m = 0; m < tiles; ++m) {
-    SmallVector<Value, 4> cur = metadataVector(i32(0), rowTiles[m]);
+    SmallVector<Value, 4> cur =
+        metadataVector(ir, metaSource, ir.i32(0), rowTiles[m]);
     init.append(cur.begin(), cur.end());
   }
-  auto loop = scf::ForOp::create(b, i32(0), kSteps, i32(1), init);
+  auto loop = scf::ForOp::create(b, ir.i32(0), f.kSteps, ir.i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -473,23 +566,25 @@ void HopperKernelBuilder::consumer() {
     }
     // Step s's words are words wordsPerStep * which + .. of vector
     // s / stepsPerVector.
-    Value which = arith::RemUIOp::create(b, s, i32(stepsPerVector));
+    Value which = arith::RemUIOp::create(b, s, ir.i32(stepsPerVector));
     // The next vector, loaded at the start of every step (mostly an L1
     // hit) and taken over only after the step's wgmmas are done: the load
     // has a whole step to arrive before anything reads it.
     SmallVector<SmallVector<Value, 4>, 2> ahead;
     for (int64_t m = 0; m < tiles; ++m)
       ahead.push_back(metadataVector(
-          add(arith::DivUIOp::create(b, s, i32(stepsPerVector)), i32(1)),
+          ir, metaSource,
+          ir.add(arith::DivUIOp::create(b, s, ir.i32(stepsPerVector)),
+                 ir.i32(1)),
           rowTiles[m]));
 
-    Value slot = arith::RemUIOp::create(b, s, i32(stages));
+    Value slot = arith::RemUIOp::create(b, s, ir.i32(shape.stages));
     Value parity = arith::AndIOp::create(
-        b, arith::DivUIOp::create(b, s, i32(stages)), i32(1));
-    NVVM::MBarrierTryWaitParityOp::create(b, barrier(true, slot), parity,
-                                          i32(kTryWaitTicks));
-    Value slotBase = mul(slot, i32(shape.stageBytes()));
-    Value aBase = add(slotBase, i32(shape.bBytes()));
+        b, arith::DivUIOp::create(b, s, ir.i32(shape.stages)), ir.i32(1));
+    NVVM::MBarrierTryWaitParityOp::create(b, barrier(ir, shape, f, true, slot),
+                                          parity, ir.i32(kTryWaitTicks));
+    Value slotBase = ir.mul(slot, ir.i32(shape.stageBytes()));
+    Value aBase = ir.add(slotBase, ir.i32(shape.bBytes()));
 
     // The metadata word of wgmma kk of each tile: f16/bf16 word s % 4 for
     // both (the selector tells them apart), s8 word 2 (s % 2) + kk.
@@ -500,7 +595,8 @@ void HopperKernelBuilder::consumer() {
         for (int64_t i = stepsPerVector - 2; i >= 0; --i)
           w = arith::SelectOp::create(
               b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, i32(i)),
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,
+                                    ir.i32(i)),
               curWords[m][wordsPerStep * i + kk], w);
         word[m].push_back(w);
       }
@@ -510,20 +606,20 @@ void HopperKernelBuilder::consumer() {
     if (!shape.aFromSharedMemory)
       for (int64_t kk = 0; kk < 2; ++kk)
         for (int64_t j = 0; j < 4; ++j) {
-          Value ptr =
-              LLVM::GEPOp::create(b, smem.getType(), b.getI8Type(), smem,
-                                  ValueRange{add(aBase, aOffsets[kk * 4 + j])});
+          Value ptr = LLVM::GEPOp::create(
+              b, f.smem.getType(), b.getI8Type(), f.smem,
+              ValueRange{ir.add(aBase, aOffsets[kk * 4 + j])});
           aRegs[kk].push_back(LLVM::LoadOp::create(b, b.getI32Type(), ptr));
         }
     // A descriptor of shared address `address` with the fixed fields.
     auto descriptor = [&](uint64_t fixed, Value address) -> Value {
       Value start = arith::AndIOp::create(
-          b, arith::ShRUIOp::create(b, address, i32(4)), i32(0x3FFF));
+          b, arith::ShRUIOp::create(b, address, ir.i32(4)), ir.i32(0x3FFF));
       return arith::OrIOp::create(
-          b, i64(static_cast<int64_t>(fixed)),
+          b, ir.i64(static_cast<int64_t>(fixed)),
           arith::ExtUIOp::create(b, b.getI64Type(), start));
     };
-    Value tileAddress = add(smemAddress, slotBase);
+    Value tileAddress = ir.add(f.smemAddress, slotBase);
     // The instruction's types: s8 (MLIR's i8 is signless; STC reads it as
     // signed) with s32 accumulators, or f16/bf16 with f32.
     Type operandType =
@@ -534,18 +630,19 @@ void HopperKernelBuilder::consumer() {
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t kk = 0; kk < 2; ++kk) {
       Value bDesc =
-          descriptor(fixedBits, add(tileAddress, i32(startOffset[kk])));
+          descriptor(fixedBits, ir.add(tileAddress, ir.i32(startOffset[kk])));
       for (int64_t m = 0; m < tiles; ++m) {
         Value aDesc =
             shape.aFromSharedMemory
                 ? descriptor(aFixedBits,
-                             add(add(add(smemAddress, aBase), aTileOffset[m]),
-                                 i32(aStartOffset[kk])))
+                             ir.add(ir.add(ir.add(f.smemAddress, aBase),
+                                           aTileOffset[m]),
+                                    ir.i32(aStartOffset[kk])))
                 : Value();
-        auto mma = WgmmaSpOp::create(
+        auto mma = stc_gpu::WgmmaSpOp::create(
             b, SmallVector<Type>(accCount, accType), acc[m], aDesc, aRegs[kk],
             bDesc, word[m][int8 ? kk : 0], /*scale_d=*/Value(), operandType,
-            operandType, accType, static_cast<uint64_t>(blockCols),
+            operandType, accType, static_cast<uint64_t>(shape.blockCols),
             /*sel=*/static_cast<uint32_t>(int8 ? 0 : kk),
             /*scale_a=*/1, /*scale_b=*/1,
             /*trans_a=*/false, /*trans_b=*/pb.denseKMajor);
@@ -557,13 +654,13 @@ void HopperKernelBuilder::consumer() {
     // (the metadata word, and the A fragments when A comes from registers;
     // see the file comment), then give the slot back to the producer.
     NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-    Value empty = barrier(false, slot);
+    Value empty = barrier(ir, shape, f, false, slot);
     NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), empty,
                                    /*count=*/Value(), NVVM::MemScopeKindAttr());
     if (shape.multicastB) {
       // The partner's producer writes half of this slot in both blocks:
       // release the slot in its `empty` too.
-      Value peer = arith::XOrIOp::create(b, clusterRank, i32(1));
+      Value peer = arith::XOrIOp::create(b, f.clusterRank, ir.i32(1));
       Value remote = NVVM::MapaOp::create(
           b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
       NVVM::MBarrierArriveOp::create(
@@ -574,7 +671,7 @@ void HopperKernelBuilder::consumer() {
 
     // After the last step of a vector the loaded one becomes current.
     Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,
-                                       i32(stepsPerVector - 1));
+                                       ir.i32(stepsPerVector - 1));
     SmallVector<Value> yielded;
     for (int64_t m = 0; m < tiles; ++m)
       yielded.append(acc[m].begin(), acc[m].end());
@@ -594,25 +691,33 @@ void HopperKernelBuilder::consumer() {
   // Epilogue: accumulator v of thread (w, g, t) is row 16 w + g +
   // 8 ((v / 2) % 2), column 8 (v / 4) + 2 t + v % 2 of its 64 x BN tile
   // (9.7.15.5.1.1).
-  Value colBase0 = add(blockCol, mul(t, i32(2)));
+  OutputStore output = outputStoreOf(f.kp);
+  Value colBase0 = ir.add(f.blockCol, ir.mul(f.kp.t, ir.i32(2)));
   for (int64_t mv = 0; mv < tiles * accCount; ++mv) {
     int64_t m = mv / accCount, v = mv % accCount;
-    Value rowBase0 = add(add(blockRow, mul(tileInBlock[m], i32(64))),
-                         add(mul(warpInGroup, i32(16)), g));
-    Value r = add(rowBase0, i32(8 * ((v / 2) % 2)));
+    Value rowBase0 =
+        ir.add(ir.add(f.blockRow, ir.mul(tileInBlock[m], ir.i32(64))),
+               ir.add(ir.mul(warpInGroup, ir.i32(16)), f.kp.g));
+    Value r = ir.add(rowBase0, ir.i32(8 * ((v / 2) % 2)));
     Value acc = results[mv];
     if (!pb.conv) {
-      storeResult(acc, r, add(colBase0, i32(8 * (v / 4) + v % 2)));
+      storeResult(ir, pb, output, acc, r,
+                  ir.add(colBase0, ir.i32(8 * (v / 4) + v % 2)));
       continue;
     }
     // Column j of a convolution's tile is output pixel (row0 + j / TW,
     // col0 + j % TW) of the block's image.
-    Value j = add(mul(t, i32(2)), i32(8 * (v / 4) + v % 2));
-    Value oh =
-        add(convRow0, arith::DivUIOp::create(b, j, i32(shape.pixelTileW)));
-    Value ow =
-        add(convCol0, arith::RemUIOp::create(b, j, i32(shape.pixelTileW)));
-    Value p = add(mul(add(mul(convImage, outH), oh), outW), ow);
-    storeResult(acc, r, p, both(lt(oh, outH), lt(ow, outW)));
+    Value j = ir.add(ir.mul(f.kp.t, ir.i32(2)), ir.i32(8 * (v / 4) + v % 2));
+    Value oh = ir.add(f.convRow0,
+                      arith::DivUIOp::create(b, j, ir.i32(shape.pixelTileW)));
+    Value ow = ir.add(f.convCol0,
+                      arith::RemUIOp::create(b, j, ir.i32(shape.pixelTileW)));
+    Value p = ir.add(
+        ir.mul(ir.add(ir.mul(f.convImage, f.kp.args.outH), oh), f.kp.args.outW),
+        ow);
+    storeResult(ir, pb, output, acc, r, p,
+                ir.both(ir.lt(oh, f.kp.args.outH), ir.lt(ow, f.kp.args.outW)));
   }
 }
+
+} // namespace

@@ -1,0 +1,283 @@
+//===- ConfigureGpuKernels.cpp - choose each sparse op's GPU kernel -*- C++
+//-*-//
+//
+// stc-configure-gpu-kernels: attaches a #stc_gpu.kernel_config to every
+// stc.spmm and stc.conv that has none. The choice is the project's
+// heuristics (chooseHopperTiling, chooseMmaSpBlockTile, the ring that fits)
+// with the knobs of KernelOptions.def on top; the result is checked with
+// checkKernelConfig, the same check stc-lower-spmm-to-gpu applies to a
+// configuration it is given, so an impossible knob is reported here, where
+// it was asked for.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GPU/ConfigureGpuKernels.h"
+#include "passes/GPU/HopperKernelShape.h"
+#include "passes/GPU/HopperTiling.h"
+#include "passes/GPU/KernelConfig.h"
+#include "passes/GPU/KernelOptions.h"
+#include "passes/GPU/KernelProblem.h"
+#include "passes/GPU/MmaSpTiling.h"
+#include "passes/Passes.h"
+
+#include "dialects/Stc/StcOps.h"
+#include "dialects/StcGpu/StcGpuAttrs.h"
+
+#include <functional>
+
+namespace mlir::stc {
+#define GEN_PASS_DEF_STCCONFIGUREGPUKERNELS
+#include "passes/Passes.h.inc"
+} // namespace mlir::stc
+
+using namespace mlir;
+using namespace mlir::stc;
+using namespace mlir::stc::gpu_kernel;
+using stc_gpu::Accumulator;
+using stc_gpu::GpuArch;
+using stc_gpu::KernelConfigAttr;
+using stc_gpu::KernelFamily;
+
+namespace {
+
+constexpr llvm::StringLiteral kPass = "stc-configure-gpu-kernels";
+
+/// Where a configuration the heuristics and knobs produce breaks one of the
+/// attribute's rules (the knobs are checked first, so this should not
+/// happen), the attribute verifier's message goes on the op.
+std::function<InFlightDiagnostic()> configError(Operation *op) {
+  return [op] {
+    InFlightDiagnostic d = op->emitError();
+    d << kPass << ": ";
+    return d;
+  };
+}
+
+class ConfigureGpuKernels
+    : public mlir::stc::impl::StcConfigureGpuKernelsBase<ConfigureGpuKernels> {
+public:
+  using Base::Base;
+  /// The knobs are registered options: clonePass copies their values after
+  /// this (copyOptionValuesFrom), as for the generated ones.
+  ConfigureGpuKernels(const ConfigureGpuKernels &other) : Base(other) {}
+  ConfigureGpuKernels(const StcConfigureGpuKernelsOptions &options,
+                      const GpuKernelOptions &knobs)
+      : Base(options) {
+#define STC_GPU_KERNEL_OPTION(TYPE, FIELD, NAME, DEFAULT, HELP)                \
+  FIELD = knobs.FIELD;
+#include "passes/GPU/KernelOptions.def"
+  }
+  void runOnOperation() override;
+
+private:
+  /// The knobs, one pass option each (KernelOptions.def).
+#define STC_GPU_KERNEL_OPTION(TYPE, FIELD, NAME, DEFAULT, HELP)                \
+  Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(HELP),                        \
+                     llvm::cl::init(DEFAULT)};
+#include "passes/GPU/KernelOptions.def"
+
+  GpuKernelOptions knobs() const {
+    GpuKernelOptions k;
+#define STC_GPU_KERNEL_OPTION(TYPE, FIELD, NAME, DEFAULT, HELP) k.FIELD = FIELD;
+#include "passes/GPU/KernelOptions.def"
+    return k;
+  }
+
+  /// The configuration of `op` on `arch`, or failure after an error.
+  FailureOr<KernelConfigAttr> configure(Operation *op, GpuArch arch,
+                                        const GpuKernelOptions &k);
+  FailureOr<KernelConfigAttr> configureWgmma(Operation *op, const Problem &pb,
+                                             const GpuKernelOptions &k);
+  FailureOr<KernelConfigAttr> configureMmaSp(Operation *op, const Problem &pb,
+                                             GpuArch arch, bool f16Acc,
+                                             const GpuKernelOptions &k);
+};
+
+} // namespace
+
+FailureOr<KernelConfigAttr>
+ConfigureGpuKernels::configure(Operation *op, GpuArch arch,
+                               const GpuKernelOptions &k) {
+  if (failed(checkGpuPattern(op)))
+    return failure();
+  Problem pb = isa<SpmmOp>(op) ? problemOf(cast<SpmmOp>(op))
+                               : problemOf(cast<ConvOp>(op));
+  // f16 accumulation exists for f16 operands only: other ops of the
+  // program keep f32, with a remark.
+  bool f16Acc = k.accumulate == "f16" && pb.inputType.isF16();
+  if (k.accumulate == "f16" && !f16Acc)
+    op->emitRemark() << kPass
+                     << ": accumulate=f16 applies to f16 operands only "
+                        "(mma.sp accumulates bf16 and tf32 in f32, i8 in "
+                        "s32); this "
+                     << pb.inputType << " op accumulates in "
+                     << (pb.int8 ? "s32" : "f32");
+  // The wgmma kernel on sm_90a where it applies (an error where it was
+  // asked for and does not), else the mma.sp kernels.
+  std::optional<KernelFamily> requested = k.requestedFamily();
+  if (stc_gpu::hasWgmma(arch) &&
+      (!requested || *requested == KernelFamily::wgmma)) {
+    std::string whyNot = wgmmaUnsupported(op, pb, f16Acc);
+    if (whyNot.empty())
+      return configureWgmma(op, pb, k);
+    if (requested)
+      return op->emitError() << kPass << ": the wgmma kernel needs " << whyNot;
+    op->emitRemark() << kPass
+                     << ": sm_90a: mma.sp kernel, since the wgmma kernel needs "
+                     << whyNot;
+  }
+  return configureMmaSp(op, pb, arch, f16Acc, k);
+}
+
+FailureOr<KernelConfigAttr>
+ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
+                                    GpuArch arch, bool f16Acc,
+                                    const GpuKernelOptions &k) {
+  auto [tileRows, tileCols] =
+      chooseMmaSpBlockTile(ShapedType::isDynamic(pb.rows) ? -1 : pb.rows,
+                           ShapedType::isDynamic(pb.cols) ? -1 : pb.cols);
+  // 256 rows or columns are for the sm_90a kernel; its mma.sp fallbacks
+  // take 128.
+  if (k.blockRows)
+    tileRows = std::min<int64_t>(k.blockRows, 128);
+  if (k.blockCols)
+    tileCols = std::min<int64_t>(k.blockCols, 128);
+  std::optional<KernelFamily> requested = k.requestedFamily();
+  StagingFit fit = stagingFitOf(op, pb);
+  // kernel=staged where it cannot apply is left to checkKernelConfig's
+  // error.
+  bool staged = requested == KernelFamily::staged ||
+                (!requested && fit.staging != Staging::never);
+  KernelConfigAttr config = KernelConfigAttr::getChecked(
+      configError(op), op->getContext(), arch,
+      staged ? KernelFamily::staged : KernelFamily::direct, tileRows, tileCols,
+      /*stages=*/staged ? k.stages : int64_t{0}, /*cluster_rows=*/int64_t{1},
+      /*group_rows=*/int64_t{0},
+      /*multicast_b=*/false, stc_gpu::WgmmaASource::smem,
+      f16Acc    ? Accumulator::f16
+      : pb.int8 ? Accumulator::s32
+                : Accumulator::f32,
+      k.orderedMetadata,
+      /*direct_fallback=*/staged && fit.staging == Staging::ifAligned,
+      /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0});
+  if (!config)
+    return failure();
+  return config;
+}
+
+FailureOr<KernelConfigAttr>
+ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
+                                    const GpuKernelOptions &k) {
+  HopperDevice device;
+  HopperKernelShape shape;
+  shape.elementBytes = pb.int8 ? 1 : 2;
+  bool known = !ShapedType::isDynamic(pb.rows) &&
+               !ShapedType::isDynamic(pb.cols) &&
+               !ShapedType::isDynamic(pb.depth);
+  if (known) {
+    HopperTiling tiling =
+        chooseHopperTiling({pb.rows, pb.cols, pb.depth, shape.elementBytes});
+    shape.blockRows = tiling.blockRows;
+    shape.blockCols = tiling.blockCols;
+    // The heuristic's cluster pair. Without TMA multicast of B (opt-in,
+    // tma-multicast, not measured yet) it only co-schedules two blocks of
+    // neighbouring rows, which share B's tiles in L2: 5-6 % faster on an
+    // H200 at 8192^3 and two LLM/BERT shapes in two runs
+    // (bench/results/sm90a-knobs-*/v1-*, gpu-gemm-20261126T110843Z-5199c34).
+    shape.clusterRows = tiling.clusterRows;
+  }
+  if (k.blockRows)
+    shape.blockRows = k.blockRows;
+  if (k.blockCols)
+    shape.blockCols = k.blockCols;
+  // 256 rows (two 64-row wgmma tiles per consumer warpgroup) hold
+  // 2 x BN / 2 accumulators per thread: at most 128 columns (validated
+  // when both are given; the heuristic's 256 is narrowed).
+  if (shape.blockRows == 256)
+    shape.blockCols = std::min<int64_t>(shape.blockCols, 128);
+  if (k.clusterRows)
+    shape.clusterRows = k.clusterRows;
+  if (k.tmaMulticast) {
+    // Where it cannot apply, the kernel loads its own B (a remark says
+    // why), as the heuristic's cluster choice may differ per op.
+    if (shape.clusterRows != 2 || pb.conv ||
+        (pb.denseKMajor && shape.blockCols < 128))
+      op->emitRemark() << kPass
+                       << ": sm_90a: no TMA multicast, which needs a GEMM "
+                          "kernel with a cluster of 2 (cluster-rows=2) and, "
+                          "for a k-major dense operand, at least 128 "
+                          "columns; got cluster "
+                       << shape.clusterRows << ", " << shape.blockCols
+                       << " columns" << (pb.conv ? ", a convolution" : "");
+    else
+      shape.multicastB = true;
+  }
+  // A group is whole clusters: the pair of a cluster shares its B tiles.
+  if (k.groupRows % shape.clusterRows != 0)
+    return op->emitError() << kPass << ": group-rows (" << k.groupRows
+                           << ") must be a multiple of the kernel's cluster "
+                              "rows ("
+                           << shape.clusterRows << ")";
+  shape.stages = k.wgmmaStages
+                     ? k.wgmmaStages
+                     : hopperStagesThatFit(
+                           hopperStageBytes(shape.blockRows, shape.blockCols,
+                                            shape.blockK(), shape.elementBytes),
+                           device);
+  if (pb.conv) {
+    // A square-ish pixel tile of BN pixels, rows of 8 or 16 (a power of
+    // two: the epilogue's divisions are shifts).
+    shape.pixelTileW = shape.blockCols == 64 ? 8 : 16;
+    shape.pixelTileH = shape.blockCols / shape.pixelTileW;
+  }
+  KernelConfigAttr config = KernelConfigAttr::getChecked(
+      configError(op), op->getContext(), GpuArch::sm_90a, KernelFamily::wgmma,
+      shape.blockRows, shape.blockCols, shape.stages, shape.clusterRows,
+      k.groupRows, shape.multicastB, *stc_gpu::symbolizeWgmmaASource(k.wgmmaA),
+      pb.int8 ? Accumulator::s32 : Accumulator::f32,
+      /*ordered_metadata=*/true, /*direct_fallback=*/false, shape.pixelTileH,
+      shape.pixelTileW);
+  if (!config)
+    return failure();
+  return config;
+}
+
+void ConfigureGpuKernels::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa<SpmmOp, ConvOp>(op) && !getKernelConfig(op))
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return;
+  std::optional<GpuArch> arch = stc_gpu::symbolizeGpuArch(target);
+  if (!arch) {
+    ops.front()->emitError()
+        << kPass << ": unknown target '" << target << "' (expected "
+        << stc_gpu::listGpuArchs() << ")";
+    return signalPassFailure();
+  }
+  GpuKernelOptions k = knobs();
+  if (failed(k.verify(
+          arch, GpuKernelOptions::Spelling::pass(), [&](const Twine &message) {
+            ops.front()->emitError() << kPass << ": " << message.str();
+          })))
+    return signalPassFailure();
+  for (Operation *op : ops) {
+    FailureOr<KernelConfigAttr> config = configure(op, *arch, k);
+    if (failed(config))
+      return signalPassFailure();
+    Problem pb = isa<SpmmOp>(op) ? problemOf(cast<SpmmOp>(op))
+                                 : problemOf(cast<ConvOp>(op));
+    if (failed(checkKernelConfig(op, pb, *config, kPass)))
+      return signalPassFailure();
+    op->setAttr(KernelConfigAttr::kAttrName, *config);
+    ++numConfigured;
+  }
+}
+
+std::unique_ptr<Pass> mlir::stc::createStcConfigureGpuKernels(
+    const StcConfigureGpuKernelsOptions &options,
+    const GpuKernelOptions &knobs) {
+  return std::make_unique<ConfigureGpuKernels>(options, knobs);
+}

@@ -1,0 +1,91 @@
+//===- KernelConfig.cpp - reading a #stc_gpu.kernel_config ----*- C++ -*-===//
+//
+// See KernelConfig.h. Every error here has a case in
+// test/Passes/stc-lower-spmm-to-gpu-config-invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GPU/KernelConfig.h"
+
+using namespace mlir;
+using namespace mlir::stc;
+using namespace mlir::stc::gpu_kernel;
+using stc_gpu::Accumulator;
+using stc_gpu::KernelConfigAttr;
+using stc_gpu::KernelFamily;
+
+KernelConfigAttr mlir::stc::gpu_kernel::getKernelConfig(Operation *op) {
+  return op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kAttrName);
+}
+
+HopperKernelShape mlir::stc::gpu_kernel::hopperShapeOf(KernelConfigAttr config,
+                                                       const Problem &pb) {
+  HopperKernelShape shape;
+  shape.elementBytes = pb.int8 ? 1 : 2;
+  shape.blockRows = config.getBlockRows();
+  shape.blockCols = config.getBlockCols();
+  shape.stages = config.getStages();
+  shape.clusterRows = config.getClusterRows();
+  shape.groupRows = config.getGroupRows();
+  shape.multicastB = config.getMulticastB();
+  shape.aFromSharedMemory = config.getASource() == stc_gpu::WgmmaASource::smem;
+  shape.pixelTileH = config.getPixelTileH();
+  shape.pixelTileW = config.getPixelTileW();
+  return shape;
+}
+
+LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
+    Operation *op, const Problem &pb, KernelConfigAttr config, StringRef pass,
+    const HopperDevice &device) {
+  auto error = [&]() {
+    InFlightDiagnostic d = op->emitError();
+    d << pass << ": ";
+    return d;
+  };
+  Accumulator acc = config.getAccumulator();
+  Accumulator natural = pb.int8 ? Accumulator::s32 : Accumulator::f32;
+  bool f16Allowed = pb.inputType.isF16() && !config.isWgmma();
+  if (acc != natural && !(acc == Accumulator::f16 && f16Allowed))
+    return error() << pb.inputType << " operands accumulate in "
+                   << stc_gpu::stringifyAccumulator(natural)
+                   << (pb.inputType.isF16() && !config.isWgmma() ? " (or f16)"
+                                                                 : "")
+                   << ", got accumulator = "
+                   << stc_gpu::stringifyAccumulator(acc);
+  if (config.isWgmma()) {
+    std::string why = wgmmaUnsupported(op, pb, /*f16Acc=*/false);
+    if (!why.empty())
+      return error() << "the wgmma kernel needs " << why;
+    if (config.getMulticastB() &&
+        (pb.conv || (pb.denseKMajor && config.getBlockCols() < 128)))
+      return error() << "multicast_b needs a GEMM whose tile has at least "
+                        "128 columns when its dense operand is k-major; got "
+                     << (pb.conv ? "a convolution"
+                                 : std::to_string(config.getBlockCols()) +
+                                       " columns");
+    if (pb.conv.has_value() != (config.getPixelTileH() > 0))
+      return error() << "a wgmma kernel has pixel tiles exactly for a "
+                        "convolution; got "
+                     << (pb.conv ? "none for a convolution"
+                                 : "pixel tiles for a GEMM");
+    HopperKernelShape shape = hopperShapeOf(config, pb);
+    if (shape.sharedBytes() > device.sharedBytesPerBlock)
+      return error() << "the sm_90a kernel's ring of " << shape.stages
+                     << " stages of " << shape.blockRows << " x "
+                     << shape.blockCols << " needs " << shape.sharedBytes()
+                     << " bytes of shared memory, more than the "
+                     << device.sharedBytesPerBlock << " a block may have";
+    return success();
+  }
+  StagingFit fit = stagingFitOf(op, pb);
+  if (config.isStaged() && fit.staging == Staging::never)
+    return error() << "the staged kernel needs " << fit.needs;
+  bool needsFallback = config.isStaged() && fit.staging == Staging::ifAligned;
+  if (config.getDirectFallback() != needsFallback)
+    return error() << "direct_fallback must be "
+                   << (needsFallback ? "true" : "false")
+                   << (needsFallback
+                           ? ": whether the staged kernel's rows are 16-byte "
+                             "aligned is only known at run time"
+                           : ": the kernel's rows are known at compile time");
+  return success();
+}

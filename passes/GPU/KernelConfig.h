@@ -1,0 +1,38 @@
+//===- KernelConfig.h - reading a #stc_gpu.kernel_config ------*- C++ -*-===//
+//
+// What the lowering takes from an op's kernel configuration: whether the
+// op can have it at all (the rules that depend on the op, where the
+// attribute's own verifier checks those that do not), and the sm_90a
+// kernel's geometry it gives.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_PASSES_GPU_KERNELCONFIG_H
+#define STC_PASSES_GPU_KERNELCONFIG_H
+
+#include "dialects/StcGpu/StcGpuAttrs.h"
+#include "passes/GPU/HopperKernelShape.h"
+#include "passes/GPU/HopperTiling.h"
+#include "passes/GPU/KernelProblem.h"
+
+namespace mlir::stc::gpu_kernel {
+
+/// The configuration attached to `op`, or null.
+stc_gpu::KernelConfigAttr getKernelConfig(Operation *op);
+
+/// Checks that `op` (whose problem is `pb`) can have the kernel `config`
+/// describes: the element type, orientation and alignment each family
+/// needs, the accumulator its operands allow, multicast and pixel tiles
+/// only where they apply, an sm_90a ring that fits in `device`'s shared
+/// memory. Errors on `op` begin with `pass`.
+LogicalResult checkKernelConfig(Operation *op, const Problem &pb,
+                                stc_gpu::KernelConfigAttr config,
+                                StringRef pass,
+                                const HopperDevice &device = HopperDevice());
+
+/// The sm_90a kernel's geometry for `config` (family wgmma).
+HopperKernelShape hopperShapeOf(stc_gpu::KernelConfigAttr config,
+                                const Problem &pb);
+
+} // namespace mlir::stc::gpu_kernel
+
+#endif // STC_PASSES_GPU_KERNELCONFIG_H

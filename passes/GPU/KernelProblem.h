@@ -1,0 +1,96 @@
+//===- KernelProblem.h - a sparse product as the kernels see it -*- C++ -*-===//
+//
+// Every stc.spmm and stc.conv is one canonical problem
+//
+//   Out[R, P] = S[R, Kp] . D[Kp, P]
+//
+// with S the sparse operand (its values in the canonical compressed format,
+// its metadata in a kernel-ready layout) and D the dense operand, addressed
+// in place in whichever orientation the program has it (for a convolution,
+// the implicit im2col matrix of the NHWC input). For a sparse rhs (X . W)
+// the kernel computes the transposed product and stores the transpose.
+//
+// Problem is what the kernel builders need to know of it; the functions
+// below derive it from the op and say which kernel families can compute
+// it, for stc-configure-gpu-kernels (to choose) and stc-lower-spmm-to-gpu
+// (to check the choice it is given).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_PASSES_GPU_KERNELPROBLEM_H
+#define STC_PASSES_GPU_KERNELPROBLEM_H
+
+#include "dialects/Stc/StcOps.h"
+#include "runtime/format/StcGpuLayout.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::stc::gpu_kernel {
+
+/// The convolution behind an implicit GEMM (stc.conv): D[k][p] is the
+/// im2col element of output pixel p = (n, oh, ow) and filter column
+/// k = (kh, kw, c), gathered from the NHWC input.
+struct ConvGeometry {
+  int64_t kh, kw, strideH, strideW, dilationH, dilationW, padH, padW;
+  /// Input channels per group, padded per group, and in all; output
+  /// channels in all; groups.
+  int64_t c, cp, ic, oc, groups;
+};
+
+/// How one stc.spmm or stc.conv maps onto the canonical problem.
+struct Problem {
+  bool sparseLhs;
+  /// D[k][p] is at k * ld + p (true) or p * ld + k (false).
+  bool denseKMajor;
+  Type inputType; // f16, bf16, f32 (computed as tf32) or i8
+  bool tf32;
+  /// i8 operands: m16n8k64.s8 with s32 accumulators and the scaling
+  /// epilogue.
+  bool int8;
+  Type outputType; // f32, f16, bf16, i8 or i32
+  Type biasType, accType;
+  bool hasBias, hasAcc, hasScale = false;
+  double alpha, beta;
+  Activation activation;
+  /// Accumulate in f16 (f16 inputs only): C/D are 2 registers of f16x2
+  /// per mma instead of 4 f32. Set from the kernel configuration.
+  bool f16Acc = false;
+  /// Set for stc.conv: D is the implicit im2col matrix (p-major), R the
+  /// output channels of one group, and block row tiles of all groups are
+  /// stacked along the grid's y.
+  std::optional<ConvGeometry> conv;
+  /// The canonical sizes (ShapedType::kDynamic where dynamic).
+  int64_t rows, cols, depth;
+};
+
+/// The problem of `op` (f16Acc false).
+Problem problemOf(SpmmOp op);
+Problem problemOf(ConvOp op);
+
+/// mma.sp has no f32 form: f32 runs as tf32, whose sparse shape is 1:2.
+/// Emits the error on `op` for an f32 operand with another pattern.
+LogicalResult checkGpuPattern(Operation *op);
+
+/// The mma.sp shape the sm_80 kernels use for `pb`'s element type.
+::stc::format::MmaSpShape mmaShapeOf(const Problem &pb);
+
+/// Whether an op can have the staged mma.sp kernel: never (element type
+/// and dense orientation, or a static leading dimension that is not
+/// 16-byte aligned), always (static and aligned), or only when the rows
+/// turn out to be aligned at run time (a dynamic leading dimension: the
+/// staged kernel and a direct fallback, chosen by the host).
+enum class Staging { never, always, ifAligned };
+struct StagingFit {
+  Staging staging;
+  /// What the staged kernel needs, for the error of kernel=staged.
+  std::string needs;
+};
+StagingFit stagingFitOf(Operation *op, const Problem &pb);
+
+/// Why the sm_90a wgmma kernel cannot compute `op` ("" if it can).
+/// `f16Acc`: f16 accumulation was asked for.
+std::string wgmmaUnsupported(Operation *op, const Problem &pb, bool f16Acc);
+
+} // namespace mlir::stc::gpu_kernel
+
+#endif // STC_PASSES_GPU_KERNELPROBLEM_H

@@ -1,0 +1,69 @@
+//===- KernelPrologue.h - what every generated kernel starts with -*- C++ -*-//
+//
+// Every kernel of stc-lower-spmm-to-gpu takes the same parameters (see
+// kernelParams in LowerSpmmToGpu.cpp) and starts the same way: its
+// parameters as global pointers and sizes, the thread's coordinates in the
+// mma.sp warp layout, the block's first row and column of the canonical
+// problem, the kernel-ready metadata geometry and, for a convolution, the
+// group of the block (grid y stacks the groups' row tiles) with the operand
+// pointers advanced to it. emitKernelPrologue writes that once and returns
+// it; the builders take the parts they need from the result.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_PASSES_GPU_KERNELPROLOGUE_H
+#define STC_PASSES_GPU_KERNELPROLOGUE_H
+
+#include "passes/GPU/KernelIR.h"
+#include "passes/GPU/KernelProblem.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir::stc::gpu_kernel {
+
+constexpr int64_t kWarpSize = 32;
+
+/// The kernel's parameters.
+struct KernelArgs {
+  /// Global pointers (address space 1); bias, accIn, scale null when the
+  /// problem has none. For a convolution already advanced to the block's
+  /// group.
+  Value values, meta, dense, bias, accIn, scale, out;
+  /// i32 sizes: the canonical R, P, K and the compressed operand's values
+  /// and metadata per row.
+  Value rows, cols, depth, valueCols, metaCols;
+  /// A convolution's N, H, W, OH, OW (null otherwise).
+  Value batch, inH, inW, outH, outW;
+};
+
+/// The start of a kernel.
+struct KernelPrologue {
+  KernelArgs args;
+  /// Thread coordinates: thread id, lane, its quad row g = lane / 4 and
+  /// column t = lane % 4, and the warp's place in the block tile (mma.sp's
+  /// 32 x 32 warp tiles).
+  Value tid, lane, g, t, warpRow, warpCol;
+  /// First row and column of the block tile, and of the warp's tile.
+  Value blockRow, blockCol, rowBase, colBase;
+  /// ceil(K / instruction K) steps; the mma.sp kernel-ready metadata's
+  /// 32-row blocks of one group and 128-bit vectors per lane and block.
+  Value steps, metaRowBlocks, metaVectors;
+  /// Leading dimension of Out for a sparse rhs (R, or all output channels
+  /// of a convolution) and of D (P when D is k-major, else K).
+  Value outLd, denseLd;
+  /// Zero of the operand type.
+  Value inputZero;
+};
+
+/// Dense K of one mma.sp: 32 for f16/bf16 (2:4), 16 for tf32 (1:2), 64 for
+/// i8 (2:4); in bytes of a K step, i8 and f16/bf16 are the same.
+int64_t mmaSpInstructionK(const Problem &pb);
+
+/// Writes the prologue at the start of `func`'s entry block (the insertion
+/// point stays after it) for a block tile of `blockRows` x `blockCols`.
+KernelPrologue emitKernelPrologue(KernelIR &ir, const Problem &pb,
+                                  int64_t blockRows, int64_t blockCols,
+                                  gpu::GPUFuncOp func);
+
+} // namespace mlir::stc::gpu_kernel
+
+#endif // STC_PASSES_GPU_KERNELPROLOGUE_H

@@ -1,0 +1,430 @@
+//===- LowerSpmmToGpu.cpp - sparse ops to their configured GPU kernels -*- C++
+//-*-//
+//
+// stc-lower-spmm-to-gpu: every stc.spmm and stc.conv becomes the kernel its
+// #stc_gpu.kernel_config describes (MmaSpKernels.h for direct and staged,
+// HopperKernel.h for wgmma), with its metadata prepared
+// (MetadataKernel.h) and its launch contract recorded as
+// #stc_gpu.kernel_info on the gpu.func; the op itself becomes a call of a
+// private host function on buffers.
+//
+// Host: this pass runs before bufferization, which cannot see through a
+// kernel launch, so it replaces the op with a call to a private function
+// taking buffers (inputs, then the result), marked `stc_gpu.launches`;
+// stc-gpu-host-launch defines its body (device buffers, copies, launch)
+// after bufferization.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GPU/HopperKernel.h"
+#include "passes/GPU/KernelConfig.h"
+#include "passes/GPU/MetadataKernel.h"
+#include "passes/GPU/MmaSpFragments.h"
+#include "passes/GPU/MmaSpKernels.h"
+#include "passes/Passes.h"
+
+#include "dialects/Stc/StcOps.h"
+#include "dialects/StcGpu/StcGpuAttrs.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::stc {
+#define GEN_PASS_DEF_STCLOWERSPMMTOGPU
+#include "passes/Passes.h.inc"
+} // namespace mlir::stc
+
+using namespace mlir;
+using namespace mlir::stc;
+using namespace mlir::stc::gpu_kernel;
+using stc_gpu::KernelConfigAttr;
+using stc_gpu::KernelInfoAttr;
+
+namespace {
+
+constexpr llvm::StringLiteral kPass = "stc-lower-spmm-to-gpu";
+
+/// What the builders find out about the kernel they generate, gathered
+/// into its #stc_gpu.kernel_info.
+struct KernelFacts {
+  std::string name;
+  int64_t threads = 0;
+  int64_t sharedBytes = 0, staticSharedBytes = 0;
+  SmallVector<std::string> params;
+  int64_t numPointers = 0;
+  std::string fallbackKernel;
+  int64_t stagedAlign = 0;
+  SmallVector<Attribute> tensorMaps;
+};
+
+/// The parameters of every kernel: the buffers (values, meta, dense, bias,
+/// acc, scale where present, out), then the canonical problem's sizes, then
+/// a convolution's. Returns the number of pointers.
+int64_t kernelParams(const Problem &pb, SmallVectorImpl<std::string> &names) {
+  names.assign({"values", "meta", "dense"});
+  if (pb.hasBias)
+    names.push_back("bias");
+  if (pb.hasAcc)
+    names.push_back("acc");
+  if (pb.hasScale)
+    names.push_back("scale");
+  names.push_back("out");
+  int64_t numPointers = names.size();
+  for (const char *n : {"R", "P", "K", "value_cols", "meta_cols"})
+    names.push_back(n);
+  if (pb.conv)
+    for (const char *n : {"N", "H", "W", "OH", "OW"})
+      names.push_back(n);
+  return numPointers;
+}
+
+/// A gpu.func `name` taking `types`, launched with `threads` per block.
+gpu::GPUFuncOp newKernel(ImplicitLocOpBuilder &kb, StringRef name,
+                         ArrayRef<Type> types, int64_t threads) {
+  MLIRContext *ctx = kb.getContext();
+  auto kernel =
+      gpu::GPUFuncOp::create(kb, name, FunctionType::get(ctx, types, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      kb.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  return kernel;
+}
+
+class LowerSpmmToGpu
+    : public mlir::stc::impl::StcLowerSpmmToGpuBase<LowerSpmmToGpu> {
+public:
+  using StcLowerSpmmToGpuBase::StcLowerSpmmToGpuBase;
+  void runOnOperation() override;
+
+private:
+  LogicalResult lower(Operation *op, KernelConfigAttr config,
+                      gpu::GPUModuleOp kernels, unsigned index);
+  /// The direct or staged kernel (and a staged kernel's direct fallback).
+  KernelFacts emitMmaSpKernel(Operation *op, gpu::GPUModuleOp kernels,
+                              const Problem &pb, KernelConfigAttr config,
+                              StringRef name);
+  /// The sm_90a kernel (buildHopperKernel).
+  KernelFacts emitHopperKernel(Operation *op, gpu::GPUModuleOp kernels,
+                               const Problem &pb, KernelConfigAttr config,
+                               StringRef name);
+  /// Replaces `op` by a call to the private host function of kernel `name`
+  /// on the buffers of `tensors` and of a new result buffer (dynamic sizes
+  /// `dynamicSizes`).
+  void emitHostCall(Operation *op, gpu::GPUModuleOp kernels, StringRef name,
+                    ArrayRef<Value> tensors, ValueRange dynamicSizes);
+};
+
+/// memref of the same shape and element type as tensor type `t`.
+MemRefType bufferTypeOf(Type t) {
+  auto tensor = cast<RankedTensorType>(t);
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+} // namespace
+
+KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
+                                            gpu::GPUModuleOp kernels,
+                                            const Problem &pb,
+                                            KernelConfigAttr config,
+                                            StringRef name) {
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  int64_t tileRows = config.getBlockRows(), tileCols = config.getBlockCols();
+  int64_t stages = config.getStages();
+  bool ordered = config.getOrderedMetadata();
+  KernelFacts facts;
+  facts.name = name.str();
+  facts.numPointers = kernelParams(pb, facts.params);
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> paramTypes(facts.numPointers, ptrType);
+  paramTypes.append(facts.params.size() - facts.numPointers,
+                    IntegerType::get(ctx, 32));
+  ImplicitLocOpBuilder kb(loc, ctx);
+  kb.setInsertionPointToEnd(kernels.getBody());
+  facts.threads = (tileRows / kWarpRows) * (tileCols / kWarpCols) * 32;
+  auto kernel = newKernel(kb, name, paramTypes, facts.threads);
+  if (config.isStaged()) {
+    int64_t elemBytes = pb.inputType.getIntOrFloatBitWidth() / 8;
+    facts.staticSharedBytes =
+        stages * StagedLayout(tileRows, tileCols, elemBytes).stageBytes;
+    OpBuilder gb(kernels.getBodyRegion());
+    gb.setInsertionPointToStart(kernels.getBody());
+    auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
+                                              facts.staticSharedBytes);
+    auto smem = LLVM::GlobalOp::create(
+        gb, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
+        (name + "_smem").str(), Attribute(), /*alignment=*/16,
+        /*addrSpace=*/3);
+    buildStagedMmaSpKernel(kb, pb, tileRows, tileCols, stages, ordered, kernel,
+                           smem);
+    if (config.getDirectFallback()) {
+      // The direct kernel for rows the staged one cannot copy: same
+      // parameters, block and tile (so the same grid), no shared memory.
+      kb.setInsertionPointToEnd(kernels.getBody());
+      facts.fallbackKernel = (name + "_direct").str();
+      facts.stagedAlign = kChunkBytes / elemBytes;
+      buildDirectMmaSpKernel(
+          kb, pb, tileRows, tileCols, ordered,
+          newKernel(kb, facts.fallbackKernel, paramTypes, facts.threads));
+    }
+  } else {
+    buildDirectMmaSpKernel(kb, pb, tileRows, tileCols, ordered, kernel);
+  }
+  return facts;
+}
+
+KernelFacts LowerSpmmToGpu::emitHopperKernel(Operation *op,
+                                             gpu::GPUModuleOp kernels,
+                                             const Problem &pb,
+                                             KernelConfigAttr config,
+                                             StringRef name) {
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  HopperKernelShape shape = hopperShapeOf(config, pb);
+  KernelFacts facts;
+  facts.name = name.str();
+  facts.numPointers = kernelParams(pb, facts.params);
+  int64_t numSizes = facts.params.size() - facts.numPointers;
+  facts.params.push_back("values_map");
+  facts.params.push_back("dense_map");
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> paramTypes(facts.numPointers, ptrType);
+  paramTypes.append(numSizes, IntegerType::get(ctx, 32));
+  paramTypes.append(2, ptrType);
+
+  ImplicitLocOpBuilder kb(loc, ctx);
+  kb.setInsertionPointToEnd(kernels.getBody());
+  facts.threads = shape.threads();
+  auto kernel = newKernel(kb, name, paramTypes, facts.threads);
+  // setmaxnreg moves registers between warpgroups only when ptxas knows the
+  // count every thread starts with (else its C7508, "setmaxnreg ignored").
+  if (shape.launchRegisters())
+    kernel->setAttr(
+        NVVM::NVVMDialect::getMaxnregAttrName(),
+        kb.getI32IntegerAttr(static_cast<int32_t>(shape.launchRegisters())));
+  // The dynamic shared memory (extern __shared__): launched with
+  // shape.sharedBytes().
+  OpBuilder gb(kernels.getBodyRegion());
+  gb.setInsertionPointToStart(kernels.getBody());
+  auto smem = LLVM::GlobalOp::create(
+      gb, loc, LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0),
+      /*isConstant=*/false, LLVM::Linkage::External, (name + "_smem").str(),
+      Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+  buildHopperKernel(kb, pb, shape, kernel, smem);
+  facts.sharedBytes = shape.sharedBytes();
+
+  // CUtensorMapDataType: UINT8 = 0 (TMA moves bytes; the wgmma reads
+  // them as s8), FLOAT16 = 6, BFLOAT16 = 9.
+  int64_t dataType = pb.int8 ? 0 : pb.inputType.isF16() ? 6 : 9;
+  auto map = [&](StringRef param, StringRef operand, ArrayRef<int64_t> box,
+                 int64_t swizzle, ArrayRef<int64_t> strides = {}) {
+    facts.tensorMaps.push_back(stc_gpu::TensorMapAttr::get(
+        ctx, param, operand, dataType, box, swizzle, strides));
+  };
+  map("values_map", "values", {shape.storedK(), shape.blockRows}, 64);
+  if (pb.conv) {
+    // The NHWC input, innermost first: 64 channels x TW pixels (every
+    // stride_w-th) x TH rows (every stride_h-th) x 1 image.
+    const ConvGeometry &cg = *pb.conv;
+    map("dense_map", "dense",
+        {shape.blockK(), shape.pixelTileW * cg.strideW,
+         shape.pixelTileH * cg.strideH, 1},
+        128, {1, cg.strideW, cg.strideH, 1});
+  } else if (pb.denseKMajor) {
+    map("dense_map", "dense", {64, shape.blockK()}, 128);
+  } else {
+    // With multicast each block loads half of the tile's columns.
+    map("dense_map", "dense",
+        {shape.blockK(), shape.blockCols / (shape.multicastB ? 2 : 1)}, 128);
+  }
+  return facts;
+}
+
+void LowerSpmmToGpu::emitHostCall(Operation *op, gpu::GPUModuleOp kernels,
+                                  StringRef name, ArrayRef<Value> tensors,
+                                  ValueRange dynamicSizes) {
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  ImplicitLocOpBuilder b(loc, op);
+  SmallVector<Value> buffers;
+  SmallVector<Type> bufferTypes;
+  for (Value t : tensors) {
+    MemRefType type = bufferTypeOf(t.getType());
+    buffers.push_back(
+        bufferization::ToBufferOp::create(b, type, t, /*readOnly=*/true));
+    bufferTypes.push_back(type);
+  }
+  auto resultTensorType = cast<RankedTensorType>(op->getResult(0).getType());
+  MemRefType outType = bufferTypeOf(resultTensorType);
+  Value outBuffer = memref::AllocOp::create(b, outType, dynamicSizes);
+  buffers.push_back(outBuffer);
+  bufferTypes.push_back(outType);
+
+  ModuleOp module = getOperation();
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToEnd(module.getBody());
+  auto host = func::FuncOp::create(mb, loc, (name + "_host").str(),
+                                   FunctionType::get(ctx, bufferTypes, {}));
+  host.setPrivate();
+  host->setAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName,
+                SymbolRefAttr::get(kernels.getNameAttr(),
+                                   {FlatSymbolRefAttr::get(ctx, name)}));
+  func::CallOp::create(b, host, buffers);
+  Value result = bufferization::ToTensorOp::create(
+      b, resultTensorType, outBuffer, /*restrict=*/true, /*writable=*/true);
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+}
+
+LogicalResult LowerSpmmToGpu::lower(Operation *op, KernelConfigAttr config,
+                                    gpu::GPUModuleOp kernels, unsigned index) {
+  MLIRContext *ctx = op->getContext();
+  if (failed(checkGpuPattern(op)))
+    return failure();
+  auto spmm = dyn_cast<SpmmOp>(op);
+  auto conv = dyn_cast<ConvOp>(op);
+  Problem pb = spmm ? problemOf(spmm) : problemOf(conv);
+  if (failed(checkKernelConfig(op, pb, config, kPass)))
+    return failure();
+  pb.f16Acc = config.getAccumulator() == stc_gpu::Accumulator::f16;
+  std::string name = (spmm ? "stc_spmm_" : "stc_conv_") + std::to_string(index);
+  Value metaOperand = spmm ? spmm.getMeta() : conv.getMeta();
+  FailureOr<KernelMetadata> meta = prepareKernelMetadata(
+      op, kernels, name, metaOperand, pb, config.isWgmma());
+  if (failed(meta))
+    return failure();
+  KernelFacts facts = config.isWgmma()
+                          ? emitHopperKernel(op, kernels, pb, config, name)
+                          : emitMmaSpKernel(op, kernels, pb, config, name);
+
+  // The launch contract, for stc-gpu-host-launch, the emulator and tools
+  // (stc-compile --kernel-info).
+  auto dyn = [](int64_t v) { return ShapedType::isDynamic(v) ? -1 : v; };
+  stc_gpu::ConvGeometryAttr geometry;
+  if (conv) {
+    const ConvGeometry &cg = *pb.conv;
+    RankedTensorType input = conv.getInput().getType();
+    auto result = cast<RankedTensorType>(conv.getResult().getType());
+    geometry = stc_gpu::ConvGeometryAttr::get(
+        ctx, cg.kh, cg.kw, cg.strideH, cg.strideW, cg.dilationH, cg.dilationW,
+        cg.padH, cg.padW, conv.getPadHigh()[0], conv.getPadHigh()[1], cg.c,
+        cg.cp, cg.groups, dyn(input.getDimSize(0)), dyn(input.getDimSize(1)),
+        dyn(input.getDimSize(2)), dyn(result.getDimSize(1)),
+        dyn(result.getDimSize(2)));
+  }
+  Builder b(ctx);
+  SmallVector<Attribute> params;
+  for (const std::string &p : facts.params)
+    params.push_back(b.getStringAttr(p));
+  auto info = KernelInfoAttr::get(
+      ctx, name, config, facts.threads, facts.sharedBytes,
+      facts.staticSharedBytes, b.getArrayAttr(params), facts.numPointers,
+      dyn(pb.rows), dyn(pb.cols), dyn(pb.depth), pb.sparseLhs,
+      spmm && spmm.getDenseTransposed(), pb.inputType, pb.outputType,
+      pb.conv ? pb.conv->groups : 1, meta->layout, meta->conversionKernel,
+      meta->rowsPerBlock, meta->kPerWord, meta->threads, facts.fallbackKernel,
+      facts.stagedAlign, geometry,
+      facts.tensorMaps.empty() ? ArrayAttr()
+                               : b.getArrayAttr(facts.tensorMaps));
+  auto kernel = kernels.lookupSymbol<gpu::GPUFuncOp>(name);
+  kernel->setAttr(KernelInfoAttr::kAttrName, info);
+
+  // The host side: a call to a private function on buffers, defined after
+  // bufferization by stc-gpu-host-launch.
+  SmallVector<Value> tensors = {spmm ? spmm.getValues() : conv.getValues(),
+                                meta->operand,
+                                spmm ? spmm.getDense() : conv.getInput()};
+  if (pb.hasBias)
+    tensors.push_back(spmm ? spmm.getBias() : conv.getBias());
+  if (pb.hasAcc)
+    tensors.push_back(spmm ? spmm.getAcc() : conv.getAcc());
+  if (pb.hasScale)
+    tensors.push_back(spmm.getScale());
+  ImplicitLocOpBuilder hb(op->getLoc(), op);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<Value> dynamicSizes;
+  if (spmm) {
+    // Result rows/cols: (sparse rows, dense other dim) for a sparse lhs,
+    // (dense other dim, sparse rows) for a sparse rhs.
+    int64_t denseOtherDim = 1 - spmm.getDenseReductionDim();
+    for (int64_t d = 0; d < 2; ++d) {
+      if (!resultType.isDynamicDim(d))
+        continue;
+      bool sparseSide = (d == 0) == pb.sparseLhs;
+      dynamicSizes.push_back(
+          sparseSide
+              ? tensor::DimOp::create(hb, spmm.getValues(), 0).getResult()
+              : tensor::DimOp::create(hb, spmm.getDense(), denseOtherDim)
+                    .getResult());
+    }
+  } else {
+    // Dynamic result sizes: N from the input, OH and OW by the
+    // convolution's arithmetic (floor division of non-negative values; the
+    // verifier and the host's empty-result check cover filters that do not
+    // fit).
+    if (resultType.isDynamicDim(0))
+      dynamicSizes.push_back(tensor::DimOp::create(hb, conv.getInput(), 0));
+    for (int64_t d = 0; d < 2; ++d) {
+      if (!resultType.isDynamicDim(1 + d))
+        continue;
+      auto cst = [&](int64_t v) {
+        return arith::ConstantIndexOp::create(hb, v);
+      };
+      Value in = tensor::DimOp::create(hb, conv.getInput(), 1 + d);
+      int64_t reach =
+          conv.getDilations()[d] * (conv.getFilterSize()[d] - 1) + 1;
+      Value span = arith::AddIOp::create(
+          hb, in, cst(conv.getPadLow()[d] + conv.getPadHigh()[d]));
+      // max(span - reach, -stride) / stride + 1 is max(0, ...) for any span.
+      Value rest = arith::MaxSIOp::create(
+          hb, arith::SubIOp::create(hb, span, cst(reach)),
+          cst(-conv.getStrides()[d]));
+      dynamicSizes.push_back(arith::AddIOp::create(
+          hb, arith::FloorDivSIOp::create(hb, rest, cst(conv.getStrides()[d])),
+          cst(1)));
+    }
+  }
+  emitHostCall(op, kernels, name, tensors, dynamicSizes);
+  return success();
+}
+
+void LowerSpmmToGpu::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa<SpmmOp, ConvOp>(op))
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return;
+  // One gpu.module, compiled for one architecture.
+  SmallVector<KernelConfigAttr> configs;
+  for (Operation *op : ops) {
+    KernelConfigAttr config = getKernelConfig(op);
+    if (!config) {
+      op->emitError() << kPass << ": " << op->getName() << " has no "
+                      << KernelConfigAttr::kAttrName
+                      << " (run stc-configure-gpu-kernels first)";
+      return signalPassFailure();
+    }
+    if (!configs.empty() && config.getArch() != configs.front().getArch()) {
+      op->emitError() << kPass << ": kernel configurations for "
+                      << stc_gpu::stringifyGpuArch(configs.front().getArch())
+                      << " and " << stc_gpu::stringifyGpuArch(config.getArch())
+                      << " in one module, which is compiled for one GPU";
+      return signalPassFailure();
+    }
+    configs.push_back(config);
+  }
+  MLIRContext *ctx = module.getContext();
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(ctx));
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToEnd(module.getBody());
+  auto kernels = gpu::GPUModuleOp::create(mb, module.getLoc(), "stc_kernels");
+  for (auto [index, op] : llvm::enumerate(ops))
+    if (failed(lower(op, configs[index], kernels, index)))
+      return signalPassFailure();
+}

@@ -1,0 +1,160 @@
+//===- MmaSpFragments.cpp - the pieces of the mma.sp kernels ---*- C++ -*-===//
+//
+// See MmaSpFragments.h.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GPU/MmaSpFragments.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::stc;
+using namespace mlir::stc::gpu_kernel;
+
+SmallVector<Value> mlir::stc::gpu_kernel::zeroAccumulators(KernelIR &ir,
+                                                           const Problem &pb) {
+  Value zero = pb.f16Acc ? ir.zeroOf(VectorType::get({2}, ir.b.getF16Type()))
+               : pb.int8 ? ir.i32(0)
+                         : ir.f32(0.0);
+  return SmallVector<Value>(kRowTiles * kColTiles * accRegs(pb), zero);
+}
+
+/// Two elements packed as one register: vector<2xf16> for f16, i32 for
+/// bf16.
+static Value packPair(KernelIR &ir, const Problem &pb, Value lo, Value hi) {
+  ImplicitLocOpBuilder &b = ir.b;
+  auto vecType = VectorType::get({2}, pb.inputType);
+  Value vec = LLVM::UndefOp::create(b, vecType);
+  vec = LLVM::InsertElementOp::create(b, vec, lo, ir.i32(0));
+  vec = LLVM::InsertElementOp::create(b, vec, hi, ir.i32(1));
+  if (pb.inputType.isF16())
+    return vec;
+  return LLVM::BitcastOp::create(b, b.getI32Type(), vec);
+}
+
+/// Four i8 elements packed as one i32 register (element 0 in the low
+/// byte), the form of every i8 mma operand register.
+static Value packQuad(KernelIR &ir, ArrayRef<Value> bytes) {
+  ImplicitLocOpBuilder &b = ir.b;
+  auto vecType = VectorType::get({4}, b.getI8Type());
+  Value vec = LLVM::UndefOp::create(b, vecType);
+  for (auto [i, v] : llvm::enumerate(bytes))
+    vec = LLVM::InsertElementOp::create(b, vec, v, ir.i32(i));
+  return LLVM::BitcastOp::create(b, b.getI32Type(), vec);
+}
+
+Value mlir::stc::gpu_kernel::packRegister(KernelIR &ir, const Problem &pb,
+                                          ArrayRef<Value> elems) {
+  if (elems.size() == 4)
+    return packQuad(ir, elems);
+  if (elems.size() == 2)
+    return packPair(ir, pb, elems[0], elems[1]);
+  return NVVM::ConvertFloatToTF32Op::create(ir.b, ir.b.getI32Type(), elems[0],
+                                            NVVM::FPRoundingMode::RNA)
+      .getResult();
+}
+
+SmallVector<Value, 2>
+mlir::stc::gpu_kernel::metadataWords(KernelIR &ir, const Problem &pb,
+                                     const KernelPrologue &k, Value step) {
+  ImplicitLocOpBuilder &b = ir.b;
+  // mmaSpMetaWordIndex(rb, s, lane, V) = ((rb * V + s / 4) * 32 + lane) * 4
+  // + s % 4, with s = step (m16n8k32.b16 and m16n8k16.tf32: one K step per
+  // metadata block, one word for both tiles) or s = 2 * step + tile
+  // (m16n8k64.i8). Warps past the last row block (a ragged R) read the
+  // padding word: every nibble 0x4, legal, over zero values.
+  Value rowBlock = arith::DivUIOp::create(b, k.rowBase, ir.i32(32));
+  Value pad = arith::ConstantIntOp::create(b, 0x44444444, 32);
+  auto word = [&](Value s) {
+    Value vector = ir.add(ir.mul(rowBlock, k.metaVectors),
+                          arith::DivUIOp::create(b, s, ir.i32(4)));
+    Value index = ir.add(
+        ir.mul(ir.add(ir.mul(ir.wide(vector), ir.i64(32)), ir.wide(k.lane)),
+               ir.i64(4)),
+        ir.wide(arith::RemUIOp::create(b, s, ir.i32(4))));
+    return ir.loadIf(ir.lt(rowBlock, k.metaRowBlocks), k.args.meta,
+                     b.getI32Type(), index, pad);
+  };
+  if (!pb.int8)
+    return {word(step)};
+  Value first = ir.mul(step, ir.i32(2));
+  return {word(first), word(ir.add(first, ir.i32(1)))};
+}
+
+SmallVector<Value>
+mlir::stc::gpu_kernel::mmaSpStep(KernelIR &ir, const Problem &pb, bool ordered,
+                                 ArrayRef<SmallVector<Value, 4>> aRegs,
+                                 ArrayRef<SmallVector<Value, 4>> bRegs,
+                                 ArrayRef<Value> metaWords, ValueRange acc) {
+  ImplicitLocOpBuilder &b = ir.b;
+  Type accType = pb.f16Acc ? Type(VectorType::get({2}, b.getF16Type()))
+                 : pb.int8 ? Type(b.getI32Type())
+                           : Type(b.getF32Type());
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(accRegs(pb), accType));
+  std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
+  if (pb.inputType.isBF16())
+    ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                             NVVM::MMATypes::bf16};
+  if (pb.tf32)
+    ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                             NVVM::MMATypes::tf32};
+  std::optional<NVVM::MMAIntOverflow> overflow;
+  if (pb.int8) {
+    ptxTypes =
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::s8, NVVM::MMATypes::s8};
+    // Wrapping s32 accumulation, as the CPU path's i32 adds.
+    overflow = NVVM::MMAIntOverflow::wrapped;
+  }
+  SmallVector<Value> next;
+  for (int64_t i = 0; i < kRowTiles; ++i) {
+    for (int64_t j = 0; j < kColTiles; ++j) {
+      int64_t base = (i * kColTiles + j) * accRegs(pb);
+      SmallVector<Value, 4> c(acc.begin() + base,
+                              acc.begin() + base + accRegs(pb));
+      // i8: each tile's own word, F = 0; otherwise the shared word, F = i.
+      Value word = pb.int8 ? metaWords[i] : metaWords[0];
+      auto mma = NVVM::MmaSpOp::create(
+          b, resultType, aRegs[i], bRegs[j], c, word, ir.i32(pb.int8 ? 0 : i),
+          ArrayRef<int64_t>{kMmaM, kMmaN, mmaSpInstructionK(pb)}, overflow,
+          ptxTypes);
+      if (ordered)
+        mma.setOrderedMetadata(true);
+      for (int64_t e = 0; e < accRegs(pb); ++e)
+        next.push_back(LLVM::ExtractValueOp::create(b, mma, e));
+    }
+  }
+  return next;
+}
+
+void mlir::stc::gpu_kernel::storeWarpTile(KernelIR &ir, const Problem &pb,
+                                          const KernelPrologue &k,
+                                          ValueRange acc) {
+  ImplicitLocOpBuilder &b = ir.b;
+  OutputStore output = outputStoreOf(k);
+  // Accumulator e of tile (i, j) is Out[row g + 8 (e >> 1)][col 2t + (e & 1)].
+  for (int64_t i = 0; i < kRowTiles; ++i) {
+    for (int64_t j = 0; j < kColTiles; ++j) {
+      for (int64_t e = 0; e < 4; ++e) {
+        Value r = ir.add(ir.add(ir.add(k.rowBase, ir.i32(i * kMmaM)), k.g),
+                         ir.i32(8 * (e >> 1)));
+        Value p = ir.add(ir.add(ir.add(k.colBase, ir.i32(j * kMmaN)),
+                                ir.mul(k.t, ir.i32(2))),
+                         ir.i32(e & 1));
+        // f16 accumulators: register e / 2 holds elements e, e + 1 of the
+        // tile's rows g (e < 2) and g + 8 as f16x2.
+        Value v;
+        if (pb.f16Acc) {
+          Value pair = acc[(i * kColTiles + j) * 2 + (e >> 1)];
+          v = LLVM::ExtractElementOp::create(b, pair, ir.i32(e & 1))
+                  .getResult();
+        } else {
+          v = acc[(i * kColTiles + j) * 4 + e];
+        }
+        storeResult(ir, pb, output, v, r, p);
+      }
+    }
+  }
+  gpu::ReturnOp::create(b);
+}

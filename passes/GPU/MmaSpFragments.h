@@ -1,0 +1,91 @@
+//===- MmaSpFragments.h - the pieces of the mma.sp kernels -----*- C++ -*-===//
+//
+// What the direct and staged sm_80 kernels share: the warp tile (32 x 32:
+// two 16-row mma.sp tiles by four 8-column ones), the staged kernel's
+// shared-memory geometry, operand register packing, the lane's kernel-ready
+// metadata words, one K step of 2 x 4 mma.sp, and the store of a warp
+// tile's accumulators through the fused epilogue. Each takes what it needs
+// explicitly.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_PASSES_GPU_MMASPFRAGMENTS_H
+#define STC_PASSES_GPU_MMASPFRAGMENTS_H
+
+#include "passes/GPU/Epilogue.h"
+#include "passes/GPU/KernelIR.h"
+#include "passes/GPU/KernelProblem.h"
+#include "passes/GPU/KernelPrologue.h"
+
+namespace mlir::stc::gpu_kernel {
+
+/// The warp tile and the mma.sp shape. K of one instruction: 32 for
+/// f16/bf16 (2:4), 16 for tf32 (1:2), 64 for i8 (2:4).
+constexpr int64_t kWarpRows = 32;
+constexpr int64_t kWarpCols = 32;
+constexpr int64_t kMmaM = 16;
+constexpr int64_t kMmaN = 8;
+constexpr int64_t kMmaK = 32;
+constexpr int64_t kMmaKTf32 = 16;
+constexpr int64_t kMmaKI8 = 64;
+constexpr int64_t kRowTiles = kWarpRows / kMmaM; // 2
+constexpr int64_t kColTiles = kWarpCols / kMmaN; // 4
+/// The staged kernel: `stages` buffers of one K step each in shared memory,
+/// A (block rows x 32 bytes of stored elements) then B (block cols p-rows
+/// x 64 bytes, or 32 k-rows x block cols), 16-byte chunks swizzled so that
+/// ldmatrix's 8 row addresses hit distinct banks.
+constexpr int64_t kChunkBytes = 16;
+constexpr int64_t kARowBytes = 32;
+constexpr int64_t kBPMajorRowBytes = 64;
+
+/// Shared-memory geometry of the staged kernel for a block tile. A K step
+/// has the same bytes for every element type (f16/bf16: 32 k, tf32: 16 k,
+/// i8: 64 k): 32 bytes of stored A values per row, 64 bytes of B per
+/// column. A k-major B (16-bit elements only: ldmatrix.trans) is 32 rows
+/// of blockCols elements.
+struct StagedLayout {
+  int64_t threads, aBytes, bBytes, bKMajorRowBytes, stageBytes;
+  StagedLayout(int64_t blockRows, int64_t blockCols, int64_t elemBytes)
+      : threads((blockRows / kWarpRows) * (blockCols / kWarpCols) * kWarpSize),
+        aBytes(blockRows * kARowBytes), bBytes(blockCols * kBPMajorRowBytes),
+        bKMajorRowBytes(blockCols * elemBytes), stageBytes(aBytes + bBytes) {}
+};
+
+/// Elements of one 16-byte cp.async chunk.
+inline int64_t chunkElems(const Problem &pb) {
+  return kChunkBytes / (pb.inputType.getIntOrFloatBitWidth() / 8);
+}
+/// Accumulator registers per mma: 4 (f32 or s32), or 2 f16x2.
+inline int64_t accRegs(const Problem &pb) { return pb.f16Acc ? 2 : 4; }
+/// The zero accumulators of a whole warp tile.
+SmallVector<Value> zeroAccumulators(KernelIR &ir, const Problem &pb);
+
+/// The 32-bit operand register of `elems` (1 tf32, 2 f16/bf16 or 4 i8):
+/// vector<2xf16> for f16, i32 for the others (what nvvm.mma.sp.sync takes).
+/// An f32 is rounded to tf32 (cvt.rna.tf32.f32, as cuBLAS does) rather
+/// than left to mma.sp, which ignores the low 13 bits (truncation, a bias
+/// that grows with K).
+Value packRegister(KernelIR &ir, const Problem &pb, ArrayRef<Value> elems);
+
+/// The lane's kernel-ready metadata words for K step `step` of its warp's
+/// 32-row block (docs/GPU-LAYOUT.md), one per 16-row tile: for
+/// f16/bf16/tf32 one 32-bit load serves both tiles, tile i reading it with
+/// selector F = i; for i8 (m16n8k64, F = 0) each tile has its own word.
+SmallVector<Value, 2> metadataWords(KernelIR &ir, const Problem &pb,
+                                    const KernelPrologue &k, Value step);
+
+/// One K step of the warp tile: 2 x 4 mma.sp on the A registers of each
+/// 16-row tile, the B registers of each 8-column tile and the metadata
+/// words, accumulating into `acc`; returns the new accumulators.
+SmallVector<Value> mmaSpStep(KernelIR &ir, const Problem &pb, bool ordered,
+                             ArrayRef<SmallVector<Value, 4>> aRegs,
+                             ArrayRef<SmallVector<Value, 4>> bRegs,
+                             ArrayRef<Value> metaWords, ValueRange acc);
+
+/// Stores the warp tile's accumulators through the epilogue, then returns
+/// from the kernel.
+void storeWarpTile(KernelIR &ir, const Problem &pb, const KernelPrologue &k,
+                   ValueRange acc);
+
+} // namespace mlir::stc::gpu_kernel
+
+#endif // STC_PASSES_GPU_MMASPFRAGMENTS_H

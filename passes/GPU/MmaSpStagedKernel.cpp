@@ -1,0 +1,315 @@
+//===- MmaSpStagedKernel.cpp - the staged mma.sp kernel --------*- C++ -*-===//
+//
+// Family `staged`: each K step of A (the values) and B (D, or the gathered
+// im2col tile of a convolution) is copied into swizzled shared memory by a
+// multi-stage cp.async pipeline (16-byte chunks, zero-filled past the
+// edges) and read as mma.sp fragments with ldmatrix (.trans for a k-major
+// D). f16/bf16, tf32 and i8 (tf32 and i8 with a p-major D) when the rows it
+// copies are 16-byte aligned.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GPU/ImplicitGemm.h"
+#include "passes/GPU/MmaSpFragments.h"
+#include "passes/GPU/MmaSpKernels.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::stc;
+using namespace mlir::stc::gpu_kernel;
+
+void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
+    ImplicitLocOpBuilder &b, const Problem &pb, int64_t blockRows,
+    int64_t blockCols, int64_t stages, bool ordered, gpu::GPUFuncOp func,
+    LLVM::GlobalOp sharedMemory) {
+  KernelIR ir(b);
+  KernelPrologue kp = emitKernelPrologue(ir, pb, blockRows, blockCols, func);
+  Type i8 = b.getI8Type();
+  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  Value smem =
+      LLVM::AddressOfOp::create(b, sharedPtr, sharedMemory.getSymNameAttr());
+  auto byteAt = [&](Value base, Value offset) {
+    return LLVM::GEPOp::create(b, base.getType(), i8, base, ValueRange{offset})
+        .getResult();
+  };
+  // Elements of one chunk: 8 (f16/bf16), 4 (tf32) or 16 (i8).
+  const int64_t elemsPerChunk = chunkElems(pb);
+  const int64_t elemBytes = kChunkBytes / elemsPerChunk;
+  assert((!pb.denseKMajor || elemBytes == 2) &&
+         "a k-major D is staged through ldmatrix.trans: 16-bit elements only");
+  auto clampChunk = [&](Value n) {
+    return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, n, ir.i32(0)),
+                                  ir.i32(elemsPerChunk));
+  };
+  // Bytes of A and B per stage (see the layout in buildStaged's comment in
+  // the header of this file).
+  StagedLayout layout(blockRows, blockCols, elemBytes);
+  auto stageBase = [&](Value slot) {
+    return ir.mul(slot, ir.i32(layout.stageBytes));
+  };
+  // Calls body(id) for the chunk ids tid, tid + threads, ... below `total`.
+  // The second argument of body is the round (first / threads).
+  auto forChunks = [&](int64_t total, function_ref<void(Value, int64_t)> body) {
+    for (int64_t first = 0; first < total; first += layout.threads) {
+      Value id = ir.add(kp.tid, ir.i32(first));
+      int64_t round = first / layout.threads;
+      if (first + layout.threads <= total) {
+        body(id, round);
+        continue;
+      }
+      auto guard = scf::IfOp::create(b, ir.lt(id, ir.i32(total)), false);
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPointToStart(guard.thenBlock());
+      body(id, round);
+    }
+  };
+  // B's p-major chunks: the pixel of each of a thread's chunks is the same
+  // in every K step; for a convolution, decompose it (divisions by
+  // run-time sizes) once, before the pipeline.
+  int64_t bChunks = blockCols * 4;
+  SmallVector<PixelOrigin> chunkOrigins;
+  if (pb.conv)
+    for (int64_t first = 0; first < bChunks; first += layout.threads)
+      chunkOrigins.push_back(pixelOrigin(
+          ir, pb, kp.args,
+          ir.add(kp.blockCol,
+                 arith::DivUIOp::create(b, ir.add(kp.tid, ir.i32(first)),
+                                        ir.i32(4)))));
+
+  // Issues the cp.async copies of K step `step` into stage `slot`; copies
+  // past an edge read nothing (src-size 0 zero-fills) from a clamped,
+  // aligned address.
+  auto issueLoads = [&](Value step, Value slot) {
+    Value base = stageBase(slot);
+    auto copyChunk = [&](Value smemOffset, Value src, Value index,
+                         Value validElems) {
+      Value srcSize = ir.mul(validElems, ir.i32(elemBytes));
+      Value safe = arith::SelectOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, validElems,
+                                ir.i32(0)),
+          index, ir.i64(0));
+      Value from = LLVM::GEPOp::create(b, globalPtr, pb.inputType, src,
+                                       ValueRange{safe});
+      NVVM::CpAsyncOp::create(b, byteAt(smem, ir.add(base, smemOffset)), from,
+                              kChunkBytes, NVVM::LoadCacheModifierKind::CG,
+                              srcSize);
+    };
+    // A: block rows x 2 chunks; chunk c of row r lives at chunk
+    // c ^ ((r >> 2) & 1) (ldmatrix reads 8 rows of one chunk without bank
+    // conflicts).
+    // (A row of a K step: 2 chunks of 8 f16/bf16, 4 tf32 or 16 i8 values.)
+    forChunks(blockRows * 2, [&](Value id, int64_t) {
+      Value row = arith::DivUIOp::create(b, id, ir.i32(2));
+      Value c = arith::RemUIOp::create(b, id, ir.i32(2));
+      Value gRow = ir.add(kp.blockRow, row);
+      Value col = ir.add(ir.mul(step, ir.i32(mmaSpInstructionK(pb) / 2)),
+                         ir.mul(c, ir.i32(elemsPerChunk)));
+      Value valid = arith::SelectOp::create(
+          b, ir.lt(gRow, kp.args.rows),
+          clampChunk(arith::SubIOp::create(b, kp.args.valueCols, col)),
+          ir.i32(0));
+      Value phys = arith::XOrIOp::create(
+          b, c,
+          arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(2)),
+                                ir.i32(1)));
+      Value offset = ir.add(ir.mul(row, ir.i32(kARowBytes)),
+                            ir.mul(phys, ir.i32(kChunkBytes)));
+      Value index = ir.add(ir.mul(ir.wide(gRow), ir.wide(kp.args.valueCols)),
+                           ir.wide(col));
+      copyChunk(offset, kp.args.values, index, valid);
+    });
+    // B: 4 chunks per column of the block.
+    forChunks(bChunks, [&](Value id, int64_t round) {
+      Value row, c, valid, phys, offset, index;
+      if (!pb.denseKMajor) {
+        // p-major: block cols rows (p) x 4 chunks of 8 k (tf32: 4, i8: 16);
+        // chunk c of row r at c ^ ((r >> 1) & 3).
+        row = arith::DivUIOp::create(b, id, ir.i32(4));
+        c = arith::RemUIOp::create(b, id, ir.i32(4));
+        Value p = ir.add(kp.blockCol, row);
+        Value k = ir.add(ir.mul(step, ir.i32(mmaSpInstructionK(pb))),
+                         ir.mul(c, ir.i32(elemsPerChunk)));
+        if (pb.conv) {
+          // Implicit GEMM: with C a multiple of 8 a chunk of 8 k is 8
+          // consecutive channels of one tap, all in or all out of the image.
+          auto [ok, at] = denseElement(ir, pb, kp.args, kp.denseLd,
+                                       chunkOrigins[round], p, k);
+          valid =
+              arith::SelectOp::create(b, ok, ir.i32(elemsPerChunk), ir.i32(0));
+          index = at;
+        } else {
+          valid = arith::SelectOp::create(
+              b, ir.lt(p, kp.args.cols),
+              clampChunk(arith::SubIOp::create(b, kp.args.depth, k)),
+              ir.i32(0));
+          index = ir.add(ir.mul(ir.wide(p), ir.wide(kp.denseLd)), ir.wide(k));
+        }
+        phys = arith::XOrIOp::create(
+            b, c,
+            arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(1)),
+                                  ir.i32(3)));
+        offset = ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
+                        ir.mul(phys, ir.i32(kChunkBytes)));
+      } else {
+        // k-major: 32 rows (k) x block cols / 8 chunks of 8 p; chunk c of
+        // row r at c ^ (r & 7).
+        int64_t chunksPerRow = blockCols / elemsPerChunk;
+        row = arith::DivUIOp::create(b, id, ir.i32(chunksPerRow));
+        c = arith::RemUIOp::create(b, id, ir.i32(chunksPerRow));
+        Value k = ir.add(ir.mul(step, ir.i32(mmaSpInstructionK(pb))), row);
+        Value p = ir.add(kp.blockCol, ir.mul(c, ir.i32(elemsPerChunk)));
+        valid = arith::SelectOp::create(
+            b, ir.lt(k, kp.args.depth),
+            clampChunk(arith::SubIOp::create(b, kp.args.cols, p)), ir.i32(0));
+        phys = arith::XOrIOp::create(b, c,
+                                     arith::AndIOp::create(b, row, ir.i32(7)));
+        offset = ir.add(ir.mul(row, ir.i32(layout.bKMajorRowBytes)),
+                        ir.mul(phys, ir.i32(kChunkBytes)));
+        index = ir.add(ir.mul(ir.wide(k), ir.wide(kp.denseLd)), ir.wide(p));
+      }
+      copyChunk(ir.add(ir.i32(layout.aBytes), offset), kp.args.dense, index,
+                valid);
+    });
+    NVVM::CpAsyncCommitGroupOp::create(b);
+  };
+
+  // Prologue of the pipeline: the first stages - 1 steps in flight (a
+  // commit group per stage even when empty, so that wait counts hold).
+  for (int64_t s = 0; s < stages - 1; ++s) {
+    Value step = ir.i32(s);
+    auto inRange = scf::IfOp::create(b, ir.lt(step, kp.steps), false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(inRange.thenBlock());
+      issueLoads(step, ir.i32(s));
+    }
+  }
+
+  SmallVector<Value> init = zeroAccumulators(ir, pb);
+  auto loop = scf::ForOp::create(b, ir.i32(0), kp.steps, ir.i32(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    // Step `step` has landed once at most stages - 2 younger groups are
+    // pending; the barrier also tells every thread that the slot the next
+    // loads overwrite (the one computed in the previous iteration) is free.
+    Value ahead = ir.add(step, ir.i32(stages - 1));
+    Value aheadInRange = ir.lt(ahead, kp.steps);
+    // Groups committed after step's: min(stages - 2, steps - 1 - step).
+    // Waiting for stages - 2 is exact while the pipeline is full; at the
+    // tail, wait for everything.
+    Value tail =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                              ir.add(step, ir.i32(stages - 2)), kp.steps);
+    auto waitIf = scf::IfOp::create(b, tail, true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(waitIf.thenBlock());
+      NVVM::CpAsyncWaitGroupOp::create(b, 0);
+      b.setInsertionPointToStart(waitIf.elseBlock());
+      NVVM::CpAsyncWaitGroupOp::create(b, stages - 2);
+    }
+    gpu::BarrierOp::create(b);
+    auto loadAhead = scf::IfOp::create(b, aheadInRange, false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(loadAhead.thenBlock());
+      issueLoads(ahead, arith::RemUIOp::create(b, ahead, ir.i32(stages)));
+    }
+    Value base = stageBase(arith::RemUIOp::create(b, step, ir.i32(stages)));
+    auto regsOf = [&](Value structValue) {
+      SmallVector<Value, 4> regs;
+      for (int64_t r = 0; r < 4; ++r) {
+        Value word = LLVM::ExtractValueOp::create(b, structValue, r);
+        if (pb.inputType.isF16())
+          word = LLVM::BitcastOp::create(b, VectorType::get({2}, pb.inputType),
+                                         word);
+        // tf32: one f32 per register, rounded to nearest as in build().
+        if (pb.tf32)
+          word = NVVM::ConvertFloatToTF32Op::create(
+              b, b.getI32Type(),
+              LLVM::BitcastOp::create(b, b.getF32Type(), word),
+              NVVM::FPRoundingMode::RNA);
+        regs.push_back(word);
+      }
+      return regs;
+    };
+    Type i32Type = b.getI32Type();
+    auto x4Type = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {i32Type, i32Type, i32Type, i32Type});
+    auto shape = NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8);
+    // A: ldmatrix.x4 per 16-row tile; lane L addresses row
+    // (L % 8) + 8 ((L / 8) % 2) of the tile, chunk L / 16. Register j of
+    // lane (g, t) is row g + 8 (j % 2), bytes 4t .. 4t + 3 of chunk j / 2:
+    // stored columns 2t, 2t + 1 (+ 8) for f16/bf16, t (+ 4) for tf32, 4t ..
+    // 4t + 3 (+ 16) for i8, the A fragment of each (see build()).
+    SmallVector<SmallVector<Value, 4>> aRegs(kRowTiles);
+    for (int64_t i = 0; i < kRowTiles; ++i) {
+      Value row = ir.add(
+          ir.add(ir.mul(kp.warpRow, ir.i32(kWarpRows)), ir.i32(i * kMmaM)),
+          ir.add(arith::RemUIOp::create(b, kp.lane, ir.i32(8)),
+                 ir.mul(arith::AndIOp::create(
+                            b, arith::ShRUIOp::create(b, kp.lane, ir.i32(3)),
+                            ir.i32(1)),
+                        ir.i32(8))));
+      Value c = arith::ShRUIOp::create(b, kp.lane, ir.i32(4));
+      Value phys = arith::XOrIOp::create(
+          b, c,
+          arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(2)),
+                                ir.i32(1)));
+      Value offset = ir.add(base, ir.add(ir.mul(row, ir.i32(kARowBytes)),
+                                         ir.mul(phys, ir.i32(kChunkBytes))));
+      Value frag = NVVM::LdMatrixOp::create(b, x4Type, byteAt(smem, offset), 4,
+                                            NVVM::MMALayout::row, shape,
+                                            NVVM::LdStMatrixEltType::B16);
+      aRegs[i] = regsOf(frag);
+    }
+    SmallVector<Value, 2> metaWords =
+        metadataWords(ir, pb, kp, loop.getInductionVar());
+    // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7 (tf32:
+    // 4q .. 4q + 3, i8: 16q .. 16q + 15; the same bytes). Lane (g, t) gets
+    // bytes 4t .. 4t + 3 of column p = g: D[2t, 2t + 1 (+ 8q)][g], tf32
+    // D[t + 4q][g], i8 D[4t .. 4t + 3 (+ 16q)][g], as build() loads them.
+    SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
+    for (int64_t j = 0; j < kColTiles; ++j) {
+      Value offset;
+      NVVM::MMALayout ldLayout;
+      if (!pb.denseKMajor) {
+        // Lane L: row p = tile + L % 8, chunk L / 8 (plain ldmatrix).
+        Value row = ir.add(
+            ir.add(ir.mul(kp.warpCol, ir.i32(kWarpCols)), ir.i32(j * kMmaN)),
+            arith::RemUIOp::create(b, kp.lane, ir.i32(8)));
+        Value c = arith::ShRUIOp::create(b, kp.lane, ir.i32(3));
+        Value phys = arith::XOrIOp::create(
+            b, c,
+            arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(1)),
+                                  ir.i32(3)));
+        offset = ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
+                        ir.mul(phys, ir.i32(kChunkBytes)));
+        ldLayout = NVVM::MMALayout::row;
+      } else {
+        // Lane L: row k = L, the chunk of the tile's 8 columns
+        // (ldmatrix.trans gives each lane D[2t, 2t + 1][g]).
+        Value c = ir.add(ir.mul(kp.warpCol, ir.i32(kWarpCols / elemsPerChunk)),
+                         ir.i32(j));
+        Value phys = arith::XOrIOp::create(
+            b, c, arith::AndIOp::create(b, kp.lane, ir.i32(7)));
+        offset = ir.add(ir.mul(kp.lane, ir.i32(layout.bKMajorRowBytes)),
+                        ir.mul(phys, ir.i32(kChunkBytes)));
+        ldLayout = NVVM::MMALayout::col;
+      }
+      Value frag = NVVM::LdMatrixOp::create(
+          b, x4Type,
+          byteAt(smem, ir.add(base, ir.add(ir.i32(layout.aBytes), offset))), 4,
+          ldLayout, shape, NVVM::LdStMatrixEltType::B16);
+      bRegs[j] = regsOf(frag);
+    }
+    scf::YieldOp::create(b, mmaSpStep(ir, pb, ordered, aRegs, bRegs, metaWords,
+                                      loop.getRegionIterArgs()));
+  }
+  storeWarpTile(ir, pb, kp, loop.getResults());
+}
