@@ -1165,7 +1165,7 @@ def parent_main(argv, spec):
     ap.add_argument("--max-repeats", type=int, default=200)
     ap.add_argument("--max-restarts", type=int, default=6)
     ap.add_argument("--only", default=None)
-    # Self test only (bench/gpu/selftest.py): run the worker on the CPU with a
+    # Tests only (test/Bench/worker-sim.test): run the worker on the CPU with a
     # stand-in kernel; KIND@REGEX plants a fault in the matching programs.
     ap.add_argument("--simulate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--simulate-bug", action="append", default=[], help=argparse.SUPPRESS)
