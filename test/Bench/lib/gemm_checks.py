@@ -556,11 +556,30 @@ def t_committed_results():
     return "%d result files render to their committed Markdown" % len(files)
 
 
+def t_fallback_kernel():
+    """kernel_info.kernel_to_launch: a staged kernel's fallback_kernel runs
+    where the dense operand's leading dimension or the values' rows are not
+    multiples of staged_align (as stc-compile's host code chooses), the
+    kernel itself otherwise; a fallback without staged_align is an error."""
+    good = GOOD_INFO[0]
+    ki = dict(good, fallback_kernel="stc_spmm_0_direct", staged_align=8)
+    assert kernel_info.kernel_to_launch(ki, 4096, 2048) == good["kernel"]
+    assert kernel_info.kernel_to_launch(ki, 4092, 2048) == "stc_spmm_0_direct"
+    assert kernel_info.kernel_to_launch(ki, 4096, 2044) == "stc_spmm_0_direct"
+    assert kernel_info.kernel_to_launch(good, 4092, 2044) == good["kernel"]
+    bad = dict(good, fallback_kernel="stc_spmm_0_direct")
+    expect_error(lambda: kernel_info.kernel_to_launch(bad, 4092, 2044),
+                 "fallback_kernel 'stc_spmm_0_direct' without a positive \"staged_align\" "
+                 "(got None)")
+    return "aligned: the staged kernel; unaligned rows or leading dimension: the fallback"
+
+
 CHECKS = {
     "format-vs-ref": t_format_vs_ref,
     "format-errors": t_format_errors,
     "kernel-info": t_kernel_info,
     "kernel-info-sm90a": t_kernel_info_sm90a,
+    "fallback-kernel": t_fallback_kernel,
     "report": t_report,
     "report-int8": t_report_int8,
     "committed-results": t_committed_results,
