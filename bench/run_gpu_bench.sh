@@ -33,13 +33,14 @@
 #       kernels (sm_90 and sm_90a) against cuDNN (torch conv2d,
 #       channels_last f16) with the dense and the pruned filter; writes
 #       bench/results/gpu-conv-<UTC>-<commit>.*
-#   bench/run_gpu_bench.sh selftest [--gemm-only | --conv-only]
-#       On the build machine: the format code against test/lib/stc_ref.py,
-#       the launcher's parsing, the report, the program text through stc-opt
-#       and stc-run (CPU), `build --quick` (skipped while stc-compile has no
-#       --kernel-info) and `build --quick --mock`, each PTX through ptxas;
-#       the same for the convolution benchmark (its worker simulated on the
-#       CPU, build-conv --quick [--mock]).
+#   bench/run_gpu_bench.sh selftest
+#       On the build machine: the benchmark's tests, test/Bench (lit; the
+#       build directory must be configured and built): format code against
+#       test/lib/stc_ref.py, kernel-info checks, the report, the launches
+#       through stc_runtime against the fake CUDA driver (the same driver
+#       calls as before the move onto the runtime), the program text through
+#       stc-opt/stc-run, `build --quick [--mock]`, `build-conv --quick
+#       [--mock]`, the workers simulated on the CPU where torch imports.
 #
 # Environment overrides:
 #   STC_COMPILE      stc-compile binary (build/bin/stc-compile)
@@ -153,14 +154,10 @@ case "$CMD" in
     run_step conv_bench.py "$CONV_WORK" build-conv bench/work/gpu-conv "$@"
     ;;
   selftest)
-    PY="${PYTHON:-}"
-    if [ -z "$PY" ]; then
-      for cand in /usr/bin/python3 python3; do
-        if "$cand" -c "import numpy" 2>/dev/null; then PY="$cand"; break; fi
-      done
-    fi
-    [ -n "$PY" ] || { log "no python3 with NumPy found (apt-get install python3-numpy)"; exit 2; }
-    exec "$PY" "$GPU/selftest.py" "$@"
+    [ $# -eq 0 ] || { log "selftest takes no arguments (lit runs test/Bench)"; exit 2; }
+    lit="${LIT:-/usr/lib/llvm-22/bin/lit}"
+    [ -f "$ROOT/build/test/lit.site.cfg.py" ] || { log "no build/test/lit.site.cfg.py: configure and build first (scripts/build.sh)"; exit 2; }
+    exec "$lit" -sv "$ROOT/build/test/Bench"
     ;;
   -h|--help) usage; exit 0 ;;
   *) log "unknown subcommand '$CMD' (build, run, build-conv, run-conv or selftest)"; usage; exit 2 ;;

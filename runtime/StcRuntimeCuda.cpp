@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/cuda/ApiCall.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/CudaTesting.h"
 #include "runtime/stc_runtime_cuda.h"
@@ -1448,6 +1449,54 @@ const StcCudaSymbol *stc_cuda_mgpu_symbols(size_t *count) {
 }
 
 //===----------------------------------------------------------------------===//
+// ApiCall (runtime/cuda/ApiCall.h): Call for explicit-API entry points in
+// other files
+//===----------------------------------------------------------------------===//
+
+struct stc::cuda::ApiCall::Impl {
+  explicit Impl(const char *entry) : call(Call::Api, entry) {}
+  Call call;
+};
+
+ApiCall::ApiCall(const char *entry) : impl(std::make_unique<Impl>(entry)) {}
+ApiCall::~ApiCall() = default;
+bool ApiCall::ready() const { return impl->call.ready(); }
+int ApiCall::status() const { return impl->call.status(); }
+CudaDriver &ApiCall::driver() const { return impl->call.driver(); }
+const DeviceProperties &ApiCall::props() const { return impl->call.props(); }
+int ApiCall::fail(int code, const std::string &body) {
+  return impl->call.fail(code, body);
+}
+bool ApiCall::check(CUresult r, const std::string &what, int category) {
+  return impl->call.check(r, what, category);
+}
+std::string ApiCall::kernelName(CUfunction fn) const {
+  return ::kernelName(fn);
+}
+void ApiCall::noteSharedOptIn(CUfunction fn, unsigned bytes) {
+  State &st = state();
+  std::lock_guard<std::mutex> lock(st.mu);
+  auto it = st.kernels.find(fn);
+  if (it != st.kernels.end())
+    it->second.sharedOptin = bytes;
+}
+bool ApiCall::launch(CUfunction fn, const unsigned grid[3],
+                     const unsigned block[3], unsigned shared, CUstream stream,
+                     void **params, const unsigned *cluster) {
+  return ::launch(impl->call, fn, grid, block, shared, stream, params,
+                  /*extra=*/nullptr, cluster);
+}
+bool ApiCall::encodeTensorMap(void *map, int dataType, int rank,
+                              uint64_t address, const uint64_t *dims,
+                              const uint64_t *strides, const uint32_t *box,
+                              int swizzle, int l2Promotion,
+                              const uint32_t *elementStrides) {
+  return ::encodeTensorMap(impl->call, map, dataType, rank, address, dims,
+                           strides, box, swizzle, kTensorMapInterleaveNone,
+                           l2Promotion, kTensorMapOobFillNone, elementStrides);
+}
+
+//===----------------------------------------------------------------------===//
 // Test hook
 //===----------------------------------------------------------------------===//
 
@@ -1484,6 +1533,13 @@ int stc_cuda_hide_driver_entry_point_for_testing(const char *name) {
     drv.cuTensorMapEncodeTiled = nullptr;
   else if (std::strcmp(name, "cuLaunchKernelEx") == 0)
     drv.cuLaunchKernelEx = nullptr;
+  else if (std::strcmp(name, "cuFuncGetAttribute") == 0)
+    drv.cuFuncGetAttribute = nullptr;
+  else if (std::strcmp(name, "cuOccupancyMaxActiveBlocksPerMultiprocessor") ==
+           0)
+    drv.cuOccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
+  else if (std::strcmp(name, "cuOccupancyMaxActiveClusters") == 0)
+    drv.cuOccupancyMaxActiveClusters = nullptr;
   else
     return -1;
   return 0;

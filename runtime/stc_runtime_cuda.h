@@ -205,6 +205,80 @@ int stc_cuda_tensor_map_encode_tiled(StcCudaTensorMap *map, int data_type,
                                      const uint32_t *box, int swizzle);
 
 /*===----------------------------------------------------------------------===
+ * Launching stc-compile's kernels from their kernel info
+ * (runtime/StcRuntimeCudaKernel.cpp)
+ *
+ * What a program that launches `stc-compile --emit=ptx --kernel-info` output
+ * itself needs beyond the calls above (bench/gpu does): the kernel's
+ * attributes and occupancy, thread-block-cluster launches, and tensor maps
+ * encoded as stc-compile's own host code encodes them.
+ *===----------------------------------------------------------------------===*/
+
+/* Function attributes (cuda.h's CUfunction_attribute values). */
+enum {
+  STC_CUDA_FUNC_MAX_THREADS_PER_BLOCK = 0, /* given its registers */
+  STC_CUDA_FUNC_STATIC_SHARED_BYTES = 1,
+  STC_CUDA_FUNC_LOCAL_BYTES = 3, /* per thread: spills */
+  STC_CUDA_FUNC_REGISTERS = 4,   /* per thread */
+  STC_CUDA_FUNC_PTX_VERSION = 5, /* 10 * major + minor */
+  STC_CUDA_FUNC_BINARY_VERSION = 6,
+  STC_CUDA_FUNC_MAX_DYNAMIC_SHARED_BYTES = 8
+};
+/* Reads one attribute of `function` into `*value`. */
+int stc_cuda_function_attribute(StcCudaFunction function, int attribute,
+                                int *value);
+/* Opts `function` in to `bytes` of dynamic shared memory per block (up to
+ * the device's limit), as stc_cuda_launch does by itself on the first launch
+ * that asks for more than 48 KiB; needed first by an occupancy query for
+ * such a block.  Launches then do not opt it in again. */
+int stc_cuda_function_set_max_dynamic_shared(StcCudaFunction function,
+                                             unsigned bytes);
+/* Blocks of `block_threads` threads with `shared_bytes` of dynamic shared
+ * memory each that fit on one multiprocessor at once (0: none fits). */
+int stc_cuda_occupancy_blocks_per_sm(StcCudaFunction function,
+                                     unsigned block_threads,
+                                     size_t shared_bytes, int *blocks);
+/* Clusters of `cluster[0..2]` blocks of the launch configuration that can
+ * be resident on the device at once (0: none).  Needs sm_90 and a CUDA 12.0
+ * or later driver. */
+int stc_cuda_occupancy_clusters(StcCudaFunction function,
+                                const unsigned grid[3], const unsigned block[3],
+                                const unsigned cluster[3],
+                                unsigned shared_bytes, int *clusters);
+/* stc_cuda_launch with thread-block clusters of cluster[0..2] blocks (at
+ * most 8), through cuLaunchKernelEx: sm_90 and a CUDA 12.0 or later driver;
+ * the grid must be a whole number of clusters. */
+int stc_cuda_launch_cluster(StcCudaFunction function, const unsigned grid[3],
+                            const unsigned block[3], const unsigned cluster[3],
+                            unsigned shared_bytes, StcCudaStream stream,
+                            void **params);
+
+/* L2 promotion of a tensor map's loads (CUtensorMapL2promotion). */
+enum {
+  STC_CUDA_L2_PROMOTION_NONE = 0,
+  STC_CUDA_L2_PROMOTION_64B = 1,
+  STC_CUDA_L2_PROMOTION_128B = 2,
+  STC_CUDA_L2_PROMOTION_256B = 3
+};
+/* What stc_cuda_tensor_map_encode_tiled_ex adds to the plain encoder. */
+typedef struct StcCudaTensorMapOptions {
+  /* Traversal strides, one per dimension outermost first, each 1..8 (a box
+   * takes every e-th element along that dimension, as for a strided
+   * convolution's input); null: all 1. */
+  const uint32_t *element_strides;
+  /* STC_CUDA_L2_PROMOTION_*; stc-compile's kernels use 128B. */
+  int l2_promotion;
+} StcCudaTensorMapOptions;
+/* stc_cuda_tensor_map_encode_tiled with `options` (null: element strides 1,
+ * no L2 promotion, as the plain encoder), each checked first. */
+int stc_cuda_tensor_map_encode_tiled_ex(StcCudaTensorMap *map, int data_type,
+                                        int rank, StcCudaDevicePtr address,
+                                        const uint64_t *dims,
+                                        const uint64_t *strides_bytes,
+                                        const uint32_t *box, int swizzle,
+                                        const StcCudaTensorMapOptions *options);
+
+/*===----------------------------------------------------------------------===
  * mgpu* entry points (called by code from MLIR 22's gpu-to-llvm lowering)
  *
  * Signatures as MLIR 22.1 emits them (GPUToLLVMConversion.cpp for memory,

@@ -4,7 +4,8 @@
 # The GPU machines lent to sessions have CUDA, PyTorch and nvcc but no
 # LLVM/MLIR, and take at most 64 MiB of files per call. This packs what
 # the `REQUIRES: cuda` lit tests need into one xz archive (about 42 MiB):
-# the stripped stc tools, the runtime and emulator archives, the lit site
+# the stripped stc tools, the runtime and emulator archives, the runtime's
+# CUDA C API as a shared library (for the GPU benchmarks), the lit site
 # config, FileCheck/not/count, lit itself, libLLVM and the small libraries
 # it needs that a non-Debian machine may lack, and stand-ins for three it
 # names but never calls (below). scripts/gpu-remote-tests.sh unpacks it
@@ -22,18 +23,22 @@ build="${STC_BUILD_DIR:-$root/build}"
 out="${1:-$root/.gpu-carry}"
 llvm=/usr/lib/llvm-22
 
-for t in stc-run stc-compile; do
-  [ -x "$build/bin/$t" ] || { echo "gpu-pack: $build/bin/$t missing: run scripts/build.sh" >&2; exit 1; }
+for t in bin/stc-run bin/stc-compile lib/libstc_runtime_cuda.so; do
+  [ -f "$build/$t" ] || { echo "gpu-pack: $build/$t missing: run scripts/build.sh" >&2; exit 1; }
 done
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 
-mkdir -p "$stage/build/bin" "$stage/build/runtime" "$stage/build/test" \
+mkdir -p "$stage/build/bin" "$stage/build/lib" "$stage/build/runtime" "$stage/build/test" \
          "$stage/llvm/bin" "$stage/llvm/lib" "$stage/llvm/utils"
 for t in stc-run stc-compile; do
   strip -o "$stage/build/bin/$t" "$build/bin/$t"
 done
 cp "$build"/runtime/*.a "$stage/build/runtime/"
+# The runtime's CUDA C API, which the GPU benchmarks launch their kernels
+# through (bench/gpu/stcrt.py finds it in build/lib).
+strip --strip-unneeded -o "$stage/build/lib/libstc_runtime_cuda.so" \
+  "$build/lib/libstc_runtime_cuda.so"
 cp "$build/test/lit.site.cfg.py" "$stage/build/test/"
 for t in FileCheck not count; do cp "$llvm/bin/$t" "$stage/llvm/bin/"; done
 cp -r "$llvm/utils/lit" "$stage/llvm/utils/"

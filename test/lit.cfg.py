@@ -50,6 +50,24 @@ try:
 except ImportError:
     pass
 
+# Feature `torch`: %python imports torch (any version, CPU is enough); the
+# GPU benchmark's simulated-worker tests need it (test/Bench).
+def python_has(module):
+    import shlex
+    import subprocess
+    py = shlex.split([s for k, s in config.substitutions if k == "%python"][0])[0]
+    try:
+        r = subprocess.run([py, "-c", "import " + module], timeout=120,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    except (OSError, subprocess.SubprocessError) as e:
+        lit_config.note("%s: cannot import %s (%s)" % (py, module, e))
+        return False
+    return r.returncode == 0
+
+
+if python_has("torch"):
+    config.available_features.add("torch")
+
 # The fake CUDA driver of the runtime's unit tests (test/Unit/FakeCudaDriver.cpp):
 # tools tests load it with STC_CUDA_DRIVER_LIBRARY=%fake_cuda and pick its
 # behaviour with STC_FAKE_CUDA_SCENARIO.

@@ -10,7 +10,8 @@ that poisons the CUDA context, a hang) and writes the results document
 kernel-info checks, the baselines and the report; everything else is here,
 in one place, so that a fix to the timing or the restart logic reaches both:
 
-- `Worker`: the worker's base class. It owns the driver setup, the CUDA-
+- `Worker`: the worker's base class. It owns the runtime setup (STC's
+  kernels run through stc_runtime's C API: stcrt.py, launch.py), the CUDA-
   event timing behind a sleep kernel, the hang/crash handling, the main
   loop over the programs, and `run_stc`, which loads, checks and times
   STC's kernel. A benchmark subclasses it and supplies `run_program` and a
@@ -20,8 +21,8 @@ in one place, so that a fix to the timing or the restart logic reaches both:
   benchmark's files, texts and report functions), `run_worker`,
   `read_jsonl`, `nvidia_smi`: the two processes' entry points and the
   parent's plumbing.
-- The --simulate stand-ins (self test without a GPU): `_CpuEvent`,
-  `_SimDriver`, `sim_fault`, `decode_swapped`.
+- The --simulate stand-ins (tests without a GPU): `_CpuEvent`,
+  `_SimRuntime`, `sim_fault`, `decode_swapped`.
 
 Importing this module needs no torch (the parent imports it too).
 """
@@ -41,6 +42,10 @@ import subprocess
 import sys
 import threading
 import time
+
+import kernel_info as kinfo_lib
+import launch as launch_lib
+import stcrt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -98,31 +103,30 @@ class _CpuEvent:
         return True
 
 
-class _SimDriver:
-    """--simulate: answers the driver calls the worker makes, without a GPU."""
+class _SimRuntime:
+    """--simulate: answers the runtime calls the worker makes (stcrt.Runtime's
+    methods), without a GPU."""
 
-    def load_ptx(self, ptx, where="PTX"):
-        return 1, ""
+    def load_ptx(self, ptx):
+        return 1
 
     def get_function(self, module, name):
         return 1
 
-    def func_attribute(self, f, attr):
-        return {0: 1024}.get(attr, 0)
+    def function_attribute(self, f, attr):
+        return {stcrt.FUNC_MAX_THREADS_PER_BLOCK: 1024}.get(attr, 0)
 
-    def device_attribute(self, attr):
-        return 227 * 1024
+    def device_info(self):
+        return {"name": "simulated", "sm": 90, "driver_version": 0,
+                "max_shared_bytes_per_block": 227 * 1024}
 
     def set_max_dynamic_shared(self, f, nbytes):
-        pass
-
-    def set_attribute(self, f, attr, value, what):
         pass
 
     def occupancy(self, f, threads, dyn_shared):
         return 1
 
-    def max_active_clusters(self, f, kinfo):
+    def max_active_clusters(self, f, grid, block, cluster, shared):
         return 1
 
     # Tensor maps: a readable stand-in encoding (sim_decode_tensor_map) in
@@ -149,9 +153,6 @@ class _SimDriver:
     def unload(self, module):
         pass
 
-    def driver_version(self):
-        return 0
-
 
 #: --simulate's stand-in CUtensorMap: magic, data type, rank, address, 4
 #: dimensions, 3 strides, 4 box sizes, 4 element strides (unused ones 0),
@@ -165,7 +166,7 @@ def _pad(xs, n):
 
 
 def sim_encode_tensor_map(req):
-    """--simulate: a request of cudrv.tensor_map_requests (rank 2 to 4)
+    """--simulate: a request of kernel_info.tensor_map_requests (rank 2 to 4)
     packed into the 128 bytes of a stand-in CUtensorMap (the real encoding
     is opaque)."""
     r = req["rank"]
@@ -193,7 +194,7 @@ def sim_decode_tensor_map(address):
             "l2_promotion": f[21], "oob_fill": f[22]}
 
 
-def sim_fault(bug, cudrv):
+def sim_fault(bug):
     """The faults a simulated kernel plants before it computes anything
     (both benchmarks' stand-in kernels): crash (the process dies), hang
     (never returns), error (a launch error). Other bugs (nan, wrong) are
@@ -204,7 +205,7 @@ def sim_fault(bug, cudrv):
         while True:
             time.sleep(1)
     if bug == "error":
-        raise cudrv.CudaError("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE "
+        raise stcrt.CudaError("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE "
                               "(simulated)", 1)
 
 
@@ -212,11 +213,11 @@ def sim_operands(worker, args, tensors, bug, params, kinfo=None):
     """--simulate: what a stand-in kernel computes from, after planting the
     faults of sim_fault: (its buffers and its sizes by role, resolved from
     the packed arguments through `tensors` (pointer -> tensor) and the
-    parameter tables of `params` (cudrv or conv_kernel), and the sparse
+    parameter tables of `params` (kernel_info or conv_kernel), and the sparse
     operand decompressed, its indices swapped under the "wrong" bug). The
     tensor maps among the arguments are checked against their buffers
     (and, given `kinfo`, the kernel info's boxes and element strides)."""
-    sim_fault(bug, worker.cudrv)
+    sim_fault(bug)
     buf, sizes, maps = {}, {}, {}
     for name, t, v in args:
         if t == "ptr" and name in params.BUFFER_PARAMS:
@@ -242,12 +243,11 @@ def sim_check_tensor_maps(worker, maps, buf, kinfo=None):
     interleave, L2 promotion 128B, zero fill; element strides all 1 or,
     given `kinfo`, its tensor_maps entry's element strides and box. A
     mismatch is raised as a launch error would be."""
-    cudrv = worker.cudrv
     entries = {m["param"]: m for m in (kinfo or {}).get("tensor_maps") or []}
     for name, m in maps.items():
         hit = [(role, t) for role, t in buf.items() if t.data_ptr() == m["address"]]
         if not hit:
-            raise cudrv.CudaError("tensor map %s points to 0x%x, which is none of this "
+            raise stcrt.CudaError("tensor map %s points to 0x%x, which is none of this "
                                   "launch's buffers (simulated)" % (name, m["address"]), 1)
         role, t = hit[0]
         dims = list(reversed(tuple(t.shape)))
@@ -263,7 +263,7 @@ def sim_check_tensor_maps(worker, maps, buf, kinfo=None):
             want["box"] = list(ent["box"])
         got = {k: m[k] for k in want}
         if got != want:
-            raise cudrv.CudaError("tensor map %s of %s: %s, expected %s (simulated)"
+            raise stcrt.CudaError("tensor map %s of %s: %s, expected %s (simulated)"
                                   % (name, role, got, want), 1)
 
 
@@ -301,13 +301,10 @@ class Worker:
     # -- Hooks ------------------------------------------------------------------
     #: Optional kernel-info keys copied into STC's result ("kernel").
     KERNEL_KEYS = ()
-    #: (result key, cudrv constant) of the function attributes recorded for
-    #: STC's kernel; the one of CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES is the
-    #: static shared memory added to the kernel info's dynamic amount.
-    FUNC_ATTRS = (("registers", "CU_FUNC_ATTRIBUTE_NUM_REGS"),
-                  ("local_bytes", "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES"),
-                  ("static_shared_bytes", "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES"),
-                  ("max_threads_per_block", "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"))
+    #: (result key, stcrt attribute) of the function attributes recorded for
+    #: STC's kernel; the one of stcrt.FUNC_STATIC_SHARED_BYTES is the static
+    #: shared memory added to the kernel info's dynamic amount.
+    FUNC_ATTRS = launch_lib.FUNC_ATTRS
     #: How many methods share a program's timing budget (main()).
     BUDGET_SHARES = 4
     #: What STC's result is compared with (in the "wrong" error text).
@@ -350,9 +347,8 @@ class Worker:
 
     def __init__(self, args):
         import torch
-        import cudrv
         import format24
-        self.torch, self.cudrv, self.f24 = torch, cudrv, format24
+        self.torch, self.f24 = torch, format24
         self.args = args
         self.jsonl = open(args.jsonl, "a")
         with open(args.manifest) as f:
@@ -405,8 +401,8 @@ class Worker:
         self.dev = torch.device("cuda")
         torch.zeros(1, device=self.dev)          # creates the primary context
         torch.cuda.synchronize()
-        self.drv = self.cudrv.Driver()
-        self.drv.init()
+        self.open_runtime(device=torch.cuda.current_device())
+        info = self.rt.device_info()
         self.stream = torch.cuda.current_stream()
         props = torch.cuda.get_device_properties(self.dev)
         self.l2 = int(getattr(props, "L2_cache_size", 0) or 0) or (50 << 20)
@@ -417,9 +413,8 @@ class Worker:
                     "multiprocessors": props.multi_processor_count,
                     "memory_bytes": props.total_memory,
                     "l2_bytes": int(getattr(props, "L2_cache_size", 0) or 0) or None,
-                    "max_shared_optin_bytes": self.drv.device_attribute(
-                        self.cudrv.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
-                    "cuda_driver_version": self.drv.driver_version()},
+                    "max_shared_optin_bytes": info["max_shared_bytes_per_block"],
+                    "cuda_driver_version": info["driver_version"]},
             "software": {"python": sys.version.split()[0], "torch": torch.__version__,
                          "torch_cuda": torch.version.cuda,
                          "numpy": None if self.nops is None else self.nops.np.__version__},
@@ -454,11 +449,18 @@ class Worker:
                     self.l2 / 2**20, torch.__version__, torch.version.cuda,
                     env["gpu"]["cuda_driver_version"]))
 
+    def open_runtime(self, path=None, device=0):
+        """stc_runtime's CUDA C API (stcrt.Runtime) on `device`, the one
+        torch uses: the library at `path`, else where stcrt.find_library
+        looks, the benchmark's build directory first (its copy travels)."""
+        self.rt = stcrt.Runtime(path, search=[self.base])
+        self.rt.init(device)
+
     def setup_sim(self):
         """--simulate (self test without a GPU): CPU tensors, a stand-in
         driver and kernel, host-clock events."""
         self.dev = self.torch.device("cpu")
-        self.drv = _SimDriver()
+        self.rt = _SimRuntime()
         self.stream = type("S", (), {"cuda_stream": 0})()
         self.l2 = 1 << 20
         self.cycles_per_ms = None
@@ -758,7 +760,6 @@ class Worker:
         and what the hooks need; `method` names the result's method (stc,
         stc_sm90a), for the messages and --simulate-bug. Returns ent; a
         lost context or a hang is marked in it (the worker then ends)."""
-        cudrv = self.cudrv
         module = None
         self._method = method
         label = {"stc": "STC"}.get(method, "STC " + method.replace("stc_", ""))
@@ -769,15 +770,15 @@ class Worker:
             with open(os.path.join(self.base, p["kernel_info"])) as f:
                 kinfos = self.parse_kernel_info(f.read(), where=p["kernel_info"])
             if len(kinfos) != 1:
-                raise cudrv.KernelInfoError("%s lists %d kernels; the benchmark launches "
+                raise kinfo_lib.KernelInfoError("%s lists %d kernels; the benchmark launches "
                                             "exactly one" % (p["kernel_info"], len(kinfos)))
             ki = kinfos[0]
             with open(os.path.join(self.base, p["ptx"])) as f:
                 ptx = f.read()
-            cudrv.check_ptx_against_info(ptx, ki, where=p["ptx"])
+            kinfo_lib.check_ptx_against_info(ptx, ki, where=p["ptx"])
             bad = self.check_kernel(ki, p, ctx)
             if bad:
-                raise cudrv.KernelInfoError("; ".join(bad))
+                raise kinfo_lib.KernelInfoError("; ".join(bad))
             kent = {k: ki[k] for k in ("kernel", "grid", "block", "shared_bytes", "params",
                                        "param_types")}
             for key in self.KERNEL_KEYS:
@@ -785,10 +786,15 @@ class Worker:
                     kent[key] = ki[key]
             ent["kernel"] = kent
             t0 = time.time()
-            module, jitlog = self.drv.load_ptx(ptx, where=p["ptx"])
+            module = self.rt.load_ptx(ptx)
             ent["jit_seconds"] = round(time.time() - t0, 3)
-            ent["jit_log"] = first_lines(jitlog, 8) if jitlog else ""
-            fn = self.drv.get_function(module, ki["kernel"])
+            # The runtime's loader keeps the JIT's error log (in a failure's
+            # message), not its info log.
+            ent["jit_log"] = ""
+            entry = self._entry_to_launch(ki, ctx, ptx, p["ptx"])
+            if entry != ki["kernel"]:
+                kent["launched_kernel"] = entry
+            fn = self.rt.get_function(module, entry)
             self._configure(fn, ki, kent)
             launches = self._launches(p, ki, module, fn, ctx, stream)
             kent["args_copy0"] = [(nm, t, v if t != "ptr" else hex(v))
@@ -802,7 +808,7 @@ class Worker:
                 copies = len(launches)
                 ent.update(self.time_method(lambda i: launches[i % copies](stream), budget_s,
                                             t_first_ms=ent["first_launch_ms"]))
-                self.drv.synchronize("kernel execution (timed runs)")
+                self.rt.synchronize("kernel execution (timed runs)")
             self.say("  %s: %s" % (label, self.line(ent, ctx["flop"],
                                                      ctx.get("unit", "TFLOP/s"))))
         except Exception as e:  # noqa: BLE001
@@ -822,7 +828,7 @@ class Worker:
                         pass
                 if module is not None:
                     try:
-                        self.drv.unload(module)
+                        self.rt.unload(module)
                     except Exception:  # noqa: BLE001
                         pass
             self._tensor_maps = []
@@ -831,58 +837,32 @@ class Worker:
     def _configure(self, fn, ki, kent):
         """Records the function's attributes (FUNC_ATTRS), checks the block
         and the shared memory against them and the device, opts in to more
-        than 48 KiB of shared memory, and records the occupancy."""
-        cudrv = self.cudrv
-        for key, attr in self.FUNC_ATTRS:
-            kent[key] = self.drv.func_attribute(fn, getattr(cudrv, attr))
-        static = kent[next(key for key, attr in self.FUNC_ATTRS
-                           if attr == "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES")]
-        threads = ki["block"][0] * ki["block"][1] * ki["block"][2]
-        if threads > kent["max_threads_per_block"]:
-            raise RuntimeError("block %s has %d threads but the kernel allows at most %d "
-                               "per block (it uses %d registers per thread)"
-                               % (ki["block"], threads, kent["max_threads_per_block"],
-                                  kent["registers"]))
-        shared = ki["shared_bytes"]
-        if shared + static > 48 * 1024:
-            # More than 48 KiB per block needs the opt-in attribute.
-            optin = self.drv.device_attribute(
-                cudrv.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-            if shared + static > optin:
-                raise RuntimeError("the kernel needs %d B of dynamic + %d B of static "
-                                   "shared memory; the device allows %d B per block"
-                                   % (shared, static, optin))
-            self.drv.set_max_dynamic_shared(fn, shared)
-        kent["blocks_per_sm"] = self.drv.occupancy(fn, threads, shared)
-        if kent["blocks_per_sm"] == 0:
-            raise RuntimeError("cuOccupancyMaxActiveBlocksPerMultiprocessor says no block "
-                               "of %d threads with %d B dynamic shared memory fits on a "
-                               "multiprocessor" % (threads, shared))
-        cluster = cudrv.cluster_of(ki)
-        if cluster != [1, 1, 1]:
-            # A thread-block cluster (sm_90): more than 8 blocks needs the
-            # non-portable opt-in; the launch is cuLaunchKernelEx (cudrv.Launch).
-            kent["cluster"] = cluster
-            if cluster[0] * cluster[1] * cluster[2] > cudrv.MAX_PORTABLE_CLUSTER:
-                self.drv.set_attribute(
-                    fn, cudrv.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1,
-                    "NON_PORTABLE_CLUSTER_SIZE_ALLOWED")
-            try:
-                kent["max_active_clusters"] = self.drv.max_active_clusters(fn, ki)
-            except cudrv.CudaError as e:  # a diagnostic: the launch says the rest
-                kent["max_active_clusters"] = None
-                kent["max_active_clusters_error"] = str(e)
-            if kent["max_active_clusters"] == 0:
-                raise RuntimeError("cuOccupancyMaxActiveClusters says no cluster of %s blocks "
-                                   "(%d threads, %d B dynamic shared memory each) can be "
-                                   "scheduled" % ("x".join(map(str, cluster)), threads, shared))
+        than 48 KiB of shared memory, and records the occupancy
+        (launch.configure)."""
+        static = next(key for key, attr in self.FUNC_ATTRS
+                      if attr == stcrt.FUNC_STATIC_SHARED_BYTES)
+        launch_lib.configure(self.rt, fn, ki, kent, self.FUNC_ATTRS, static_key=static)
+
+    def _entry_to_launch(self, ki, ctx, ptx, where):
+        """The kernel's entry, or its fallback_kernel where copy 0's dense
+        operand or values rows are not aligned for the staged kernel
+        (kernel_info.kernel_to_launch; the PTX must have it too)."""
+        if not ki.get("fallback_kernel"):
+            return ki["kernel"]
+        _, named = self.stc_operands(0, ki, ctx)
+        dense = named.get("dense", named.get("input"))
+        entry = kinfo_lib.kernel_to_launch(ki, tuple(dense.shape)[1],
+                                           tuple(named["values"].shape)[1])
+        if entry != ki["kernel"]:
+            kinfo_lib.check_ptx_against_info(ptx, dict(ki, kernel=entry), where=where)
+        return entry
 
     def _launches(self, p, ki, module, fn, ctx, stream):
         """One launch per input copy (stc_operands, kernel_args), the
         metadata converted for the kernel where it wants that; under
         --simulate the stand-in (sim_launch) with a planted bug when
         --simulate-bug names this program."""
-        torch, cudrv = self.torch, self.cudrv
+        torch = self.torch
         launches = []
         self._meta_words = []
         bug = next((kind for kind, meth, pat in self.sim_bug
@@ -896,10 +876,10 @@ class Worker:
                 # kernel (stc's host code does the same), outside timing.
                 # (The CPU simulation reads canonical metadata itself.)
                 meta = named["meta"]
-                words = torch.empty(max(cudrv.metadata_words(ki), 128),
+                words = torch.empty(max(kinfo_lib.metadata_words(ki), 128),
                                     dtype=torch.int32, device="cuda")
                 self._meta_words.append(words)
-                cudrv.metadata_conversion(self.drv, module, ki, meta.data_ptr(),
+                launch_lib.metadata_conversion(self.rt, module, ki, meta.data_ptr(),
                                           words.data_ptr(), meta.shape[1])(stream)
                 bufs["meta"] = words.data_ptr()
             if ki.get("tensor_maps"):
@@ -909,7 +889,8 @@ class Worker:
                 ops = {op: (named[role].data_ptr(), tuple(named[role].shape),
                             _type_name(named[role]))
                        for op, role in self.TENSOR_MAP_ROLES.items() if role in named}
-                maps = cudrv.DeviceTensorMaps(self.drv, cudrv.tensor_map_requests(ki, ops))
+                maps = launch_lib.DeviceTensorMaps(self.rt,
+                                                   kinfo_lib.tensor_map_requests(ki, ops))
                 self._tensor_maps.append(maps)
                 bufs.update(maps.pointers)
             args = self.kernel_args(ki, bufs, sizes)
@@ -917,7 +898,7 @@ class Worker:
                 tensors = {t.data_ptr(): t for t in named.values()}
                 launches.append(self.sim_launch(args, tensors, bug, ki))
             else:
-                launches.append(cudrv.Launch(self.drv, fn, ki, args))
+                launches.append(launch_lib.Launch(self.rt, fn, ki, args))
         return launches
 
     def _check_stc(self, ent, kent, launches, ctx, stream):
@@ -938,7 +919,7 @@ class Worker:
                              "worker exits and the parent goes on with the next program"
                              % CHECK_TIMEOUT_S)
             return None
-        self.drv.synchronize("kernel execution (cuCtxSynchronize after the first launch)")
+        self.rt.synchronize("kernel execution (cuCtxSynchronize after the first launch)")
         t_first = e0.elapsed_time(e1)
         ent["first_launch_ms"] = t_first
         ok = self.judge(ent, out[0], ref)
@@ -951,7 +932,7 @@ class Worker:
             ent.update(status="failed", hang=True,
                        error="the second launch did not finish within %d s" % CHECK_TIMEOUT_S)
             return None
-        self.drv.synchronize("kernel execution (second launch)")
+        self.rt.synchronize("kernel execution (second launch)")
         ent["deterministic"] = bool(torch.equal(first, out[0]))
         del first
         if ok and not ent["deterministic"]:
@@ -1184,7 +1165,7 @@ def parent_main(argv, spec):
     ap.add_argument("--max-repeats", type=int, default=200)
     ap.add_argument("--max-restarts", type=int, default=6)
     ap.add_argument("--only", default=None)
-    # Self test only (bench/gpu/selftest.py): run the worker on the CPU with a
+    # Tests only (test/Bench/worker-sim.test): run the worker on the CPU with a
     # stand-in kernel; KIND@REGEX plants a fault in the matching programs.
     ap.add_argument("--simulate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--simulate-bug", action="append", default=[], help=argparse.SUPPRESS)

@@ -44,7 +44,7 @@ sys.path.insert(0, HERE)
 import build_programs as bp  # noqa: E402  (what both build steps share)
 import conv_kernel  # noqa: E402
 import conv_shapes  # noqa: E402
-import cudrv  # noqa: E402
+import kernel_info  # noqa: E402
 
 MAX_TOTAL_BYTES = 32 << 20  # what the build may leave for the GPU machine
 
@@ -110,12 +110,12 @@ def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas):
                                     "prune+compress runs on the host)")
         bad, layout = conv_kernel.check(kinfo, g, dt, dt)
         if bad:
-            raise cudrv.KernelInfoError("; ".join(bad))
+            raise kernel_info.KernelInfoError("; ".join(bad))
         res["kernel"] = kinfo
         res["layout"] = layout
-        res["ptx_version"], res["ptx_target"] = cudrv.ptx_header(ptx)
+        res["ptx_version"], res["ptx_target"] = kernel_info.ptx_header(ptx)
         res["ptx_bytes"] = len(ptx)
-    except (cudrv.KernelInfoError, ValueError, OSError) as e:
+    except (kernel_info.KernelInfoError, ValueError, OSError) as e:
         return failed(str(e))
     err = bp.assemble_ptx(res, ptxas, target, ptx_path)
     if err:
@@ -124,7 +124,7 @@ def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas):
     k, pa = res["kernel"], res["ptxas"]
     log("  ok (%s): %s %s grid %s block %s%s shared %d B%s%s" % (
         target, k["kernel"], k.get("variant", "?"), k["grid"], k["block"],
-        (" cluster %s" % cudrv.cluster_of(k)) if cudrv.cluster_of(k) != [1, 1, 1] else "",
+        (" cluster %s" % kernel_info.cluster_of(k)) if kernel_info.cluster_of(k) != [1, 1, 1] else "",
         k["shared_bytes"],
         (", %s registers, %s B spilled" % (pa.get("registers"), pa.get("spill_store_bytes")))
         if pa.get("ok") else "", ", PRE-PADDED input" if layout["prepadded"] else ""))
@@ -156,6 +156,7 @@ def main():
     if os.path.isdir(work):
         shutil.rmtree(work)  # nothing stale may travel
     os.makedirs(os.path.join(work, "programs"))
+    bp.copy_runtime(args, work)
 
     mock_ptx = {}  # geometry -> PTX (the mock bakes the geometry in, as STC does)
 
@@ -259,13 +260,13 @@ def main():
                                         " (the mock convolution)")
             bad, layout = conv_kernel.check(kinfo, g, dt, dt)
             if bad:
-                raise cudrv.KernelInfoError("; ".join(bad))
+                raise kernel_info.KernelInfoError("; ".join(bad))
             entry["kernel"] = kinfo
             entry["layout"] = layout
-            entry["ptx_version"], entry["ptx_target"] = cudrv.ptx_header(ptx)
+            entry["ptx_version"], entry["ptx_target"] = kernel_info.ptx_header(ptx)
             entry["ptx_bytes"] = len(ptx)
             err = bp.assemble_ptx(entry, ptxas, args.target, ptx_path)
-        except (cudrv.KernelInfoError, ValueError, OSError) as e:
+        except (kernel_info.KernelInfoError, ValueError, OSError) as e:
             err = str(e)
         if err:
             fail(err)

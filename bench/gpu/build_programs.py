@@ -40,7 +40,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-import cudrv  # noqa: E402
+import kernel_info  # noqa: E402
 import shapes  # noqa: E402
 
 ELEM = {"f16": "f16", "bf16": "bf16", "f32": "f32", "i8": "i8", "i32": "i32"}
@@ -144,6 +144,10 @@ def arg_parser(doc):
     ap.add_argument("--flags", default="", help="extra stc-compile flags")
     ap.add_argument("--cuda", default="/usr/local/cuda")
     ap.add_argument("--only", default=None, help="regex on program names")
+    ap.add_argument("--runtime-lib",
+                    default=os.path.join(ROOT, "build", "lib", "libstc_runtime_cuda.so"),
+                    help="stc_runtime's CUDA C API, copied into the work directory: the "
+                         "run step launches the kernels through it")
     return ap
 
 
@@ -157,6 +161,10 @@ def find_tools(args, mock_source, log, no_kernel_info):
     version (not --mock)), or None after logging why the build cannot
     start: --mock without nvcc, no stc-compile, or one without
     --kernel-info (no_kernel_info: what to say then)."""
+    if not os.path.isfile(args.runtime_lib):
+        log("no %s: the run step launches the kernels through it; build it first "
+            "(ninja -C build stc_runtime_cuda)" % args.runtime_lib)
+        return None
     ptxas = cuda_tool("ptxas", args.cuda)
     ptxas_version = None
     if ptxas:
@@ -185,6 +193,12 @@ def find_tools(args, mock_source, log, no_kernel_info):
     return ptxas, ptxas_version, nvcc, stc_version
 
 
+def copy_runtime(args, work):
+    """Copies the runtime library into the work directory, which travels to
+    the GPU machine (the run step loads it from there first: stcrt.py)."""
+    shutil.copy(args.runtime_lib, os.path.join(work, os.path.basename(args.runtime_lib)))
+
+
 def nvcc_ptx(nvcc, target, source, defines, path):
     """Compiles the mock kernel `source` (bench/gpu/...) to PTX through the
     scratch file `path`: (exit status, the PTX or nvcc's output)."""
@@ -201,20 +215,20 @@ def nvcc_ptx(nvcc, target, source, defines, path):
 def read_kernel(rel, ptx_path, ki_path, parse, why_one=""):
     """The one kernel of a built program's kernel info (parse: the
     benchmark's validating parser) and its PTX, the .entry checked against
-    it; raises cudrv.KernelInfoError. why_one: said after "exactly one"."""
+    it; raises kernel_info.KernelInfoError. why_one: said after "exactly one"."""
     for p in (ptx_path, ki_path):
         if not os.path.isfile(p) or os.path.getsize(p) == 0:
-            raise cudrv.KernelInfoError("%s was not written (or is empty)" % p)
+            raise kernel_info.KernelInfoError("%s was not written (or is empty)" % p)
     with open(ki_path) as f:
         kinfos = parse(f.read(), where=os.path.join(rel, "k.json"))
     if len(kinfos) != 1:
-        raise cudrv.KernelInfoError(
+        raise kernel_info.KernelInfoError(
             "%s lists %d kernels (%s); the benchmark launches exactly one%s"
             % (os.path.join(rel, "k.json"), len(kinfos),
                ", ".join(x["kernel"] for x in kinfos) or "none", why_one))
     with open(ptx_path) as f:
         ptx = f.read()
-    cudrv.check_ptx_against_info(ptx, kinfos[0], where=os.path.join(rel, "k.ptx"))
+    kernel_info.check_ptx_against_info(ptx, kinfos[0], where=os.path.join(rel, "k.ptx"))
     return kinfos[0], ptx
 
 
@@ -313,17 +327,17 @@ def compile_stc(args, target, flags, pdir, rel, stem, prog, ptxas, say):
     if out.strip():
         res["compile_output"] = tail(out, 10)
     try:
-        kinfo, ptx = read_kernel(rel, ptx_path, ki_path, cudrv.parse_kernel_info)
-        bad = cudrv.check_problem(kinfo, m, n, k, dt, out_dt, dense_transposed=tr)
-        bad += cudrv.check_tensor_maps(
+        kinfo, ptx = read_kernel(rel, ptx_path, ki_path, kernel_info.parse_kernel_info)
+        bad = kernel_info.check_problem(kinfo, m, n, k, dt, out_dt, dense_transposed=tr)
+        bad += kernel_info.check_tensor_maps(
             kinfo, {"values": (m, k // 2), "dense": (n, k) if tr else (k, n), "out": (m, n)},
             {"values": dt, "dense": dt, "out": out_dt})
         if bad:
-            raise cudrv.KernelInfoError("; ".join(bad))
+            raise kernel_info.KernelInfoError("; ".join(bad))
         res["kernel"] = kinfo
-        res["ptx_version"], res["ptx_target"] = cudrv.ptx_header(ptx)
+        res["ptx_version"], res["ptx_target"] = kernel_info.ptx_header(ptx)
         res["ptx_bytes"] = len(ptx)
-    except (cudrv.KernelInfoError, ValueError, OSError) as e:
+    except (kernel_info.KernelInfoError, ValueError, OSError) as e:
         log("  FAILED: %s" % e)
         res.update(status="failed", error=str(e))
         return res
@@ -336,7 +350,7 @@ def compile_stc(args, target, flags, pdir, rel, stem, prog, ptxas, say):
     ki, pa = res["kernel"], res["ptxas"]
     log("  ok: %s %s grid %s block %s%s shared %d B%s" % (
         ki["kernel"], ki.get("variant", "?"), ki["grid"], ki["block"],
-        (" cluster %s" % cudrv.cluster_of(ki)) if cudrv.cluster_of(ki) != [1, 1, 1] else "",
+        (" cluster %s" % kernel_info.cluster_of(ki)) if kernel_info.cluster_of(ki) != [1, 1, 1] else "",
         ki["shared_bytes"],
         (", %s registers, %s B spilled" % (pa.get("registers"), pa.get("spill_store_bytes")))
         if pa.get("ok") else ""))
@@ -371,6 +385,7 @@ def main():
     if os.path.isdir(work):
         shutil.rmtree(work)
     os.makedirs(progs_dir)
+    copy_runtime(args, work)
 
     mock_ptx = {}
     if args.mock:
@@ -441,16 +456,16 @@ def main():
             entry["command"] = "nvcc -ptx -arch=%s bench/gpu/mock_spmm.cu" % args.target
             entry["compile_seconds"] = 0.0
             try:
-                kinfo, ptx = read_kernel(rel, ptx_path, ki_path, cudrv.parse_kernel_info)
-                bad = cudrv.check_problem(kinfo, m, n, k, dt, out_dt,
+                kinfo, ptx = read_kernel(rel, ptx_path, ki_path, kernel_info.parse_kernel_info)
+                bad = kernel_info.check_problem(kinfo, m, n, k, dt, out_dt,
                                           dense_transposed=entry["dense_transposed"])
                 if bad:
-                    raise cudrv.KernelInfoError("; ".join(bad))
+                    raise kernel_info.KernelInfoError("; ".join(bad))
                 entry["kernel"] = kinfo
-                entry["ptx_version"], entry["ptx_target"] = cudrv.ptx_header(ptx)
+                entry["ptx_version"], entry["ptx_target"] = kernel_info.ptx_header(ptx)
                 entry["ptx_bytes"] = len(ptx)
                 err = assemble_ptx(entry, ptxas, args.target, ptx_path)
-            except (cudrv.KernelInfoError, ValueError, OSError) as e:
+            except (kernel_info.KernelInfoError, ValueError, OSError) as e:
                 err = str(e)
             if err:
                 entry.update(status="failed", error=err)

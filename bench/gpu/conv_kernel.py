@@ -24,7 +24,7 @@ Pure Python (no torch): the build step and the self test use it here, the
 run step on the GPU machine.
 """
 
-import cudrv
+import kernel_info
 
 #: Pointer parameter name -> the buffer it must point to.
 BUFFER_PARAMS = {
@@ -50,84 +50,84 @@ CONV_KEYS = ("KH", "KW", "stride_h", "stride_w", "dilation_h", "dilation_w",
 def parse(text, where="kernel-info"):
     """Parses the kernel-info JSON; returns the list of kernel dicts. The
     generic checks (kernel name, block, grid, shared_bytes, param lists and
-    types) are cudrv's; the parameter names are checked against this
+    types) are kernel_info's; the parameter names are checked against this
     module's maps."""
     import json
     try:
         doc = json.loads(text)
     except ValueError as e:
-        raise cudrv.KernelInfoError("%s: not valid JSON: %s" % (where, e))
+        raise kernel_info.KernelInfoError("%s: not valid JSON: %s" % (where, e))
     if not isinstance(doc, list):
-        raise cudrv.KernelInfoError("%s: expected a JSON array of kernel objects, got %s"
+        raise kernel_info.KernelInfoError("%s: expected a JSON array of kernel objects, got %s"
                                     % (where, type(doc).__name__))
     out = []
     for n, k in enumerate(doc):
         w = "%s: kernel #%d" % (where, n)
         if not isinstance(k, dict):
-            raise cudrv.KernelInfoError("%s: expected an object, got %r" % (w, k))
+            raise kernel_info.KernelInfoError("%s: expected an object, got %r" % (w, k))
         name = k.get("kernel")
         if not isinstance(name, str) or not name:
-            raise cudrv.KernelInfoError("%s: \"kernel\" (the PTX .entry name) is missing "
+            raise kernel_info.KernelInfoError("%s: \"kernel\" (the PTX .entry name) is missing "
                                         "or not a string: %r" % (w, name))
         w = "%s (%s)" % (w, name)
-        cudrv._int_triple(k, "block", w)
-        cudrv._int_triple(k, "grid", w)
+        kernel_info._int_triple(k, "block", w)
+        kernel_info._int_triple(k, "grid", w)
         threads = k["block"][0] * k["block"][1] * k["block"][2]
         if threads > 1024:
-            raise cudrv.KernelInfoError("%s: block %r has %d threads (> 1024)"
+            raise kernel_info.KernelInfoError("%s: block %r has %d threads (> 1024)"
                                         % (w, k["block"], threads))
         sb = k.get("shared_bytes")
         if not isinstance(sb, int) or isinstance(sb, bool) or sb < 0:
-            raise cudrv.KernelInfoError("%s: \"shared_bytes\" must be a non-negative "
+            raise kernel_info.KernelInfoError("%s: \"shared_bytes\" must be a non-negative "
                                         "integer, got %r" % (w, sb))
-        cudrv._check_cluster(k, w)
-        cudrv._check_meta_geometry(k, w)
+        kernel_info._check_cluster(k, w)
+        kernel_info._check_meta_geometry(k, w)
         params, types = k.get("params"), k.get("param_types")
         if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
-            raise cudrv.KernelInfoError("%s: \"params\" must be a list of names, got %r"
+            raise kernel_info.KernelInfoError("%s: \"params\" must be a list of names, got %r"
                                         % (w, params))
         if not isinstance(types, list) or len(types) != len(params):
-            raise cudrv.KernelInfoError(
+            raise kernel_info.KernelInfoError(
                 "%s: \"param_types\" must be a list of %d types (one per param %r), "
                 "got %r" % (w, len(params), params, types))
-        maps = cudrv._check_tensor_maps(k, w)
+        maps = kernel_info._check_tensor_maps(k, w)
         missing = sorted(set(maps) - set(params))
         if missing:
-            raise cudrv.KernelInfoError(
+            raise kernel_info.KernelInfoError(
                 "%s: \"tensor_maps\" names parameter(s) %s, which \"params\" %r does not "
                 "have" % (w, missing, params))
         for p, t in zip(params, types):
-            if t not in cudrv.PARAM_TYPES:
-                raise cudrv.KernelInfoError("%s: parameter %r has type %r; the launcher "
-                                            "knows %s" % (w, p, t, sorted(cudrv.PARAM_TYPES)))
+            if t not in kernel_info.PARAM_TYPES:
+                raise kernel_info.KernelInfoError("%s: parameter %r has type %r; the launcher "
+                                            "knows %s" % (w, p, t, sorted(kernel_info.PARAM_TYPES)))
             if p in maps:
                 if t != "ptr":
-                    raise cudrv.KernelInfoError(
+                    raise kernel_info.KernelInfoError(
                         "%s: tensor-map parameter %r has type %r; a tensor map is passed as "
                         "a pointer (\"ptr\") to its device copy" % (w, p, t))
                 continue
             if t == "ptr" and p.endswith("_map"):
-                raise cudrv.KernelInfoError(
+                raise kernel_info.KernelInfoError(
                     "%s: pointer parameter %r looks like a tensor map but has no entry in "
                     "\"tensor_maps\" (which lists %s)" % (w, p, sorted(maps) or "none"))
             if t == "ptr" and p not in BUFFER_PARAMS:
-                raise cudrv.KernelInfoError(
+                raise kernel_info.KernelInfoError(
                     "%s: unknown pointer parameter %r; the convolution launcher knows %s "
                     "(bench/gpu/conv_kernel.py BUFFER_PARAMS)" % (w, p, sorted(BUFFER_PARAMS)))
             if t != "ptr" and p not in SIZE_PARAMS:
-                raise cudrv.KernelInfoError(
+                raise kernel_info.KernelInfoError(
                     "%s: unknown integer parameter %r; the convolution launcher knows %s "
                     "(bench/gpu/conv_kernel.py SIZE_PARAMS)" % (w, p, sorted(SIZE_PARAMS)))
         roles = [BUFFER_PARAMS[p] for p, t in zip(params, types)
                  if t == "ptr" and p not in maps]
         for need in ("values", "meta", "input", "out"):
             if roles.count(need) != 1:
-                raise cudrv.KernelInfoError(
+                raise kernel_info.KernelInfoError(
                     "%s: expected exactly one pointer parameter for %r, found %d in %r"
                     % (w, need, roles.count(need), params))
         for opt in ("bias", "acc"):
             if roles.count(opt) > 1:
-                raise cudrv.KernelInfoError("%s: more than one %r pointer in %r"
+                raise kernel_info.KernelInfoError("%s: more than one %r pointer in %r"
                                             % (w, opt, params))
         out.append(k)
     return out
@@ -184,7 +184,7 @@ def check(kinfo, g, dtype="f16", out_dtype="f16"):
     if kinfo.get("groups", g["groups"]) != g["groups"]:
         bad.append("kernel info groups=%r but the program's is %d"
                    % (kinfo.get("groups"), g["groups"]))
-    maps = cudrv.tensor_map_params(kinfo)
+    maps = kernel_info.tensor_map_params(kinfo)
     roles = [BUFFER_PARAMS[p] for p, t in zip(kinfo["params"], kinfo["param_types"])
              if t == "ptr" and p not in maps]
     for opt in ("bias", "acc"):
@@ -214,13 +214,13 @@ def check_sm90a(kinfo, g, layout, dtype="f16", out_dtype="f16"):
     4-D with the box and element strides of `pixel_tile` and the strides,
     and the grid's x equal to N * ceil(OH/TH) * ceil(OW/TW). A list of
     problems."""
-    bad = cudrv.check_tensor_maps(kinfo, operand_shapes(g, layout),
+    bad = kernel_info.check_tensor_maps(kinfo, operand_shapes(g, layout),
                                   {"values": dtype, "dense": dtype, "out": out_dtype})
     conv = kinfo.get("conv") or {}
     sh, sw = conv.get("stride_h", g["stride"]), conv.get("stride_w", g["stride"])
     tile = kinfo.get("pixel_tile")
     if (not isinstance(tile, list) or len(tile) != 2
-            or not all(cudrv._pos_int(x) for x in tile)):
+            or not all(kernel_info._pos_int(x) for x in tile)):
         return bad + ["kernel info with tensor maps has no \"pixel_tile\" [TH, TW] (got %r)"
                       % (tile,)]
     th, tw = tile
@@ -267,25 +267,25 @@ def arg_values(kinfo, buffers, sizes):
     SIZE_PARAMS' values to integers. A missing buffer or size is an error
     naming the parameter."""
     args = []
-    maps = cudrv.tensor_map_params(kinfo)
+    maps = kernel_info.tensor_map_params(kinfo)
     for p, t in zip(kinfo["params"], kinfo["param_types"]):
         if t == "ptr" and p in maps:
             # A tensor map: the device address of its encoded copy
-            # (cudrv.DeviceTensorMaps.pointers, by parameter name).
+            # (launch.DeviceTensorMaps.pointers, by parameter name).
             if p not in buffers:
-                raise cudrv.KernelInfoError("tensor-map parameter %r has no encoded map"
+                raise kernel_info.KernelInfoError("tensor-map parameter %r has no encoded map"
                                             % p)
             v = buffers[p]
         elif t == "ptr":
             role = BUFFER_PARAMS[p]
             if role not in buffers:
-                raise cudrv.KernelInfoError("kernel parameter %r needs a %r buffer, which "
+                raise kernel_info.KernelInfoError("kernel parameter %r needs a %r buffer, which "
                                             "the benchmark does not have" % (p, role))
             v = buffers[role]
         else:
             v = sizes[SIZE_PARAMS[p]]
             lim = 2 ** 31 - 1 if t == "i32" else 2 ** 63 - 1
             if not 0 <= v <= lim:
-                raise cudrv.KernelInfoError("parameter %s=%d does not fit %s" % (p, v, t))
+                raise kernel_info.KernelInfoError("parameter %s=%d does not fit %s" % (p, v, t))
         args.append((p, t, v))
     return args

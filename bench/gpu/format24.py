@@ -2,7 +2,7 @@
 the GPU GEMM benchmark.
 
 One implementation, written over a tiny array interface so that the same code
-runs on NumPy arrays (here, where `selftest` checks it against
+runs on NumPy arrays (here, where test/Bench/format24.test checks it against
 test/lib/stc_ref.py) and on torch CUDA tensors (on the GPU machine, where
 gemm_bench.py uses it to prepare the kernels' inputs). It only uses
 operations whose results are exact in both libraries: comparisons, selects,

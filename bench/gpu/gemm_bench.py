@@ -21,8 +21,8 @@ For each program (shape x dtype) the worker: draws random A (M x K) and B
 canonical format (format24.py, checked against NumPy and by round trip);
 for each of STC's two kernels (method "stc": --target=sm_90, mma.sp;
 "stc_sm90a": --target=sm_90a, the warp-specialised TMA + wgmma.mma_async.sp
-kernel where stc-compile made one) loads the PTX with the driver API and
-launches it as its kernel info says (tensor maps, cluster, dynamic shared
+kernel where stc-compile made one) loads the PTX through stc_runtime's C API (stcrt.py,
+launch.py) and launches it as its kernel info says (tensor maps, cluster, dynamic shared
 memory); poisons the output with NaN, runs once and compares with float64
 torch (relative Frobenius error < 1e-2, NaN fails); then times it and the
 baselines (dense cuBLAS torch.mm on the unpruned A, PyTorch semi-structured
@@ -51,6 +51,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import benchcommon as bc  # noqa: E402
+import kernel_info  # noqa: E402
 import report  # noqa: E402
 import shapes  # noqa: E402
 
@@ -89,7 +90,7 @@ class _SimLaunch:
 
     def __call__(self, stream):
         buf, sizes, a = bc.sim_operands(self.w, self.args, self.tensors, self.bug,
-                                        self.w.cudrv)
+                                        kernel_info)
         assert tuple(a.shape) == (sizes["M"], sizes["K"]), (a.shape, sizes)
         b = buf["dense"].t() if self.transposed else buf["dense"]
         # float64: exact for the i8 programs' integer products.
@@ -107,18 +108,17 @@ class GemmWorker(bc.Worker):
     KERNEL_KEYS = ("tile", "mma", "variant", "stages", "ordered_metadata", "input_type",
                    "output_type", "accumulator", "meta_layout", "cluster", "tensor_maps",
                    "dense_transposed")
-    FUNC_ATTRS = bc.Worker.FUNC_ATTRS + (
-        ("binary_version", "CU_FUNC_ATTRIBUTE_BINARY_VERSION"),)
+    FUNC_ATTRS = bc.Worker.FUNC_ATTRS + (("binary_version", bc.stcrt.FUNC_BINARY_VERSION),)
     BUDGET_SHARES = len(METHODS)
     # A wrong result without NaN outputs is still timed (its time is real).
     TIME_WRONG_RESULTS = True
 
     # -- hooks of bc.Worker.run_stc ---------------------------------------------
     def parse_kernel_info(self, text, where):
-        return self.cudrv.parse_kernel_info(text, where=where)
+        return kernel_info.parse_kernel_info(text, where=where)
 
     def check_kernel(self, ki, p, ctx):
-        return self.cudrv.check_problem(ki, ctx["m"], ctx["n"], ctx["k"], p["dtype"],
+        return kernel_info.check_problem(ki, ctx["m"], ctx["n"], ctx["k"], p["dtype"],
                                         p["out_dtype"], dense_transposed=transposed(p))
 
     def stc_operands(self, c, ki, ctx):
@@ -129,7 +129,7 @@ class GemmWorker(bc.Worker):
                        "out": ctx["out"][c]}
 
     def kernel_args(self, ki, bufs, sizes):
-        return self.cudrv.kernel_arg_values(ki, bufs, sizes)
+        return kernel_info.kernel_arg_values(ki, bufs, sizes)
 
     def sim_launch(self, args, tensors, bug, ki):
         return _SimLaunch(self, args, tensors, bug, bool(ki.get("dense_transposed")))

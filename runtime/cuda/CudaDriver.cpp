@@ -143,6 +143,16 @@ void CudaDriver::load() {
   // Only TMA descriptors need it; its absence is reported when one is made.
   cuTensorMapEncodeTiled = reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(
       dlsym(handle, "cuTensorMapEncodeTiled"));
+  // Only the kernel queries of StcRuntimeCudaKernel.cpp need these; their
+  // absence is reported when one is made.
+  cuFuncGetAttribute = reinterpret_cast<decltype(cuFuncGetAttribute)>(
+      dlsym(handle, "cuFuncGetAttribute"));
+  cuOccupancyMaxActiveBlocksPerMultiprocessor =
+      reinterpret_cast<decltype(cuOccupancyMaxActiveBlocksPerMultiprocessor)>(
+          dlsym(handle, "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
+  cuOccupancyMaxActiveClusters =
+      reinterpret_cast<decltype(cuOccupancyMaxActiveClusters)>(
+          dlsym(handle, "cuOccupancyMaxActiveClusters"));
 
   // The version is informative only (device info); it works before cuInit.
   if (cuDriverGetVersion(&version) != kCudaSuccess)

@@ -228,6 +228,14 @@ public:
       const uint64_t *globalDim, const uint64_t *globalStrides,
       const unsigned *boxDim, const unsigned *elementStrides, int interleave,
       int swizzle, int l2Promotion, int oobFill) = nullptr;
+  /// Optional: the kernel queries of the explicit API
+  /// (StcRuntimeCudaKernel.cpp); null when the driver lacks them.
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction) = nullptr;
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
+                                                          int,
+                                                          size_t) = nullptr;
+  CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
+                                           const CUlaunchConfig *) = nullptr;
 
   CudaDriver(const CudaDriver &) = delete;
   CudaDriver &operator=(const CudaDriver &) = delete;

@@ -24,7 +24,9 @@
 extern "C" void stc_cuda_reset_for_testing(void);
 
 /// Loads the driver if needed and forgets its optional entry point `name`
-/// ("cuTensorMapEncodeTiled" or "cuLaunchKernelEx") until the next reset.
+/// ("cuTensorMapEncodeTiled", "cuLaunchKernelEx", "cuFuncGetAttribute",
+/// "cuOccupancyMaxActiveBlocksPerMultiprocessor" or
+/// "cuOccupancyMaxActiveClusters") until the next reset.
 /// Returns 0, or -1 for another name or a driver that did not load.
 extern "C" int stc_cuda_hide_driver_entry_point_for_testing(const char *name);
 

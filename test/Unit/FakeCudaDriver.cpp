@@ -31,7 +31,11 @@
 // Like the real driver it insists on cuInit before use, on a current context
 // for the calls that need one, on device pointers that lie inside an
 // allocation, and on opting in to more than 48 KiB of dynamic shared memory,
-// so runtime bugs show up as test failures.  Results are read back with
+// so runtime bugs show up as test failures.  Kernels report fixed
+// attributes (128 registers, at most 512 threads per block, sm_90 PTX and
+// binary) and occupancy is computed from the block size and dynamic shared
+// memory against the H100's limits (0 blocks when the function is not opted
+// in to the shared memory asked for).  Results are read back with
 // stcFakeCudaQuery(key), stcFakeCudaQueryString(key) and
 // stcFakeCudaLastParams().
 //
@@ -109,7 +113,17 @@ constexpr int kAttrMaxSharedOptin = 97;
 constexpr int kJitErrorLogBuffer = 5;
 constexpr int kJitErrorLogBufferSizeBytes = 6;
 constexpr int kJitOptimizationLevel = 7;
+constexpr int kFuncAttrMaxThreadsPerBlock = 0;
+constexpr int kFuncAttrSharedSizeBytes = 1;
+constexpr int kFuncAttrLocalSizeBytes = 3;
+constexpr int kFuncAttrNumRegs = 4;
+constexpr int kFuncAttrPtxVersion = 5;
+constexpr int kFuncAttrBinaryVersion = 6;
 constexpr int kFuncAttrMaxDynamicShared = 8;
+/// What every fake kernel reports: 128 registers per thread (so at most 512
+/// threads per block), no spills, no static shared memory.
+constexpr int kFakeRegisters = 128;
+constexpr int kFakeMaxThreadsPerBlock = 512;
 constexpr int kLaunchAttrClusterDimension = 4;
 
 constexpr int kDefaultShared = 48 * 1024;
@@ -168,6 +182,7 @@ struct Launch {
   unsigned shared = 0;
   void *stream = nullptr;
   std::vector<unsigned char> params;
+  std::vector<size_t> paramSizes;
   size_t paramCount = 0;
   bool hadExtra = false;
   int sharedOptin = 0;
@@ -431,6 +446,7 @@ CUresult recordLaunch(Fake &f, Function *fn, const unsigned grid[3],
       const auto *bytes = static_cast<const unsigned char *>(params[i]);
       l.params.insert(l.params.end(), bytes, bytes + fn->paramSizes[i]);
     }
+    l.paramSizes = fn->paramSizes;
     l.paramCount = fn->paramSizes.size();
   }
   f.last = std::move(l);
@@ -445,6 +461,20 @@ CUresult syncResult(const Fake &f) {
   if (!f.initialized)
     return kNotInitialized;
   return f.asyncFault ? kIllegalAddress : kSuccess;
+}
+
+/// Blocks of `blockSize` threads with `dynamicShared` bytes each that fit
+/// on one multiprocessor of the fake H100 (2048 threads, 64K registers,
+/// 228 KiB of shared memory); 0 when the function is not opted in to that
+/// much dynamic shared memory.
+int fakeBlocksPerSm(const Function &fn, int blockSize, size_t dynamicShared) {
+  if (blockSize <= 0 || blockSize > kFakeMaxThreadsPerBlock ||
+      int64_t(dynamicShared) > fn.maxDynamicShared)
+    return 0;
+  int byThreads = 2048 / blockSize;
+  int byRegisters = 65536 / (blockSize * kFakeRegisters);
+  int byShared = dynamicShared ? int(228 * 1024 / dynamicShared) : 32;
+  return std::min({byThreads, byRegisters, byShared, 32});
 }
 
 using Lock = std::lock_guard<std::mutex>;
@@ -556,6 +586,17 @@ size_t stcFakeCudaLastParams(void *buffer, size_t capacity) {
     std::memcpy(buffer, f.last.params.data(),
                 std::min(capacity, f.last.params.size()));
   return f.last.params.size();
+}
+
+/// Copies the byte size of each parameter of the last launch (at most
+/// `capacity` of them); returns how many it had.
+size_t stcFakeCudaLastParamSizes(size_t *sizes, size_t capacity) {
+  Fake &f = fake();
+  Lock lock(f.mu);
+  if (sizes)
+    std::memcpy(sizes, f.last.paramSizes.data(),
+                std::min(capacity, f.last.paramSizes.size()) * sizeof(size_t));
+  return f.last.paramSizes.size();
 }
 
 //===----------------------------------------------------------------------===//
@@ -715,6 +756,30 @@ CUresult cuCtxPopCurrent_v2(void **context) {
   return kSuccess;
 }
 
+/// The calling thread's current context (null when none is pushed), as a
+/// program that shares a context made by another library (PyTorch) asks.
+CUresult cuCtxGetCurrent(void **context) {
+  Fake &f = fake();
+  Lock lock(f.mu);
+  if (!f.initialized)
+    return kNotInitialized;
+  if (!context)
+    return kInvalidValue;
+  *context = contextDepth ? contextStack[contextDepth - 1] : nullptr;
+  return kSuccess;
+}
+
+CUresult cuCtxGetDevice(CUdevice *device) {
+  Fake &f = fake();
+  Lock lock(f.mu);
+  if (CUresult r = needContext(f))
+    return r;
+  if (!device)
+    return kInvalidValue;
+  *device = 0;
+  return kSuccess;
+}
+
 CUresult cuCtxSynchronize(void) {
   Fake &f = fake();
   Lock lock(f.mu);
@@ -822,6 +887,55 @@ CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
   return kSuccess;
 }
 
+CUresult cuFuncGetAttribute(int *value, int attribute, void *function) {
+  Fake &f = fake();
+  Lock lock(f.mu);
+  if (CUresult r = needContext(f))
+    return r;
+  if (!function)
+    return kInvalidHandle;
+  if (!value)
+    return kInvalidValue;
+  switch (attribute) {
+  case kFuncAttrMaxThreadsPerBlock:
+    *value = kFakeMaxThreadsPerBlock;
+    return kSuccess;
+  case kFuncAttrNumRegs:
+    *value = kFakeRegisters;
+    return kSuccess;
+  case kFuncAttrSharedSizeBytes:
+  case kFuncAttrLocalSizeBytes:
+    *value = 0;
+    return kSuccess;
+  case kFuncAttrPtxVersion:
+  case kFuncAttrBinaryVersion:
+    *value = 90;
+    return kSuccess;
+  case kFuncAttrMaxDynamicShared:
+    *value = static_cast<Function *>(function)->maxDynamicShared;
+    return kSuccess;
+  default:
+    return kInvalidValue;
+  }
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                     void *function,
+                                                     int blockSize,
+                                                     size_t dynamicShared) {
+  Fake &f = fake();
+  Lock lock(f.mu);
+  if (CUresult r = needContext(f))
+    return r;
+  if (!function)
+    return kInvalidHandle;
+  if (!numBlocks || blockSize <= 0)
+    return kInvalidValue;
+  *numBlocks = fakeBlocksPerSm(*static_cast<Function *>(function), blockSize,
+                               dynamicShared);
+  return kSuccess;
+}
+
 CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
                         unsigned gridZ, unsigned blockX, unsigned blockY,
                         unsigned blockZ, unsigned shared, void *stream,
@@ -883,6 +997,37 @@ CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
   return recordLaunch(f, static_cast<Function *>(function), grid, block,
                       cluster, config->sharedMemBytes, config->hStream, params,
                       extra);
+}
+
+/// Clusters of the launch configuration that fit on the fake H100 at once:
+/// 132 multiprocessors, grouped in pairs for the clusters (66 clusters of
+/// two blocks, as blocks per multiprocessor allow).
+CUresult cuOccupancyMaxActiveClusters(int *numClusters, void *function,
+                                      const FakeLaunchConfig *config) {
+  Fake &f = fake();
+  Lock lock(f.mu);
+  if (CUresult r = needContext(f))
+    return r;
+  if (!function)
+    return kInvalidHandle;
+  if (!numClusters || !config)
+    return kInvalidValue;
+  unsigned cluster[3] = {1, 1, 1};
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == kLaunchAttrClusterDimension) {
+      cluster[0] = config->attrs[i].value.clusterDim.x;
+      cluster[1] = config->attrs[i].value.clusterDim.y;
+      cluster[2] = config->attrs[i].value.clusterDim.z;
+    }
+  unsigned blocks = cluster[0] * cluster[1] * cluster[2];
+  if (blocks == 0 || blocks > 8)
+    return kInvalidValue;
+  int perSm = fakeBlocksPerSm(
+      *static_cast<Function *>(function),
+      int(config->blockDimX * config->blockDimY * config->blockDimZ),
+      config->sharedMemBytes);
+  *numClusters = int(132 / blocks) * std::min(perSm, 1);
+  return kSuccess;
 }
 
 /// Records its arguments (see the tensor_map.* query keys) and writes a

@@ -1,16 +1,14 @@
-"""The CUDA driver API through ctypes, PTX entry parsing and kernel-info
-validation for the GPU GEMM benchmark, including what the sm_90a kernels
-need: tensor maps (cuTensorMapEncodeTiled, copied to device memory),
-thread-block cluster launches (cuLaunchKernelEx) and the Hopper geometry of
-the metadata conversion.
+"""Kernel-info validation and PTX entry parsing for the GPU benchmarks
+(stc-compile --kernel-info): what a kernel expects (parameters, grid,
+block, cluster, shared memory, tensor maps, the metadata conversion's
+geometry), checked against the benchmark's programs, and the arguments of
+its launch. launch.py launches what this validates.
 
-Needs no torch and no CUDA toolkit: the parsing and validation functions are
-pure Python (checked by `run_gpu_bench.sh selftest` on a machine without a
-GPU); `Driver` opens libcuda.so.1 only when constructed. Every failure raises
-an exception whose message says which call or which field failed and why.
+Pure Python (no torch, no driver): the build step runs it on the build
+machine, the run step on the GPU machine. Every failure raises
+KernelInfoError naming the field and why.
 """
 
-import ctypes
 import json
 import re
 
@@ -81,10 +79,9 @@ TENSOR_MAP_OPERANDS = ("values", "dense", "out")
 #: at a cuMemAlloc address + a multiple of 128.)
 TENSOR_MAP_BYTES = 128
 TENSOR_MAP_ALIGN = 128
-#: Blocks per cluster: at most 8 portably, 16 with
-#: CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED (H100).
-MAX_PORTABLE_CLUSTER = 8
-MAX_CLUSTER = 16
+#: Blocks per cluster: at most 8, the portable size that stc_runtime
+#: launches (stc-compile's kernels use 1 or 2).
+MAX_CLUSTER = 8
 
 
 def _pos_int(v):
@@ -326,11 +323,11 @@ def parse_kernel_info(text, where="kernel-info"):
             if t == "ptr" and p not in BUFFER_PARAMS:
                 raise KernelInfoError(
                     "%s: unknown pointer parameter %r; the launcher knows %s "
-                    "(bench/gpu/cudrv.py BUFFER_PARAMS)" % (w, p, sorted(BUFFER_PARAMS)))
+                    "(bench/gpu/kernel_info.py BUFFER_PARAMS)" % (w, p, sorted(BUFFER_PARAMS)))
             if t != "ptr" and p not in SIZE_PARAMS:
                 raise KernelInfoError(
                     "%s: unknown integer parameter %r; the launcher knows %s "
-                    "(bench/gpu/cudrv.py SIZE_PARAMS)" % (w, p, sorted(SIZE_PARAMS)))
+                    "(bench/gpu/kernel_info.py SIZE_PARAMS)" % (w, p, sorted(SIZE_PARAMS)))
         missing = sorted(set(maps) - set(params))
         if missing:
             raise KernelInfoError(
@@ -469,288 +466,6 @@ def check_ptx_against_info(ptx, kinfo, where="PTX"):
                                                   size, p, t, PARAM_TYPES[t]))
 
 
-# ---------------------------------------------------------------------------
-# Driver API
-# ---------------------------------------------------------------------------
-
-CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0
-CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
-CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3
-CU_FUNC_ATTRIBUTE_NUM_REGS = 4
-CU_FUNC_ATTRIBUTE_PTX_VERSION = 5
-CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6
-CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
-CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
-CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
-CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
-CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
-CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
-CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
-CU_JIT_INFO_LOG_BUFFER = 3
-CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4
-CU_JIT_ERROR_LOG_BUFFER = 5
-CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
-CU_JIT_LOG_VERBOSE = 12
-
-
-class CudaError(RuntimeError):
-    """A CUDA driver call that returned an error."""
-
-    def __init__(self, msg, code):
-        RuntimeError.__init__(self, msg)
-        self.code = code
-
-
-class _ClusterDim(ctypes.Structure):
-    _fields_ = [("x", ctypes.c_uint), ("y", ctypes.c_uint), ("z", ctypes.c_uint)]
-
-
-class _LaunchAttributeValue(ctypes.Union):
-    # cuda.h's CUlaunchAttributeValue: a 64-byte union (8-byte aligned).
-    _fields_ = [("pad", ctypes.c_char * 64), ("align", ctypes.c_uint64),
-                ("clusterDim", _ClusterDim)]
-
-
-class CUlaunchAttribute(ctypes.Structure):
-    """cuda.h's CUlaunchAttribute: a 4-byte id padded to 8, then the value."""
-    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4),
-                ("value", _LaunchAttributeValue)]
-
-
-class CUlaunchConfig(ctypes.Structure):
-    """cuda.h's CUlaunchConfig (cuLaunchKernelEx, cuOccupancyMaxActiveClusters)."""
-    _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint),
-                ("gridDimZ", ctypes.c_uint), ("blockDimX", ctypes.c_uint),
-                ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
-                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
-                ("attrs", ctypes.POINTER(CUlaunchAttribute)), ("numAttrs", ctypes.c_uint)]
-
-
-def launch_config(grid, block, shared, cluster, stream=None):
-    """(CUlaunchConfig, its CUlaunchAttribute) for a cluster launch; keep
-    both alive while the config is used."""
-    attr = CUlaunchAttribute()
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-    attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cluster
-    cfg = CUlaunchConfig(grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
-                         stream, ctypes.pointer(attr), 1)
-    return cfg, attr
-
-
-class Driver:
-    """The few driver calls the benchmark needs, on the context that torch
-    made current (torch must have initialised CUDA before this is used)."""
-
-    def __init__(self, path="libcuda.so.1"):
-        try:
-            self.lib = ctypes.CDLL(path)
-        except OSError as e:
-            raise CudaError("cannot open %s: %s" % (path, e), -1)
-        L = self.lib
-        c_int, c_uint, vp = ctypes.c_int, ctypes.c_uint, ctypes.c_void_p
-        sig = {
-            "cuGetErrorName": (c_int, [c_int, ctypes.POINTER(ctypes.c_char_p)]),
-            "cuGetErrorString": (c_int, [c_int, ctypes.POINTER(ctypes.c_char_p)]),
-            "cuInit": (c_int, [c_uint]),
-            "cuDriverGetVersion": (c_int, [ctypes.POINTER(c_int)]),
-            "cuCtxGetCurrent": (c_int, [ctypes.POINTER(vp)]),
-            "cuCtxGetDevice": (c_int, [ctypes.POINTER(c_int)]),
-            "cuCtxSynchronize": (c_int, []),
-            "cuDeviceGetAttribute": (c_int, [ctypes.POINTER(c_int), c_int, c_int]),
-            "cuModuleLoadDataEx": (c_int, [ctypes.POINTER(vp), vp, c_uint,
-                                           ctypes.POINTER(c_int), ctypes.POINTER(vp)]),
-            "cuModuleUnload": (c_int, [vp]),
-            "cuModuleGetFunction": (c_int, [ctypes.POINTER(vp), vp, ctypes.c_char_p]),
-            "cuFuncGetAttribute": (c_int, [ctypes.POINTER(c_int), c_int, vp]),
-            "cuFuncSetAttribute": (c_int, [vp, c_int, c_int]),
-            "cuOccupancyMaxActiveBlocksPerMultiprocessor":
-                (c_int, [ctypes.POINTER(c_int), vp, c_int, ctypes.c_size_t]),
-            "cuLaunchKernel": (c_int, [vp, c_uint, c_uint, c_uint, c_uint, c_uint,
-                                       c_uint, c_uint, vp, ctypes.POINTER(vp),
-                                       ctypes.POINTER(vp)]),
-        }
-        u64, u32 = ctypes.c_uint64, ctypes.c_uint32
-        # Only the sm_90a kernels need these (CUDA 12.0+ drivers have them):
-        # a missing one is reported when it is used (_optional).
-        optional = {
-            "cuTensorMapEncodeTiled": (c_int, [vp, c_int, u32, vp, ctypes.POINTER(u64),
-                                               ctypes.POINTER(u64), ctypes.POINTER(u32),
-                                               ctypes.POINTER(u32), c_int, c_int, c_int,
-                                               c_int]),
-            "cuMemAlloc_v2": (c_int, [ctypes.POINTER(u64), ctypes.c_size_t]),
-            "cuMemFree_v2": (c_int, [u64]),
-            "cuMemcpyHtoD_v2": (c_int, [u64, vp, ctypes.c_size_t]),
-            "cuLaunchKernelEx": (c_int, [ctypes.POINTER(CUlaunchConfig), vp,
-                                         ctypes.POINTER(vp), ctypes.POINTER(vp)]),
-            "cuOccupancyMaxActiveClusters": (c_int, [ctypes.POINTER(c_int), vp,
-                                                     ctypes.POINTER(CUlaunchConfig)]),
-        }
-        self.path, self.missing = path, set()
-        for name, (res, args) in list(sig.items()) + list(optional.items()):
-            try:
-                fn = getattr(L, name)
-            except AttributeError:
-                if name in optional:
-                    self.missing.add(name)
-                    continue
-                raise CudaError("%s has no symbol %s" % (path, name), -1)
-            fn.restype, fn.argtypes = res, args
-
-    def _optional(self, name, why):
-        if name in self.missing:
-            raise CudaError("%s has no %s (%s need a CUDA 12.0 or later driver)"
-                            % (self.path, name, why), -1)
-        return getattr(self.lib, name)
-
-    # -- errors ---------------------------------------------------------------
-    def describe(self, code):
-        name, text = ctypes.c_char_p(), ctypes.c_char_p()
-        n = self.lib.cuGetErrorName(code, ctypes.byref(name))
-        s = self.lib.cuGetErrorString(code, ctypes.byref(text))
-        name = name.value.decode() if n == 0 and name.value else "CUDA_ERROR_%d" % code
-        text = text.value.decode() if s == 0 and text.value else "unknown error"
-        return "%s (%d): %s" % (name, code, text)
-
-    def check(self, code, what):
-        if code != 0:
-            raise CudaError("%s failed: %s" % (what, self.describe(code)), code)
-
-    # -- context and device ---------------------------------------------------
-    def init(self):
-        self.check(self.lib.cuInit(0), "cuInit")
-        ctx = ctypes.c_void_p()
-        self.check(self.lib.cuCtxGetCurrent(ctypes.byref(ctx)), "cuCtxGetCurrent")
-        if not ctx.value:
-            raise CudaError("no current CUDA context on this thread: torch must "
-                            "initialise CUDA (allocate a CUDA tensor) first", -1)
-        dev = ctypes.c_int()
-        self.check(self.lib.cuCtxGetDevice(ctypes.byref(dev)), "cuCtxGetDevice")
-        self.device = dev.value
-        return ctx.value
-
-    def driver_version(self):
-        v = ctypes.c_int()
-        self.check(self.lib.cuDriverGetVersion(ctypes.byref(v)), "cuDriverGetVersion")
-        return v.value
-
-    def device_attribute(self, attr):
-        v = ctypes.c_int()
-        self.check(self.lib.cuDeviceGetAttribute(ctypes.byref(v), attr, self.device),
-                   "cuDeviceGetAttribute(%d)" % attr)
-        return v.value
-
-    def synchronize(self, what="cuCtxSynchronize"):
-        self.check(self.lib.cuCtxSynchronize(), what)
-
-    # -- modules --------------------------------------------------------------
-    def load_ptx(self, ptx_text, where="PTX"):
-        """JIT-loads NUL-terminated PTX; returns (module, info log). A failure
-        raises CudaError with the driver's JIT error log."""
-        size = 1 << 16
-        err = ctypes.create_string_buffer(size)
-        info = ctypes.create_string_buffer(size)
-        opts = (ctypes.c_int * 5)(CU_JIT_ERROR_LOG_BUFFER,
-                                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                                  CU_JIT_INFO_LOG_BUFFER,
-                                  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                                  CU_JIT_LOG_VERBOSE)
-        vals = (ctypes.c_void_p * 5)(ctypes.cast(err, ctypes.c_void_p).value,
-                                     size,
-                                     ctypes.cast(info, ctypes.c_void_p).value,
-                                     size, 1)
-        image = ctypes.create_string_buffer(ptx_text.encode())
-        mod = ctypes.c_void_p()
-        r = self.lib.cuModuleLoadDataEx(ctypes.byref(mod), image, 5, opts, vals)
-        if r != 0:
-            log = err.value.decode(errors="replace").strip()
-            raise CudaError("cuModuleLoadDataEx(%s) failed: %s%s"
-                            % (where, self.describe(r),
-                               ("\nJIT error log:\n" + log) if log else
-                               " (empty JIT error log)"), r)
-        return mod.value, info.value.decode(errors="replace").strip()
-
-    def unload(self, module):
-        if module:
-            self.check(self.lib.cuModuleUnload(ctypes.c_void_p(module)), "cuModuleUnload")
-
-    def get_function(self, module, name):
-        f = ctypes.c_void_p()
-        self.check(self.lib.cuModuleGetFunction(ctypes.byref(f), ctypes.c_void_p(module),
-                                                name.encode()),
-                   "cuModuleGetFunction(%r)" % name)
-        return f.value
-
-    def func_attribute(self, f, attr):
-        v = ctypes.c_int()
-        self.check(self.lib.cuFuncGetAttribute(ctypes.byref(v), attr, ctypes.c_void_p(f)),
-                   "cuFuncGetAttribute(%d)" % attr)
-        return v.value
-
-    def set_max_dynamic_shared(self, f, nbytes):
-        self.check(self.lib.cuFuncSetAttribute(
-            ctypes.c_void_p(f), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes),
-            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=%d)" % nbytes)
-
-    def set_attribute(self, f, attr, value, what):
-        self.check(self.lib.cuFuncSetAttribute(ctypes.c_void_p(f), attr, value),
-                   "cuFuncSetAttribute(%s=%d)" % (what, value))
-
-    def max_active_clusters(self, f, kinfo):
-        """cuOccupancyMaxActiveClusters for the kernel's grid, block,
-        dynamic shared memory and cluster."""
-        fn = self._optional("cuOccupancyMaxActiveClusters", "cluster launches")
-        cfg, attr = launch_config(kinfo["grid"], kinfo["block"], int(kinfo["shared_bytes"]),
-                                  cluster_of(kinfo))
-        v = ctypes.c_int()
-        self.check(fn(ctypes.byref(v), ctypes.c_void_p(f), ctypes.byref(cfg)),
-                   "cuOccupancyMaxActiveClusters(cluster=%s)" % cluster_of(kinfo))
-        return v.value
-
-    # -- tensor maps and device memory ------------------------------------------
-    def encode_tensor_map(self, req):
-        """cuTensorMapEncodeTiled on a request of tensor_map_requests();
-        returns the 128 bytes of the CUtensorMap."""
-        fn = self._optional("cuTensorMapEncodeTiled", "tensor maps (TMA)")
-        rank = req["rank"]
-        raw = ctypes.create_string_buffer(TENSOR_MAP_BYTES + TENSOR_MAP_ALIGN)
-        addr = ctypes.addressof(raw)
-        addr += -addr % TENSOR_MAP_ALIGN
-        dims = (ctypes.c_uint64 * rank)(*req["dims"])
-        strides = (ctypes.c_uint64 * max(1, rank - 1))(*req["strides"])
-        box = (ctypes.c_uint32 * rank)(*req["box"])
-        estr = (ctypes.c_uint32 * rank)(*req["element_strides"])
-        self.check(fn(ctypes.c_void_p(addr), req["data_type"], rank,
-                      ctypes.c_void_p(req["address"]), dims, strides, box, estr,
-                      req["interleave"], req["swizzle"], req["l2_promotion"],
-                      req["oob_fill"]),
-                   "cuTensorMapEncodeTiled(data type %d, address 0x%x, dims %s, strides %s, "
-                   "box %s, swizzle %d)" % (req["data_type"], req["address"], req["dims"],
-                                            req["strides"], req["box"], req["swizzle"]))
-        return ctypes.string_at(addr, TENSOR_MAP_BYTES)
-
-    def mem_alloc(self, nbytes):
-        fn = self._optional("cuMemAlloc_v2", "tensor maps")
-        p = ctypes.c_uint64()
-        self.check(fn(ctypes.byref(p), nbytes), "cuMemAlloc(%d bytes)" % nbytes)
-        return p.value
-
-    def memcpy_htod(self, dst, data):
-        fn = self._optional("cuMemcpyHtoD_v2", "tensor maps")
-        buf = ctypes.create_string_buffer(bytes(data), len(data))
-        self.check(fn(dst, buf, len(data)), "cuMemcpyHtoD(0x%x, %d bytes)" % (dst, len(data)))
-
-    def mem_free(self, ptr):
-        fn = self._optional("cuMemFree_v2", "tensor maps")
-        self.check(fn(ptr), "cuMemFree(0x%x)" % ptr)
-
-    def occupancy(self, f, threads, dyn_shared):
-        v = ctypes.c_int()
-        self.check(self.lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-            ctypes.byref(v), ctypes.c_void_p(f), threads, dyn_shared),
-            "cuOccupancyMaxActiveBlocksPerMultiprocessor")
-        return v.value
-
-
 def metadata_layout(kinfo):
     """The kernel-ready metadata of the kernel of `kinfo` (docs/GPU-LAYOUT.md
     for mma.sp, docs/HOPPER-LAYOUT.md "(b) Metadata" for wgmma.sp): a dict
@@ -775,95 +490,20 @@ def metadata_words(kinfo):
     return metadata_layout(kinfo)["total"]
 
 
-def metadata_conversion(drv, module, kinfo, meta_ptr, words_ptr, meta_cols):
-    """The launch of the kernel's generated metadata conversion kernel
-    (kinfo["meta_kernel"], present when kinfo["meta_layout"] is
-    "canonical"): canonical metadata at `meta_ptr` (R x meta_cols uint16 per
-    group, groups one after the other) to kernel-ready words at `words_ptr`
-    (metadata_words(kinfo) of them), what stc's own host code does before
-    the product; params (meta, words, R, meta_cols, row_blocks, vectors,
-    total), one thread per word, blocks of 256. Returns None when the
-    metadata is compiled in."""
-    if kinfo.get("meta_layout", "canonical") != "canonical":
-        return None
-    if "meta_kernel" not in kinfo:
-        raise KernelInfoError("%s: canonical metadata but no meta_kernel"
-                              % kinfo["kernel"])
-    lay = metadata_layout(kinfo)
-    total = lay["total"]
-    fn = drv.get_function(module, kinfo["meta_kernel"])
-    config = {"grid": [max(1, -(-total // 256)), 1, 1], "block": [256, 1, 1],
-              "shared_bytes": 0}
-    args = [("meta", "ptr", meta_ptr), ("words", "ptr", words_ptr),
-            ("R", "i32", int(kinfo["R"])), ("meta_cols", "i32", meta_cols),
-            ("row_blocks", "i32", lay["row_blocks"]),
-            ("vectors", "i32", lay["vectors"]), ("total", "i32", total)]
-    return Launch(drv, fn, config, args)
-
-
-class DeviceTensorMaps:
-    """Tensor maps encoded with cuTensorMapEncodeTiled (aligned host
-    buffers, TENSOR_MAP_ALIGN) and copied to one device allocation (cuMemAlloc +
-    cuMemcpyHtoD), 128 bytes each: `pointers` maps each parameter name to
-    the device address of its map, which the kernel takes as the parameter.
-    `requests`: tensor_map_requests(). free() releases the device copy."""
-
-    def __init__(self, drv, requests):
-        self.drv, self.base, self.pointers, self.encoded = drv, None, {}, {}
-        if not requests:
-            return
-        blob = b"".join(drv.encode_tensor_map(req) for _, req in requests)
-        self.base = drv.mem_alloc(len(blob))
-        try:
-            drv.memcpy_htod(self.base, blob)
-        except Exception:
-            self.free()
-            raise
-        for i, (param, _) in enumerate(requests):
-            self.pointers[param] = self.base + i * TENSOR_MAP_BYTES
-            self.encoded[param] = blob[i * TENSOR_MAP_BYTES:(i + 1) * TENSOR_MAP_BYTES]
-
-    def free(self):
-        if self.base is not None:
-            base, self.base = self.base, None
-            self.drv.mem_free(base)
-
-
-class Launch:
-    """A prepared launch: the function, its configuration and the packed
-    parameter array (built once; the driver copies the values). A kernel
-    with a cluster other than 1x1x1 (kinfo["cluster"]) is launched with
-    cuLaunchKernelEx and CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, every other
-    one with cuLaunchKernel."""
-
-    def __init__(self, drv, func, kinfo, args):
-        self.drv, self.func = drv, func
-        self.grid = [int(x) for x in kinfo["grid"]]
-        self.block = [int(x) for x in kinfo["block"]]
-        self.shared = int(kinfo["shared_bytes"])
-        self.cluster = [int(x) for x in cluster_of(kinfo)]
-        ctor = {"ptr": ctypes.c_uint64, "i32": ctypes.c_int32, "i64": ctypes.c_int64}
-        self._vals = [ctor[t](v) for _, t, v in args]
-        self._ptrs = (ctypes.c_void_p * max(1, len(self._vals)))(
-            *[ctypes.addressof(v) for v in self._vals])
-        self.args = args
-        self._ex = None
-        if self.cluster != [1, 1, 1]:
-            self._ex = drv._optional("cuLaunchKernelEx", "cluster launches")
-            self._cfg, self._attr = launch_config(self.grid, self.block, self.shared,
-                                                  self.cluster)
-
-    def __call__(self, stream):
-        g, b = self.grid, self.block
-        if self._ex is None:
-            r = self.drv.lib.cuLaunchKernel(
-                ctypes.c_void_p(self.func), g[0], g[1], g[2], b[0], b[1], b[2],
-                self.shared, ctypes.c_void_p(stream), self._ptrs, None)
-            what = "cuLaunchKernel(grid=%s, block=%s, shared=%d)" % (g, b, self.shared)
-        else:
-            self._cfg.hStream = stream or None
-            r = self._ex(ctypes.byref(self._cfg), ctypes.c_void_p(self.func), self._ptrs, None)
-            what = ("cuLaunchKernelEx(grid=%s, block=%s, shared=%d, cluster=%s)"
-                    % (g, b, self.shared, self.cluster))
-        if r != 0:
-            raise CudaError("%s failed: %s" % (what, self.drv.describe(r)), r)
+def kernel_to_launch(kinfo, dense_ld, value_cols):
+    """The entry to launch: kinfo["kernel"], or its "fallback_kernel" (a
+    direct kernel with the same parameters, block, grid and shared memory)
+    when the dense operand's leading dimension `dense_ld` (its dimension 1
+    as given) or the values' row length `value_cols` is not a multiple of
+    "staged_align" elements, as stc-compile's host code chooses
+    (passes/GpuHostLaunch.cpp). Kernels of static shapes have no fallback."""
+    fallback = kinfo.get("fallback_kernel")
+    if not fallback:
+        return kinfo["kernel"]
+    align = kinfo.get("staged_align")
+    if not _pos_int(align):
+        raise KernelInfoError("%s: fallback_kernel %r without a positive \"staged_align\" "
+                              "(got %r)" % (kinfo["kernel"], fallback, align))
+    if dense_ld % align == 0 and value_cols % align == 0:
+        return kinfo["kernel"]
+    return fallback

@@ -1,0 +1,592 @@
+"""The GEMM benchmark's checks without torch: format24 against the
+independent reference test/lib/stc_ref.py; kernel-info and PTX validation
+(kernel_info.py) with every error message; the report from synthetic
+records (f16/bf16 and i8); the program text through stc-opt and stc-run
+(CPU, and the emulator); `build --quick` (stc-compile + ptxas) and
+`build --quick --mock` (nvcc)."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from benchcheck import *  # noqa: E402,F401,F403 (the shared helpers and modules)
+
+
+def t_format_vs_ref():
+    ops = format24.numpy_ops()
+    n = 0
+    for a in matrices():
+        p = format24.prune24(a, ops)
+        ref_p = stc_ref.prune_nm(a, 2, 4, axis=1)
+        assert p.dtype == a.dtype and np.array_equal(p, ref_p), "prune24 != stc_ref.prune_nm"
+        v, m = format24.compress24(p, ops)
+        ref_v, ref_m = stc_ref.compress(p, 2, 4, axis=1)
+        assert v.dtype == a.dtype and m.dtype == np.uint16, (v.dtype, m.dtype)
+        assert np.array_equal(v, ref_v), "values != stc_ref.compress"
+        assert np.array_equal(m, ref_m), "metadata != stc_ref.compress"
+        back = format24.decompress24(v, m, ops)
+        assert np.array_equal(back, p), "decompress24(compress24(p)) != p"
+        assert np.array_equal(back, stc_ref.decompress(ref_v, ref_m, a.shape[1], axis=1))
+        # int16 metadata (what torch stores) decodes the same.
+        assert np.array_equal(format24.decompress24(v, m.view(np.int16), ops), p)
+        nib = (m.astype(np.uint32)[..., None] >> (4 * np.arange(4, dtype=np.uint32))) & 0xF
+        assert set(np.unique(nib)) <= set(format24.LEGAL_NIBBLES), "illegal nibble"
+        n += 1
+    return "%d matrices: prune, values, metadata, decompress identical" % n
+
+
+def t_format_errors():
+    ops = format24.numpy_ops()
+    try:
+        format24.compress24(np.ones((2, 16), np.float32), ops)
+        raise AssertionError("a dense operand was compressed")
+    except format24.FormatError as e:
+        assert "row 0, group 0" in str(e), e
+    try:
+        format24.prune24(np.ones((2, 20), np.float32), ops)
+        raise AssertionError("K=20 accepted")
+    except format24.FormatError as e:
+        assert "multiple of 16" in str(e), e
+    v = np.ones((1, 8), np.float32)
+    m = np.array([[0x4444]], np.uint16)
+    m[0, 0] = 0x4414                      # nibble 0x1: indices (1, 0), illegal
+    try:
+        format24.decompress24(v, m, ops)
+        raise AssertionError("illegal nibble accepted")
+    except format24.FormatError as e:
+        assert "illegal nibble at row 0, group 1" in str(e), e
+    return "dense operand, K not a multiple of 16, illegal nibble rejected"
+
+
+def t_kernel_info():
+    e = kernel_info.ptx_entries(SAMPLE_PTX)
+    assert [s for _, s, _ in e["spmm_kernel"]] == [8, 8, 8, 8, 4, 4, 4], e
+    assert [s for _, s, _ in e["other"]] == [16, 8], e
+    assert kernel_info.ptx_header(SAMPLE_PTX) == ("8.5", "sm_90"), kernel_info.ptx_header(SAMPLE_PTX)
+    ki = kernel_info.parse_kernel_info(json.dumps(GOOD_INFO))[0]
+    kernel_info.check_ptx_against_info(SAMPLE_PTX, ki)
+    assert kernel_info.check_problem(ki, 256, 128, 512) == []
+    assert kernel_info.check_problem(ki, 256, 64, 512) != []
+    args = kernel_info.kernel_arg_values(ki, {"values": 1, "meta": 2, "dense": 3, "out": 4},
+                                   {"M": 256, "N": 128, "K": 512})
+    assert [v for _, _, v in args] == [1, 2, 3, 4, 256, 128, 512], args
+
+    def bad(**kw):
+        k = dict(GOOD_INFO[0])
+        k.update(kw)
+        return json.dumps([k])
+    expect_error(lambda: kernel_info.parse_kernel_info("{}"), "expected a JSON array")
+    expect_error(lambda: kernel_info.parse_kernel_info("[1"), "not valid JSON")
+    expect_error(lambda: kernel_info.parse_kernel_info(bad(grid=None)), "no static grid")
+    expect_error(lambda: kernel_info.parse_kernel_info(bad(block=[64, 32, 1])), "> 1024")
+    expect_error(lambda: kernel_info.parse_kernel_info(bad(param_types=["ptr"] * 7)),
+                 "unknown pointer parameter 'R'")
+    expect_error(lambda: kernel_info.parse_kernel_info(
+        bad(params=["values", "meta", "dense", "out", "R", "P", "lda"])),
+        "unknown integer parameter 'lda'")
+    expect_error(lambda: kernel_info.parse_kernel_info(
+        bad(param_types=["ptr", "ptr", "ptr", "ptr", "i32", "i32", "f32"])),
+        "has type 'f32'")
+    expect_error(lambda: kernel_info.parse_kernel_info(bad(param_types=None)),
+                 "\"param_types\" must be a list of 7 types")
+    expect_error(lambda: kernel_info.parse_kernel_info(
+        bad(params=["values", "values", "dense", "out", "R", "P", "K"])),
+        "exactly one pointer parameter for 'values', found 2")
+    # The form stc-compile writes (passes/GpuKernelInfo.h).
+    stc_like = {"kernel": "k", "block": [128, 1, 1], "tile": [64, 64], "grid": [2, 4, 1],
+                "shared_bytes": 0, "params": ["values", "meta", "dense", "out", "R", "P",
+                                              "K", "value_cols", "meta_cols"],
+                "param_types": ["ptr"] * 4 + ["i32"] * 5, "num_pointers": 4,
+                "R": 256, "P": 128, "K": 512, "sparse": "lhs", "dense_transposed": False,
+                "input_type": "f16", "output_type": "f16", "mma": "m16n8k32",
+                "ordered_metadata": True}
+    ks = kernel_info.parse_kernel_info(json.dumps([stc_like]))[0]
+    args = kernel_info.kernel_arg_values(ks, {"values": 1, "meta": 2, "dense": 3, "out": 4},
+                                   {"M": 256, "N": 128, "K": 512, "VC": 256, "MC": 32})
+    assert [v for _, _, v in args] == [1, 2, 3, 4, 256, 128, 512, 256, 32], args
+    assert kernel_info.check_problem(ks, 256, 128, 512, "f16", "f16") == []
+    assert len(kernel_info.check_problem(ks, 256, 128, 256, "bf16", "f16")) == 2
+    assert kernel_info.check_problem(dict(ks, R=-1, P=-1, K=-1), 1, 2, 16) == []
+    assert "sparse lhs" in kernel_info.check_problem(dict(ks, sparse="rhs"), 256, 128, 512)[0]
+    # The i8 programs give B transposed (N x K): the kernel info must agree.
+    kt = dict(ks, dense_transposed=True, input_type="i8", output_type="i32")
+    assert kernel_info.check_problem(kt, 256, 128, 512, "i8", "i32", dense_transposed=True) == []
+    assert "B is K x N row-major" in kernel_info.check_problem(kt, 256, 128, 512)[0]
+    assert "B is N x K row-major" in kernel_info.check_problem(ks, 256, 128, 512,
+                                                         dense_transposed=True)[0]
+    expect_error(lambda: kernel_info.parse_kernel_info(json.dumps([dict(ks, grid=[-1, -1, 1])])),
+                 "no static grid")
+    k2 = dict(GOOD_INFO[0], kernel="nope")
+    expect_error(lambda: kernel_info.check_ptx_against_info(SAMPLE_PTX, k2), "has no .entry 'nope'")
+    k3 = dict(GOOD_INFO[0], params=GOOD_INFO[0]["params"][:6],
+              param_types=GOOD_INFO[0]["param_types"][:6])
+    expect_error(lambda: kernel_info.check_ptx_against_info(SAMPLE_PTX, k3),
+                 "has 7 parameters")
+    k4 = dict(GOOD_INFO[0], param_types=["ptr", "ptr", "ptr", "ptr", "i32", "i32", "i64"])
+    expect_error(lambda: kernel_info.check_ptx_against_info(SAMPLE_PTX, k4), "does not match")
+    return "parsing, validation and error messages"
+
+
+def t_kernel_info_sm90a():
+    """The sm_90a kernel info: cluster, tensor maps, Hopper metadata
+    geometry; their validation and error messages."""
+    ki = kernel_info.parse_kernel_info(json.dumps([WGMMA_INFO]))[0]
+    assert kernel_info.cluster_of(ki) == [1, 2, 1] and kernel_info.cluster_of(GOOD_INFO[0]) == [1, 1, 1]
+    kernel_info.check_ptx_against_info(fake_ptx_for(ki), ki)
+    assert kernel_info.check_problem(ki, 4096, 4096, 4096, "f16", "f16") == []
+    # Arguments: the map parameters take the maps' device addresses.
+    bufs = {"values": 1, "meta": 2, "dense": 3, "out": 4, "values_map": 0x100,
+            "dense_map": 0x180}
+    sizes = {"M": 4096, "N": 4096, "K": 4096, "VC": 2048, "MC": 256}
+    args = kernel_info.kernel_arg_values(ki, bufs, sizes)
+    assert [v for _, _, v in args] == [1, 2, 3, 4, 4096, 4096, 4096, 2048, 256, 0x100, 0x180]
+    expect_error(lambda: kernel_info.kernel_arg_values(ki, {"values": 1, "meta": 2, "dense": 3,
+                                                      "out": 4}, sizes),
+                 "tensor-map parameter 'values_map' has no encoded map")
+    # Metadata geometry: docs/HOPPER-LAYOUT.md (b), rowTiles * V * 512 words,
+    # V = ceil(ceil(K / 64) / 4); mma.sp's without the keys.
+    lay = kernel_info.metadata_layout(ki)
+    assert (lay["row_blocks"], lay["vectors"], lay["total"]) == (64, 16, 64 * 16 * 512), lay
+    odd = kernel_info.metadata_layout(dict(ki, R=100, K=320))  # 2 row tiles, 5 blocks -> V 2
+    assert (odd["row_blocks"], odd["vectors"], odd["total"]) == (2, 2, 2 * 2 * 512), odd
+    old = kernel_info.metadata_layout(dict(GOOD_INFO[0], R=256, K=512, mma="m16n8k32"))
+    assert (old["rows_per_block"], old["k_per_word"], old["threads"], old["total"]) == \
+        (32, 32, 32, 8 * 4 * 128), old
+    assert kernel_info.metadata_words(dict(GOOD_INFO[0], R=96, K=256, mma="m16n8k16")) == \
+        3 * 4 * 128
+    # Tensor-map requests: the operand as a row-major 2-D array, innermost
+    # first; the driver's enums.
+    ops = {"values": (0x7F0000001000, (4096, 2048), "f16"),
+           "dense": (0x7F0000100000, (4096, 4096), "f16"), "out": (0x10, (4096, 4096), "f16")}
+    reqs = dict(kernel_info.tensor_map_requests(ki, ops))
+    assert list(reqs) == ["values_map", "dense_map"], reqs
+    v, d = reqs["values_map"], reqs["dense_map"]
+    assert (v["address"], v["dims"], v["strides"], v["box"], v["swizzle"]) == \
+        (0x7F0000001000, [2048, 4096], [4096], [32, 128], 2), v
+    assert (d["dims"], d["strides"], d["box"], d["swizzle"], d["data_type"]) == \
+        ([4096, 4096], [8192], [64, 64], 3, 6), d
+    assert all((r["rank"], r["element_strides"], r["interleave"], r["l2_promotion"],
+                r["oob_fill"]) == (2, [1, 1], 0, 2, 0) for r in reqs.values())
+    expect_error(lambda: kernel_info.tensor_map_requests(ki, dict(ops, values=(0x1008, (4096, 2048),
+                                                                         "f16"))),
+                 "not 16-byte aligned")
+    expect_error(lambda: kernel_info.tensor_map_requests(ki, dict(ops, dense=(0, (4096, 12), "f16"))),
+                 "row stride is 24 bytes")
+    expect_error(lambda: kernel_info.tensor_map_requests(ki, dict(ops, values=(0, (4096, 2048),
+                                                                         "bf16"))),
+                 "data_type 6 does not describe bf16 elements (9)")
+    expect_error(lambda: kernel_info.tensor_map_requests(ki, {"values": ops["values"]}),
+                 "no such operand buffer")
+    assert kernel_info.check_tensor_maps(ki, {"values": (4096, 2048), "dense": (4096, 4096),
+                                        "out": (4096, 4096)},
+                                   {"values": "f16", "dense": "f16", "out": "f16"}) == []
+    assert "row stride" in kernel_info.check_tensor_maps(
+        ki, {"values": (16, 2048), "dense": (4096, 4), "out": (16, 4)}, {})[0]
+    # What the launcher rejects before the driver would.
+    def bad_map(i, **kw):
+        k = wgmma_info()
+        k["tensor_maps"][i].update(kw)
+        return json.dumps([k])
+    parse = kernel_info.parse_kernel_info
+    expect_error(lambda: parse(bad_map(0, swizzle=16)), "must be 0, 32, 64 or 128")
+    expect_error(lambda: parse(bad_map(0, box=[32, 300])), "each 1 to 256")
+    expect_error(lambda: parse(bad_map(0, box=[36, 128])), "72 bytes, not a multiple of 16")
+    expect_error(lambda: parse(bad_map(0, box=[64, 128])), "more than the 64-byte swizzle")
+    expect_error(lambda: parse(bad_map(1, operand="meta")), "makes tensor maps of values")
+    expect_error(lambda: parse(bad_map(1, data_type=13)), "not a CUtensorMapDataType")
+    expect_error(lambda: parse(bad_map(1, param="values_map")), "has two tensor maps")
+    expect_error(lambda: parse(bad_map(1, param="b_map")),
+                 "pointer parameter 'dense_map' looks like a tensor map")
+    k = wgmma_info()
+    k["tensor_maps"].append({"param": "out_map", "operand": "out", "data_type": 6,
+                             "box": [64, 64], "swizzle": 128})
+    expect_error(lambda: parse(json.dumps([k])), "names parameter(s) ['out_map']")
+    expect_error(lambda: parse(json.dumps([wgmma_info(
+        param_types=["ptr"] * 4 + ["i32"] * 6 + ["ptr"])])),
+        "tensor-map parameter 'values_map' has type 'i32'")
+    expect_error(lambda: parse(json.dumps([wgmma_info(grid=[16, 31, 1])])),
+                 "grid [16, 31, 1] is not a whole number of clusters [1, 2, 1]")
+    expect_error(lambda: parse(json.dumps([wgmma_info(cluster=[2, 0, 1])])),
+                 "\"cluster\" must be a list of three positive integers")
+    expect_error(lambda: parse(json.dumps([wgmma_info(cluster=[4, 8, 1], grid=[16, 32, 1])])),
+                 "cluster [4, 8, 1] has 32 blocks")
+    k = wgmma_info()
+    del k["meta_threads"]
+    expect_error(lambda: parse(json.dumps([k])), "meta_threads missing")
+    expect_error(lambda: parse(json.dumps([wgmma_info(meta_k_per_word=0)])),
+                 "\"meta_k_per_word\" must be a positive integer")
+    return ("cluster, tensor maps (requests, alignment, strides, types), Hopper metadata "
+            "geometry, %d error messages" % 19)
+
+
+def t_report():
+    progs = fake_programs()
+    progs[1]["sm90a"] = {"target": "sm_90a", "status": "failed",
+                         "error": "ptxas -arch=sm_90a rejected the PTX:\nline 3"}
+    progs[5]["sm90a"] = {"target": "sm_90a", "status": "not_built", "error": "--mock: none"}
+    ok = lambda ms, **kw: dict(timing(ms), status="ok", rel_error=1e-3, **kw)  # noqa: E731
+    unav = {"status": "unavailable", "error": "RuntimeError: only sm_8x\nmore"}
+    recs = [
+        {"type": "env", "gpu": {"name": "Fake GPU", "l2_bytes": 50 << 20,
+                                "memory_bytes": 80 << 30}, "software": {"torch": "x"}},
+        {"type": "format_check", "ok": True},
+        {"type": "result", "index": 0, "methods": {
+            "stc": ok(2.0, kernel=dict(GOOD_INFO[0], registers=96, blocks_per_sm=1)),
+            "stc_sm90a": ok(0.5, kernel=dict(WGMMA_INFO, registers=168, blocks_per_sm=1)),
+            "cublas": ok(1.0), "cutlass": unav, "cusparselt": ok(0.8)}, "copies": 3},
+        {"type": "result", "index": 1, "methods": {
+            "stc": dict(timing(3.0), status="wrong", rel_error=0.5, error="differs"),
+            "stc_sm90a": {"status": "build_failed", "error": "ptxas -arch=sm_90a rejected"},
+            "cublas": ok(1.0), "cutlass": unav, "cusparselt": ok(0.8)}},
+        {"type": "result", "index": 2, "build_failed": "stc-compile exited with status 1"},
+        {"type": "result", "index": 3, "skipped": "time budget used up"},
+        {"type": "result", "index": 4, "worker_died": "killed: no output for 150 s"},
+    ]
+    meta = {"utc": "20260101T000000Z", "time_budget_s": 400, "stall_s": 150,
+            "max_method_s": 0.5, "max_repeats": 200, "tolerance": 1e-2}
+    doc = report.assemble({"mock": False, "quick": True, "commit": "abc1234def",
+                           "commit_short": "abc1234", "target": "sm_90", "flags": []},
+                          recs, progs, list(range(len(progs))), meta)
+    json.dumps(doc)
+    r0 = doc["results"][0]
+    assert abs(r0["ratios"]["stc_speedup_vs_cublas"] - 0.5) < 1e-12, r0["ratios"]
+    assert "stc_speedup_vs_cutlass" not in r0["ratios"]
+    assert abs(r0["methods"]["stc"]["tflops_median"]
+               - r0["flop"] / 2e-3 / 1e12) < 1e-9
+    assert "stc_speedup_vs_cublas" not in doc["results"][1]["ratios"], "wrong result used"
+    assert doc["results"][2]["methods"]["stc"]["status"] == "build_failed"
+    assert doc["results"][3]["methods"]["cublas"]["status"] == "skipped"
+    assert doc["results"][5]["methods"]["stc"]["status"] == "not_run"
+    assert doc["summary"]["ok"] is False
+    r0 = doc["results"][0]["ratios"]
+    assert abs(r0["stc_sm90a_speedup_vs_cublas"] - 2.0) < 1e-12, r0
+    assert abs(r0["stc_sm90a_speedup_vs_cusparselt"] - 1.6) < 1e-12, r0
+    assert abs(r0["stc_sm90a_speedup_vs_stc"] - 4.0) < 1e-12, r0
+    sm = [e["methods"]["stc_sm90a"]["status"] for e in doc["results"]]
+    assert sm == ["ok", "build_failed", "not_run", "skipped", "not_run", "not_built"], sm
+    assert "rejected the PTX" in doc["results"][1]["methods"]["stc_sm90a"]["error"]
+    assert doc["results"][0]["large"] and not doc["results"][2]["large"]
+    md = report.markdown(doc)
+    for s in ("| square-4096 | 4096 | 4096 | 4096 | 2.0000 (1.9000) | 68.7 | 0.5000 (0.4750) "
+              "| 274.9 |",
+              "0.50×", "CUTLASS 2:4: unavailable: RuntimeError: only sm_8x, on 2 program(s)",
+              "STC: wrong: differs (rel. error 5.00e-01)", "build_failed", "## bf16",
+              "| square-4096-f16 | STC | `spmm_kernel` |",
+              "| square-4096-f16 | STC sm_90a | `spmm_sm90a` | 16×32×1 | 288×1×1 | wgmma "
+              "| 1×2×1 | 205904 | 168 |",
+              "## STC sm_90a speedups",
+              "| square-4096 | f16 | yes | `wgmma` | 274.9 | 2.00× | 1.60× | – | 4.00× |",
+              "STC sm_90a: not_built: --mock: none, on 1 program(s)",
+              "- ≥ 1.35× cuBLAS dense at square-8192-f16: not in this run.",
+              "- ≥ 1.00× cuSPARSELt 2:4 on every large shape (every dimension (M, N, K) >= "
+              "2048): measured on 1 of 2 large programs; 1 at or above 1.00×; lowest 1.60× "
+              "(square-4096-f16); kernel variant `wgmma`."):
+        assert s in md, "markdown lacks %r:\n%s" % (s, md)
+    report.compact(doc)
+    # DESIGN section 8's targets, on the programs they name.
+    big = fake_programs([("square-8192", "square", 8192, 8192, 8192),
+                         ("llm-up-11008x4096-n2048", "llm", 11008, 2048, 4096),
+                         ("bert-base-attn-768x768-b8", "bert", 768, 1024, 768)])
+    recs2 = recs[:2] + [
+        {"type": "result", "index": i, "methods": {
+            "stc": ok(2.0), "stc_sm90a": ok(sm_ms, kernel=dict(WGMMA_INFO)), "cublas": ok(1.5),
+            "cutlass": unav, "cusparselt": ok(1.0)}}
+        for i, sm_ms in enumerate((1.0, 1.25, 1.0, 0.8, 2.0, 0.5))]
+    recs2[2]["methods"]["cusparselt"] = unav
+    d2 = report.assemble({"target": "sm_90", "target_sm90a": "sm_90a"}, recs2, big,
+                         list(range(len(big))), meta)
+    t = d2["design_targets"]
+    dn, lg = t["sm90a_vs_cublas_dense"], t["sm90a_vs_cusparselt_large"]
+    assert dn["program"] == "square-8192-f16" and abs(dn["ratio"] - 1.5) < 1e-12, dn
+    assert dn["at_or_above_target"] is True and dn["sm90a_variant"] == "wgmma", dn
+    assert (lg["large_programs_in_run"], lg["measured"], lg["at_or_above_target"]) == (4, 3, 2), lg
+    assert lg["min_ratio_program"] == "square-8192-bf16", lg
+    assert abs(lg["min_ratio"] - 1.0 / 1.25) < 1e-12, lg
+    assert [x["program"] for x in lg["programs"]] == [e["name"] for e in d2["results"][:4]]
+    assert d2["summary"]["ok"] is True, d2["summary"]
+    md2 = report.markdown(d2)
+    for s in ("- ≥ 1.35× cuBLAS dense at square-8192-f16: measured 1.50× (kernel variant "
+              "`wgmma`).", "measured on 3 of 4 large programs; 2 at or above 1.00×; lowest "
+              "0.80× (square-8192-bf16)"):
+        assert s in md2, "markdown lacks %r:\n%s" % (s, md2)
+    # A manifest without sm_90a kernels (the mock, an older build): not a failure.
+    old = fake_programs()
+    for p in old:
+        del p["sm90a"]
+    recs3 = recs[:2] + [{"type": "result", "index": i, "methods": {
+        "stc": ok(1.0), "cublas": ok(1.0), "cutlass": unav, "cusparselt": ok(1.0)}}
+        for i in range(len(old))]
+    d3 = report.assemble({"mock": True}, recs3, old, list(range(len(old))), meta)
+    assert d3["summary"]["ok"] is True, d3["summary"]
+    assert {e["methods"]["stc_sm90a"]["status"] for e in d3["results"]} == {"not_built"}
+    assert "## STC sm_90a speedups" not in report.markdown(d3)
+    return ("ratios (both STC kernels), statuses, tables, DESIGN §8 targets, a manifest "
+            "without sm_90a")
+
+
+def t_report_int8():
+    """The report with i8 programs beside f16 ones: TOPS, tables and a
+    target block of their own, ratios only between int8 methods."""
+    table = [("square-8192", "square", 8192, 8192, 8192),
+             ("bert-base-attn-768x768-b8", "bert", 768, 1024, 768)]
+    progs = fake_programs(table, dtypes=("f16", "i8"))
+    ok = lambda ms, **kw: dict(timing(ms), status="ok", rel_error=0.0, **kw)  # noqa: E731
+    unav = {"status": "unavailable", "error": "RuntimeError: only sm_8x"}
+    i8k = dict(WGMMA_INFO, **I8_WGMMA)
+    recs = [
+        {"type": "env", "gpu": {"name": "Fake GPU"}, "software": {"torch": "x"}},
+        {"type": "format_check", "ok": True},
+        {"type": "result", "index": 0, "methods": {
+            "stc": ok(4.0), "stc_sm90a": ok(1.0, kernel=dict(WGMMA_INFO)), "cublas": ok(1.5),
+            "cutlass": unav, "cusparselt": ok(1.2)}},
+        {"type": "result", "index": 1, "unit": "TOPS", "methods": {
+            "stc": ok(2.0, tolerance="exact", mismatches=0),
+            "stc_sm90a": ok(0.5, tolerance="exact", mismatches=0, kernel=i8k),
+            "cublas": ok(1.0, api="torch._int_mm"), "cutlass": unav,
+            "cusparselt": ok(0.8, api="torch._cslt_sparse_mm")}},
+        {"type": "result", "index": 2, "methods": {
+            "stc": ok(0.1), "stc_sm90a": ok(0.05), "cublas": ok(0.1), "cutlass": unav,
+            "cusparselt": ok(0.1)}},
+        {"type": "result", "index": 3, "methods": {
+            "stc": ok(0.1), "stc_sm90a": dict(timing(0.04), status="wrong", rel_error=0.3,
+                                              tolerance="exact", mismatches=17,
+                                              error="result differs: 17 outputs differ"),
+            "cublas": ok(0.1), "cutlass": unav,
+            "cusparselt": {"status": "unavailable",
+                           "error": "RuntimeError: CUDA error: operation not supported"}}},
+    ]
+    meta = {"utc": "20260101T000000Z", "time_budget_s": 400, "stall_s": 150,
+            "max_method_s": 0.5, "max_repeats": 200, "tolerance": 1e-2}
+    doc = report.assemble({"target": "sm_90", "target_sm90a": "sm_90a"}, recs, progs,
+                          list(range(len(progs))), meta)
+    json.dumps(doc)
+    r = {e["name"]: e for e in doc["results"]}
+    assert [e["unit"] for e in doc["results"]] == ["TFLOP/s", "TOPS"] * 2
+    assert r["square-8192-i8"]["dense_transposed"] and r["square-8192-i8"]["out_dtype"] == "i32"
+    ri = r["square-8192-i8"]["ratios"]
+    assert abs(ri["stc_sm90a_speedup_vs_cublas"] - 2.0) < 1e-12, ri
+    assert abs(ri["stc_sm90a_speedup_vs_cusparselt"] - 1.6) < 1e-12, ri
+    assert abs(r["square-8192-f16"]["ratios"]["stc_sm90a_speedup_vs_cublas"] - 1.5) < 1e-12
+    assert "stc_sm90a_speedup_vs_cublas" not in r["bert-base-attn-768x768-b8-i8"]["ratios"]
+    t = doc["design_targets"]
+    # The f16 targets see the f16 programs only, the int8 block the i8 ones.
+    assert t["sm90a_vs_cublas_dense"]["program"] == "square-8192-f16"
+    assert abs(t["sm90a_vs_cublas_dense"]["ratio"] - 1.5) < 1e-12, t
+    assert [x["program"] for x in t["sm90a_vs_cusparselt_large"]["programs"]] == [
+        "square-8192-f16"], t
+    t8 = t["int8"]
+    assert t8["sm90a_vs_cublas_dense"]["program"] == "square-8192-i8"
+    assert abs(t8["sm90a_vs_cublas_dense"]["ratio"] - 2.0) < 1e-12, t8
+    assert [x["program"] for x in t8["sm90a_vs_cusparselt_large"]["programs"]] == [
+        "square-8192-i8"], t8
+    assert doc["summary"]["ok"] is False  # the wrong sm_90a result
+    md = report.markdown(doc)
+    tops = 2 * 8192 ** 3 / 0.5e-3 / 1e12
+    for s in ("## i8 (rates in TOPS", "| shape | M | N | K | STC ms (min) | STC TOPS | "
+              "STC sm_90a ms (min) | STC sm_90a TOPS | cuBLAS TOPS |",
+              "| shape | M | N | K | STC ms (min) | STC TFLOP/s |",
+              "## STC sm_90a speedups\n", "## STC sm_90a speedups, int8 (TOPS)",
+              "| STC sm_90a TOPS | vs cuBLAS |",
+              "| square-8192 | i8 | yes | `wgmma` | %.1f | 2.00× | 1.60× | – | 4.00× |" % tops,
+              "int8 (`i8`) programs: A and B int8 in [-127, 127]",
+              "- ≥ 1.35× cuBLAS dense at square-8192-f16: measured 1.50×",
+              "- ≥ 1.35× cuBLAS int8 dense at square-8192-i8: measured 2.00× (kernel variant "
+              "`wgmma`).", "- ≥ 1.00× cuSPARSELt int8 2:4 on every large shape",
+              "STC sm_90a: wrong: result differs: 17 outputs differ, on 1 program(s): "
+              "bert-base-attn-768x768-b8-i8",
+              "cuSPARSELt 2:4: unavailable: RuntimeError: CUDA error: operation not supported"):
+        assert s in md, "markdown lacks %r:\n%s" % (s, md)
+    # The int8 speedup table holds the i8 programs only, the other none.
+    f16_part, i8_part = md.split("## STC sm_90a speedups, int8 (TOPS)")
+    assert "| i8 |" not in f16_part.split("## STC sm_90a speedups\n")[1]
+    assert "| f16 |" not in i8_part.split("## STC kernels")[0]
+    assert "program (TFLOP/s; i8: TOPS)" in report.compact(doc)
+    return ("TOPS columns and units, i8 tables and targets of their own, ratios between "
+            "int8 methods only, unavailable and wrong int8 rows")
+
+
+def program_inputs(dt, tmp):
+    """A 64x48x128 program's inputs as the benchmark makes them (A pruned
+    and compressed by format24; i8: integers in [-127, 127], B given
+    48 x 128), saved as .npy in tmp: (their paths, the float64 reference)."""
+    rng = np.random.default_rng(5)
+    if shapes.is_integer(dt):
+        a = rng.integers(-127, 128, (64, 128)).astype(np.int8)
+        b = rng.integers(-127, 128, (48, 128)).astype(np.int8)
+    else:
+        a = rng.standard_normal((64, 128)).astype(np.float16)
+        b = rng.standard_normal((128, 48)).astype(np.float16)
+    pr = format24.prune24(a)
+    v, m = format24.compress24(pr)
+    kn = b.T if shapes.dense_transposed(dt) else b
+    paths = []
+    for nm, arr in (("v", v), ("m", m.view(np.int16)), ("b", b)):
+        paths.append(os.path.join(tmp, "%s_%s.npy" % (nm, dt)))
+        np.save(paths[-1], arr)
+    return paths, pr.astype(np.float64) @ kn.astype(np.float64)
+
+
+def stc_run_program(run, prog, inputs, dev, target, out_path, ref, what, notes):
+    """stc-run of a 64x48 program on `inputs` (--device=dev, --target):
+    its rel. error against `ref` (< 1e-2), or for an integer output
+    "exact" (equal to it); None, with a note, when the sm_90a kernel does
+    not run on the emulator yet."""
+    p = subprocess.run([run, prog, "--entry=spmm", "--device=" + dev]
+                       + ["--input=" + x for x in inputs] + ["--output=" + out_path]
+                       + (["--target=" + target] if target else []),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    if p.returncode != 0 and target == "sm_90a":
+        first = next((ln for ln in p.stdout.decode().splitlines() if "error" in ln), "failed")
+        notes.append("%s not run yet (%s)" % (what, first.strip()[:160]))
+        return None
+    assert p.returncode == 0, "stc-run (%s) failed:\n%s" % (what, p.stdout.decode())
+    out = np.load(out_path)
+    assert out.shape == (64, 48), (what, out.shape)
+    if np.issubdtype(out.dtype, np.integer):
+        bad = np.argwhere(out.astype(np.float64) != ref)
+        assert out.dtype == np.int32 and not len(bad), (
+            "stc-run (%s) on format24's inputs: %s output, %d of 64x48 differ from the exact "
+            "product (first at %s)" % (what, out.dtype, len(bad), bad[:1].tolist()))
+        return "exact"
+    err = stc_ref.rel_error(out, ref)
+    if err >= 1e-2:
+        bad = [r for r in range(64) if stc_ref.rel_error(out[r], ref[r]) >= 1e-2]
+        raise AssertionError("stc-run (%s) on format24's inputs (64x48x128): rel. error %.3g; "
+                             "wrong rows (of 64): %s" % (what, err, bad))
+    return "%.1e" % err
+
+
+def t_program_text():
+    opt, run = os.path.join(BIN, "stc-opt"), os.path.join(BIN, "stc-run")
+    if not os.access(opt, os.X_OK):
+        return ("SKIP", "no %s (build the project first)" % opt)
+    tmp = tempfile.mkdtemp(prefix="gpu-bench-prog-")
+    try:
+        for dt in shapes.DTYPES:
+            path = os.path.join(tmp, "p_%s.mlir" % dt)
+            with open(path, "w") as f:
+                f.write(build_programs.program_text("t", dt, shapes.out_dtype(dt), 64, 48, 128))
+            p = subprocess.run([opt, path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            assert p.returncode == 0, "stc-opt rejected the %s program:\n%s" % (
+                dt, p.stdout.decode())
+        if not os.access(run, os.X_OK):
+            return "stc-opt parses %s (no stc-run: CPU run skipped)" % "/".join(shapes.DTYPES)
+        h = subprocess.run([run, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        # The CPU kernel, and where stc-run has it, the sm_90 GPU kernel run
+        # on the CPU by the project's emulator; the sm_90a kernel too once the
+        # emulator runs it (TMA, mbarriers: a note until then).
+        devices = [("cpu", None)] + ([("emulate", "sm_90"), ("emulate", "sm_90a")]
+                                     if b"emulate" in h.stdout else [])
+        errs, notes = [], []
+        for dt in ("f16", "i8"):
+            inputs, ref = program_inputs(dt, tmp)
+            for dev, target in devices:
+                what = "%s %s%s" % (dt, dev, "/" + target if target else "")
+                err = stc_run_program(run, os.path.join(tmp, "p_%s.mlir" % dt), inputs, dev,
+                                      target, os.path.join(tmp, "o.npy"), ref, what, notes)
+                if err is not None:
+                    errs.append("%s %s" % (what, err))
+        return ("stc-opt parses %s; stc-run on format24's inputs (i8: exact int32): %s%s"
+                % ("/".join(shapes.DTYPES), ", ".join(errs),
+                   ("; " + "; ".join(notes)) if notes else ""))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_int8_kernel(p, ki):
+    """A built i8 program's kernel: B transposed, i8 in, i32 out; its
+    sm_90a kernel (not the mock's) the wgmma s8 one (m64nNk64, byte tensor
+    maps), not an mma.sp fallback, which would mean the program's form is
+    wrong for it."""
+    if p["dtype"] != "i8":
+        return
+    assert ki["dense_transposed"] is True and p["dense_transposed"] is True, (p["name"], ki)
+    assert (ki["input_type"], ki["output_type"]) == ("i8", "i32"), (p["name"], ki)
+    sub = p["sm90a"]
+    if sub["status"] == "ok":
+        k = sub["kernel"]
+        assert k["variant"] == "wgmma", "%s: sm_90a variant %r, not wgmma" % (
+            p["name"], k["variant"])
+        assert re.fullmatch(r"m64n\d+k64", k["mma"]), (p["name"], k["mma"])
+        assert {m["data_type"] for m in k["tensor_maps"]} == {0}, (p["name"], k)
+
+
+def check_build(work, expect_mock):
+    return check_build_dir(work, expect_mock, len(shapes.QUICK) * len(shapes.DTYPES),
+                           kernel_info.parse_kernel_info, check_int8_kernel)[1]
+
+
+def t_build_mock():
+    return mock_build("build", "GPU_BENCH_WORK", "gpu-build-mock", check_build)
+
+
+def t_build_stc():
+    sc = os.environ.get("STC_COMPILE", os.path.join(BIN, "stc-compile"))
+    if not os.access(sc, os.X_OK):
+        return ("SKIP", "no %s" % sc)
+    h = subprocess.run([sc, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if b"--kernel-info" not in h.stdout:
+        return ("SKIP", "stc-compile does not accept --kernel-info yet (GPU code generator "
+                "not landed); rerun when `build/bin/stc-compile --help | grep kernel-info` "
+                "prints it")
+    work = work_dir("gpu-build")
+    quick_build("build", "GPU_BENCH_WORK", work, [])
+    return check_build(work, False)
+
+
+def t_committed_results():
+    """Every committed GPU result (bench/results/gpu-*.json and the
+    sm90a-knobs sweep) renders with today's report.py to exactly its
+    committed Markdown: the JSON schema and report format are unchanged."""
+    import glob
+    files = sorted(glob.glob(os.path.join(ROOT, "bench", "results", "gpu-*.json"))
+                   + glob.glob(os.path.join(ROOT, "bench", "results", "sm90a-knobs-*",
+                                            "*.json")))
+    assert files, "no committed GPU results"
+    for f in files:
+        with open(f) as fh:
+            doc = json.load(fh)
+        md = (report.markdown_conv if "gpu-conv" in os.path.basename(f)
+              else report.markdown)(doc)
+        with open(f[:-len(".json")] + ".md") as fh:
+            want = fh.read()
+        assert md == want, "%s renders differently from its committed .md" % f
+    return "%d result files render to their committed Markdown" % len(files)
+
+
+def t_fallback_kernel():
+    """kernel_info.kernel_to_launch: a staged kernel's fallback_kernel runs
+    where the dense operand's leading dimension or the values' rows are not
+    multiples of staged_align (as stc-compile's host code chooses), the
+    kernel itself otherwise; a fallback without staged_align is an error."""
+    good = GOOD_INFO[0]
+    ki = dict(good, fallback_kernel="stc_spmm_0_direct", staged_align=8)
+    assert kernel_info.kernel_to_launch(ki, 4096, 2048) == good["kernel"]
+    assert kernel_info.kernel_to_launch(ki, 4092, 2048) == "stc_spmm_0_direct"
+    assert kernel_info.kernel_to_launch(ki, 4096, 2044) == "stc_spmm_0_direct"
+    assert kernel_info.kernel_to_launch(good, 4092, 2044) == good["kernel"]
+    bad = dict(good, fallback_kernel="stc_spmm_0_direct")
+    expect_error(lambda: kernel_info.kernel_to_launch(bad, 4092, 2044),
+                 "fallback_kernel 'stc_spmm_0_direct' without a positive \"staged_align\" "
+                 "(got None)")
+    return "aligned: the staged kernel; unaligned rows or leading dimension: the fallback"
+
+
+CHECKS = {
+    "format-vs-ref": t_format_vs_ref,
+    "format-errors": t_format_errors,
+    "kernel-info": t_kernel_info,
+    "kernel-info-sm90a": t_kernel_info_sm90a,
+    "fallback-kernel": t_fallback_kernel,
+    "report": t_report,
+    "report-int8": t_report_int8,
+    "committed-results": t_committed_results,
+    "program-text": t_program_text,
+    "build-mock": t_build_mock,
+    "build": t_build_stc,
+}
+
+if __name__ == "__main__":
+    sys.exit(run_checks(CHECKS, sys.argv[1:]))
