@@ -24,7 +24,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.stc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["stc-opt", "stc-compile", "stc-run", "stc-prune", "StcUnitTests"], tool_dirs)
+    ["stc-opt", "stc-compile", "stc-run", "stc-prune", "stc-import-onnx",
+     "StcUnitTests"], tool_dirs)
 # %python: STC_TEST_PYTHON where set (a GPU machine whose NumPy is not in
 # /usr/bin/python3, scripts/gpu-remote-tests.sh), else the system's.
 config.substitutions.append(("%python", os.environ.get("STC_TEST_PYTHON") or (
