@@ -51,6 +51,35 @@ try:
 except ImportError:
     pass
 
+
+# The ONNX front-end tests build models with %python's onnx (python3-onnx)
+# and, where installed, export them from torch/torchvision: features
+# `onnx`, `torch`, `torchvision`. %onnx_run runs one model through stc-run
+# against the NumPy reference of ONNX semantics (test/lib/onnx_run.py).
+test_python = os.environ.get("STC_TEST_PYTHON") or (
+    "/usr/bin/python3" if os.path.exists("/usr/bin/python3")
+    else config.python_executable)
+
+
+def python_has(module):
+    import subprocess
+    try:
+        return subprocess.run([test_python, "-c", "import " + module],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL,
+                              timeout=120).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+for module in ("onnx", "torch", "torchvision"):
+    if python_has(module):
+        config.available_features.add(module)
+config.substitutions.append(
+    ("%onnx_run", test_python + " " +
+     os.path.join(config.stc_src_root, "test", "lib", "onnx_run.py") +
+     " --stc-run " + os.path.join(config.stc_tools_dir, "stc-run")))
+
 # The fake CUDA driver of the runtime's unit tests (test/Unit/FakeCudaDriver.cpp):
 # tools tests load it with STC_CUDA_DRIVER_LIBRARY=%fake_cuda and pick its
 # behaviour with STC_FAKE_CUDA_SCENARIO.
