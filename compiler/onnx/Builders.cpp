@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -384,7 +385,17 @@ Value mlir::stc::onnx_import::reshapeTo(OpBuilder &b, Location loc, Value v,
   if (target.hasStaticShape())
     if (Value c = reshapeConstant(b, loc, v, target))
       return c;
-  // Through one dimension: collapse everything, then expand to the target.
+  // One collapse_shape or expand_shape where the sizes group that way.
+  if (target.getRank() < type.getRank()) {
+    if (std::optional<SmallVector<ReassociationIndices>> groups =
+            getReassociationIndicesForReshape(type, target))
+      return tensor::CollapseShapeOp::create(b, loc, target, v, *groups);
+  } else if (target.getRank() > type.getRank()) {
+    if (std::optional<SmallVector<ReassociationIndices>> groups =
+            getReassociationIndicesForReshape(target, type))
+      return tensor::ExpandShapeOp::create(b, loc, target, v, *groups, sizes);
+  }
+  // Otherwise through one dimension: collapse everything, then expand.
   Value flat = v;
   if (type.getRank() != 1) {
     SmallVector<ReassociationIndices> all;

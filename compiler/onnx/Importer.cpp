@@ -68,7 +68,7 @@ bool NodeContext::hasInput(unsigned i) const {
 FailureOr<Value> NodeContext::input(unsigned i) {
   if (!hasInput(i))
     return fail("input #" + Twine(i) + " is missing");
-  FailureOr<Value> v = importer.getValue(node.input(i));
+  FailureOr<Value> v = importer.getValue(node.input(i), loc);
   if (failed(v) && importer.error().empty())
     return fail("input #" + Twine(i) + " ('" + node.input(i) +
                 "') has no value");
@@ -243,16 +243,18 @@ Value GraphImporter::materialize(const HostTensor &tensor, Location loc) {
   return arith::ConstantOp::create(builder, loc, cast<TypedAttr>(attr));
 }
 
-FailureOr<Value> GraphImporter::getValue(llvm::StringRef name) {
+FailureOr<Value> GraphImporter::getValue(llvm::StringRef name, Location user) {
   ValueEntry *entry = lookup(name);
   if (!entry)
     return failure();
   if (!entry->value && entry->constant) {
+    // A Constant node's output is at that node; an initializer at its
+    // first user (its name in the IR, the user's place for diagnostics).
     Location loc =
         entry->producer >= 0
             ? NodeContext(*this, node(entry->producer), entry->producer).loc
             : NameLoc::get(StringAttr::get(&context, name),
-                           FileLineColLoc::get(&context, modelPath, 0, 0));
+                           cast<NameLoc>(user).getChildLoc());
     entry->value = materialize(*entry->constant, loc);
   }
   if (!entry->value)
@@ -353,9 +355,14 @@ LogicalResult GraphImporter::convertNode(int index) {
   return success();
 }
 
+Location GraphImporter::outputLoc(llvm::StringRef name) {
+  return NameLoc::get(StringAttr::get(&context, name),
+                      FileLineColLoc::get(&context, modelPath, 0, 0));
+}
+
 LogicalResult GraphImporter::collectResults(SmallVectorImpl<Value> &results) {
   for (const onnx::ValueInfoProto &vi : model.model->graph().output()) {
-    FailureOr<Value> v = getValue(vi.name());
+    FailureOr<Value> v = getValue(vi.name(), outputLoc(vi.name()));
     if (failed(v)) {
       if (errorMessage.empty())
         return fail("graph output '" + vi.name() + "' has no value");
@@ -412,6 +419,7 @@ OwningOpRef<ModuleOp> GraphImporter::run(llvm::StringRef entry) {
                                    builder.getFunctionType(inputTypes, {}));
   Block *body = func.addEntryBlock();
   for (auto [i, name] : llvm::enumerate(inputNames)) {
+    body->getArgument(i).setLoc(outputLoc(name));
     ValueEntry value;
     value.value = body->getArgument(i);
     define(name, std::move(value));

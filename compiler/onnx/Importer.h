@@ -116,9 +116,9 @@ public:
   const std::string &error() const { return errorMessage; }
   LogicalResult fail(const Twine &message);
 
-  /// The program value of `name` (materializing a known constant), or
-  /// failure when the name has no value.
-  FailureOr<Value> getValue(llvm::StringRef name);
+  /// The program value of `name` for an op at `user` (a node's NameLoc),
+  /// materializing a known constant, or failure when the name has no value.
+  FailureOr<Value> getValue(llvm::StringRef name, Location user);
   ValueEntry *lookup(llvm::StringRef name);
   void define(llvm::StringRef name, ValueEntry entry);
   /// An arith.constant of `tensor` (dense_resource when it has more than
@@ -139,6 +139,9 @@ private:
                               SmallVectorImpl<std::string> &names);
   LogicalResult convertNode(int index);
   LogicalResult collectResults(SmallVectorImpl<Value> &results);
+  /// The location of a graph input or output `name`: its name around
+  /// `model.onnx:0:0`.
+  Location outputLoc(llvm::StringRef name);
 
   llvm::StringMap<ValueEntry> values;
   llvm::StringMap<unsigned> uses;

@@ -94,17 +94,20 @@ Value mlir::stc::onnx_import::padSpatial(OpBuilder &b, Location loc,
                                          Value value) {
   if (!w.isPadded())
     return input;
+  // H and W are the last two dimensions (N x C x H x W, or grouped
+  // N x G x C/G x H x W).
   auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
   SmallVector<int64_t> shape(type.getShape());
-  for (int i = 0; i < 2; ++i)
-    if (!ShapedType::isDynamic(shape[2 + i]))
-      shape[2 + i] += w.padBegin[i] + w.padEnd[i];
-  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                   b.getIndexAttr(w.padBegin[0]),
-                                   b.getIndexAttr(w.padBegin[1])};
-  SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                    b.getIndexAttr(w.padEnd[0]),
-                                    b.getIndexAttr(w.padEnd[1])};
+  SmallVector<OpFoldResult> low(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> high(rank, b.getIndexAttr(0));
+  for (int i = 0; i < 2; ++i) {
+    int64_t d = rank - 2 + i;
+    if (!ShapedType::isDynamic(shape[d]))
+      shape[d] += w.padBegin[i] + w.padEnd[i];
+    low[d] = b.getIndexAttr(w.padBegin[i]);
+    high[d] = b.getIndexAttr(w.padEnd[i]);
+  }
   return tensor::PadOp::create(
       b, loc, RankedTensorType::get(shape, type.getElementType()), input, low,
       high, value);

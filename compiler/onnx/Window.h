@@ -27,7 +27,8 @@ struct Window {
 FailureOr<Window> readWindow(NodeContext &node, Value input,
                              ArrayRef<int64_t> kernel);
 
-/// `input` padded on H and W by `window` with the scalar `value`.
+/// `input` padded on H and W (its last two dimensions) by `window` with the
+/// scalar `value`.
 Value padSpatial(OpBuilder &b, Location loc, Value input, const Window &window,
                  Value value);
 

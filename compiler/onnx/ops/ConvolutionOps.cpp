@@ -76,14 +76,14 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
       windowOutputSize(node, xType.getDimSize(3), w, 1, false);
   if (failed(oh) || failed(ow))
     return failure();
-  Value padded = padSpatial(b, loc, x, w, scalarConstant(b, loc, type, 0.0));
-  SmallVector<OpFoldResult> sizes = getSizes(b, loc, padded);
+  Value zero = scalarConstant(b, loc, type, 0.0);
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, x);
   OpFoldResult outH = b.getIndexAttr(*oh), outW = b.getIndexAttr(*ow);
   auto strides = b.getI64TensorAttr(w.strides);
   auto dilations = b.getI64TensorAttr(w.dilations);
-  Value zero = scalarConstant(b, loc, type, 0.0);
   Value result;
   if (*group == 1) {
+    Value padded = padSpatial(b, loc, x, w, zero);
     Value init = filledTensor(
         b, loc, {sizes[0], b.getIndexAttr(filters), outH, outW}, zero);
     result = linalg::Conv2DNchwFchwOp::create(
@@ -95,9 +95,13 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
     // G x F/G x C/G x KH x KW filter (a constant stays one).
     int64_t g = *group;
     OpFoldResult perGroupAttr = b.getIndexAttr(perGroup);
-    Value x5 = reshapeTo(
-        b, loc, padded,
-        {sizes[0], b.getIndexAttr(g), perGroupAttr, sizes[2], sizes[3]});
+    // Padded after the reshape, so that the pad stays right in front of the
+    // convolution (stc-sparsify-convolutions folds it there).
+    Value x5 = padSpatial(b, loc,
+                          reshapeTo(b, loc, x,
+                                    {sizes[0], b.getIndexAttr(g), perGroupAttr,
+                                     sizes[2], sizes[3]}),
+                          w, zero);
     Value f5 =
         reshapeTo(b, loc, filter,
                   {b.getIndexAttr(g), b.getIndexAttr(filters / g), perGroupAttr,

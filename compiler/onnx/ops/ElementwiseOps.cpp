@@ -332,7 +332,7 @@ LogicalResult convertPow(NodeContext &n) {
 
 LogicalResult convertMul(NodeContext &node) {
   if (std::optional<std::string> x = matchGelu(node)) {
-    FailureOr<Value> input = node.importer.getValue(*x);
+    FailureOr<Value> input = node.importer.getValue(*x, node.loc);
     if (failed(input))
       return node.fail("GELU input '" + *x + "' has no value");
     if (isFloat(elementTypeOf(*input))) {
