@@ -7,7 +7,7 @@ Usage (from a lit RUN line):
   onnx_run.py --stc-run PATH --case NAME --dir DIR [--dtype f32|f16|bf16]
               [--batch N] [--dynamic] [--seed N] [--tol X]
               [--sparsity explicit|enable|force] [--expect-pruned]
-              [--model FILE] [-- extra stc-run args]
+              [--model FILE] [--external-data] [-- extra stc-run args]
   onnx_run.py --case NAME --dir DIR --save-only   (just write DIR/NAME.onnx)
 
 For one case it writes DIR/NAME.onnx (onnx_cases.py, seeded), draws seeded
@@ -74,6 +74,8 @@ def main():
     p.add_argument("--sparsity", default="explicit")
     p.add_argument("--expect-pruned", action="store_true")
     p.add_argument("--save-only", action="store_true")
+    p.add_argument("--external-data", action="store_true",
+                   help="store the weights in NAME.weights beside the model")
     p.add_argument("--model", help="run this file instead of writing one")
     p.add_argument("extra", nargs="*")
     args = p.parse_args()
@@ -85,7 +87,16 @@ def main():
     path = args.model or os.path.join(args.dir, args.case + ".onnx")
     if not args.model:
         onnx.checker.check_model(model)
-        onnx.save(model, path)
+        if args.external_data:
+            # A copy: saving moves the data out of the model in memory.
+            stored = onnx.ModelProto()
+            stored.CopyFrom(model)
+            onnx.save_model(stored, path, save_as_external_data=True,
+                            all_tensors_to_one_file=True,
+                            location=args.case + ".weights",
+                            size_threshold=0)
+        else:
+            onnx.save(model, path)
     if args.save_only:
         return 0
 
