@@ -257,6 +257,8 @@ FailureOr<Value> GraphImporter::getValue(llvm::StringRef name, Location user) {
                            cast<NameLoc>(user).getChildLoc());
     entry->value = materialize(*entry->constant, loc);
   }
+  if (!entry->value && entry->symbolic)
+    entry->value = materializeSymbolic(*entry->symbolic, user);
   if (!entry->value)
     return failure();
   return entry->value;

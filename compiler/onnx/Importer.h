@@ -31,12 +31,24 @@
 
 namespace mlir::stc::onnx_import {
 
+/// An INT64 tensor of rank 0 or 1 whose elements are sizes the program
+/// knows (static ones) or computes (dynamic ones, as index values): a shape
+/// and the arithmetic on it, as exporters write it before a Reshape
+/// (ShapeValues.cpp).
+struct SymbolicInts {
+  SmallVector<OpFoldResult> elements;
+  bool scalar = false;
+};
+
 /// What the importer knows about one named ONNX value.
 struct ValueEntry {
-  /// The tensor in the function (null for a constant not used yet).
+  /// The tensor in the function (null for a constant or a symbolic value
+  /// not used as a tensor yet).
   Value value;
   /// Its elements, when known at import time.
   std::shared_ptr<HostTensor> constant;
+  /// Its elements as sizes, when they depend on dynamic dimensions.
+  std::shared_ptr<SymbolicInts> symbolic;
   /// The node that produces it (-1: graph input or initializer).
   int producer = -1;
 };
@@ -125,6 +137,9 @@ public:
   /// one element); null with an error for element types the program cannot
   /// hold.
   Value materialize(const HostTensor &tensor, Location loc);
+  /// A tensor.from_elements of the INT64 elements of `ints`
+  /// (ShapeValues.cpp).
+  Value materializeSymbolic(const SymbolicInts &ints, Location loc);
   unsigned useCount(llvm::StringRef name) const;
   const onnx::NodeProto &node(int index) const;
 

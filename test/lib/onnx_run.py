@@ -63,7 +63,8 @@ def draw_inputs(model, rng, batch, ranges):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--stc-run")
-    p.add_argument("--case", required=True)
+    p.add_argument("--case", required=True,
+                   help="a model of onnx_cases.py, or the label of --model")
     p.add_argument("--dir", required=True)
     p.add_argument("--dtype", default="f32")
     p.add_argument("--batch", type=int, default=2)
@@ -76,14 +77,19 @@ def main():
     p.add_argument("--save-only", action="store_true")
     p.add_argument("--external-data", action="store_true",
                    help="store the weights in NAME.weights beside the model")
-    p.add_argument("--model", help="run this file instead of writing one")
+    p.add_argument("--model",
+                   help="run this .onnx file (e.g. a torch export) instead "
+                        "of writing the case's")
     p.add_argument("extra", nargs="*")
     args = p.parse_args()
 
     os.makedirs(args.dir, exist_ok=True)
     rng = np.random.default_rng(args.seed)
-    model = onnx_cases.CASES[args.case](
-        rng, args.dtype, "N" if args.dynamic else args.batch)
+    if args.model:
+        model = onnx.load(args.model)
+    else:
+        model = onnx_cases.CASES[args.case](
+            rng, args.dtype, "N" if args.dynamic else args.batch)
     path = args.model or os.path.join(args.dir, args.case + ".onnx")
     if not args.model:
         onnx.checker.check_model(model)

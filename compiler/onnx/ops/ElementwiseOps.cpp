@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/Builders.h"
 #include "compiler/onnx/ConstantFolding.h"
+#include "compiler/onnx/ShapeValues.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -267,6 +268,10 @@ Value binaryBody(OpBuilder &b, Location loc, BinaryKind kind, Value x,
 }
 
 LogicalResult convertBinary(NodeContext &node, BinaryKind kind) {
+  FailureOr<bool> symbolic =
+      convertSymbolicBinary(node, static_cast<int>(kind));
+  if (failed(symbolic) || *symbolic)
+    return failure(failed(symbolic));
   // Shape arithmetic and other small constant expressions: at import.
   if (foldBinary(node, static_cast<int>(kind)))
     return success();
@@ -389,6 +394,9 @@ LogicalResult convertClip(NodeContext &node) {
 }
 
 LogicalResult convertCast(NodeContext &node) {
+  FailureOr<bool> symbolic = convertSymbolicShapeOp(node);
+  if (failed(symbolic) || *symbolic)
+    return failure(failed(symbolic));
   FailureOr<int64_t> to = node.getInt("to", 0);
   if (failed(to))
     return failure();
@@ -425,6 +433,9 @@ LogicalResult convertCast(NodeContext &node) {
 
 /// Identity, and Dropout in inference (its output is its input).
 LogicalResult convertIdentity(NodeContext &node) {
+  FailureOr<bool> symbolic = convertSymbolicShapeOp(node);
+  if (failed(symbolic) || *symbolic)
+    return failure(failed(symbolic));
   if (node.node.op_type() == "Dropout" && node.hasInput(2)) {
     const HostTensor *training = node.constant(2);
     if (!training || training->numElements() != 1 || training->getInt(0))

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/Builders.h"
 #include "compiler/onnx/ConstantFolding.h"
+#include "compiler/onnx/ShapeValues.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -78,18 +79,32 @@ LogicalResult convertFlatten(NodeContext &node) {
 
 LogicalResult convertReshape(NodeContext &node) {
   FailureOr<int64_t> allowZero = node.getInt("allowzero", 0);
-  FailureOr<const HostTensor *> shapeT = node.requireConstant(1, "shape");
   FailureOr<SmallVector<OpFoldResult>> in = inputSizes(node);
-  if (failed(allowZero) || failed(shapeT) || failed(in))
+  if (failed(allowZero) || failed(in))
     return failure();
+  // A constant, or computed from shapes (ShapeValues.h).
+  std::optional<SymbolicInts> shape = readSymbolic(node, 1);
+  if (!shape || shape->scalar) {
+    FailureOr<const HostTensor *> t = node.requireConstant(1, "shape");
+    if (failed(t))
+      return failure();
+    return node.fail("its shape input must be a 1-D INT64 tensor");
+  }
   OpBuilder &b = node.b;
   Location loc = node.loc;
-  std::vector<int64_t> target = (*shapeT)->toInts();
   SmallVector<OpFoldResult> sizes;
   int inferred = -1;
   int64_t known = 1;
   bool knownStatic = true;
-  for (auto [i, t] : llvm::enumerate(target)) {
+  for (auto [i, entry] : llvm::enumerate(shape->elements)) {
+    std::optional<int64_t> fixed = getConstantIntValue(entry);
+    if (!fixed) {
+      // A size the program computes.
+      sizes.push_back(entry);
+      knownStatic = false;
+      continue;
+    }
+    int64_t t = *fixed;
     if (t == 0 && !*allowZero) {
       if (i >= in->size())
         return node.fail("shape entry " + Twine(i) +
@@ -155,6 +170,9 @@ FailureOr<SmallVector<int64_t>> readAxes(NodeContext &node, unsigned i,
 }
 
 LogicalResult convertUnsqueeze(NodeContext &node) {
+  FailureOr<bool> symbolic = convertSymbolicShapeOp(node);
+  if (failed(symbolic) || *symbolic)
+    return failure(failed(symbolic));
   FailureOr<SmallVector<OpFoldResult>> in = inputSizes(node);
   if (failed(in))
     return failure();
@@ -175,6 +193,9 @@ LogicalResult convertUnsqueeze(NodeContext &node) {
 }
 
 LogicalResult convertSqueeze(NodeContext &node) {
+  FailureOr<bool> symbolic = convertSymbolicShapeOp(node);
+  if (failed(symbolic) || *symbolic)
+    return failure(failed(symbolic));
   FailureOr<SmallVector<OpFoldResult>> in = inputSizes(node);
   if (failed(in))
     return failure();
@@ -271,6 +292,9 @@ bool foldConcat(NodeContext &node, int64_t axis) {
 }
 
 LogicalResult convertConcat(NodeContext &node) {
+  FailureOr<bool> symbolic = convertSymbolicShapeOp(node);
+  if (failed(symbolic) || *symbolic)
+    return failure(failed(symbolic));
   FailureOr<int64_t> axisAttr = node.getInt("axis", 0);
   if (failed(axisAttr))
     return failure();
@@ -360,6 +384,9 @@ LogicalResult convertConcat(NodeContext &node) {
 }
 
 LogicalResult convertSlice(NodeContext &node) {
+  FailureOr<bool> symbolic = convertSymbolicShapeOp(node);
+  if (failed(symbolic) || *symbolic)
+    return failure(failed(symbolic));
   FailureOr<const HostTensor *> startsT = node.requireConstant(1, "starts");
   FailureOr<const HostTensor *> endsT = node.requireConstant(2, "ends");
   if (failed(startsT) || failed(endsT))
@@ -444,6 +471,9 @@ LogicalResult convertSlice(NodeContext &node) {
 }
 
 LogicalResult convertGather(NodeContext &node) {
+  FailureOr<bool> symbolic = convertSymbolicShapeOp(node);
+  if (failed(symbolic) || *symbolic)
+    return failure(failed(symbolic));
   FailureOr<int64_t> axisAttr = node.getInt("axis", 0);
   if (failed(axisAttr))
     return failure();
@@ -569,18 +599,11 @@ LogicalResult convertShape(NodeContext &node) {
     return std::clamp<int64_t>(p, 0, rank);
   };
   int64_t start = clampPos(*startAttr), end = clampPos(*endAttr);
-  SmallVector<int64_t> dims;
-  for (int64_t d = start; d < end; ++d) {
-    std::optional<int64_t> c = getConstantIntValue((*sizes)[d]);
-    if (!c)
-      return node.fail("the shape of a tensor with dynamic dimension " +
-                       Twine(d) +
-                       " is not known at import (shapes must be "
-                       "static where the model computes with them)");
-    dims.push_back(*c);
-  }
-  node.setConstantOutput(
-      0, HostTensor::fromInts({int64_t(dims.size())}, dims, ""));
+  // Dynamic sizes stay index values (ShapeValues.h); an all-static shape
+  // becomes a constant.
+  SymbolicInts dims;
+  dims.elements.assign(sizes->begin() + start, sizes->begin() + end);
+  setSymbolicOutput(node, 0, std::move(dims));
   return success();
 }
 
