@@ -283,10 +283,22 @@ MODELS = {
         "Slice", ["x", "s", "e"], [vi("x", shape=("N", 4))],
         [vi("y", shape=("N", 4))],
         [const("s", np.array([0])), const("e", np.array([1]))]),
-    "shape_of_dynamic": lambda: model(
-        [helper.make_node("Shape", ["x"], ["s"], name="shape"),
-         helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
-        [vi("x", shape=("N", 4))], [vi("y", shape=("N", 4))]),
+    # Shapes that depend on a dynamic size (x is N x 4).
+    "dynamic_shape_pow": lambda: dynamic_shape(
+        [helper.make_node("Pow", ["s", "two"], ["p"], name="pow")], "p"),
+    "dynamic_shape_broadcast": lambda: dynamic_shape(
+        [helper.make_node("Add", ["s", "three"], ["p"], name="add")], "p"),
+    "dynamic_shape_div_zero": lambda: dynamic_shape(
+        [helper.make_node("Div", ["s", "zero"], ["p"], name="div")], "p"),
+    "dynamic_shape_unsqueeze": lambda: dynamic_shape(
+        [helper.make_node("Unsqueeze", ["s", "one"], ["p"], name="unsq")],
+        "p"),
+    "dynamic_shape_gather": lambda: dynamic_shape(
+        [helper.make_node("Gather", ["s", "five"], ["p"], name="gather")],
+        "p"),
+    "dynamic_shape_scalar": lambda: dynamic_shape(
+        [helper.make_node("Gather", ["s", "zero"], ["p"], name="gather")],
+        "p"),
     "gather_index_range": lambda: model(
         [helper.make_node("Shape", ["x"], ["s"], name="shape"),
          helper.make_node("Gather", ["s", "i"], ["y"], name="gather")],
@@ -370,6 +382,18 @@ MODELS = {
         "DequantizeLinear", ["x", "s"], [vi("x", I8), vi("s", F32, ())],
         [vi("y")]),
 }
+
+
+def dynamic_shape(nodes, shape_name):
+    """Reshape(x, f(Shape(x))) for x of N x 4, with `nodes` computing
+    `shape_name` from the shape `s`."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape")] + nodes + \
+        [helper.make_node("Reshape", ["x", shape_name], ["y"], name="reshape")]
+    inits = [const("two", np.array([2, 2])), const("three", np.array([1, 2, 3])),
+             const("zero", np.array(0)), const("one", np.array([1])),
+             const("five", np.array(5))]
+    return model(nodes, [vi("x", shape=("N", 4))], [vi("y", shape=("N", 4))],
+                 inits)
 
 
 def sparse_model():

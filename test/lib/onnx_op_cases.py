@@ -185,6 +185,26 @@ def _batchnorm(rng, dtype, batch):
                    [("y", None, [batch, 5, 3, 3])])
 
 
+def _linear_bn(rng, dtype, batch):
+    """nn.Linear then BatchNorm1d (folded into the Gemm at import), twice:
+    transB=1 with a bias, transB=0 without one."""
+    g = Builder(rng, dtype)
+
+    def bn(x, n):
+        return g.op("BatchNormalization", [x] + [
+            g.tensor(g.name("bn"), v) for v in (
+                1 + g.rng.random(n), g.rng.standard_normal(n),
+                g.rng.standard_normal(n), 1 + g.rng.random(n))], epsilon=1e-3)
+
+    h = g.op("Gemm", ["x", g.weight((12, 8)), g.weight((12,))], transB=1,
+             beta=0.5)
+    h = g.op("Relu", [bn(h, 12)])
+    y = bn(g.op("Gemm", [h, g.weight((12, 8))], alpha=2.0), 8)
+    g.nodes[-1].output[0] = "y"
+    return g.model([("x", None, [batch, 8])], [("y", None, [batch, 8])])
+
+
 CASES = dict(CONV, **POOL, **NORM, math=_math, shapes=_shapes,
-             embedding=_embedding, matmuls=_matmuls, batchnorm=_batchnorm)
+             embedding=_embedding, matmuls=_matmuls, batchnorm=_batchnorm,
+             linear_bn=_linear_bn)
 INPUT_RANGES = {"embedding": {"ids": (-50, 50)}}

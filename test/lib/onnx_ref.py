@@ -434,10 +434,10 @@ OPS = {
 class _Context:
     """What an operator may ask about the node it computes."""
 
-    def __init__(self, model, consts, node, sparsity, consumers):
-        self.model, self.consts, self.node = model, consts, node
+    def __init__(self, consts, node, sparsity, static_batch):
+        self.consts, self.node = consts, node
         self.sparsity = sparsity
-        self.consumers = consumers
+        self.batch_static = static_batch
 
     def is_const(self, i):
         return self.node.input[i] in self.consts
@@ -464,10 +464,6 @@ def run(model, inputs, sparsity="explicit", static_batch=True):
             continue
         env[vi.name] = Value(np.asarray(inputs[vi.name], np.float64),
                              vi.type.tensor_type.elem_type)
-    consumers = {}
-    for node in graph.node:
-        for name in node.input:
-            consumers.setdefault(name, []).append(node)
     for node in graph.node:
         if node.op_type == "Constant":
             data, dtype = _constant(node)
@@ -475,8 +471,7 @@ def run(model, inputs, sparsity="explicit", static_batch=True):
             consts.add(node.output[0])
             continue
         ins = [env[n] if n else None for n in node.input]
-        ctx = _Context(model, consts, node, sparsity, consumers)
-        ctx.batch_static = static_batch
+        ctx = _Context(consts, node, sparsity, static_batch)
         outs = OPS[node.op_type](ins, _attrs(node), ctx)
         for name, (data, dtype) in zip(node.output, outs):
             env[name] = Value(data, dtype)

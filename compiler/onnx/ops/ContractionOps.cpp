@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/Builders.h"
+#include "compiler/onnx/Contraction.h"
 #include "compiler/onnx/Quantization.h"
 #include "compiler/onnx/SparsityReport.h"
 
@@ -179,16 +180,74 @@ LogicalResult convertMatMul(NodeContext &node) {
 }
 
 LogicalResult convertGemm(NodeContext &node) {
-  FailureOr<int64_t> transA = node.getInt("transA", 0);
-  FailureOr<int64_t> transB = node.getInt("transB", 0);
   FailureOr<double> alpha = node.getFloat("alpha", 1.0);
   FailureOr<double> beta = node.getFloat("beta", 1.0);
-  if (failed(transA) || failed(transB) || failed(alpha) || failed(beta))
+  if (failed(alpha) || failed(beta))
     return failure();
-  FailureOr<Value> aOr = node.input(0), bOr = node.input(1);
-  if (failed(aOr) || failed(bOr))
+  FailureOr<Value> a = node.input(0), w = node.input(1);
+  if (failed(a) || failed(w))
     return failure();
-  Value a = *aOr, w = *bOr;
+  // alpha * B: on the data when B is a constant, so that the product is
+  // followed directly by its bias add.
+  double scale = *alpha;
+  const HostTensor *weight = node.constant(1);
+  if (weight && scale != 1.0 && isFloatDType(weight->dtype)) {
+    std::vector<double> values = weight->toDoubles();
+    for (double &v : values)
+      v *= scale;
+    *w = node.importer.materialize(
+        HostTensor::fromDoubles(weight->dtype, weight->shape, values,
+                                weight->name),
+        node.loc);
+    if (!*w)
+      return failure();
+    scale = 1.0;
+  }
+  // beta * C: on the data when C is a constant.
+  Value c;
+  double cScale = 1.0;
+  if (node.hasInput(2) && *beta != 0.0) {
+    const HostTensor *bias = node.constant(2);
+    if (bias && *beta != 1.0 && isFloatDType(bias->dtype)) {
+      std::vector<double> values = bias->toDoubles();
+      for (double &v : values)
+        v *= *beta;
+      c = node.importer.materialize(
+          HostTensor::fromDoubles(bias->dtype, bias->shape, values, bias->name),
+          node.loc);
+      if (!c)
+        return failure();
+    } else {
+      FailureOr<Value> cOr = node.input(2);
+      if (failed(cOr))
+        return failure();
+      c = *cOr;
+      cScale = *beta;
+    }
+  }
+  FailureOr<Value> y = emitGemm(node, *a, *w, weight, scale, c, cScale);
+  if (failed(y))
+    return failure();
+  node.setOutput(0, *y);
+  return success();
+}
+
+const OpConverter kConverters[] = {
+    {"MatMul", convertMatMul, "", 1},
+    {"Gemm", convertGemm, "alpha,beta,transA,transB", 1},
+};
+
+} // namespace
+
+FailureOr<Value> mlir::stc::onnx_import::emitGemm(NodeContext &node, Value a,
+                                                  Value w,
+                                                  const HostTensor *wConstant,
+                                                  double alpha, Value c,
+                                                  double cScale) {
+  FailureOr<int64_t> transA = node.getInt("transA", 0);
+  FailureOr<int64_t> transB = node.getInt("transB", 0);
+  if (failed(transA) || failed(transB))
+    return failure();
   Type type = elementTypeOf(a);
   if (type != elementTypeOf(w) || !isa<FloatType>(type))
     return node.fail("needs A and B of the same float type");
@@ -197,8 +256,8 @@ LogicalResult convertGemm(NodeContext &node) {
     return node.fail("A and B must have rank 2");
   OpBuilder &b = node.b;
   Location loc = node.loc;
-  if (const HostTensor *weight = node.constant(1))
-    reportMatrixSparsity(node, *weight, *transB ? 1 : 0, "K");
+  if (wConstant)
+    reportMatrixSparsity(node, *wConstant, *transB ? 1 : 0, "K");
   if (*transA)
     a = transposeTensor(b, loc, a, {1, 0});
   if (*transB)
@@ -206,8 +265,8 @@ LogicalResult convertGemm(NodeContext &node) {
   if (failed(checkReduction(node, a, w)))
     return failure();
   Value y = buildMatmul(b, loc, a, w);
-  if (*alpha != 1.0) {
-    double scale = *alpha;
+  if (alpha != 1.0) {
+    double scale = alpha;
     FailureOr<Value> scaled = buildElementwise(
         node, {y}, type, [&](OpBuilder &nb, Location nl, ValueRange args) {
           return arith::MulFOp::create(nb, nl, args[0],
@@ -218,49 +277,19 @@ LogicalResult convertGemm(NodeContext &node) {
       return failure();
     y = *scaled;
   }
-  if (node.hasInput(2) && *beta != 0.0) {
-    Value c;
-    const HostTensor *bias = node.constant(2);
-    if (bias && *beta != 1.0) {
-      std::vector<double> values = bias->toDoubles();
-      for (double &v : values)
-        v *= *beta;
-      c = node.importer.materialize(
-          HostTensor::fromDoubles(bias->dtype, bias->shape, values, bias->name),
-          loc);
-      if (!c)
-        return failure();
-    } else {
-      FailureOr<Value> cOr = node.input(2);
-      if (failed(cOr))
-        return failure();
-      c = *cOr;
-    }
-    if (elementTypeOf(c) != type)
-      return node.fail("C must have A's element type");
-    double cScale = bias ? 1.0 : *beta;
-    FailureOr<Value> sum = buildElementwise(
-        node, {y, c}, type, [&](OpBuilder &nb, Location nl, ValueRange args) {
-          Value addend = args[1];
-          if (cScale != 1.0)
-            addend = arith::MulFOp::create(
-                nb, nl, addend, scalarConstant(nb, nl, type, cScale));
-          return arith::AddFOp::create(nb, nl, args[0], addend).getResult();
-        });
-    if (failed(sum))
-      return failure();
-    y = *sum;
-  }
-  node.setOutput(0, y);
-  return success();
+  if (!c)
+    return y;
+  if (elementTypeOf(c) != type)
+    return node.fail("C must have A's element type");
+  return buildElementwise(
+      node, {y, c}, type, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value addend = args[1];
+        if (cScale != 1.0)
+          addend = arith::MulFOp::create(nb, nl, addend,
+                                         scalarConstant(nb, nl, type, cScale));
+        return arith::AddFOp::create(nb, nl, args[0], addend).getResult();
+      });
 }
-
-const OpConverter kConverters[] = {
-    {"MatMul", convertMatMul, "", 1},
-    {"Gemm", convertGemm, "alpha,beta,transA,transB", 1},
-};
-
-} // namespace
 
 ArrayRef<OpConverter> mlir::stc::onnx_import::getContractionConverters() {
   return kConverters;

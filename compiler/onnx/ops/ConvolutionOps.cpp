@@ -9,11 +9,13 @@
 // BatchNormalization after a Conv whose filter and bias are constants, and
 // whose output nothing else reads, is folded into that Conv's filter and
 // bias at import (w' = w * s, b' = (b - mean) * s + B with s = scale /
-// sqrt(var + eps)), as inference compilers do; any other
+// sqrt(var + eps)), as inference compilers do; likewise after a Gemm with
+// constant B and C (BatchNorm1d after nn.Linear). Any other
 // BatchNormalization is one element-wise op.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/Builders.h"
+#include "compiler/onnx/Contraction.h"
 #include "compiler/onnx/SparsityReport.h"
 #include "compiler/onnx/Window.h"
 
@@ -241,6 +243,55 @@ FailureOr<bool> foldIntoConv(NodeContext &node, const BatchNormAffine &bn) {
   return true;
 }
 
+/// Folds the BatchNormalization `node` over [M, N] into the Gemm producing
+/// its input when that Gemm's B is a constant, its C a constant of N
+/// elements (or absent), and nothing else reads it: B' = alpha B s (per
+/// output column), C' = beta C s + o. Returns whether it did.
+FailureOr<bool> foldIntoGemm(NodeContext &node, const BatchNormAffine &bn) {
+  const onnx::NodeProto *gemmNode = node.producer(0);
+  if (!gemmNode || gemmNode->op_type() != "Gemm" || node.useCount(0) != 1)
+    return false;
+  int gemmIndex = node.importer.lookup(node.node.input(0))->producer;
+  NodeContext gemm(node.importer, *gemmNode, gemmIndex);
+  const HostTensor *w = gemm.constant(1);
+  int64_t n = bn.factor.size();
+  FailureOr<int64_t> transB = gemm.getInt("transB", 0);
+  FailureOr<double> alpha = gemm.getFloat("alpha", 1.0);
+  FailureOr<double> beta = gemm.getFloat("beta", 1.0);
+  if (failed(transB) || failed(alpha) || failed(beta))
+    return failure();
+  if (!w || w->shape.size() != 2 || !isFloatDType(w->dtype) ||
+      w->shape[*transB ? 0 : 1] != n)
+    return false;
+  const HostTensor *c = gemm.hasInput(2) ? gemm.constant(2) : nullptr;
+  if (gemm.hasInput(2) && (!c || c->numElements() != n))
+    return false;
+  std::vector<double> wf = w->toDoubles();
+  int64_t cols = w->shape[1];
+  for (int64_t i = 0, e = wf.size(); i < e; ++i)
+    wf[i] *= *alpha * bn.factor[*transB ? i / cols : i % cols];
+  std::vector<double> cf(n);
+  for (int64_t j = 0; j < n; ++j)
+    cf[j] = (c ? *beta * c->getDouble(j) : 0.0) * bn.factor[j] + bn.offset[j];
+  HostTensor folded =
+      HostTensor::fromDoubles(w->dtype, w->shape, wf, w->name + "_bn");
+  Value wValue = node.importer.materialize(folded, gemm.loc);
+  Value cValue = node.importer.materialize(
+      HostTensor::fromDoubles(w->dtype, {n}, cf,
+                              (c ? c->name : w->name) + "_bn"),
+      gemm.loc);
+  FailureOr<Value> a = gemm.input(0);
+  if (!wValue || !cValue || failed(a))
+    return failure();
+  // (The Gemm reported its weight already.)
+  FailureOr<Value> y = emitGemm(gemm, *a, wValue, nullptr, 1.0, cValue, 1.0);
+  if (failed(y))
+    return failure();
+  node.remark("folded into the Gemm " + gemm.describe());
+  node.setOutput(0, *y);
+  return true;
+}
+
 LogicalResult convertBatchNorm(NodeContext &node) {
   FailureOr<double> epsilon = node.getFloat("epsilon", 1e-5);
   FailureOr<int64_t> training = node.getInt("training_mode", 0);
@@ -255,7 +306,8 @@ LogicalResult convertBatchNorm(NodeContext &node) {
   if (type.getRank() < 2 || !isa<FloatType>(type.getElementType()))
     return node.fail("needs a float input of rank 2 or more");
   if (std::optional<BatchNormAffine> bn = constantBatchNorm(node, *epsilon)) {
-    FailureOr<bool> folded = foldIntoConv(node, *bn);
+    FailureOr<bool> folded =
+        type.getRank() == 2 ? foldIntoGemm(node, *bn) : foldIntoConv(node, *bn);
     if (failed(folded))
       return failure();
     if (*folded)

@@ -84,12 +84,10 @@ LogicalResult convertReshape(NodeContext &node) {
     return failure();
   // A constant, or computed from shapes (ShapeValues.h).
   std::optional<SymbolicInts> shape = readSymbolic(node, 1);
-  if (!shape || shape->scalar) {
-    FailureOr<const HostTensor *> t = node.requireConstant(1, "shape");
-    if (failed(t))
-      return failure();
+  if (!shape && failed(node.requireConstant(1, "shape")))
+    return failure();
+  if (!shape || shape->scalar)
     return node.fail("its shape input must be a 1-D INT64 tensor");
-  }
   OpBuilder &b = node.b;
   Location loc = node.loc;
   SmallVector<OpFoldResult> sizes;
