@@ -180,6 +180,8 @@ MODELS = {
         "BatchNormalization", ["x", "s", "b", "m", "v"],
         [vi("x", shape=(2, 4, 3))], [vi("y", shape=(2, 4, 3))],
         [const(n, w(4, 1)) for n in "sbmv"]),
+    "div_int_zero": lambda: one("Div", ["x", "z"], [vi("x", I64)],
+                                [vi("y", I64)], [const("z", np.array(0))]),
     "pow_int_base": lambda: one("Pow", ["x", "z"], [vi("x", I64), vi("z")],
                                 [vi("y", I64)]),
     "clip_vector_bounds": lambda: one("Clip", ["x", "lo"], [vi("x")],

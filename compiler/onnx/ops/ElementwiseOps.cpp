@@ -303,6 +303,11 @@ LogicalResult convertBinary(NodeContext &node, BinaryKind kind) {
     node.setOutput(0, *y);
     return success();
   }
+  // Integer division by zero traps at run time: refuse a zero divisor
+  // that is known now.
+  if (kind == BinaryKind::Div && !isFloat(type) && rhsConstant &&
+      llvm::is_contained(rhsConstant->toInts(), 0))
+    return node.fail("divides by a constant zero");
   FailureOr<Value> y = node.input(1);
   if (failed(y))
     return failure();
