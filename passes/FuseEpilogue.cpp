@@ -3,14 +3,22 @@
 // Folds the bias add, residual add and ReLU that frontends emit after a
 // contraction or convolution into the fused epilogue of stc.spmm / stc.conv,
 // so that the CPU and GPU lowerings apply them in registers instead of in
-// extra passes over memory.
+// extra passes over memory; after a stc.spmm also the erf GELU (as the ONNX
+// importer writes it) and the per-channel rescaling of an i32 accumulator
+// to float (a QDQ MatMul). tensor.dim users of the op (a dynamic batch)
+// are rewritten to read the size from its operands first, so that they do
+// not stop the fusion.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
 #include "dialects/Stc/StcOps.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+
+#include <cmath>
 
 namespace mlir::stc {
 #define GEN_PASS_DEF_STCFUSEEPILOGUE
@@ -29,6 +37,69 @@ static bool isZero(Value v) {
     return false;
   auto f = dyn_cast<FloatAttr>(attr);
   return f && f.getValue().isZero();
+}
+
+/// Whether `v` is a float constant within 1e-6 (relative) of `expected`.
+static bool isConstantNear(Value v, double expected) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  auto f = dyn_cast<FloatAttr>(attr);
+  return f && std::fabs(f.getValueAsDouble() - expected) <=
+                  1e-6 * std::fabs(expected);
+}
+
+/// Rewrites the tensor.dim users of `v`, a stc.spmm/stc.conv result about
+/// to be replaced by its fused form, to read the same size from `source`,
+/// an operand of its producer that dominates them: dimension `d` of `v` has
+/// the size of dimension `sourceDim[d]` of `source` (-1: none). Static
+/// sizes become constants. Returns the single remaining user of `v`, or null
+/// when there is none, more than one, or a size has no source (then
+/// nothing was changed).
+static Operation *singleConsumer(Value v, Value source,
+                                 ArrayRef<int64_t> sourceDim) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<tensor::DimOp> dims;
+  Operation *found = nullptr;
+  for (OpOperand &use : v.getUses()) {
+    auto dim = dyn_cast<tensor::DimOp>(use.getOwner());
+    if (!dim) {
+      if (found)
+        return nullptr;
+      found = use.getOwner();
+      continue;
+    }
+    std::optional<int64_t> d = dim.getConstantIndex();
+    if (!d || (type.isDynamicDim(*d) && sourceDim[*d] < 0))
+      return nullptr;
+    dims.push_back(dim);
+  }
+  if (!found)
+    return nullptr;
+  for (tensor::DimOp dim : dims) {
+    OpBuilder b(dim);
+    int64_t d = *dim.getConstantIndex();
+    Value size =
+        type.isDynamicDim(d)
+            ? tensor::DimOp::create(b, dim.getLoc(), source, sourceDim[d])
+                  .getResult()
+            : arith::ConstantIndexOp::create(b, dim.getLoc(),
+                                             type.getDimSize(d))
+                  .getResult();
+    dim.getResult().replaceAllUsesWith(size);
+    dim.erase();
+  }
+  return found;
+}
+
+/// Where the sizes of a stc.spmm result come from: M from the dense
+/// operand (sparse rhs), N likewise (sparse lhs); the other is the
+/// compressed rows, static.
+static SmallVector<int64_t> spmmSizeSources(SpmmOp spmm) {
+  bool transposed = spmm.getDenseTransposed();
+  if (spmm.getSparse() == SparseOperand::rhs)
+    return {transposed ? 1 : 0, -1};
+  return {-1, transposed ? 0 : 1};
 }
 
 /// An element-wise linalg.generic of `rank` parallel loops whose body does
@@ -125,6 +196,87 @@ static bool matchRelu(linalg::GenericOp g, Value result, unsigned rank) {
   return false;
 }
 
+/// `v` without a float extension/truncation in front (the importer
+/// computes half-precision GELUs in f32).
+static Value throughFloatCast(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    return ext.getIn();
+  if (auto trunc = v.getDefiningOp<arith::TruncFOp>())
+    return trunc.getIn();
+  return v;
+}
+
+/// Whether `a * b` (either order) is `x * c` with the constant `c` near
+/// `factor`, x seen through a float cast.
+static bool isScaled(arith::MulFOp mul, Value x, double factor) {
+  if (!mul)
+    return false;
+  Value l = mul.getLhs(), r = mul.getRhs();
+  return (throughFloatCast(l) == x && isConstantNear(r, factor)) ||
+         (throughFloatCast(r) == x && isConstantNear(l, factor));
+}
+
+/// Matches `generic(x)` computing the erf GELU, 0.5 x (1 + erf(x / sqrt 2)),
+/// as (x * 0.5) * (erf(x * 0.7071...) + 1) with the products and sums in
+/// either order, optionally in f32 between an extf and a truncf.
+static bool matchGeluErf(linalg::GenericOp g, Value result, unsigned rank) {
+  if (!isElementwise(g, rank) || g.getNumDpsInputs() != 1 ||
+      g.getDpsInputs()[0] != result ||
+      !g.getIndexingMapsArray()[0].isIdentity() || !yielded(g))
+    return false;
+  Value x = g.getRegion().front().getArgument(0);
+  auto outer = throughFloatCast(yielded(g)).getDefiningOp<arith::MulFOp>();
+  if (!outer)
+    return false;
+  for (int i = 0; i < 2; ++i) {
+    auto half = outer->getOperand(i).getDefiningOp<arith::MulFOp>();
+    auto sum = outer->getOperand(1 - i).getDefiningOp<arith::AddFOp>();
+    if (!isScaled(half, x, 0.5) || !sum)
+      continue;
+    for (int j = 0; j < 2; ++j) {
+      auto erf = sum->getOperand(j).getDefiningOp<math::ErfOp>();
+      if (erf && isConstantNear(sum->getOperand(1 - j), 1.0) &&
+          isScaled(erf.getOperand().getDefiningOp<arith::MulFOp>(), x,
+                   0.7071067811865476))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// Matches `generic(x, s)` with x an i32 accumulator read through the
+/// identity and s a rank-1 f32 tensor indexed by loop `channelDim`, whose
+/// body is float(x) * s (either order), optionally rounded to a half type.
+/// Returns s or null.
+static Value matchChannelScale(linalg::GenericOp g, Value x,
+                               unsigned channelDim) {
+  if (!isElementwise(g, 2) || g.getNumDpsInputs() != 2 ||
+      g.getDpsInputs()[0] != x || !yielded(g))
+    return nullptr;
+  Value s = g.getDpsInputs()[1];
+  auto sType = dyn_cast<RankedTensorType>(s.getType());
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (!sType || sType.getRank() != 1 || !sType.getElementType().isF32() ||
+      !maps[0].isIdentity() || maps[1].getNumResults() != 1 ||
+      maps[1].getResult(0) != getAffineDimExpr(channelDim, g.getContext()))
+    return nullptr;
+  Block &body = g.getRegion().front();
+  Value result = yielded(g);
+  if (auto trunc = result.getDefiningOp<arith::TruncFOp>())
+    result = trunc.getIn();
+  auto mul = result.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return nullptr;
+  for (int i = 0; i < 2; ++i) {
+    auto convert = mul->getOperand(i).getDefiningOp<arith::SIToFPOp>();
+    if (convert && convert.getIn() == body.getArgument(0) &&
+        convert.getType().isF32() &&
+        mul->getOperand(1 - i) == body.getArgument(1))
+      return s;
+  }
+  return nullptr;
+}
+
 /// The operand of linalg.add(x, other) or linalg.add(other, x) that is not
 /// x, or null.
 static Value otherAddend(linalg::AddOp add, Value x) {
@@ -166,6 +318,19 @@ static void fuse(SpmmOp spmm, Operation *consumer, Value bias,
   if (bias)
     fused.getBiasMutable().assign(bias);
   fused.setActivation(activation);
+  consumer->getResult(0).replaceAllUsesWith(fused.getResult());
+  consumer->erase();
+  spmm.erase();
+}
+
+/// Replaces `consumer`, float(spmm) * scale, by a copy of the i32 `spmm`
+/// with the scale operand and the consumer's float result type.
+static void fuseScale(SpmmOp spmm, Operation *consumer, Value scale) {
+  OpBuilder b(consumer);
+  auto fused = cast<SpmmOp>(b.clone(*spmm.getOperation()));
+  fused.getScaleMutable().assign(scale);
+  fused.getResult().setType(
+      cast<RankedTensorType>(consumer->getResult(0).getType()));
   consumer->getResult(0).replaceAllUsesWith(fused.getResult());
   consumer->erase();
   spmm.erase();
@@ -221,17 +386,21 @@ static std::optional<ConvTail> matchConvTail(ConvOp conv, Operation *user,
 /// Folds the single consumer of `conv` (or of its NCHW transpose) into it
 /// when it is a bias add, a residual add or a ReLU. Returns whether it did.
 static bool fuseConvTail(ConvOp conv) {
-  if (!conv.getResult().hasOneUse())
-    return false;
+  // Only the batch size can be dynamic; it is the input's (NHWC, as the
+  // result, or NCHW after the transpose).
   Value x = conv.getResult();
-  Operation *user = *x.getUsers().begin();
+  SmallVector<int64_t> batchOnly = {0, -1, -1, -1};
+  Operation *user = singleConsumer(x, conv.getInput(), batchOnly);
+  if (!user)
+    return false;
   auto transpose = dyn_cast<linalg::TransposeOp>(user);
   if (transpose) {
-    if (transpose.getPermutation() != ArrayRef<int64_t>(kToNchw) ||
-        !transpose->getResult(0).hasOneUse())
+    if (transpose.getPermutation() != ArrayRef<int64_t>(kToNchw))
       return false;
     x = transpose->getResult(0);
-    user = *x.getUsers().begin();
+    user = singleConsumer(x, conv.getInput(), batchOnly);
+    if (!user)
+      return false;
   }
   if (user->getNumResults() != 1 || user->getResult(0).getType() != x.getType())
     return false;
@@ -290,20 +459,31 @@ struct StcFuseEpiloguePass
       SmallVector<SpmmOp> spmms;
       getOperation().walk([&](SpmmOp op) { spmms.push_back(op); });
       for (SpmmOp spmm : spmms) {
-        if (!spmm.getResult().hasOneUse())
+        Operation *user = singleConsumer(spmm.getResult(), spmm.getDense(),
+                                         spmmSizeSources(spmm));
+        if (!user || user->getNumResults() != 1)
           continue;
-        Operation *user = *spmm.getResult().getUsers().begin();
-        if (user->getNumResults() != 1 ||
-            user->getResult(0).getType() != spmm.getType())
+        // Bias and scale are per output column for a sparse rhs, per output
+        // row for lhs.
+        unsigned channelDim = spmm.getSparse() == SparseOperand::rhs ? 1 : 0;
+        auto g = dyn_cast<linalg::GenericOp>(user);
+        // float(i32 accumulator) * scale[c]: the scaling epilogue.
+        if (g && getElementTypeOrSelf(spmm.getType()).isInteger(32) &&
+            !spmm.getScale()) {
+          if (Value scale =
+                  matchChannelScale(g, spmm.getResult(), channelDim)) {
+            fuseScale(spmm, g, scale);
+            changed = true;
+          }
+          continue;
+        }
+        if (user->getResult(0).getType() != spmm.getType())
           continue;
         bool canAddBias =
             !spmm.getBias() && spmm.getActivation() == Activation::none;
-        if (auto g = dyn_cast<linalg::GenericOp>(user)) {
+        if (g) {
           if (canAddBias) {
-            // Bias is per output column for a sparse rhs, per output row
-            // for lhs.
-            unsigned biasDim = spmm.getSparse() == SparseOperand::rhs ? 1 : 0;
-            if (Value bias = matchBiasAdd(g, spmm.getResult(), 2, biasDim)) {
+            if (Value bias = matchBiasAdd(g, spmm.getResult(), 2, channelDim)) {
               fuse(spmm, g, bias, Activation::none);
               changed = true;
               continue;
@@ -312,6 +492,12 @@ struct StcFuseEpiloguePass
           if (spmm.getActivation() == Activation::none &&
               matchRelu(g, spmm.getResult(), 2)) {
             fuse(spmm, g, Value(), Activation::relu);
+            changed = true;
+            continue;
+          }
+          if (spmm.getActivation() == Activation::none &&
+              matchGeluErf(g, spmm.getResult(), 2)) {
+            fuse(spmm, g, Value(), Activation::gelu_erf);
             changed = true;
           }
           continue;

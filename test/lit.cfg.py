@@ -24,7 +24,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.stc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["stc-opt", "stc-compile", "stc-run", "stc-prune", "StcUnitTests"], tool_dirs)
+    ["stc-opt", "stc-compile", "stc-run", "stc-prune", "stc-import-onnx",
+     "StcUnitTests"], tool_dirs)
 # %python: STC_TEST_PYTHON where set (a GPU machine whose NumPy is not in
 # /usr/bin/python3, scripts/gpu-remote-tests.sh), else the system's.
 config.substitutions.append(("%python", os.environ.get("STC_TEST_PYTHON") or (
@@ -50,23 +51,36 @@ try:
 except ImportError:
     pass
 
-# Feature `torch`: %python imports torch (any version, CPU is enough); the
-# GPU benchmark's simulated-worker tests need it (test/Bench).
+
+# Features `onnx`, `torch`, `torchvision`: %python imports them. The ONNX
+# front-end tests build models with onnx (python3-onnx) and, where
+# installed, export them from torch/torchvision; the GPU benchmark's
+# simulated-worker tests (test/Bench) need torch. %onnx_run runs one model
+# through stc-run against the NumPy reference of ONNX semantics
+# (test/lib/onnx_run.py).
+test_python = os.environ.get("STC_TEST_PYTHON") or (
+    "/usr/bin/python3" if os.path.exists("/usr/bin/python3")
+    else config.python_executable)
+
+
 def python_has(module):
-    import shlex
     import subprocess
-    py = shlex.split([s for k, s in config.substitutions if k == "%python"][0])[0]
     try:
-        r = subprocess.run([py, "-c", "import " + module], timeout=120,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    except (OSError, subprocess.SubprocessError) as e:
-        lit_config.note("%s: cannot import %s (%s)" % (py, module, e))
+        return subprocess.run([test_python, "-c", "import " + module],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL,
+                              timeout=120).returncode == 0
+    except (OSError, subprocess.SubprocessError):
         return False
-    return r.returncode == 0
 
 
-if python_has("torch"):
-    config.available_features.add("torch")
+for module in ("onnx", "torch", "torchvision"):
+    if python_has(module):
+        config.available_features.add(module)
+config.substitutions.append(
+    ("%onnx_run", test_python + " " +
+     os.path.join(config.stc_src_root, "test", "lib", "onnx_run.py") +
+     " --stc-run " + os.path.join(config.stc_tools_dir, "stc-run")))
 
 # The fake CUDA driver of the runtime's unit tests (test/Unit/FakeCudaDriver.cpp):
 # tools tests load it with STC_CUDA_DRIVER_LIBRARY=%fake_cuda and pick its

@@ -138,6 +138,15 @@ FailureOr<std::string> mlir::stc::findPtxas(llvm::StringRef tool,
   return failure();
 }
 
+static std::vector<InputImporter> &inputImporters() {
+  static std::vector<InputImporter> importers;
+  return importers;
+}
+
+void mlir::stc::registerInputImporter(InputImporter importer) {
+  inputImporters().push_back(std::move(importer));
+}
+
 OwningOpRef<ModuleOp> mlir::stc::parseInput(llvm::StringRef tool,
                                             const std::string &path,
                                             MLIRContext &context,
@@ -148,6 +157,9 @@ OwningOpRef<ModuleOp> mlir::stc::parseInput(llvm::StringRef tool,
     reportError(tool, error);
     return nullptr;
   }
+  for (const InputImporter &importer : inputImporters())
+    if (importer.claims(path, file->getBuffer()))
+      return importer.import(tool, path, file->getBuffer(), context);
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }

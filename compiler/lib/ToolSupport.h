@@ -15,6 +15,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -58,7 +59,22 @@ void setRemarksMuted(bool muted);
 /// after the SourceMgr handler so it runs first.
 void filterRemarks(MLIRContext &context);
 
-/// Parses `path` into `context`. Errors are printed as
+/// A reader of inputs that are not MLIR text (the ONNX front end registers
+/// one): `claims` says whether it reads a file, given its path and
+/// contents; `import` returns null after printing its error.
+struct InputImporter {
+  std::function<bool(llvm::StringRef path, llvm::StringRef contents)> claims;
+  std::function<OwningOpRef<ModuleOp>(
+      llvm::StringRef tool, llvm::StringRef path, llvm::StringRef contents,
+      MLIRContext &context)>
+      import;
+};
+
+/// Makes parseInput hand the files `importer` claims to it.
+void registerInputImporter(InputImporter importer);
+
+/// Parses `path` into `context` (or imports it, when a registered
+/// InputImporter claims it). Errors are printed as
 /// `file:line:col: error: ...`; returns null on failure.
 OwningOpRef<ModuleOp> parseInput(llvm::StringRef tool, const std::string &path,
                                  MLIRContext &context,

@@ -21,6 +21,7 @@
 #include "compiler/InitAll.h"
 #include "compiler/StcVersion.h"
 #include "compiler/lib/ToolSupport.h"
+#include "compiler/onnx/OnnxImport.h"
 #include "dialects/StcGpu/StcGpuAttrs.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -45,7 +46,8 @@ using namespace mlir;
 using namespace mlir::stc;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input.mlir|input.onnx>"),
                                       cl::Required);
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::Required);
@@ -216,6 +218,7 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerSharedToolOptions();
+  onnx_import::registerOnnxInput();
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "stc-compile " << STC_VERSION_STRING << " (LLVM/MLIR "
        << STC_LLVM_VERSION_STRING << ")\n";

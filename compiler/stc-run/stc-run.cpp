@@ -19,6 +19,7 @@
 #include "compiler/InitAll.h"
 #include "compiler/StcVersion.h"
 #include "compiler/lib/ToolSupport.h"
+#include "compiler/onnx/OnnxImport.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/emulator/stc_gpu_emulator.h"
 #include "runtime/npy/Npy.h"
@@ -50,7 +51,8 @@ using namespace mlir::stc;
 namespace cl = llvm::cl;
 
 // Optional so that --list-devices needs no program; main() checks it.
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input.mlir|input.onnx>"),
                                       cl::Optional);
 static cl::opt<std::string>
     device("device",
@@ -680,6 +682,7 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerSharedToolOptions();
+  onnx_import::registerOnnxInput();
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "stc-run " << STC_VERSION_STRING << " (LLVM/MLIR "
        << STC_LLVM_VERSION_STRING << ")\n";
