@@ -39,6 +39,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -640,6 +641,17 @@ std::optional<std::string> probeCuda(StcCudaDeviceInfo &info) {
   return why;
 }
 
+/// A run-time error stops the program where it happens (the runtime's
+/// error hook): a program that prints as it runs (vector.print,
+/// sparse_tensor.print) prints nothing after it. What it printed before is
+/// flushed first.
+[[noreturn]] void stopOnRuntimeError(const char *message) {
+  std::fflush(stdout);
+  llvm::errs() << message << "\n";
+  llvm::errs().flush();
+  std::_Exit(1);
+}
+
 double toleranceFor(Type t) {
   if (t.isF16() || t.isBF16() || t.isInteger(8))
     return 1e-2;
@@ -851,6 +863,7 @@ int main(int argc, char **argv) {
   if (failed(program))
     return 1;
 
+  stc_rt_set_error_hook(&stopOnRuntimeError);
   SmallVector<double> times;
   FailureOr<SmallVector<HostTensor>> results;
   for (unsigned r = 0; r < repeat; ++r) {
