@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -69,6 +70,7 @@ inline void registerAllStcDialects(DialectRegistry &registry) {
                   arith::ArithDialect,
                   bufferization::BufferizationDialect,
                   cf::ControlFlowDialect,
+                  complex::ComplexDialect,
                   func::FuncDialect,
                   gpu::GPUDialect,
                   linalg::LinalgDialect,

@@ -93,6 +93,12 @@ void addHostToLLVM(OpPassManager &pm, bool gpuHost) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // What upstream's sparsifier leaves in the programs stc-bufferize hands
+  // it (complex elements, arith ops without an LLVM counterpart); nothing
+  // in STC's own code.
+  pm.addNestedPass<func::FuncOp>(createConvertComplexToStandardPass());
+  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass());
+  pm.addPass(createConvertComplexToLibm());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
@@ -100,6 +106,7 @@ void addHostToLLVM(OpPassManager &pm, bool gpuHost) {
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertComplexToLLVMPass());
   if (gpuHost)
     pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
