@@ -7,8 +7,8 @@
 // such calls when the callee's body is in the module: afterwards every
 // encoded value flows from its conversion to its uses inside one function,
 // and the sparsifiers compress it once, where it is used. Callees without a
-// body, and recursion, are errors; private callees left without a caller
-// are erased.
+// body, and recursive ones, are errors; private callees left without a
+// caller are erased.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -27,15 +27,39 @@ using namespace mlir::stc;
 
 namespace {
 
-/// Calls inline into each other at most this deep before STC calls the
-/// chain recursive.
-constexpr int kMaxInlineDepth = 32;
-
 bool hasStructuredEncoding(TypeRange types) {
   return llvm::any_of(types, [](Type t) {
     bool hasEncoding = false;
     return getStructuredDim(t, hasEncoding) >= 0;
   });
+}
+
+/// The functions of `module` that reach themselves through direct calls.
+/// Inlining keeps who reaches whom, so this holds for the whole pass.
+llvm::SmallPtrSet<Operation *, 4> findRecursiveFunctions(ModuleOp module,
+                                                         SymbolTable &symbols) {
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> callees;
+  module.walk([&](func::CallOp call) {
+    auto caller = call->getParentOfType<func::FuncOp>();
+    if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+      callees[caller].push_back(callee);
+  });
+  llvm::SmallPtrSet<Operation *, 4> recursive;
+  for (auto &entry : callees) {
+    Operation *start = entry.first;
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    SmallVector<Operation *> work(entry.second.begin(), entry.second.end());
+    while (!work.empty()) {
+      Operation *f = work.pop_back_val();
+      if (f == start) {
+        recursive.insert(start);
+        break;
+      }
+      if (seen.insert(f).second)
+        llvm::append_range(work, callees.lookup(f));
+    }
+  }
+  return recursive;
 }
 
 struct StcInlineEncodedCallsPass
@@ -45,8 +69,11 @@ struct StcInlineEncodedCallsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
+    recursive = findRecursiveFunctions(module, symbols);
     llvm::SmallSetVector<func::FuncOp, 4> inlined;
-    for (int depth = 0;; ++depth) {
+    // Terminates: without recursion, every round shortens the longest
+    // chain of calls that carry encoded tensors.
+    while (true) {
       SmallVector<func::CallOp> calls;
       module.walk([&](func::CallOp call) {
         if (hasStructuredEncoding(call.getOperandTypes()) ||
@@ -55,15 +82,6 @@ struct StcInlineEncodedCallsPass
       });
       if (calls.empty())
         break;
-      if (depth == kMaxInlineDepth) {
-        calls.front().emitError()
-            << "stc: calls passing tensors with a structured[2, 4] encoding "
-               "are nested more than "
-            << kMaxInlineDepth
-            << " deep (recursion?): STC inlines such calls, pass the dense "
-               "tensor instead";
-        return signalPassFailure();
-      }
       for (func::CallOp call : calls) {
         auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
         if (failed(inlineCall(call, callee)))
@@ -78,6 +96,8 @@ struct StcInlineEncodedCallsPass
   }
 
 private:
+  llvm::SmallPtrSet<Operation *, 4> recursive;
+
   LogicalResult inlineCall(func::CallOp call, func::FuncOp callee) {
     auto refuse = [&](StringRef why) {
       call.emitError() << "stc: cannot pass a tensor with a structured[2, 4] "
@@ -91,8 +111,8 @@ private:
       return refuse("which is not a func.func of this module");
     if (callee.isExternal())
       return refuse("which has no body in this module");
-    if (callee == call->getParentOfType<func::FuncOp>())
-      return refuse("which calls itself");
+    if (recursive.contains(callee))
+      return refuse("which is recursive");
     if (!callee.getBody().hasOneBlock())
       return refuse("whose body has more than one block");
     IRMapping mapping;

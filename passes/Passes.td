@@ -574,9 +574,9 @@ def StcInlineEncodedCalls : Pass<"stc-inline-encoded-calls", "ModuleOp"> {
     be a single-block `func.func` of the module), so that the conversion of
     a value and the contractions using it meet in one function and the
     value is compressed once, where it is used. Private callees left
-    without callers are erased. Calls to a function without a body, and
-    recursion (calls nested more than 32 deep), are errors. Each inlined
-    call emits a remark.
+    without callers are erased. Calls to a function without a body or with
+    more than one block, and to a recursive one (that reaches itself through
+    direct calls), are errors. Each inlined call emits a remark.
   }];
   let statistics = [
     Statistic<"numCallsInlined", "num-calls-inlined",
