@@ -307,11 +307,15 @@ LogicalResult Raiser::raise(gpu::SpMMOp op) {
     return !ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y;
   };
   if (conflict(k, bK) || conflict(m, cType.getDimSize(0)) ||
-      conflict(n, cType.getDimSize(1)))
-    return op.emitError() << "stc: gpu.spmm: op(A) is " << m << " x " << k
-                          << ", op(B) " << bK << " x " << n << " and C "
-                          << cType.getDimSize(0) << " x " << cType.getDimSize(1)
-                          << " (a dynamic size shows as a large number)";
+      conflict(n, cType.getDimSize(1))) {
+    auto size = [](int64_t v) {
+      return ShapedType::isDynamic(v) ? std::string("?") : std::to_string(v);
+    };
+    return op.emitError() << "stc: gpu.spmm: op(A) is " << size(m) << " x "
+                          << size(k) << ", op(B) " << size(bK) << " x "
+                          << size(n) << " and C " << size(cType.getDimSize(0))
+                          << " x " << size(cType.getDimSize(1));
+  }
 
   MLIRContext *ctx = op.getContext();
   auto tensorOf = [](MemRefType t) {
