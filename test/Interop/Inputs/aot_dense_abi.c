@@ -36,8 +36,8 @@ static void print(const char *name, StcMemRef2D *r, int f64) {
 
 int main(void) {
   /* 4 x 8, every group of 4 along a row with at most 2 non-zeros. */
-  double a[32] = {1, 0, -2, 0, 0, 3, 0, 4, 0, 5, 6, 0, 7, 0, 0, -8,
-                  9, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 3, -4, 0, 0};
+  double a[32] = {1, 0, -2, 0, 0, 3, 0, 4, 0, 5, 6, 0, 7, 0,  0, -8,
+                  9, 0, 0,  1, 0, 0, 2, 0, 0, 0, 0, 0, 3, -4, 0, 0};
   double b[24];
   float af[32], bf[24];
   for (int i = 0; i < 24; ++i)

@@ -85,14 +85,12 @@ def convert_prune():
     emit(lines)
 
 
-def convert_prune_const():
-    # The constant in convert-prune.mlir @constant_weight (4 x 8).
-    c = np.array([[1, -7, 7, 2, 0, 0, 5, 0],
-                  [3, 3, -3, 3, 9, 8, -9, 1],
-                  [0, 0, 0, 4, -2, 2, -2, 2],
-                  [6, 5, 4, 3, 2, 1, 0, -1]], dtype=np.float64)
-    x = gen((2, 4), lambda i, j: i + j + 1)
-    emit(rows(prune_2to4(c, 1)) + rows(x @ prune_2to4(c, 1)))
+def convert_prune_f64():
+    # convert-prune-f64.mlir: the same A and B as convert-prune.mlir, f64.
+    a = gen((8, 16), lambda i, j: (i * 7 + j * 5) % 13 - 6)
+    b = gen((16, 8), lambda i, j: (i * 3 + j * 11) % 7 - 3)
+    pa = prune_2to4(a, 1)
+    emit(rows(pa) + rows(pa @ b))
 
 
 def calls():
@@ -193,7 +191,7 @@ def npy_check(out):
 CASES = {
     "mixed": mixed,
     "convert-prune": convert_prune,
-    "convert-prune-const": convert_prune_const,
+    "convert-prune-f64": convert_prune_f64,
     "calls": calls,
     "gpu-spmm": gpu_spmm,
     "gpu-spmm-variants": gpu_spmm_variants,
