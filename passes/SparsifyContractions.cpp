@@ -465,6 +465,11 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
 
   bool lhsSparse = sparse == 0;
   Value dense = lhsSparse ? c.rhs : c.lhs;
+  // Both operands 2:4 along the reduction: the other one is read dense.
+  if (auto type = cast<RankedTensorType>(dense.getType()); type.getEncoding())
+    dense = sparse_tensor::ConvertOp::create(
+        b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
+        dense);
   int64_t denseK = lhsSparse ? c.rhsK : c.lhsK;
   // With dynamic sizes nothing has checked that both operands agree on K,
   // and the compressed form only knows K up to its padding: check exactly

@@ -143,3 +143,24 @@ func.func @conversion_other_use(%d: tensor<8x32xf32>, %b: tensor<32x16xf32>) -> 
   %y = linalg.matmul ins(%a, %b : tensor<8x32xf32, #enc>, tensor<32x16xf32>) outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %y, %a : tensor<8x16xf32>, tensor<8x32xf32, #enc>
 }
+
+// -----
+
+#rows24 = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j floordiv 4 : dense, j mod 4 : structured[2, 4]) }>
+#cols24 = #sparse_tensor.encoding<{ map = (i, j) -> (j : dense, i floordiv 4 : dense, i mod 4 : structured[2, 4]) }>
+
+// Both operands 2:4 along the reduction: STC compresses one (the rhs, the
+// W of X.W) and reads the other through its dense view.
+// CHECK-LABEL: func.func @both_operands_2to4
+// CHECK-SAME: (%[[A:.*]]: tensor<8x32xf32, #sparse{{[0-9]*}}>, %[[W:.*]]: tensor<32x16xf32>)
+// CHECK-DAG: %[[D:.*]] = sparse_tensor.convert %[[A]] : tensor<8x32xf32, #sparse{{[0-9]*}}> to tensor<8x32xf32>
+// CHECK-DAG: %[[V:.*]], %[[M:.*]] = stc.compress %[[W]] by #stc.nm<2:4> along 0
+// CHECK: stc.spmm %[[V]], %[[M]], %[[D]]
+func.func @both_operands_2to4(%a: tensor<8x32xf32, #rows24>, %w: tensor<32x16xf32, #cols24>) -> tensor<8x16xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // expected-remark @+1 {{stc: rhs operand is 2:4 sparse (sparse_tensor encoding), rewritten to stc.spmm}}
+  %y = linalg.matmul ins(%a, %w : tensor<8x32xf32, #rows24>, tensor<32x16xf32, #cols24>) outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
