@@ -87,6 +87,8 @@ public:
   int64_t numRaised = 0;
 
 private:
+  /// The cuSPARSELt handle set-up has nothing to do in STC.
+  void removeSparseLtSetUp();
   LogicalResult checkTokensAndHandles(ArrayRef<Operation *> ops);
   LogicalResult moveToHost(Operation *op);
   LogicalResult raise(gpu::SpMMOp op);
@@ -119,6 +121,7 @@ LogicalResult Raiser::run() {
   });
   if (failedAny)
     return failure();
+  removeSparseLtSetUp();
   if (!firstSparse)
     return success();
   Operation *kernel = nullptr;
@@ -158,18 +161,21 @@ LogicalResult Raiser::run() {
     op->dropAllUses();
     op->erase();
   }
-  SmallVector<Operation *> envOps;
+  return success();
+}
+
+void Raiser::removeSparseLtSetUp() {
+  SmallVector<Operation *> calls;
   module.walk([&](Operation *op) {
     if (isSparseLtEnvCall(op))
-      envOps.push_back(op);
+      calls.push_back(op);
   });
-  for (Operation *op : envOps)
+  for (Operation *op : calls)
     op->erase();
   for (StringRef name : {"mgpuCreateSparseLtEnv", "mgpuDestroySparseLtEnv"})
     if (auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
       if (SymbolTable::symbolKnownUseEmpty(decl, module))
         decl.erase();
-  return success();
 }
 
 LogicalResult Raiser::checkTokensAndHandles(ArrayRef<Operation *> ops) {

@@ -2,6 +2,9 @@
 // tensor code on STC's ops; the memory ops around them move to the host
 // and the async tokens and cuSPARSELt set-up disappear.
 // RUN: stc-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(stc-raise-gpu-sparse-ops)' | FileCheck %s
+// No trace of cuSPARSELt's set-up is left anywhere, with or without
+// sparse ops in the module.
+// RUN: stc-opt %s -split-input-file --pass-pipeline='builtin.module(stc-raise-gpu-sparse-ops)' 2>/dev/null | not grep mgpu
 
 // CHECK-NOT: mgpuCreateSparseLtEnv
 // CHECK-LABEL: func.func @spmm
@@ -97,5 +100,17 @@ func.func @transposed_a(%a: memref<32x16xbf16>, %b: memref<32x8xbf16>, %c: memre
   %dnC = gpu.create_dn_tensor %c, %c16, %c8 : index, index into memref<16x8xbf16>
   // expected-remark @+1 {{A pruned in place}}
   gpu.spmm %spA{TRANSPOSE}, %dnB, %dnC, %a : memref<32x16xbf16> into f32
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @only_setup
+// CHECK-NEXT: return
+llvm.func @mgpuCreateSparseLtEnv()
+llvm.func @mgpuDestroySparseLtEnv()
+func.func @only_setup() {
+  llvm.call @mgpuCreateSparseLtEnv() : () -> ()
+  llvm.call @mgpuDestroySparseLtEnv() : () -> ()
   return
 }
