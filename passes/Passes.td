@@ -35,6 +35,15 @@ def StcSparsifyContractions : Pass<"stc-sparsify-contractions", "ModuleOp"> {
     The `stc.prune` ops that `force` adds use `prune-method` (`strip` or
     `tile`) and carry `permute_channels` when `permute-channels` is set (see
     `stc-permute-channels`); an explicit `stc.prune` keeps its own.
+
+    Contractions STC has no kernel for keep their encodings, with a remark
+    saying why, for upstream's sparsifier (`stc-bufferize`): other formats
+    (CSR, COO, BSR, ...), a `structured[2, 4]` level along a non-reduction
+    dimension, a sparse result, element types other than f32/f16/bf16/i8,
+    batched or higher-rank contractions. An encoded value that is not the
+    conversion of a dense one is compressed from its dense view
+    (`sparse_tensor.convert` to the plain type); an encoded function
+    argument that only STC reads loses its encoding.
   }];
   let options = [
     Option<"sparsity", "sparsity", "std::string", "\"explicit\"",
@@ -470,6 +479,153 @@ def StcLowerWgmmaSpToNvvm : Pass<"stc-lower-wgmma-sp-to-nvvm"> {
               "Number of stc_gpu.wgmma_sp ops lowered to inline PTX">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Upstream MLIR's 2:4 idioms (docs/INTEROP.md)
+//===----------------------------------------------------------------------===//
+
+def StcRaiseGpuSparseOps : Pass<"stc-raise-gpu-sparse-ops", "ModuleOp"> {
+  let summary = "Run upstream's gpu 2:4 sparse ops on STC's kernels";
+  let description = [{
+    Rewrites each `gpu.spmm` on a matrix from `gpu.create_2to4_spmat` (with
+    its `gpu.create_dn_tensor` operands) into tensor code that the rest of
+    the pipeline lowers to STC's own kernels:
+
+    ```mlir
+    %a = bufferization.to_tensor %A restrict writable : memref<16x32xf16> to tensor<16x32xf16>
+    %p = stc.prune %a by #stc.nm<2:4> along 1 : tensor<16x32xf16>   // PRUNE_ONLY, PRUNE_AND_CHECK
+    bufferization.materialize_in_destination %p in restrict writable %A : (tensor<16x32xf16>, memref<16x32xf16>) -> ()
+    %v, %m = stc.compress %p by #stc.nm<2:4> along 1 : ...
+    %r = stc.spmm %v, %m, %b acc(%c) {beta = 1.0, sparse = #stc.operand<lhs>, ...}
+    bufferization.materialize_in_destination %r in restrict writable %C : ...
+    ```
+
+    C accumulates (alpha = beta = 1, as upstream's runtime wrappers call
+    cuSPARSELt); the 2:4 groups run along the reduction dimension of op(A);
+    `NONE` means A is 2:4 already (checked at run time). `gpu.alloc`,
+    `gpu.memcpy`, `gpu.memset`, `gpu.dealloc` and `gpu.wait` become host
+    memref ops and the async tokens disappear: STC's launch copies the
+    buffers to the device itself. `gpu.spmm_buffer_size` answers 1 (STC
+    needs no workspace); the calls of `mgpuCreateSparseLtEnv` /
+    `mgpuDestroySparseLtEnv` are removed. The other sparse ops of the family
+    (CSR, COO, SpMV, SDDMM, SpGEMM, ...), and modules that also launch their
+    own GPU kernels, are errors.
+  }];
+  let statistics = [
+    Statistic<"numSpmmRaised", "num-spmm-raised",
+              "Number of gpu.spmm ops rewritten to stc.spmm">,
+  ];
+  let dependentDialects = [
+    "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def StcInlineEncodedCalls : Pass<"stc-inline-encoded-calls", "ModuleOp"> {
+  let summary = "Inline calls that pass tensors with a structured[2, 4] encoding";
+  let description = [{
+    A call whose operands or results carry a `#sparse_tensor.encoding` with
+    a `structured[2, 4]` level is replaced by the callee's body (which must
+    be a single-block `func.func` of the module), so that the conversion of
+    a value and the contractions using it meet in one function and the
+    value is compressed once, where it is used. Private callees left
+    without callers are erased. Calls to a function without a body or with
+    more than one block, and to a recursive one (that reaches itself through
+    direct calls), are errors. Each inlined call emits a remark.
+  }];
+  let statistics = [
+    Statistic<"numCallsInlined", "num-calls-inlined",
+              "Number of calls inlined">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def StcPruneOnConvert : Pass<"stc-prune-on-convert", "ModuleOp"> {
+  let summary = "Make sparse_tensor.convert into structured[2, 4] prune";
+  let description = [{
+    `sparse_tensor.convert` of a tensor into an encoding with a
+    `structured[2, 4]` level keeps, in STC, the 2 elements of largest
+    magnitude of every 4 along that level's dimension (NaN largest, the
+    lower index winning ties, as `stc.prune` `strip`) and sets the others
+    to zero, as upstream's cuSPARSELt path prunes a matrix it is given:
+
+    - a constant source is replaced by its pruned value at compile time
+      (any element type), with a remark counting the groups that changed;
+      an already 2:4 constant is left alone;
+    - a run-time source is pruned at run time, by `stc.prune` for rank-2
+      f32/f16/bf16/i8 tensors and by a `tensor.generate` with the same rule
+      otherwise, with a remark;
+    - a source known to be 2:4 along that dimension (an `stc.prune` or
+      `stc.decompress` along it, a conversion from such an encoding) is not
+      pruned again.
+  }];
+  let statistics = [
+    Statistic<"numConstantsPruned", "num-constants-pruned",
+              "Number of constants pruned at compile time">,
+    Statistic<"numRuntimePrunes", "num-runtime-prunes",
+              "Number of conversions pruned at run time">,
+  ];
+  let dependentDialects = [
+    "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def StcDensifyEntryPoints : Pass<"stc-densify-entry-points", "ModuleOp"> {
+  let summary = "Give public functions with sparse encodings a dense ABI";
+  let description = [{
+    After the sparsifiers, a public function whose signature still names
+    sparse encodings takes the dense arrays instead: an encoded argument is
+    converted into its encoding at entry (pruned first when the encoding has
+    a `structured[2, 4]` level, the identity on 2:4 data), an encoded result
+    is converted to dense before it is returned. This is the ABI stc-run,
+    the C API and AOT objects see. Calls inside the module keep the sparse
+    form through a private copy (`@<name>_sparse_abi`). A conversion into an
+    encoding that is converted straight back becomes its source when the
+    round trip keeps the data.
+  }];
+  let statistics = [
+    Statistic<"numArgumentsDensified", "num-arguments-densified",
+              "Number of encoded arguments given a dense ABI">,
+    Statistic<"numResultsDensified", "num-results-densified",
+              "Number of encoded results given a dense ABI">,
+  ];
+  let dependentDialects = [
+    "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def StcBufferize : Pass<"stc-bufferize", "ModuleOp"> {
+  let summary = "Bufferize: STC's way, or upstream's sparsifier where sparse tensors remain";
+  let description = [{
+    A module without sparse tensors gets one-shot bufferization (function
+    boundaries included, identity layouts) and ownership-based deallocation;
+    its explicit deallocations (`bufferization.dealloc_tensor`,
+    `memref.dealloc`) are dropped first, since that pass frees every buffer
+    itself and refuses them. A module that still holds sparse tensors STC
+    does not specialize (CSR, COO, BSR, 2:4 on f64, `sparse_tensor.new`,
+    `print`, general conversions) goes through upstream's
+    `sparsification-and-bufferization` mini-pipeline as `mlir-opt
+    --sparsifier` runs it (runtime library on, after generalizing named ops
+    and fusing element-wise ones), then `sparse-storage-specifier-to-llvm`
+    and `expand-realloc`; buffers are then freed where the program frees
+    them, as under upstream's sparsifier. That path emits a remark.
+  }];
+  let statistics = [
+    Statistic<"numUpstreamModules", "num-upstream-modules",
+              "Modules bufferized by upstream's sparsifier">,
+    Statistic<"numDeallocationsDropped", "num-deallocations-dropped",
+              "Explicit deallocations dropped before ownership-based "
+              "deallocation">,
+  ];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
 }
 
 #endif // STC_PASSES_PASSES_TD

@@ -25,9 +25,17 @@ using namespace mlir::stc;
 
 void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
                                           const StcPipelineOptions &options) {
+  // Upstream's 2:4 idioms (docs/INTEROP.md): gpu.spmm on 2:4 matrices
+  // becomes stc.spmm; calls passing 2:4-encoded tensors are inlined; a
+  // conversion into a structured[2, 4] encoding prunes its source.
+  pm.addPass(createStcRaiseGpuSparseOps());
+  pm.addPass(createStcInlineEncodedCalls());
+  pm.addPass(createStcPruneOnConvert());
+  // Post-condition: no gpu sparse op; every encoded value STC may
+  // specialize is defined in the function that uses it, from 2:4 data.
+
   // Convolutions first: they consume the structured[2, 4] encoding of
-  // their filters, which stc-sparsify-contractions would otherwise report
-  // as used by an op it cannot lower.
+  // their filters, which stc-sparsify-contractions would otherwise see.
   StcSparsifyConvolutionsOptions convolutions;
   convolutions.sparsity = options.sparsity;
   convolutions.pattern = options.pattern;
@@ -38,6 +46,9 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   sparsify.pruneMethod = options.pruneMethod;
   sparsify.permuteChannels = options.permuteChannels;
   pm.addPass(createStcSparsifyContractions(sparsify));
+  // What STC did not specialize keeps its encodings for upstream's
+  // sparsifier (stc-bufferize); public functions take dense tensors.
+  pm.addPass(createStcDensifyEntryPoints());
   pm.addNestedPass<func::FuncOp>(createStcFuseEpilogue());
   // Post-condition: contractions with a sparse operand are stc.spmm, and
   // 2-D convolutions with a sparse filter stc.conv, of
@@ -64,19 +75,13 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
 
 namespace {
 
-/// Tensors to memrefs with ownership-based deallocation.
+/// Tensors to memrefs: one-shot bufferization with ownership-based
+/// deallocation, or upstream's sparsifier where sparse tensors remain
+/// (stc-bufferize).
 void addBufferization(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::BufferDeallocationPipelineOptions dealloc;
-  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
-  // Results the function does not own (constants, arguments) are cloned.
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  // Post-condition: memrefs only; every temporary is freed and every
+  pm.addPass(createStcBufferize());
+  // Post-condition: memrefs only (sparse tensors are the runtime library's
+  // objects). Without sparse tensors, every temporary is freed and every
   // returned buffer is a fresh allocation the caller frees.
 }
 
@@ -89,6 +94,12 @@ void addHostToLLVM(OpPassManager &pm, bool gpuHost) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // What upstream's sparsifier leaves in the programs stc-bufferize hands
+  // it (complex elements, arith ops without an LLVM counterpart); nothing
+  // in STC's own code.
+  pm.addNestedPass<func::FuncOp>(createConvertComplexToStandardPass());
+  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass());
+  pm.addPass(createConvertComplexToLibm());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
@@ -96,6 +107,7 @@ void addHostToLLVM(OpPassManager &pm, bool gpuHost) {
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertComplexToLLVMPass());
   if (gpuHost)
     pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());

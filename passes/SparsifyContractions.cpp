@@ -2,7 +2,10 @@
 //
 // Finds matmul-like linalg ops whose operand is sparse (stc.prune, the
 // upstream structured[2, 4] encoding, or the sparsity option) and rewrites
-// them to stc.compress + stc.spmm.
+// them to stc.compress + stc.spmm. Contractions with encodings STC does not
+// specialize (other formats, 2:4 along another dimension, element types
+// without a 2:4 kernel) are left, with a remark, to upstream's sparsifier
+// (stc-bufferize runs it).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -44,10 +47,15 @@ struct OperandTrace {
   /// The pattern that makes the operand sparse (from stc.prune or the
   /// encoding); null when the operand is not explicitly sparse.
   NMPatternAttr pattern;
-  /// The operand's type carried #sparse_tensor.encoding structured[2, 4].
+  /// The operand's type carried #sparse_tensor.encoding structured[2, 4]
+  /// along the reduction dimension.
   bool encoded = false;
-  /// The encoding runs along a dimension other than the reduction one.
+  /// A structured[2, 4] level runs along a dimension other than the
+  /// reduction one.
   bool encodedWrongDim = false;
+  /// The operand has a sparse encoding without a structured[2, 4] level
+  /// (CSR, COO, BSR, ...).
+  bool otherEncoding = false;
 
   bool isExplicitlySparse() const { return pruned || encoded; }
   bool isConstant() const {
@@ -62,11 +70,16 @@ static OperandTrace traceOperand(Value v, int64_t reductionDim) {
   int64_t structured = getStructuredDim(v.getType(), hasEncoding);
   if (hasEncoding) {
     trace.encoded = structured == reductionDim;
-    trace.encodedWrongDim = structured != reductionDim;
-    if (trace.encoded)
+    trace.encodedWrongDim = structured >= 0 && structured != reductionDim;
+    trace.otherEncoding = structured < 0;
+    if (trace.encoded) {
       trace.pattern = NMPatternAttr::get(ctx, 2, 4);
-    if (auto convert = v.getDefiningOp<sparse_tensor::ConvertOp>())
-      v = convert.getSource();
+      // stc-prune-on-convert made a dense source 2:4: compress that.
+      if (auto convert = v.getDefiningOp<sparse_tensor::ConvertOp>())
+        if (!sparse_tensor::getSparseTensorEncoding(
+                convert.getSource().getType()))
+          v = convert.getSource();
+    }
   }
   while (true) {
     if (Value in = getTransposeInput(v)) {
@@ -196,12 +209,30 @@ private:
                           const OperandTrace &rhs, NMPatternAttr pruneAs);
   LogicalResult rewrite(const Contraction &c, int sparse,
                         const OperandTrace &trace, NMPatternAttr pattern);
+  /// Why `c` is left to upstream's sparsifier, or "" when STC takes it.
+  static std::string upstreamReason(const Contraction &c,
+                                    const OperandTrace &lhs,
+                                    const OperandTrace &rhs);
+  /// Strips the encodings the rewrites consumed (see runOnOperation).
+  void stripConsumedEncodings();
+
   SparsityMode mode = SparsityMode::Explicit;
   /// How weights pruned under sparsity=force are pruned.
   PruneMethod forceMethod = PruneMethod::strip;
   /// Valid during runOnOperation only.
   RuntimeCallBuilder *calls = nullptr;
+  /// The dense views (sparse_tensor.convert to the plain tensor type) the
+  /// rewrites made of encoded values, and the conversions into an encoding
+  /// whose dense source a rewrite used instead.
+  llvm::SmallSetVector<Operation *, 4> denseViews;
+  llvm::SmallSetVector<Operation *, 4> bypassedConverts;
 };
+
+/// The text STC's kernels accept, for remarks about what they do not.
+constexpr const char *kStcSupports =
+    "STC's kernels take 2-D contractions (m, n, k) of f32, f16 or bf16 "
+    "operands (or i8 x i8 -> i32) whose structured[2, 4] level runs along "
+    "the reduction dimension";
 
 /// Largest batch that is unrolled into 2-D products.
 constexpr int64_t kMaxUnrolledBatch = 64;
@@ -387,6 +418,21 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
   OpBuilder b(op);
   Location loc = op->getLoc();
   Value toCompress = trace.source;
+  // An encoded value other than a conversion of a dense one (a function
+  // argument, say) is compressed from its dense view; the view of an
+  // argument that only STC uses disappears with the argument's encoding.
+  if (auto type = dyn_cast<RankedTensorType>(toCompress.getType());
+      type && type.getEncoding()) {
+    auto view = sparse_tensor::ConvertOp::create(
+        b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
+        toCompress);
+    denseViews.insert(view);
+    toCompress = view;
+  }
+  if (trace.encoded)
+    if (auto convert = (sparse == 0 ? c.lhs : c.rhs)
+                           .getDefiningOp<sparse_tensor::ConvertOp>())
+      bypassedConverts.insert(convert);
   // Prune in the stored orientation: pruning commutes with transposes as
   // long as it runs along the reduction dimension.
   bool prune = trace.pruned ||
@@ -419,6 +465,11 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
 
   bool lhsSparse = sparse == 0;
   Value dense = lhsSparse ? c.rhs : c.lhs;
+  // Both operands 2:4 along the reduction: the other one is read dense.
+  if (auto type = cast<RankedTensorType>(dense.getType()); type.getEncoding())
+    dense = sparse_tensor::ConvertOp::create(
+        b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
+        dense);
   int64_t denseK = lhsSparse ? c.rhsK : c.lhsK;
   // With dynamic sizes nothing has checked that both operands agree on K,
   // and the compressed form only knows K up to its padding: check exactly
@@ -514,9 +565,15 @@ void StcSparsifyContractionsPass::runOnOperation() {
   if (mode != SparsityMode::Explicit) {
     SmallVector<linalg::BatchMatmulOp> batched;
     module.walk([&](linalg::BatchMatmulOp op) { batched.push_back(op); });
-    for (linalg::BatchMatmulOp op : batched)
+    for (linalg::BatchMatmulOp op : batched) {
+      // Sparse operands stay whole for upstream's sparsifier.
+      if (llvm::any_of(op->getOperandTypes(), [](Type t) {
+            return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
+          }))
+        continue;
       if (mode == SparsityMode::Force || hasConstant2To4Operand(op, pruneAs))
         splitBatchMatmul(op);
+    }
   }
 
   SmallVector<linalg::LinalgOp> candidates;
@@ -528,31 +585,21 @@ void StcSparsifyContractionsPass::runOnOperation() {
   for (linalg::LinalgOp op : candidates) {
     std::optional<Contraction> c = matchContraction(op);
     if (!c) {
-      // Still fail loudly when a sparse encoding would be left behind.
-      for (Value in : op.getDpsInputs()) {
-        bool hasEncoding = false;
-        getStructuredDim(in.getType(), hasEncoding);
-        if (hasEncoding) {
-          op.emitError("stc: cannot use the sparse encoding of this "
-                       "operand: only 2-D contractions (m, n, k) with "
-                       "f32/f16/bf16 operands are supported");
-          failedAny = true;
-        }
-      }
+      // Upstream's sparsifier runs what STC has no kernel for.
+      if (llvm::any_of(op->getOperandTypes(), [](Type t) {
+            return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
+          }))
+        op.emitRemark() << "stc: left to the upstream sparsifier: "
+                        << kStcSupports;
       continue;
     }
     OperandTrace lhs = traceOperand(c->lhs, c->lhsK);
     OperandTrace rhs = traceOperand(c->rhs, c->rhsK);
-    for (const OperandTrace *t : {&lhs, &rhs}) {
-      if (t->encodedWrongDim) {
-        op.emitError("stc: structured[2, 4] encoding runs along a "
-                     "dimension that is not the reduction dimension of this "
-                     "contraction");
-        failedAny = true;
-      }
-    }
-    if (failedAny)
+    std::string reason = upstreamReason(*c, lhs, rhs);
+    if (!reason.empty()) {
+      op.emitRemark() << "stc: left to the upstream sparsifier: " << reason;
       continue;
+    }
     int sparse = chooseSparseOperand(*c, lhs, rhs, pruneAs);
     if (sparse < 0)
       continue;
@@ -563,47 +610,71 @@ void StcSparsifyContractionsPass::runOnOperation() {
   }
   if (failedAny)
     return signalPassFailure();
+  stripConsumedEncodings();
+}
 
-  // Strip the upstream encoding: the program now compresses these values
-  // itself. Function arguments and sparse_tensor.convert results lose it.
-  module.walk([&](sparse_tensor::ConvertOp convert) {
-    if (!sparse_tensor::getSparseTensorEncoding(convert.getType()))
-      return;
-    if (convert->use_empty()) {
-      convert.erase();
-      return;
+std::string StcSparsifyContractionsPass::upstreamReason(
+    const Contraction &c, const OperandTrace &lhs, const OperandTrace &rhs) {
+  if (sparse_tensor::getSparseTensorEncoding(c.init.getType()))
+    return "its result has a sparse encoding";
+  for (const OperandTrace *t : {&lhs, &rhs}) {
+    StringRef name = t == &lhs ? "lhs" : "rhs";
+    if (t->otherEncoding)
+      return (name +
+              " has a sparse encoding without a structured[2, 4] "
+              "level; " +
+              kStcSupports)
+          .str();
+    if (t->encodedWrongDim)
+      return (name +
+              "'s structured[2, 4] level runs along a dimension that "
+              "is not the reduction dimension; " +
+              kStcSupports)
+          .str();
+  }
+  return "";
+}
+
+void StcSparsifyContractionsPass::stripConsumedEncodings() {
+  // Conversions into an encoding whose dense source the rewrites used: gone
+  // when nothing else uses them; other users keep them (upstream's
+  // sparsifier lowers those).
+  for (Operation *convert : bypassedConverts)
+    if (convert->use_empty())
+      convert->erase();
+  // An encoded function argument that only STC reads (through its dense
+  // views, or for its shape) becomes a plain tensor: the caller passes the
+  // dense data, which stc.compress checks at run time. One with other users
+  // keeps its encoding and the views.
+  llvm::SmallSetVector<BlockArgument, 4> args;
+  for (Operation *view : denseViews)
+    if (auto arg = dyn_cast<BlockArgument>(view->getOperand(0)))
+      if (isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+        args.insert(arg);
+  for (BlockArgument arg : args) {
+    // Conversions nobody reads do not count as uses.
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers()))
+      if (isa<sparse_tensor::ConvertOp>(user) && user->use_empty() &&
+          !denseViews.contains(user))
+        user->erase();
+    bool onlyStc = llvm::all_of(arg.getUsers(), [&](Operation *user) {
+      return denseViews.contains(user) || isa<tensor::DimOp>(user);
+    });
+    if (!onlyStc)
+      continue;
+    auto type = cast<RankedTensorType>(arg.getType());
+    arg.setType(RankedTensorType::get(type.getShape(), type.getElementType()));
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+      if (!denseViews.contains(user))
+        continue;
+      user->getResult(0).replaceAllUsesWith(arg);
+      user->erase();
     }
-    convert.emitError("stc: value with a structured[2, 4] encoding is used "
-                      "by an op STC cannot lower");
-    failedAny = true;
-  });
-  module.walk([&](func::FuncOp func) {
-    if (func.isExternal())
-      return;
-    SmallVector<Type> inputs;
-    for (BlockArgument arg : func.getArguments()) {
-      Type type = arg.getType();
-      if (sparse_tensor::getSparseTensorEncoding(type)) {
-        auto ranked = cast<RankedTensorType>(type);
-        type =
-            RankedTensorType::get(ranked.getShape(), ranked.getElementType());
-        for (Operation *user : arg.getUsers()) {
-          // Shape queries stay valid on the dense type.
-          if (!isa<CompressOp, PruneOp, tensor::DimOp>(user)) {
-            user->emitError("stc: value with a structured[2, 4] encoding is "
-                            "used by an op STC cannot lower");
-            failedAny = true;
-          }
-        }
-        arg.setType(type);
-      }
-      inputs.push_back(type);
-    }
-    func.setFunctionType(FunctionType::get(
-        &getContext(), inputs, func.getFunctionType().getResults()));
-  });
-  if (failedAny)
-    signalPassFailure();
+    auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    func.setFunctionType(
+        FunctionType::get(&getContext(), func.getBody().getArgumentTypes(),
+                          func.getFunctionType().getResults()));
+  }
 }
 
 } // namespace

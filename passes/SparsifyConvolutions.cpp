@@ -135,6 +135,9 @@ struct FilterTrace {
   Value filter;
   /// The filter's type carried #sparse_tensor.encoding structured[2, 4].
   bool encoded = false;
+  /// The filter's type carried a sparse encoding without a structured[2, 4]
+  /// level (CSR, ...): upstream's sparsifier runs the convolution.
+  bool otherEncoding = false;
   /// The filter dimension that encoding runs along (-1: none usable).
   int64_t encodedDim = -1;
   /// The value reached through the transposes, and how: filter dimension
@@ -157,8 +160,9 @@ static FilterTrace traceFilter(Value filter, bool readData) {
   FilterTrace trace;
   bool hasEncoding = false;
   trace.encodedDim = getStructuredDim(filter.getType(), hasEncoding);
-  trace.encoded = hasEncoding;
-  if (hasEncoding)
+  trace.otherEncoding = hasEncoding && trace.encodedDim < 0;
+  trace.encoded = hasEncoding && !trace.otherEncoding;
+  if (trace.encoded)
     if (auto convert = filter.getDefiningOp<sparse_tensor::ConvertOp>())
       filter = convert.getSource();
   trace.filter = filter;
@@ -424,20 +428,25 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   bool wouldBeSparse = trace.isExplicitlySparse() ||
                        mode == SparsityMode::Force ||
                        (mode == SparsityMode::Enable && trace.isConstant());
-  // An encoding that cannot be honoured must not be dropped silently; any
-  // other sparse filter that cannot be used stays dense with a remark.
+  // An encoding STC cannot honour is left to upstream's sparsifier; any
+  // other sparse filter that cannot be used stays dense. Both with a remark.
   auto leaveDense = [&](const Twine &reason) -> LogicalResult {
     if (trace.encoded) {
-      op.emitError("stc: cannot use the structured[2, 4] encoding of this "
-                   "filter: ")
+      op.emitRemark("stc: convolution left to the upstream sparsifier: ")
           << reason;
-      return failure();
+      return success();
     }
     if (wouldBeSparse)
       op.emitRemark("stc: convolution left dense: ") << reason;
     return success();
   };
 
+  if (trace.otherEncoding) {
+    op.emitRemark("stc: convolution left to the upstream sparsifier: its "
+                  "filter's encoding has no structured[2, 4] level (STC's "
+                  "kernels take 2:4 along the input channels)");
+    return success();
+  }
   std::optional<ConvLayout> layout = getLayout(op);
   if (!layout)
     return leaveDense(unsupportedReason(op));
@@ -462,11 +471,11 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
        inputType.isDynamicDim(layout->activationDimOf(kGroup))))
     return leaveDense("dynamic input channels are not supported");
   if (trace.encoded && trace.encodedDim != layout->filterDimOf(kC)) {
-    op.emitError("stc: structured[2, 4] encoding runs along a dimension "
-                 "that is not the input-channel dimension of this "
-                 "convolution's ")
+    op.emitRemark("stc: convolution left to the upstream sparsifier: its "
+                  "structured[2, 4] level runs along a dimension that is not "
+                  "the input-channel dimension of the ")
         << layout->filterName << " filter";
-    return failure();
+    return success();
   }
 
   SmallVector<int64_t> sizes = canonicalFilterSizes(filterType, *layout);
@@ -541,7 +550,7 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
     Value filter = trace.filter;
     // The rewrite consumes the encoding: the argument becomes dense (its
     // other users are checked once every convolution is rewritten).
-    if (trace.encoded) {
+    if (trace.encoded && filter == filterOperand) {
       if (auto arg = dyn_cast<BlockArgument>(filter)) {
         arg.setType(RankedTensorType::get(filterType.getShape(), elementType));
         strippedArgs.insert(arg);
@@ -628,22 +637,19 @@ void StcSparsifyConvolutionsPass::runOnOperation() {
 
   // The encodings the rewrites consumed: conversions lose their last use,
   // arguments their encoding (already), functions their signature's.
-  for (Operation *convert : bypassedConverts) {
-    if (convert->use_empty()) {
+  // A conversion with other users stays for upstream's sparsifier.
+  for (Operation *convert : bypassedConverts)
+    if (convert->use_empty())
       convert->erase();
-      continue;
-    }
-    convert->emitError("stc: value with a structured[2, 4] encoding is used "
-                       "by an op STC cannot lower");
-    failedAny = true;
-  }
   llvm::SmallPtrSet<Operation *, 4> funcs;
   for (BlockArgument arg : strippedArgs) {
     for (Operation *user : arg.getUsers()) {
       if (!isa<linalg::TransposeOp, tensor::CollapseShapeOp, tensor::PadOp,
                tensor::DimOp, PruneOp, CompressOp>(user)) {
-        user->emitError("stc: value with a structured[2, 4] encoding is "
-                        "used by an op STC cannot lower");
+        user->emitError("stc: this use of a structured[2, 4] filter "
+                        "argument that an STC convolution consumed is not "
+                        "supported (the argument becomes dense); convert it "
+                        "with sparse_tensor.convert for the other uses");
         failedAny = true;
       }
     }

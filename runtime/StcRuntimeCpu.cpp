@@ -43,6 +43,7 @@ std::mutex &errorMutex() {
 /// the next stc_rt_clear_error().
 bool hasError = false;
 std::string errorText;
+StcRtErrorHook errorHook = nullptr;
 
 std::string locationOf(const StcMemRef1D *where) {
   if (!where || !where->aligned || where->sizes[0] <= 0)
@@ -60,11 +61,18 @@ void recordError(const StcMemRef1D *where, const std::string &body) {
   std::string loc = locationOf(where);
   std::string msg =
       (loc.empty() ? std::string() : loc + ": ") + "error: " + body;
-  std::lock_guard<std::mutex> lock(errorMutex());
-  if (hasError)
-    return;
-  hasError = true;
-  errorText = std::move(msg);
+  StcRtErrorHook hook;
+  {
+    std::lock_guard<std::mutex> lock(errorMutex());
+    if (hasError)
+      return;
+    hasError = true;
+    errorText = std::move(msg);
+    hook = errorHook;
+  }
+  // errorText stays as it is until stc_rt_clear_error().
+  if (hook)
+    hook(errorText.c_str());
 }
 
 //===----------------------------------------------------------------------===//
@@ -400,6 +408,11 @@ void stc_rt_clear_error(void) {
   std::lock_guard<std::mutex> lock(errorMutex());
   hasError = false;
   errorText.clear();
+}
+
+void stc_rt_set_error_hook(StcRtErrorHook hook) {
+  std::lock_guard<std::mutex> lock(errorMutex());
+  errorHook = hook;
 }
 
 } // extern "C"

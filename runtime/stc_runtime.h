@@ -143,6 +143,12 @@ int stc_rt_has_error(void);
 const char *stc_rt_error_message(void);
 void stc_rt_clear_error(void);
 
+/* Called with the message each time a first error is recorded, after it is
+ * recorded: a host that must not let the program go on (stc-run, whose
+ * programs may print as they run) can stop it there.  NULL removes it. */
+typedef void (*StcRtErrorHook)(const char *message);
+void stc_rt_set_error_hook(StcRtErrorHook hook);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,7 @@
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/ExecutionEngine/RunnerUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -40,6 +41,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -377,6 +379,29 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
 #undef STC_RT
   // Strided copies that bufferization emits (upstream's C runner utils).
   add("memrefCopy", (void *)&memrefCopy);
+  // The printers of upstream's runner utils that programs in upstream's
+  // test style call (named here: nothing else would link the library in).
+#define RUNNER_UTIL(name) add(#name, (void *)&name)
+  RUNNER_UTIL(_mlir_ciface_printMemrefI8);
+  RUNNER_UTIL(_mlir_ciface_printMemrefI16);
+  RUNNER_UTIL(_mlir_ciface_printMemrefI32);
+  RUNNER_UTIL(_mlir_ciface_printMemrefI64);
+  RUNNER_UTIL(_mlir_ciface_printMemrefF16);
+  RUNNER_UTIL(_mlir_ciface_printMemrefBF16);
+  RUNNER_UTIL(_mlir_ciface_printMemrefF32);
+  RUNNER_UTIL(_mlir_ciface_printMemrefF64);
+  RUNNER_UTIL(_mlir_ciface_printMemrefInd);
+  RUNNER_UTIL(_mlir_ciface_printMemrefC32);
+  RUNNER_UTIL(_mlir_ciface_printMemrefC64);
+  RUNNER_UTIL(printMemrefI32);
+  RUNNER_UTIL(printMemrefI64);
+  RUNNER_UTIL(printMemrefF32);
+  RUNNER_UTIL(printMemrefF64);
+  RUNNER_UTIL(printMemrefInd);
+  RUNNER_UTIL(printMemrefC32);
+  RUNNER_UTIL(printMemrefC64);
+  RUNNER_UTIL(_mlir_ciface_nanoTime);
+#undef RUNNER_UTIL
   // What gpu-to-llvm's host code calls (GPU targets).
   size_t count = 0;
   const StcCudaSymbol *symbols = stc_cuda_mgpu_symbols(&count);
@@ -642,6 +667,17 @@ std::optional<std::string> probeCuda(StcCudaDeviceInfo &info) {
   return why;
 }
 
+/// A run-time error stops the program where it happens (the runtime's
+/// error hook): a program that prints as it runs (vector.print,
+/// sparse_tensor.print) prints nothing after it. What it printed before is
+/// flushed first.
+[[noreturn]] void stopOnRuntimeError(const char *message) {
+  std::fflush(stdout);
+  llvm::errs() << message << "\n";
+  llvm::errs().flush();
+  std::_Exit(1);
+}
+
 double toleranceFor(Type t) {
   if (t.isF16() || t.isBF16() || t.isInteger(8))
     return 1e-2;
@@ -854,6 +890,7 @@ int main(int argc, char **argv) {
   if (failed(program))
     return 1;
 
+  stc_rt_set_error_hook(&stopOnRuntimeError);
   SmallVector<double> times;
   FailureOr<SmallVector<HostTensor>> results;
   for (unsigned r = 0; r < repeat; ++r) {

@@ -1,6 +1,8 @@
 // Diagnostics of stc-sparsify-convolutions: why a convolution whose filter
 // would be sparse stays dense (remarks, checked under sparsity=force, where
-// every filter would be), encodings it cannot honour (errors), the remark of
+// every filter would be), encodings it cannot honour (left to upstream's
+// sparsifier, with a remark), the one use of an encoding it cannot serve
+// (an error), the remark of
 // each rewrite, and bad pass options (reported once for the whole module,
 // checked on stderr). The 1:2 and enable remarks need other options than
 // the rest, so they are checked on stderr too.
@@ -164,7 +166,7 @@ func.func @prune_ragged_channels(%x: tensor<1x8x8x3xf16>, %w: tensor<8x27xf16>, 
 
 // The encoding groups along the filter width, not the input channels.
 func.func @encoding_along_kw(%x: tensor<1x8x8x16xf16>, %w: tensor<8x3x4x16xf16, #along_kw>, %z: tensor<1x6x5x8xf16>) -> tensor<1x6x5x8xf16> {
-  // expected-error @+1 {{stc: structured[2, 4] encoding runs along a dimension that is not the input-channel dimension of this convolution's FHWC filter}}
+  // expected-remark @+1 {{stc: convolution left to the upstream sparsifier: its structured[2, 4] level runs along a dimension that is not the input-channel dimension of the FHWC filter}}
   %y = linalg.conv_2d_nhwc_fhwc ins(%x, %w : tensor<1x8x8x16xf16>, tensor<8x3x4x16xf16, #along_kw>) outs(%z : tensor<1x6x5x8xf16>) -> tensor<1x6x5x8xf16>
   return %y : tensor<1x6x5x8xf16>
 }
@@ -173,10 +175,10 @@ func.func @encoding_along_kw(%x: tensor<1x8x8x16xf16>, %w: tensor<8x3x4x16xf16, 
 
 #hwc = #sparse_tensor.encoding<{ map = (h, w, c) -> (h : dense, w : dense, c floordiv 4 : dense, c mod 4 : structured[2, 4]) }>
 
-// An encoded filter that must stay dense is an error, not a remark: the
-// encoding cannot be dropped silently.
+// An encoded filter STC cannot use keeps its encoding for upstream's
+// sparsifier.
 func.func @encoded_depthwise(%x: tensor<1x8x8x16xf16>, %w: tensor<3x3x16xf16, #hwc>, %z: tensor<1x6x6x16xf16>) -> tensor<1x6x6x16xf16> {
-  // expected-error @+1 {{stc: cannot use the structured[2, 4] encoding of this filter: depthwise convolutions have one input channel per group, nothing to prune along}}
+  // expected-remark @+1 {{stc: convolution left to the upstream sparsifier: depthwise convolutions have one input channel per group, nothing to prune along}}
   %y = linalg.depthwise_conv_2d_nhwc_hwc ins(%x, %w : tensor<1x8x8x16xf16>, tensor<3x3x16xf16, #hwc>) outs(%z : tensor<1x6x6x16xf16>) -> tensor<1x6x6x16xf16>
   return %y : tensor<1x6x6x16xf16>
 }
@@ -185,11 +187,11 @@ func.func @encoded_depthwise(%x: tensor<1x8x8x16xf16>, %w: tensor<3x3x16xf16, #h
 
 #fhwc = #sparse_tensor.encoding<{ map = (f, h, w, c) -> (f : dense, h : dense, w : dense, c floordiv 4 : dense, c mod 4 : structured[2, 4]) }>
 
-// The encoded argument has a second user that STC cannot lower.
+// The encoded argument has a second user: the convolution made it dense.
 func.func @encoded_argument_other_use(%x: tensor<1x8x8x16xf16>, %w: tensor<8x3x3x16xf16, #fhwc>, %z: tensor<1x6x6x8xf16>) -> (tensor<1x6x6x8xf16>, tensor<8x3x3x16xf16>) {
   // expected-remark @+1 {{stc: 2:4 sparse convolution (sparse_tensor encoding)}}
   %y = linalg.conv_2d_nhwc_fhwc ins(%x, %w : tensor<1x8x8x16xf16>, tensor<8x3x3x16xf16, #fhwc>) outs(%z : tensor<1x6x6x8xf16>) -> tensor<1x6x6x8xf16>
-  // expected-error @+1 {{stc: value with a structured[2, 4] encoding is used by an op STC cannot lower}}
+  // expected-error @+1 {{stc: this use of a structured[2, 4] filter argument that an STC convolution consumed is not supported (the argument becomes dense); convert it with sparse_tensor.convert for the other uses}}
   %d = sparse_tensor.convert %w : tensor<8x3x3x16xf16, #fhwc> to tensor<8x3x3x16xf16>
   return %y, %d : tensor<1x6x6x8xf16>, tensor<8x3x3x16xf16>
 }
@@ -198,9 +200,9 @@ func.func @encoded_argument_other_use(%x: tensor<1x8x8x16xf16>, %w: tensor<8x3x3
 
 #fhwc = #sparse_tensor.encoding<{ map = (f, h, w, c) -> (f : dense, h : dense, w : dense, c floordiv 4 : dense, c mod 4 : structured[2, 4]) }>
 
-// The conversion that gives the filter its encoding has another user.
+// The conversion that gives the filter its encoding has another user: it
+// stays for that user (upstream's sparsifier lowers it).
 func.func @encoding_conversion_other_use(%x: tensor<1x8x8x16xf16>, %w: tensor<8x3x3x16xf16>, %z: tensor<1x6x6x8xf16>) -> (tensor<1x6x6x8xf16>, tensor<8x3x3x16xf16, #fhwc>) {
-  // expected-error @+1 {{stc: value with a structured[2, 4] encoding is used by an op STC cannot lower}}
   %s = sparse_tensor.convert %w : tensor<8x3x3x16xf16> to tensor<8x3x3x16xf16, #fhwc>
   // expected-remark @+1 {{stc: 2:4 sparse convolution (sparse_tensor encoding)}}
   %y = linalg.conv_2d_nhwc_fhwc ins(%x, %s : tensor<1x8x8x16xf16>, tensor<8x3x3x16xf16, #fhwc>) outs(%z : tensor<1x6x6x8xf16>) -> tensor<1x6x6x8xf16>
@@ -211,10 +213,22 @@ func.func @encoding_conversion_other_use(%x: tensor<1x8x8x16xf16>, %w: tensor<8x
 
 #fhwc = #sparse_tensor.encoding<{ map = (f, h, w, c) -> (f : dense, h : dense, w : dense, c floordiv 4 : dense, c mod 4 : structured[2, 4]) }>
 
-// An encoded filter produced by some other op would keep its encoding.
+// An encoded filter produced by some other op keeps its encoding.
 func.func @encoded_by_other_op(%x: tensor<1x8x8x16xf16>, %z: tensor<1x6x6x8xf16>) -> tensor<1x6x6x8xf16> {
   %w = tensor.empty() : tensor<8x3x3x16xf16, #fhwc>
-  // expected-error @+1 {{stc: cannot use the structured[2, 4] encoding of this filter: only a function argument, a sparse_tensor.convert or a constant can be compressed}}
+  // expected-remark @+1 {{stc: convolution left to the upstream sparsifier: only a function argument, a sparse_tensor.convert or a constant can be compressed}}
   %y = linalg.conv_2d_nhwc_fhwc ins(%x, %w : tensor<1x8x8x16xf16>, tensor<8x3x3x16xf16, #fhwc>) outs(%z : tensor<1x6x6x8xf16>) -> tensor<1x6x6x8xf16>
+  return %y : tensor<1x6x6x8xf16>
+}
+
+// -----
+
+#csr = #sparse_tensor.encoding<{ map = (f, h, w, c) -> (f : dense, h : compressed, w : dense, c : dense) }>
+
+// A filter in a format without a structured level is upstream's, even
+// under sparsity=force (no "not the input-channel dimension" error).
+func.func @other_encoding(%x: tensor<1x8x8x16xf16>, %w: tensor<8x3x3x16xf16, #csr>, %z: tensor<1x6x6x8xf16>) -> tensor<1x6x6x8xf16> {
+  // expected-remark @+1 {{stc: convolution left to the upstream sparsifier: its filter's encoding has no structured[2, 4] level (STC's kernels take 2:4 along the input channels)}}
+  %y = linalg.conv_2d_nhwc_fhwc ins(%x, %w : tensor<1x8x8x16xf16>, tensor<8x3x3x16xf16, #csr>) outs(%z : tensor<1x6x6x8xf16>) -> tensor<1x6x6x8xf16>
   return %y : tensor<1x6x6x8xf16>
 }

@@ -1,0 +1,141 @@
+//===- Bufferize.cpp - tensors to memrefs, STC's way or upstream's -*- C++
+//-*-===//
+//
+// Once STC's own ops are lowered, a module either holds plain tensors only,
+// or still holds sparse tensors STC does not specialize (CSR, COO, BSR, 2:4
+// on f64, sparse_tensor.new/print, conversions between formats ...). The
+// first is bufferized by one-shot bufferization with ownership-based
+// deallocation, which frees every temporary and owns every buffer: explicit
+// deallocations in the program (bufferization.dealloc_tensor,
+// memref.dealloc) are dropped first, since that pass refuses them and would
+// free the buffers itself. The second goes through upstream's
+// sparsification-and-bufferization mini-pipeline, as `mlir-opt
+// --sparsifier` runs it (runtime library on), which sparsifies the
+// remaining kernels and bufferizes the whole module; buffers are then freed
+// where the program frees them, as under upstream's sparsifier (ownership-
+// based deallocation cannot run there: it would free the sparse runtime's
+// storage it sees returned by calls).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::stc {
+#define GEN_PASS_DEF_STCBUFFERIZE
+#include "passes/Passes.h.inc"
+} // namespace mlir::stc
+
+using namespace mlir;
+using namespace mlir::stc;
+
+namespace {
+
+bool isSparseType(Type t) {
+  return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
+}
+
+/// Whether anything in `module` needs upstream's sparsifier.
+bool holdsSparseTensors(ModuleOp module) {
+  WalkResult found = module.walk([](Operation *op) {
+    if (isa<sparse_tensor::SparseTensorDialect>(op->getDialect()) ||
+        llvm::any_of(op->getOperandTypes(), isSparseType) ||
+        llvm::any_of(op->getResultTypes(), isSparseType))
+      return WalkResult::interrupt();
+    if (auto func = dyn_cast<FunctionOpInterface>(op))
+      if (llvm::any_of(func.getArgumentTypes(), isSparseType) ||
+          llvm::any_of(func.getResultTypes(), isSparseType))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+/// One-shot bufferization with ownership-based deallocation.
+void buildStcBufferization(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  // Results the function does not own (constants, arguments) are cloned.
+  pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+/// The bufferizing middle of upstream's `sparsifier` pipeline
+/// (sparse_tensor::buildSparsifier), with its default options.
+void buildUpstreamSparsifier(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  SparsificationOptions sparsification(SparseParallelizationStrategy::kNone,
+                                       SparseEmitStrategy::kFunctional,
+                                       /*enableRT=*/true);
+  pm.addPass(createSparsificationAndBufferizationPass(
+      getBufferizationOptionsForSparsification(
+          /*analysisOnly=*/false),
+      sparsification, /*createSparseDeallocs=*/true,
+      /*enableRuntimeLibrary=*/true, /*enableBufferInitialization=*/false,
+      /*vectorLength=*/0, /*enableVLAVectorization=*/false,
+      /*enableSIMDIndex32=*/false, /*enableGPULibgen=*/false,
+      SparseEmitStrategy::kFunctional, SparseParallelizationStrategy::kNone));
+  pm.addPass(createStorageSpecifierToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addPass(memref::createExpandReallocPass());
+}
+
+struct StcBufferizePass : public stc::impl::StcBufferizeBase<StcBufferizePass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    OpPassManager stc(ModuleOp::getOperationName());
+    OpPassManager upstream(ModuleOp::getOperationName());
+    buildStcBufferization(stc);
+    buildUpstreamSparsifier(upstream);
+    stc.getDependentDialects(registry);
+    upstream.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    OpPassManager pm(ModuleOp::getOperationName());
+    if (holdsSparseTensors(module)) {
+      module.emitRemark("stc: sparse tensors STC does not specialize remain: "
+                        "upstream's sparsifier bufferizes this module "
+                        "(buffers are freed where the program frees them)");
+      ++numUpstreamModules;
+      buildUpstreamSparsifier(pm);
+    } else {
+      dropExplicitDeallocations(module);
+      buildStcBufferization(pm);
+    }
+    if (failed(runPipeline(pm, module)))
+      signalPassFailure();
+  }
+
+private:
+  void dropExplicitDeallocations(ModuleOp module) {
+    SmallVector<Operation *> deallocs;
+    module.walk([&](Operation *op) {
+      if (isa<bufferization::DeallocTensorOp, memref::DeallocOp>(op))
+        deallocs.push_back(op);
+    });
+    for (Operation *op : deallocs)
+      op->erase();
+    numDeallocationsDropped += deallocs.size();
+  }
+};
+
+} // namespace
