@@ -108,7 +108,7 @@ LogicalResult SpmmLowering::checkReductionSize(Value k, Value kPadded) {
     return success(); // Verified statically.
   Type i64 = b.getI64Type();
   Value where = calls.locationString(b, op.getLoc());
-  StringRef name = "stc_rt_check_reduction";
+  StringRef name = runtimeSymbol(RuntimeEntryPoint::CheckReduction);
   if (!calls.declare(name, {i64, i64, i64, where.getType()}, {b.getI8Type()}))
     return failure();
   int64_t granule = op.getPattern().getColumnsPerMetaWord();
@@ -640,7 +640,7 @@ Value SpmmLowering::lowerToReference() {
 }
 
 struct StcLowerSpmmToCpuPass
-    : public stc::impl::StcLowerSpmmToCpuBase<StcLowerSpmmToCpuPass> {
+    : public mlir::stc::impl::StcLowerSpmmToCpuBase<StcLowerSpmmToCpuPass> {
   using Base::Base;
 
   void runOnOperation() override {

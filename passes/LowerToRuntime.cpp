@@ -61,7 +61,12 @@ static std::optional<std::string> entryPoint(Operation *op, StringRef base,
     op->emitOpError("has no run-time entry point for element type ") << elem;
     return std::nullopt;
   }
-  return ("stc_rt_" + base + "_" + suffix).str();
+  std::string name = ("stc_rt_" + base + "_" + suffix).str();
+  // Every name generated code calls is in runtime/RuntimeEntryPoints.def.
+  assert(::stc::runtime::isEntrySymbol(
+             name, ::stc::runtime::RuntimeEntryKind::CInterface) &&
+         "a CPU runtime entry point missing from RuntimeEntryPoints.def");
+  return name;
 }
 
 class RuntimeLowering {
@@ -270,7 +275,7 @@ LogicalResult RuntimeLowering::lower(Operation *op) {
 }
 
 struct StcLowerToRuntimePass
-    : public stc::impl::StcLowerToRuntimeBase<StcLowerToRuntimePass> {
+    : public mlir::stc::impl::StcLowerToRuntimeBase<StcLowerToRuntimePass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {

@@ -440,10 +440,13 @@ def StcEmulateGpuKernels : Pass<"stc-emulate-gpu-kernels", "ModuleOp"> {
     fill, swizzle, transaction bytes on the mbarrier), mbarrier init,
     arrive, expect-tx and parity waits (a deadlock of a whole block is
     reported), dynamic shared memory (sized by kernel_info `shared_bytes`),
-    cluster launches (checked, run block by block: the kernels share
-    nothing across a cluster), the host's `stc_gpu_tensor_map_2d` (renamed
+    cluster launches (checked, the blocks of a cluster run together, each
+    with its own shared memory; `mapa`, cluster barriers and multicast TMA
+    reach the partner's), the host's `stc_gpu_tensor_map_2d`/`_4d` (renamed
     to the emulator's), and the no-ops: fences, setmaxnreg, empty register
-    fences.
+    fences. Every runtime function it calls is named through
+    runtime/RuntimeEntryPoints.def; the emulator's MMA kinds are the enums of
+    stc_gpu_emulator.h.
   }];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",

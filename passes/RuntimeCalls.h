@@ -9,6 +9,8 @@
 #ifndef STC_PASSES_RUNTIMECALLS_H
 #define STC_PASSES_RUNTIMECALLS_H
 
+#include "runtime/RuntimeEntryPoints.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -17,6 +19,14 @@
 #include <string>
 
 namespace mlir::stc {
+
+using ::stc::runtime::RuntimeEntryPoint;
+
+/// The C symbol of runtime entry point `e` (runtime/RuntimeEntryPoints.def).
+inline StringRef runtimeSymbol(RuntimeEntryPoint e) {
+  std::string_view symbol = ::stc::runtime::entrySymbol(e);
+  return StringRef(symbol.data(), symbol.size());
+}
 
 class RuntimeCallBuilder {
 public:

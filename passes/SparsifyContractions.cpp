@@ -197,7 +197,7 @@ static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
 }
 
 struct StcSparsifyContractionsPass
-    : public stc::impl::StcSparsifyContractionsBase<
+    : public mlir::stc::impl::StcSparsifyContractionsBase<
           StcSparsifyContractionsPass> {
   using Base::Base;
 
@@ -368,8 +368,8 @@ static bool splitBatchMatmul(linalg::BatchMatmulOp op) {
   return true;
 }
 
-/// DESIGN §5: the constant operand when exactly one is constant, otherwise
-/// the right-hand one (the weight of X.W).
+/// docs/DESIGN.md §5: the constant operand when exactly one is constant,
+/// otherwise the right-hand one (the weight of X.W).
 static int preferredOperand(const OperandTrace &lhs, const OperandTrace &rhs) {
   if (lhs.isConstant() && !rhs.isConstant())
     return 0;
@@ -479,7 +479,7 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
     ImplicitLocOpBuilder ib(loc, b);
     Type i64 = ib.getI64Type();
     Value where = calls->locationString(ib, loc);
-    StringRef name = "stc_rt_check_reduction";
+    StringRef name = runtimeSymbol(RuntimeEntryPoint::CheckReduction);
     if (!calls->declare(name, {i64, i64, i64, where.getType()},
                         {ib.getI8Type()}))
       return failure();

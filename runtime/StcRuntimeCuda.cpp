@@ -1439,8 +1439,15 @@ const StcCudaSymbol *stc_cuda_mgpu_symbols(size_t *count) {
       STC_MGPU(mgpuMemHostUnregisterMemRef),
       STC_MGPU(mgpuSetDefaultDevice),
       STC_MGPU(mgpuTensorMapEncodeTiledMemref),
-      STC_MGPU(stc_gpu_tensor_map_2d),
-      STC_MGPU(stc_gpu_tensor_map_4d),
+  // The GPU runtime's own entry points of RuntimeEntryPoints.def.
+#define STC_RUNTIME_ENTRY_CInterface(SYMBOL)
+#define STC_RUNTIME_ENTRY_Emulator(SYMBOL)
+#define STC_RUNTIME_ENTRY_Gpu(SYMBOL) STC_MGPU(SYMBOL),
+#define STC_RUNTIME_ENTRY(KIND, NAME, SYMBOL) STC_RUNTIME_ENTRY_##KIND(SYMBOL)
+#include "runtime/RuntimeEntryPoints.def"
+#undef STC_RUNTIME_ENTRY_CInterface
+#undef STC_RUNTIME_ENTRY_Emulator
+#undef STC_RUNTIME_ENTRY_Gpu
   };
 #undef STC_MGPU
   if (count)

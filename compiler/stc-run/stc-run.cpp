@@ -330,53 +330,19 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
     map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                            llvm::JITSymbolFlags::Exported};
   };
-#define STC_RT(name) add("_mlir_ciface_" #name, (void *)&_mlir_ciface_##name)
-  // The GPU emulator's entry points are plain C functions (no memrefs).
-  add("stc_emu_launch", (void *)&stc_emu_launch);
-  add("stc_emu_mma_sp", (void *)&stc_emu_mma_sp);
-  add("stc_emu_ldmatrix", (void *)&stc_emu_ldmatrix);
-  add("stc_emu_cp_async", (void *)&stc_emu_cp_async);
-  add("stc_emu_barrier", (void *)&stc_emu_barrier);
-  add("stc_emu_wgmma_sp", (void *)&stc_emu_wgmma_sp);
-  add("stc_emu_wgmma_sp_ss", (void *)&stc_emu_wgmma_sp_ss);
-  add("stc_emu_mbarrier_init", (void *)&stc_emu_mbarrier_init);
-  add("stc_emu_mbarrier_arrive", (void *)&stc_emu_mbarrier_arrive);
-  add("stc_emu_mbarrier_arrive_expect_tx",
-      (void *)&stc_emu_mbarrier_arrive_expect_tx);
-  add("stc_emu_mbarrier_expect_tx", (void *)&stc_emu_mbarrier_expect_tx);
-  add("stc_emu_mbarrier_complete_tx", (void *)&stc_emu_mbarrier_complete_tx);
-  add("stc_emu_mbarrier_wait_parity", (void *)&stc_emu_mbarrier_wait_parity);
-  add("stc_emu_tensor_map_2d", (void *)&stc_emu_tensor_map_2d);
-  add("stc_emu_tma_load_2d", (void *)&stc_emu_tma_load_2d);
-  add("stc_emu_tensor_map_4d", (void *)&stc_emu_tensor_map_4d);
-  add("stc_emu_tma_load_4d", (void *)&stc_emu_tma_load_4d);
-  add("stc_emu_check_cluster", (void *)&stc_emu_check_cluster);
-  add("stc_emu_launch_cluster", (void *)&stc_emu_launch_cluster);
-  add("stc_emu_cta_shared", (void *)&stc_emu_cta_shared);
-  add("stc_emu_mapa", (void *)&stc_emu_mapa);
-  add("stc_emu_cluster_ctarank", (void *)&stc_emu_cluster_ctarank);
-  add("stc_emu_cluster_arrive", (void *)&stc_emu_cluster_arrive);
-  add("stc_emu_cluster_wait", (void *)&stc_emu_cluster_wait);
-  add("stc_emu_tma_load_2d_multicast", (void *)&stc_emu_tma_load_2d_multicast);
-  STC_RT(stc_rt_prune_f32);
-  STC_RT(stc_rt_prune_f16);
-  STC_RT(stc_rt_prune_bf16);
-  STC_RT(stc_rt_prune_i8);
-  STC_RT(stc_rt_compress_f32);
-  STC_RT(stc_rt_compress_f16);
-  STC_RT(stc_rt_compress_bf16);
-  STC_RT(stc_rt_compress_i8);
-  STC_RT(stc_rt_decompress_f32);
-  STC_RT(stc_rt_decompress_f16);
-  STC_RT(stc_rt_decompress_bf16);
-  STC_RT(stc_rt_decompress_i8);
-  STC_RT(stc_rt_check_f32);
-  STC_RT(stc_rt_check_f16);
-  STC_RT(stc_rt_check_bf16);
-  STC_RT(stc_rt_check_i8);
-  STC_RT(stc_rt_decode_indices);
-  STC_RT(stc_rt_check_reduction);
-#undef STC_RT
+  // Every entry point of runtime/RuntimeEntryPoints.def: the CPU runtime's
+  // through their C-interface wrappers (memref descriptors), the
+  // emulator's as plain C functions; the GPU runtime's come with
+  // stc_cuda_mgpu_symbols below.
+#define STC_RUNTIME_ENTRY_CInterface(SYMBOL)                                   \
+  add("_mlir_ciface_" #SYMBOL, (void *)&_mlir_ciface_##SYMBOL);
+#define STC_RUNTIME_ENTRY_Gpu(SYMBOL)
+#define STC_RUNTIME_ENTRY_Emulator(SYMBOL) add(#SYMBOL, (void *)&SYMBOL);
+#define STC_RUNTIME_ENTRY(KIND, NAME, SYMBOL) STC_RUNTIME_ENTRY_##KIND(SYMBOL)
+#include "runtime/RuntimeEntryPoints.def"
+#undef STC_RUNTIME_ENTRY_CInterface
+#undef STC_RUNTIME_ENTRY_Gpu
+#undef STC_RUNTIME_ENTRY_Emulator
   // Strided copies that bufferization emits (upstream's C runner utils).
   add("memrefCopy", (void *)&memrefCopy);
   // The printers of upstream's runner utils that programs in upstream's
@@ -698,8 +664,8 @@ std::optional<double> integerMaxDiff(Type t) {
   return std::nullopt;
 }
 
-/// The GPU computes f32 operands as tf32 (10-bit mantissa): DESIGN section
-/// 7's tf32 tolerance.
+/// The GPU computes f32 operands as tf32 (10-bit mantissa): the tf32
+/// tolerance of docs/DESIGN.md §7.
 double gpuInputTolerance(Type t) {
   if (isa<IntegerType>(t))
     return 0.0; // i8 products are exact in the s32 accumulator.

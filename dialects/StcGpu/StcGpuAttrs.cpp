@@ -210,9 +210,10 @@ DictionaryAttr KernelInfoAttr::toDictionary() const {
   SmallVector<TensorMapAttr> maps = getTensorMapList();
   SmallVector<Attribute> types;
   for (auto [i, p] : llvm::enumerate(getParams())) {
-    bool isMap = llvm::any_of(maps, [&](TensorMapAttr m) {
-      return m.getParam() == cast<StringAttr>(p).getValue();
-    });
+    // A named copy: lambdas may not capture a structured binding (C++17).
+    StringRef name = cast<StringAttr>(p).getValue();
+    bool isMap = llvm::any_of(
+        maps, [&](TensorMapAttr m) { return m.getParam() == name; });
     types.push_back(b.getStringAttr(
         static_cast<int64_t>(i) < getNumPointers() || isMap ? "ptr" : "i32"));
   }

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/RuntimeCalls.h"
 
 #include "dialects/StcGpu/StcGpuAttrs.h"
 #include "dialects/StcGpu/StcGpuDialect.h"
@@ -52,15 +53,6 @@ private:
                                  func::FuncOp host,
                                  SmallVectorImpl<Value> &kernelArgs);
 };
-
-/// The runtime's TMA descriptor builder (stc_runtime_cuda.h; the emulator
-/// has its own): (base, CUtensorMapDataType, inner, outer, row stride in
-/// bytes, box inner, box outer, swizzle bytes) -> device pointer of the map.
-constexpr llvm::StringLiteral kTensorMapFn = "stc_gpu_tensor_map_2d";
-/// Its 4-D form, for NHWC inputs: (base, type, 4 sizes innermost first,
-/// strides in bytes of dimensions 1..3, 4 box sizes, 4 element strides,
-/// swizzle bytes) -> device pointer.
-constexpr llvm::StringLiteral kTensorMap4dFn = "stc_gpu_tensor_map_4d";
 
 LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   auto kernelRef = host->getAttrOfType<SymbolRefAttr>(
@@ -367,7 +359,14 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
     SmallVector<Type> argTypes;
     for (Value v : args)
       argTypes.push_back(v.getType());
-    StringRef fn = rank == 2 ? kTensorMapFn : kTensorMap4dFn;
+    // The runtime's TMA descriptor builders (stc_runtime_cuda.h; the
+    // emulator has its own): (base, CUtensorMapDataType, inner, outer, row
+    // stride in bytes, box inner, box outer, swizzle bytes), or for NHWC
+    // inputs (base, type, 4 sizes innermost first, strides in bytes of
+    // dimensions 1..3, 4 box sizes, 4 element strides, swizzle bytes) ->
+    // device pointer of the map.
+    StringRef fn = runtimeSymbol(rank == 2 ? RuntimeEntryPoint::GpuTensorMap2d
+                                           : RuntimeEntryPoint::GpuTensorMap4d);
     declare(fn, argTypes);
     auto call = func::CallOp::create(b, fn, TypeRange{ptrType}, args);
     kernelArgs.push_back(call.getResult(0));

@@ -224,34 +224,43 @@ namespace {
 /// false for an unknown kind.
 bool instrOfKind(int32_t inputKind, MmaSpInstr &instr) {
   using stc::format::MmaSpShape;
-  switch (inputKind) {
-  case 0:
+  auto integer = [&](MmaSpShape shape, MmaElem a, MmaElem b) {
+    instr = {shape, a, b, MmaElem::S32};
+    return true;
+  };
+  switch (static_cast<StcEmuMmaSpKind>(inputKind)) {
+  case STC_EMU_MMA_SP_M16N8K32_F32_F16:
     instr = {MmaSpShape::M16N8K32B16, MmaElem::F16, MmaElem::F16, MmaElem::F32};
     return true;
-  case 1:
+  case STC_EMU_MMA_SP_M16N8K32_F32_BF16:
     instr = {MmaSpShape::M16N8K32B16, MmaElem::BF16, MmaElem::BF16,
              MmaElem::F32};
     return true;
-  case 2:
+  case STC_EMU_MMA_SP_M16N8K16_F32_TF32:
     instr = {MmaSpShape::M16N8K16TF32, MmaElem::TF32, MmaElem::TF32,
              MmaElem::F32};
     return true;
-  case 3:
+  case STC_EMU_MMA_SP_M16N8K32_F16_F16:
     instr = {MmaSpShape::M16N8K32B16, MmaElem::F16, MmaElem::F16, MmaElem::F16};
     return true;
-  default:
-    break;
+  case STC_EMU_MMA_SP_M16N8K64_S32_S8_S8:
+    return integer(MmaSpShape::M16N8K64I8, MmaElem::S8, MmaElem::S8);
+  case STC_EMU_MMA_SP_M16N8K32_S32_S8_S8:
+    return integer(MmaSpShape::M16N8K32I8, MmaElem::S8, MmaElem::S8);
+  case STC_EMU_MMA_SP_M16N8K64_S32_U8_U8:
+    return integer(MmaSpShape::M16N8K64I8, MmaElem::U8, MmaElem::U8);
+  case STC_EMU_MMA_SP_M16N8K32_S32_U8_U8:
+    return integer(MmaSpShape::M16N8K32I8, MmaElem::U8, MmaElem::U8);
+  case STC_EMU_MMA_SP_M16N8K64_S32_S8_U8:
+    return integer(MmaSpShape::M16N8K64I8, MmaElem::S8, MmaElem::U8);
+  case STC_EMU_MMA_SP_M16N8K32_S32_S8_U8:
+    return integer(MmaSpShape::M16N8K32I8, MmaElem::S8, MmaElem::U8);
+  case STC_EMU_MMA_SP_M16N8K64_S32_U8_S8:
+    return integer(MmaSpShape::M16N8K64I8, MmaElem::U8, MmaElem::S8);
+  case STC_EMU_MMA_SP_M16N8K32_S32_U8_S8:
+    return integer(MmaSpShape::M16N8K32I8, MmaElem::U8, MmaElem::S8);
   }
-  // Integer kinds 4..11: bit 0 selects m16n8k32 (else m16n8k64); 4, 5:
-  // s8 x s8, 6, 7: u8 x u8, 8, 9: s8 x u8, 10, 11: u8 x s8.
-  if (inputKind < 4 || inputKind > 11)
-    return false;
-  int types = (inputKind - 4) / 2;
-  bool aU8 = types == 1 || types == 3, bU8 = types == 1 || types == 2;
-  instr = {inputKind % 2 ? MmaSpShape::M16N8K32I8 : MmaSpShape::M16N8K64I8,
-           aU8 ? MmaElem::U8 : MmaElem::S8, bU8 ? MmaElem::U8 : MmaElem::S8,
-           MmaElem::S32};
-  return true;
+  return false;
 }
 
 } // namespace
@@ -402,20 +411,20 @@ void wgmmaSp(int32_t kind, int32_t n, const int32_t *a, int64_t aDesc,
          " threads (the block's size is not a multiple of 128)");
   WgmmaSpInstr instr;
   instr.n = n;
-  switch (kind) {
-  case 0:
+  switch (static_cast<StcEmuWgmmaSpKind>(kind)) {
+  case STC_EMU_WGMMA_SP_F32_F16:
     instr.a = instr.b = MmaElem::F16;
     instr.d = MmaElem::F32;
     break;
-  case 1:
+  case STC_EMU_WGMMA_SP_F32_BF16:
     instr.a = instr.b = MmaElem::BF16;
     instr.d = MmaElem::F32;
     break;
-  case 2:
+  case STC_EMU_WGMMA_SP_F16_F16:
     instr.a = instr.b = MmaElem::F16;
     instr.d = MmaElem::F16;
     break;
-  case 3:
+  case STC_EMU_WGMMA_SP_S32_S8:
     instr.a = instr.b = MmaElem::S8;
     instr.d = MmaElem::S32;
     break;

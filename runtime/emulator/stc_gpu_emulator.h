@@ -73,19 +73,30 @@ void stc_emu_cluster_arrive(void);
 void stc_emu_cluster_wait(void);
 
 /* mma.sp(::ordered_metadata).sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>
- * for the calling thread's lane, input_kind giving the shape and types:
- *
- *   0  m16n8k32 .f32.f16.f16.f32     A, B: 4 f16x2 words; C, D: 4 f32
- *   1  m16n8k32 .f32.bf16.bf16.f32   A, B: 4 bf16x2 words; C, D: 4 f32
- *   2  m16n8k16 .f32.tf32.tf32.f32   A, B: 4 tf32 words; C, D: 4 f32
- *   3  m16n8k32 .f16.f16.f16.f16     A, B: 4 f16x2 words; C, D: 2 f16x2
- *   4  m16n8k64 .s32.s8.s8.s32       A, B: 4 words of 4 s8; C, D: 4 s32
- *   5  m16n8k32 .s32.s8.s8.s32       A, B: 2 words of 4 s8; C, D: 4 s32
- *   6  m16n8k64 .s32.u8.u8.s32       as 4, with u8 A and B
- *   7  m16n8k32 .s32.u8.u8.s32       as 5, with u8 A and B
- *   8, 9    as 4, 5 with s8 A and u8 B
- *   10, 11  as 4, 5 with u8 A and s8 B
- *
+ * for the calling thread's lane, input_kind giving the shape and types: */
+typedef enum StcEmuMmaSpKind {
+  /* m16n8k32 .f32.f16.f16.f32: A, B 4 f16x2 words; C, D 4 f32 */
+  STC_EMU_MMA_SP_M16N8K32_F32_F16 = 0,
+  /* m16n8k32 .f32.bf16.bf16.f32: A, B 4 bf16x2 words; C, D 4 f32 */
+  STC_EMU_MMA_SP_M16N8K32_F32_BF16 = 1,
+  /* m16n8k16 .f32.tf32.tf32.f32: A, B 4 tf32 words; C, D 4 f32 */
+  STC_EMU_MMA_SP_M16N8K16_F32_TF32 = 2,
+  /* m16n8k32 .f16.f16.f16.f16: A, B 4 f16x2 words; C, D 2 f16x2 */
+  STC_EMU_MMA_SP_M16N8K32_F16_F16 = 3,
+  /* m16n8k64 .s32.s8.s8.s32: A, B 4 words of 4 s8; C, D 4 s32 */
+  STC_EMU_MMA_SP_M16N8K64_S32_S8_S8 = 4,
+  /* m16n8k32 .s32.s8.s8.s32: A, B 2 words of 4 s8; C, D 4 s32 */
+  STC_EMU_MMA_SP_M16N8K32_S32_S8_S8 = 5,
+  /* the same two shapes with u8 A and B, s8 A and u8 B, u8 A and s8 B */
+  STC_EMU_MMA_SP_M16N8K64_S32_U8_U8 = 6,
+  STC_EMU_MMA_SP_M16N8K32_S32_U8_U8 = 7,
+  STC_EMU_MMA_SP_M16N8K64_S32_S8_U8 = 8,
+  STC_EMU_MMA_SP_M16N8K32_S32_S8_U8 = 9,
+  STC_EMU_MMA_SP_M16N8K64_S32_U8_S8 = 10,
+  STC_EMU_MMA_SP_M16N8K32_S32_U8_S8 = 11
+} StcEmuMmaSpKind;
+
+/* stc_emu_mma_sp: input_kind (an StcEmuMmaSpKind) for the calling lane;
  * a and b are its A and B registers (8-bit elements little-endian, element 0
  * in bits 7..0), c its accumulators and d receives its result, each as
  * 32-bit words (f32, f16x2 or s32 bits, whatever the pointer type says);
@@ -100,26 +111,30 @@ void stc_emu_mma_sp(int32_t input_kind, int32_t ordered, const int32_t *a,
                     const int32_t *b, const float *c, int32_t meta,
                     int32_t selector, float *d);
 
-/* wgmma.mma_async.sp.sync.aligned.m64n<n>k<K>.<d>.<a>.<b> (sm_90a) with A
- * from registers and B from shared memory, for the calling thread:
- *
- *   0  .f32.f16.f16     d: n/2 f32
- *   1  .f32.bf16.bf16   d: n/2 f32
- *   2  .f16.f16.f16     d: n/4 f16x2 words
- *   3  .s32.s8.s8       d: n/2 s32 (m64nNk64, wrapping; d is read and
- *                       written as 32-bit words whatever its C type)
- *
- * n is 8..256 in steps of 8 (for kind 3: 8, 16, 24, 32, then steps of 16). The
- * 128 threads of a warpgroup (4 consecutive warps of the block, warpgroup =
- * thread / 128; the block must have all 128) meet here; the last to arrive runs
- * the CPU model of the instruction (WgmmaSpModel.h) and every thread gets its D
- * registers. a is the thread's 4 packed A registers, meta its sp-meta register,
- * d its accumulators: read (if scale_d is non-zero) and overwritten with the
- * result. b_desc, selector (sp-sel, 0..1), scale_d, scale_a and scale_b
- * (imm-scale-a/b, 1 or -1), trans_b (imm-trans-b: 0 K-major, 1 N-major), smem
- * and smem_bytes must be the same in every thread of the warpgroup. The
- * instruction is synchronous here (wgmma.fence / commit_group / wait_group
- * have nothing to do).
+/* wgmma.mma_async.sp.sync.aligned.m64n<n>k<K>.<d>.<a>.<b> (sm_90a): the
+ * kind of stc_emu_wgmma_sp and stc_emu_wgmma_sp_ss. */
+typedef enum StcEmuWgmmaSpKind {
+  STC_EMU_WGMMA_SP_F32_F16 = 0,  /* .f32.f16.f16: d n/2 f32 */
+  STC_EMU_WGMMA_SP_F32_BF16 = 1, /* .f32.bf16.bf16: d n/2 f32 */
+  STC_EMU_WGMMA_SP_F16_F16 = 2,  /* .f16.f16.f16: d n/4 f16x2 words */
+  /* .s32.s8.s8 (m64nNk64, wrapping): d n/2 s32, read and written as 32-bit
+   * words whatever its C type */
+  STC_EMU_WGMMA_SP_S32_S8 = 3
+} StcEmuWgmmaSpKind;
+
+/* stc_emu_wgmma_sp: the instruction of `kind` (an StcEmuWgmmaSpKind) with
+ * A from registers and B from shared memory, for the calling thread. n is
+ * 8..256 in steps of 8 (for STC_EMU_WGMMA_SP_S32_S8: 8, 16, 24, 32, then
+ * steps of 16). The 128 threads of a warpgroup (4 consecutive warps of the
+ * block, warpgroup = thread / 128; the block must have all 128) meet here; the
+ * last to arrive runs the CPU model of the instruction (WgmmaSpModel.h) and
+ * every thread gets its D registers. a is the thread's 4 packed A registers,
+ * meta its sp-meta register, d its accumulators: read (if scale_d is non-zero)
+ * and overwritten with the result. b_desc, selector (sp-sel, 0..1), scale_d,
+ * scale_a and scale_b (imm-scale-a/b, 1 or -1), trans_b (imm-trans-b: 0
+ * K-major, 1 N-major), smem and smem_bytes must be the same in every thread of
+ * the warpgroup. The instruction is synchronous here (wgmma.fence /
+ * commit_group / wait_group have nothing to do).
  *
  * Shared memory: a matrix descriptor holds only the low 18 bits of a
  * shared-memory address (start address field = (address >> 4) & 0x3FFF).
