@@ -2,15 +2,16 @@
 #===- scripts/test.sh - install, build and run every STC test ------------===#
 #
 # The README's test command and what CI runs (.ci/run). Runs the whole lit
-# suite (which includes the GoogleTest units) and the clang-format check,
-# and ends with one line: `N passed, N failed`.
+# suite (which includes the GoogleTest units), the clang-format check and
+# clang-tidy on the C++ files the last commit or the work tree changed
+# (scripts/tidy.sh), and ends with one line: `N passed, N failed`.
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${STC_BUILD_DIR:-$root/build}"
 
-bash "$root/scripts/install-deps.sh" clang-format || exit 1
+bash "$root/scripts/install-deps.sh" clang-format clang-tidy || exit 1
 bash "$root/scripts/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
 
 lit="/usr/lib/llvm-22/bin/lit"
@@ -42,6 +43,13 @@ if command -v clang-format >/dev/null 2>&1; then
     echo "clang-format: clean"
     passed=$((passed + 1))
   fi
+fi
+
+# Lint: clang-tidy with .clang-tidy, on what changed (one result line).
+if STC_BUILD_DIR="$build" bash "$root/scripts/tidy.sh"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
 fi
 
 if [ "$unsupported" -gt 0 ]; then
