@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU GEMM benchmark of STC against cuBLAS dense and PyTorch's 2:4
-# semi-structured sparse (CUTLASS and cuSPARSELt backends), DESIGN.md §8.
+# semi-structured sparse (CUTLASS and cuSPARSELt backends), docs/DESIGN.md §8.
 # See bench/README.md ("GPU GEMM").
 #
 #   bench/run_gpu_bench.sh build [--quick] [--mock] [--only REGEX]
@@ -43,7 +43,9 @@
 #       [--mock]`, the workers simulated on the CPU where torch imports.
 #
 # Environment overrides:
-#   STC_COMPILE      stc-compile binary (build/bin/stc-compile)
+#   STC_BUILD_DIR    the STC build directory (build): its stc-compile,
+#                    libstc_runtime_cuda.so and test/Bench
+#   STC_COMPILE      stc-compile binary ($STC_BUILD_DIR/bin/stc-compile)
 #   STC_GPU_TARGET   --target of stc-compile and ptxas's -arch (sm_90)
 #   STC_GPU_FLAGS    extra stc-compile flags
 #   STC_GPU_TARGET_SM90A  target of the second kernel, stc_sm90a (sm_90a;
@@ -61,6 +63,8 @@
 set -u -o pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The STC build directory (scripts/test.sh and lit set it too).
+BUILD="${STC_BUILD_DIR:-$ROOT/build}"
 BENCH="$ROOT/bench"
 GPU="$BENCH/gpu"
 WORK="${GPU_BENCH_WORK:-$BENCH/work/gpu}"
@@ -101,7 +105,8 @@ build_step() {
   fi
   [ -n "$py" ] || { log "no python3 found"; exit 2; }
   exec "$py" "$GPU/$script" --work "$work" "${quick[@]}" "${mock[@]}" "${only[@]}" \
-    --stc-compile "${STC_COMPILE:-$ROOT/build/bin/stc-compile}" \
+    --stc-compile "${STC_COMPILE:-$BUILD/bin/stc-compile}" \
+    --runtime-lib "$BUILD/lib/libstc_runtime_cuda.so" \
     --target "${STC_GPU_TARGET:-sm_90}" --flags="${STC_GPU_FLAGS:-}" "${extra[@]}" \
     --cuda "$CUDA_HOME"
 }
@@ -156,8 +161,8 @@ case "$CMD" in
   selftest)
     [ $# -eq 0 ] || { log "selftest takes no arguments (lit runs test/Bench)"; exit 2; }
     lit="${LIT:-/usr/lib/llvm-22/bin/lit}"
-    [ -f "$ROOT/build/test/lit.site.cfg.py" ] || { log "no build/test/lit.site.cfg.py: configure and build first (scripts/build.sh)"; exit 2; }
-    exec "$lit" -sv "$ROOT/build/test/Bench"
+    [ -f "$BUILD/test/lit.site.cfg.py" ] || { log "no $BUILD/test/lit.site.cfg.py: configure and build first (scripts/build.sh)"; exit 2; }
+    exec "$lit" -sv "$BUILD/test/Bench"
     ;;
   -h|--help) usage; exit 0 ;;
   *) log "unknown subcommand '$CMD' (build, run, build-conv, run-conv or selftest)"; usage; exit 2 ;;

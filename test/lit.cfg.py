@@ -14,6 +14,8 @@ config.excludes = ["Inputs", "lib", "CMakeLists.txt", "lit.cfg.py",
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.stc_obj_root, "test")
 
+# The benchmark scripts find the tools and runtime of this build through it.
+config.environment["STC_BUILD_DIR"] = config.stc_obj_root
 config.environment["FILECHECK_OPTS"] = (
     "-enable-var-scope --allow-unused-prefixes=false")
 

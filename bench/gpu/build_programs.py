@@ -139,13 +139,14 @@ def arg_parser(doc):
     ap.add_argument("--work", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--mock", action="store_true")
-    ap.add_argument("--stc-compile", default=os.path.join(ROOT, "build", "bin", "stc-compile"))
+    build = os.environ.get("STC_BUILD_DIR") or os.path.join(ROOT, "build")
+    ap.add_argument("--stc-compile", default=os.path.join(build, "bin", "stc-compile"))
     ap.add_argument("--target", default="sm_90")
     ap.add_argument("--flags", default="", help="extra stc-compile flags")
     ap.add_argument("--cuda", default="/usr/local/cuda")
     ap.add_argument("--only", default=None, help="regex on program names")
     ap.add_argument("--runtime-lib",
-                    default=os.path.join(ROOT, "build", "lib", "libstc_runtime_cuda.so"),
+                    default=os.path.join(build, "lib", "libstc_runtime_cuda.so"),
                     help="stc_runtime's CUDA C API, copied into the work directory: the "
                          "run step launches the kernels through it")
     return ap

@@ -43,13 +43,14 @@ def find_library(path=None, search=()):
     """The runtime library: `path` when given (and only it), else
     $STC_RUNTIME_CUDA_LIBRARY, else LIBRARY in each directory of `search`
     (a benchmark's build directory carries a copy to the GPU machine), else
-    build/lib of this checkout."""
+    lib/ of the build ($STC_BUILD_DIR, default build/ of this checkout)."""
     if path:
         cands = [path]
     else:
         cands = ([os.environ.get("STC_RUNTIME_CUDA_LIBRARY")]
                  + [os.path.join(d, LIBRARY) for d in search]
-                 + [os.path.join(ROOT, "build", "lib", LIBRARY)])
+                 + [os.path.join(os.environ.get("STC_BUILD_DIR") or os.path.join(ROOT, "build"),
+                                 "lib", LIBRARY)])
     cands = [c for c in cands if c]
     for cand in cands:
         if os.path.isfile(cand):

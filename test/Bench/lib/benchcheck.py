@@ -48,7 +48,8 @@ def work_dir(name):
 CUDA = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 
 
-BIN = os.path.join(ROOT, "build", "bin")
+#: The tools of the build under test (lit sets STC_BUILD_DIR).
+BIN = os.path.join(os.environ.get("STC_BUILD_DIR") or os.path.join(ROOT, "build"), "bin")
 
 
 RESULTS = {"PASS": 0, "FAIL": 0, "SKIP": 0}
@@ -183,7 +184,7 @@ def small_geometry(name, h, c, f, k, stride, batch, pad=None):
 
 
 #: The kernel info stc-opt --stc-lower-spmm-to-gpu wrote for a 3x3 stc.conv
-#: (2x8x8x16 -> 2x8x8x32, pad 1), passes/GpuKernelInfo.h's form.
+#: (2x8x8x16 -> 2x8x8x32, pad 1), the form of docs/DESIGN.md §10.
 CONV_INFO = {
     "K": 144, "P": 128, "R": 32, "block": [128, 1, 1],
     "conv": {"C": 16, "Cp": 16, "H": 8, "KH": 3, "KW": 3, "N": 2, "OH": 8, "OW": 8, "W": 8,
