@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CPU benchmark of STC against dense OpenBLAS and upstream MLIR's 2:4
-# sparsifier (DESIGN.md §9). See bench/README.md.
+# sparsifier (docs/DESIGN.md §9). See bench/README.md.
 #
 #   bench/run_cpu_bench.sh [--quick]
 #

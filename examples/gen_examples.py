@@ -377,7 +377,7 @@ def read_constants(text):
 def prune24(w):
     """2:4 by magnitude along axis 1 (in_features), ties to the lower
     index (independent of test/lib/stc_ref.py on purpose: both are written
-    from DESIGN section 3)."""
+    from docs/DESIGN.md §3)."""
     o, i = w.shape
     pad = (-i) % 4
     g = np.pad(w, ((0, 0), (0, pad))).reshape(o, -1, 4)

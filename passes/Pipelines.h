@@ -62,7 +62,7 @@ void buildStcCpuLoweringPipeline(OpPassManager &pm,
 /// (stc-lower-spmm-to-gpu) and host code on memrefs. Afterwards the host
 /// functions launch kernels with gpu.launch_func, and gpu.module
 /// @stc_kernels holds one gpu.func per stc.spmm, each with a DictionaryAttr
-/// `stc.kernel_info` (entry name, launch configuration, parameter names and
+/// `stc_gpu.kernel_info` (entry name, launch configuration, parameter names and
 /// types, problem) that tools can read before the second half.
 void buildStcGpuKernelPipeline(OpPassManager &pm,
                                const StcPipelineOptions &options);

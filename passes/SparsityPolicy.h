@@ -15,7 +15,7 @@
 
 namespace mlir::stc {
 
-/// Which operands the `sparsity` option makes sparse (DESIGN §5).
+/// Which operands the `sparsity` option makes sparse (docs/DESIGN.md §5).
 enum class SparsityMode { Explicit, Enable, Force };
 
 /// Parses the `sparsity` option (explicit, enable or force); emits an error

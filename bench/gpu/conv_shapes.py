@@ -1,5 +1,5 @@
-"""Shapes and program text of the GPU convolution benchmark (DESIGN.md
-section 8: "ResNet-50 3x3 and 1x1 convolutions at batch 32-256").
+"""Shapes and program text of the GPU convolution benchmark (docs/DESIGN.md
+§8: "ResNet-50 3x3 and 1x1 convolutions at batch 32-256").
 
 Every distinct convolution layer of ResNet-50 at 224x224 input, f16, NHWC
 activations and FHWC (out, kh, kw, in) filters.

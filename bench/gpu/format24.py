@@ -1,4 +1,4 @@
-"""2:4 pruning and the canonical compressed format (DESIGN.md section 3), for
+"""2:4 pruning and the canonical compressed format (docs/DESIGN.md §3), for
 the GPU GEMM benchmark.
 
 One implementation, written over a tiny array interface so that the same code
@@ -24,7 +24,7 @@ Operand: A is rows x K, sparse along K (axis 1), K a multiple of 16.
 Imports only NumPy (lazily); torch is imported only by TorchOps.
 """
 
-#: Legal 2:4 nibbles and their kept indices (DESIGN.md section 3).
+#: Legal 2:4 nibbles and their kept indices (docs/DESIGN.md §3).
 LEGAL_NIBBLES = {0x4: (0, 1), 0x8: (0, 2), 0xC: (0, 3), 0x9: (1, 2),
                  0xD: (1, 3), 0xE: (2, 3)}
 

@@ -6,8 +6,8 @@
 // NOT part of STC and never reported as STC: it lets the launcher, the
 // canonical-format code and the result checks of bench/gpu/gemm_bench.py be
 // exercised on a GPU before stc-compile emits PTX. One thread per output,
-// f32 accumulation (i8: exact s32), the canonical format of DESIGN.md
-// section 3:
+// f32 accumulation (i8: exact s32), the canonical format of
+// docs/DESIGN.md §3:
 //   out[r][p] = sum_k A[r][k] * dense[k][p], A given as values R x K/2 and
 //   meta R x K/16 (per group of 4 a nibble: first kept index in bits 1:0,
 //   second in bits 3:2; group j of a word at bits 4j+3..4j); the i8 entry

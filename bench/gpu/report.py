@@ -25,12 +25,12 @@ BUILD_KEYS = {"stc": None, "stc_sm90a": "sm90a"}
 #: manifest), which the report says.
 NOT_A_FAILURE = ("not_built",)
 
-#: DESIGN.md section 8's targets for the sm_90a kernel, reported beside the
+#: docs/DESIGN.md §8's targets for the sm_90a kernel, reported beside the
 #: measured ratios (median times; > 1: STC faster). "large": every
 #: dimension at least shapes.LARGE_MIN_DIM (shapes.is_large).
 TARGET_DENSE = {"shape": "square-8192", "dtype": "f16", "baseline": "cublas", "ratio": 1.35}
 TARGET_LARGE = {"baseline": "cusparselt", "ratio": 1.0}
-#: The dtypes DESIGN.md's targets are about (TFLOP/s). The i8 programs get
+#: The dtypes docs/DESIGN.md's targets are about (TFLOP/s). The i8 programs get
 #: the same comparisons in a block of their own (design_targets' "int8":
 #: square-8192-i8 against cuBLAS int8, the large i8 programs against
 #: cuSPARSELt int8, the same thresholds), never mixed with these.
@@ -431,7 +431,7 @@ def _targets(results, dense_program, dtypes):
 
 
 def design_targets(results):
-    """DESIGN.md section 8's targets for the sm_90a kernel beside the
+    """docs/DESIGN.md §8's targets for the sm_90a kernel beside the
     measured ratios (nothing is judged here beyond the comparison of each
     ratio with its threshold): the ratio to cuBLAS at TARGET_DENSE's
     program, and the ratio to cuSPARSELt on every large program, both on
@@ -502,11 +502,13 @@ def _md_target_lines(t, names):
 
 
 def _md_targets(doc):
-    """DESIGN.md section 8's sm_90a targets and the measured ratios; the
+    """docs/DESIGN.md §8's sm_90a targets and the measured ratios; the
     int8 comparisons when the run has i8 programs."""
     t = doc.get("design_targets")
     if not t:
         return []
+    # "DESIGN" is docs/DESIGN.md; the wording stays as the committed reports
+    # under bench/results/ render it (a test re-renders them).
     md = ["## DESIGN §8 targets of the sm_90a kernel\n",
           "Targets as DESIGN.md §8 states them for STC's sm_90a kernel; the measured ratios "
           "are the medians of this run (> 1: STC sm_90a faster).\n"]

@@ -1,4 +1,4 @@
-"""Shape table of the GPU GEMM benchmark (DESIGN.md section 8).
+"""Shape table of the GPU GEMM benchmark (docs/DESIGN.md §8).
 
 Every entry is C = A . B with A the sparse M x K operand (2:4 along K, the
 reduction dimension; a weight in out_features x in_features layout) and B the
@@ -113,7 +113,7 @@ def check_shape(m, n, k, dtype="f16"):
     return why
 
 
-#: "Large" shapes (DESIGN.md section 8's "every large shape" target of the
+#: "Large" shapes (docs/DESIGN.md §8's "every large shape" target of the
 #: sm_90a kernel against cuSPARSELt): every dimension at least this. In the
 #: table: the three squares and the LLaMA layers with N = 2048 and 4096.
 LARGE_MIN_DIM = 2048

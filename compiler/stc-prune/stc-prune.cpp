@@ -5,7 +5,7 @@
 // (the input features of nn.Linear, the input channels of a convolution),
 // optionally after a channel permutation search, and writes them back either
 // dense (same layout, pruned) or compressed in the canonical format of
-// DESIGN.md section 3.  The command line is a stable contract:
+// docs/DESIGN.md §3.  The command line is a stable contract:
 //
 //   stc-prune INPUT(.npy|.safetensors) -o OUTPUT [--method=strip|tile]
 //             [--permute] [--tensors=NAME,...] [--compress]
@@ -146,7 +146,7 @@ Outputs:
                    S[a] and Kp = K rounded up to 16: values of shape
                    (S without a) + [Kp/2] in the tensor's dtype, and
                    metadata (S without a) + [Kp/16] 16-bit words, row-major
-                   with each row's values contiguous (DESIGN.md section 3).
+                   with each row's values contiguous (docs/DESIGN.md §3).
                    With --permute they are those of the permuted tensor
                    (the only one that is 2:4), and the permutation is saved.
     .npy:          OUTPUT holds the values, <OUTPUT stem>.meta.npy the

@@ -16,8 +16,7 @@ def STC_NMPatternAttr : STC_Attr<"NMPattern", "nm"> {
     8-bit types) and `1:2` (32-bit types, executed as tf32).
 
     ```mlir
-    %p = stc.prune %w {pattern = #stc.nm<2:4>, reduction_dim = 0 : i64}
-        : tensor<128x64xf32>
+    %p = stc.prune %w by #stc.nm<2:4> along 0 : tensor<128x64xf32>
     ```
   }];
   let parameters = (ins "int64_t":$n, "int64_t":$m);

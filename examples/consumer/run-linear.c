@@ -5,7 +5,7 @@
  * an independent reference written here: 2:4 magnitude pruning of the
  * weight along the reduction dimension (ties to the lower index), a dense
  * float64 matmul, bias and ReLU.  Prints the relative error; exits 1 past
- * 1e-5 (DESIGN.md section 7, fp32) or on a runtime error.
+ * 1e-5 (docs/DESIGN.md §7, fp32) or on a runtime error.
  *
  *===----------------------------------------------------------------------===*/
 #include "compiler/StcVersion.h"

@@ -1,6 +1,6 @@
 //===- StcFormat.h - canonical N:M sparse format ----------------*- C++ -*-===//
 //
-// The canonical N:M structured-sparse format of DESIGN.md section 3, free of
+// The canonical N:M structured-sparse format of docs/DESIGN.md §3, free of
 // any MLIR/LLVM dependency so that both the compiler (constant folding) and
 // the run-time library (stc_runtime) use the same code: magnitude pruning,
 // pattern checking, compression to (values, metadata), decompression, and the

@@ -1,7 +1,7 @@
 //===- StcGpuLayout.h - kernel-ready layouts for mma.sp ---------*- C++ -*-===//
 //
 // The GPU kernel-ready layouts of a compressed N:M operand, derived from the
-// canonical format (DESIGN.md section 3, StcFormat.h) for the warp-level PTX
+// canonical format (docs/DESIGN.md §3, StcFormat.h) for the warp-level PTX
 // instruction `mma.sp::ordered_metadata.sync.aligned.m16n8kK.row.col`.
 // docs/GPU-LAYOUT.md has the pictures and the ISA sections these follow.
 //

@@ -5,7 +5,7 @@
 //   wgmma.mma_async.sp.sync.aligned.m64nNkK.<d>.<a>.<b>
 //       d, {a | a-desc}, b-desc, sp-meta, sp-sel, scale-d, ...
 //
-// expects, derived from the canonical 2:4 / 1:2 format (DESIGN.md section 3,
+// expects, derived from the canonical 2:4 / 1:2 format (docs/DESIGN.md §3,
 // StcFormat.h):
 //
 // (a) which canonical compressed value (row, stored column) each thread's A

@@ -1,5 +1,5 @@
 // 1:2 pruning of an f32 weight (--sparsity=force --pattern=1:2, the f32/tf32
-// pattern of DESIGN section 3): one element of every pair along K is kept.
+// pattern of docs/DESIGN.md §3): one element of every pair along K is kept.
 // The reference prunes 1:2 and must differ from a 2:4-pruned product.
 // Dynamic shapes with ragged sizes (odd K pads the last pair).
 // REQUIRES: numpy

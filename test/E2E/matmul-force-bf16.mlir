@@ -1,7 +1,7 @@
 // bf16 x bf16 under --sparsity=force, accumulating in f32, with an f32
 // result (@main) and a bf16 result (@bf16_out; bf16 travels as f32 .npy
 // files holding bf16 values). Weights are drawn without magnitude ties in a
-// group of 4. Tolerance 1e-2 (DESIGN section 7). Dynamic shapes.
+// group of 4. Tolerance 1e-2 (docs/DESIGN.md §7). Dynamic shapes.
 // REQUIRES: numpy
 // RUN: %e2e --mlir %s --case sp_rhs_bf16tof32_force_32_64_48
 // RUN: %e2e --mlir %s --case sp_rhs_bf16tof32_force_17_3_33

@@ -2,7 +2,7 @@
 // (@main) and an f16 result (@f16_out). The weights are drawn without
 // magnitude ties inside a group of 4 so that pruning is unambiguous. Also
 // an explicit stc.prune of an f16 lhs with an f32 result (@lhs_f32_out).
-// Tolerance 1e-2 (DESIGN section 7). Dynamic shapes with ragged sizes.
+// Tolerance 1e-2 (docs/DESIGN.md §7). Dynamic shapes with ragged sizes.
 // REQUIRES: numpy
 // RUN: %e2e --mlir %s --case sp_rhs_f16tof32_force_3_33_17
 // RUN: %e2e --mlir %s --case sp_rhs_f16tof32_force_130_100_1

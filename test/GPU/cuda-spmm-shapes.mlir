@@ -2,7 +2,7 @@
 // found an sm_80 or later device): stc-run --device=cuda %gpu_target compiles the
 // kernels for that GPU, runs them on seeded random data and --check
 // compares with the dense reference compiled for the CPU (tolerance 1e-2
-// for f16/bf16 inputs, DESIGN section 7; NaN never passes). A grid of
+// for f16/bf16 inputs, docs/DESIGN.md §7; NaN never passes). A grid of
 // shapes M x N x K (square, large, ragged in every dimension, a single row,
 // odd sizes past a tile), f16 and bf16, the sparse operand on either side
 // (stc.prune on the weight W of X . W, or on the lhs A of A . B), f32

@@ -1,5 +1,5 @@
 // The sm_90a kernels (TMA producer warp, mbarrier ring, wgmma.mma_async.sp
-// consumer warpgroups; passes/HopperKernelBuilder.cpp) run on the CPU
+// consumer warpgroups; passes/GPU/HopperKernel.cpp) run on the CPU
 // through the emulator (stc-run --device=emulate --target=sm_90a): its TMA
 // copies apply the tensor maps' swizzle and zero fill, its mbarriers
 // complete phases on arrivals and transaction bytes, and each warpgroup's

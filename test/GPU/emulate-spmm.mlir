@@ -19,8 +19,8 @@
 // RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=8 --check 2>&1 | FileCheck %s
 // f32 operands are computed as tf32 with the 1:2 pattern (mma.sp
 // m16n8k16; here a k-major dense operand: the direct kernel; the staged
-// one: emulate-spmm-staged-tf32-dynamic.mlir); tolerance 1e-3 (DESIGN
-// section 7).
+// one: emulate-spmm-staged-tf32-dynamic.mlir); tolerance 1e-3 (docs/DESIGN.md
+// §7).
 // RUN: stc-run %s --device=emulate --entry=tf32_lhs_relu --random-inputs --seed=13 --check 2>&1 | FileCheck %s --check-prefix=TF32
 // TF32: stc-run: check: result #0 relative error {{.*}} (tolerance 1e-03): PASS
 // Other block tiles and pipeline depths (warps are 32 x 32: 8 and 16 warps

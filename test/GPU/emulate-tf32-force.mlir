@@ -1,7 +1,7 @@
 // f32 programs on a GPU target: --sparsity=force --pattern=1:2 prunes the
 // weight 1:2 and the kernel computes in tf32 (mma.sp m16n8k16, operands
 // rounded with cvt.rna.tf32.f32), run through the emulator against the f32
-// CPU reference with DESIGN section 7's tf32 tolerance; with the default
+// CPU reference with docs/DESIGN.md §7's tf32 tolerance; with the default
 // 2:4 pattern an f32 program is an error on a GPU target.
 // RUN: stc-run %s --device=emulate --sparsity=force --pattern=1:2 --random-inputs --seed=14 --check 2>&1 | FileCheck %s
 // RUN: not stc-run %s --device=emulate --sparsity=force --random-inputs 2>&1 | FileCheck %s --check-prefix=PATTERN

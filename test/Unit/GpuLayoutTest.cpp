@@ -347,7 +347,7 @@ Outcome runKernel(const Case &c, const SparseA &a, const DenseB &b,
   return res;
 }
 
-/// The tolerance of a case: DESIGN section 7, and exact for int8.  With
+/// The tolerance of a case: docs/DESIGN.md §7, and exact for int8.  With
 /// f32 accumulators the f16/bf16 inputs are exact, so only the float sums
 /// differ from the reference; tf32 inputs are truncated to 10 mantissa bits.
 double tolerance(const Case &c) {

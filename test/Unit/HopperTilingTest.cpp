@@ -1,6 +1,6 @@
 //===- HopperTilingTest.cpp - the sm_90a tile heuristic -------------------===//
 //
-// chooseHopperTiling on the shapes of DESIGN section 8 and on small and
+// chooseHopperTiling on the shapes of docs/DESIGN.md §8 and on small and
 // skewed problems: the values below follow from the rules in
 // passes/GPU/HopperTiling.h, worked out by hand.
 //

@@ -50,7 +50,7 @@ import numpy as np
 import stc_ref
 
 #: dtype name -> (numpy dtype of the .npy file, default relative tolerance).
-#: Tolerances follow DESIGN section 7 (fp32 < 1e-5, fp16/bf16 < 1e-2).
+#: Tolerances follow docs/DESIGN.md §7 (fp32 < 1e-5, fp16/bf16 < 1e-2).
 DTYPES = {
     "f32": ("<f4", 1e-5),
     "tf32": ("<f4", 2e-3),
@@ -448,7 +448,7 @@ def _int8(entry, m, k, n):
         wrong.append(("per-channel scale ignored",
                       ref_with((2, 4), use_scale=False)))
     # i32 is exact; i8 may differ by one where f32 and float64 round a
-    # value near a half differently; f16 follows DESIGN section 7.
+    # value near a half differently; f16 follows docs/DESIGN.md §7.
     tol = {"i32": 0.0, "i8": 5e-3, "f16": 1e-2}[out_dtype]
     return Case(name=None, args=args, outputs=[Arg((m, n), out_dtype)],
                 ref=ref_with((2, 4)), stc_args=["--entry=" + entry],
@@ -586,8 +586,8 @@ def _constw_lhs(n):
 # ---------------------------------------------------------------------------
 
 #: Kept positions of a group of 4 used by two_four_mask: the six legal pairs,
-#: then groups with a single non-zero and an all-zero group (DESIGN section
-#: 3: a group with fewer than two non-zeros still stores two entries).
+#: then groups with a single non-zero and an all-zero group (docs/DESIGN.md
+#: §3: a group with fewer than two non-zeros still stores two entries).
 _MASK_GROUPS = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3), (3,), (1,),
                 ()]
 

@@ -2,7 +2,7 @@
 """A stand-in for `stc-run`, used only to test run_e2e.py without the
 compiler.
 
-It follows the stc-run command line (DESIGN section 5):
+It follows the stc-run command line (docs/DESIGN.md §5):
   fake_stc_run.py PROG.mlir [--input=F.npy]... [--output=F.npy]...
                   [--sparsity=explicit|enable|force] [--device=...] [...]
 and understands two program shapes, recognised from the signature of

@@ -7,7 +7,7 @@ INT64), which is the semantics an ONNX runtime computes.  onnx 1.12 (Debian)
 has no onnx.reference, hence this module.
 
 `run(model, inputs, sparsity=...)` also models what STC's --sparsity option
-does to the weights of contractions (DESIGN section 5), with the 2:4 pruning
+does to the weights of contractions (docs/DESIGN.md §5), with the 2:4 pruning
 of test/lib/stc_ref.py:
   explicit  nothing is pruned;
   enable    nothing changes numerically (only weights already 2:4 are used

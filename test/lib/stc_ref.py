@@ -1,7 +1,7 @@
 """Independent NumPy reference for STC end-to-end tests.
 
 This module is deliberately written from the format description in
-DESIGN.md (section 3, "The 2:4 format (canonical)") and *not* ported from
+docs/DESIGN.md (§3, "The 2:4 format (canonical)") and *not* ported from
 the C++ runtime, so that the two implementations check each other.  It needs
 only python3 and numpy.
 
@@ -196,7 +196,7 @@ def _nibble(idx, n, m):
 
 def compress(w, n=2, m=4, axis=-1):
     """Compresses the 2-D N:M-sparse operand `w` (sparse along `axis`, the
-    reduction axis) into the canonical format of DESIGN section 3.
+    reduction axis) into the canonical format of docs/DESIGN.md §3.
 
     rows = the non-reduction dimension, K = the reduction length, Kp = K
     rounded up to a multiple of 4*m (zero padded).  Returns (values, meta):

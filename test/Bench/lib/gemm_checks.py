@@ -94,7 +94,7 @@ def t_kernel_info():
     expect_error(lambda: kernel_info.parse_kernel_info(
         bad(params=["values", "values", "dense", "out", "R", "P", "K"])),
         "exactly one pointer parameter for 'values', found 2")
-    # The form stc-compile writes (passes/GpuKernelInfo.h).
+    # The form stc-compile writes (docs/DESIGN.md §10).
     stc_like = {"kernel": "k", "block": [128, 1, 1], "tile": [64, 64], "grid": [2, 4, 1],
                 "shared_bytes": 0, "params": ["values", "meta", "dense", "out", "R", "P",
                                               "K", "value_cols", "meta_cols"],
@@ -285,7 +285,7 @@ def t_report():
               "(square-4096-f16); kernel variant `wgmma`."):
         assert s in md, "markdown lacks %r:\n%s" % (s, md)
     report.compact(doc)
-    # DESIGN section 8's targets, on the programs they name.
+    # docs/DESIGN.md §8's targets, on the programs they name.
     big = fake_programs([("square-8192", "square", 8192, 8192, 8192),
                          ("llm-up-11008x4096-n2048", "llm", 11008, 2048, 4096),
                          ("bert-base-attn-768x768-b8", "bert", 768, 1024, 768)])
@@ -322,7 +322,7 @@ def t_report():
     assert d3["summary"]["ok"] is True, d3["summary"]
     assert {e["methods"]["stc_sm90a"]["status"] for e in d3["results"]} == {"not_built"}
     assert "## STC sm_90a speedups" not in report.markdown(d3)
-    return ("ratios (both STC kernels), statuses, tables, DESIGN §8 targets, a manifest "
+    return ("ratios (both STC kernels), statuses, tables, docs/DESIGN.md §8 targets, a manifest "
             "without sm_90a")
 
 

@@ -1,6 +1,6 @@
 // Constant folding of stc.prune / stc.compress / stc.decompress / stc.check:
 // every expected value and metadata word below is computed by hand from the
-// canonical format (DESIGN.md §3), so a wrong folder changes the output.
+// canonical format (docs/DESIGN.md §3), so a wrong folder changes the output.
 // Every stc op on a constant folds away, except where a CHECK names it
 // (stc.compress of a constant that is not 2:4, decompress of bad metadata).
 // RUN: stc-opt %s -canonicalize | FileCheck %s --implicit-check-not=stc.

@@ -141,7 +141,7 @@ def main():
         ref += res
     if a.relu:
         ref = np.maximum(ref, 0)
-    # f32 runs as tf32 on a GPU (10-bit mantissas): DESIGN section 7.
+    # f32 runs as tf32 on a GPU (10-bit mantissas): docs/DESIGN.md §7.
     tol = 2e-3 if dt == "f32" else 1e-2
     if y.shape != ref.shape:
         print("conv shape", y.shape, "expected", ref.shape, "FAIL")

@@ -1,6 +1,6 @@
 """Independent NumPy checks of `stc-prune` outputs (test/Tools/stc-prune-*).
 
-Written from the format descriptions (DESIGN.md section 3 for the 2:4
+Written from the format descriptions (docs/DESIGN.md §3 for the 2:4
 format, the safetensors specification for the files), not from the C++
 code, so that the two check each other.  Needs python3 and numpy only; the
 safetensors files are parsed and written here with struct and json.
@@ -234,7 +234,7 @@ def check_tile(mag_in, mag_out, what):
 
 def decode(values_bits, meta, k):
     """Decompresses canonical rows (values: rows x Kp/2 bits, meta: rows x
-    Kp/16 uint16) to rows x K bits, per DESIGN.md section 3."""
+    Kp/16 uint16) to rows x K bits, per docs/DESIGN.md §3."""
     rows, half = values_bits.shape
     kp = half * 2
     expect(meta.shape == (rows, kp // 16), "metadata shape")
