@@ -126,8 +126,8 @@ def StcPermuteChannels : Pass<"stc-permute-channels", "func::FuncOp"> {
        under which strip pruning keeps more magnitude (never worse than the
        identity). The search is local (swaps within pairs and triples of
        groups, with random restarts): its result depends only on `seed` and
-       `max-rounds`, unless `time-budget` (seconds per weight, a safety net)
-       runs out first, which the remark says;
+       `max-rounds` (rounds of work, not seconds, so that the same program
+       gives the same permutation on any machine);
     2. replaces `W` by its K-permuted copy, still under the `stc.prune`
        (which the canonicalizer then folds, choosing the mask in permuted
        order);
@@ -162,8 +162,6 @@ def StcPermuteChannels : Pass<"stc-permute-channels", "func::FuncOp"> {
            "Seed of the permutation search (same seed, same result)">,
     Option<"maxRounds", "max-rounds", "int", "100",
            "Improvement rounds of the search per weight">,
-    Option<"timeBudget", "time-budget", "double", "10.0",
-           "Seconds of search per weight at most (<= 0: no limit)">,
     Option<"printPermutation", "print-permutation", "bool", "false",
            "Also print each permutation in a remark (for tests)">,
     Option<"testSkipPrune", "test-skip-prune", "bool", "false",

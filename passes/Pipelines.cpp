@@ -50,7 +50,6 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   StcPermuteChannelsOptions permute;
   permute.seed = options.permuteSeed;
   permute.maxRounds = options.permuteMaxRounds;
-  permute.timeBudget = options.permuteTimeBudget;
   pm.addNestedPass<func::FuncOp>(createStcPermuteChannels(permute));
   // Post-condition: no stc.prune carries permute_channels.
 
@@ -249,8 +248,6 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
                                             llvm::cl::init(0)};
   PassOptions::Option<int> permuteMaxRounds{*this, "permute-max-rounds",
                                             llvm::cl::init(100)};
-  PassOptions::Option<double> permuteTimeBudget{*this, "permute-time-budget",
-                                                llvm::cl::init(10.0)};
   PassOptions::Option<bool> reference{*this, "reference",
                                       llvm::cl::init(false)};
   PassOptions::Option<bool> gpuEmulate{*this, "gpu-emulate",
@@ -298,7 +295,6 @@ void mlir::stc::registerStcPipelines() {
         options.permuteChannels = cl.permuteChannels;
         options.permuteSeed = cl.permuteSeed;
         options.permuteMaxRounds = cl.permuteMaxRounds;
-        options.permuteTimeBudget = cl.permuteTimeBudget;
         options.reference = cl.reference;
         options.stopAfterStc = cl.stopAfterStc;
         options.gpuEmulate = cl.gpuEmulate;

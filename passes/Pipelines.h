@@ -32,11 +32,10 @@ struct StcPipelineOptions {
   /// pruned constant weights and fold them into the producers
   /// (stc-permute-channels; explicit programs ask with permute_channels).
   bool permuteChannels = false;
-  /// Seed, rounds and per-weight time budget (seconds) of that search; the
-  /// result is reproducible unless the time budget runs out first.
+  /// Seed and rounds of that search (work, not time: the result depends on
+  /// nothing else).
   uint64_t permuteSeed = 0;
   int permuteMaxRounds = 100;
-  double permuteTimeBudget = 10.0;
   /// Lower stc.spmm to the dense reference instead of the sparse kernel.
   bool reference = false;
   /// Stop after the target-independent stc stage (no lowering to LLVM).

@@ -63,11 +63,10 @@ struct SharedOptions {
       cl::desc("Improvement rounds of the channel permutation search per "
                "weight (the result depends only on them and the seed)"),
       cl::init(100)};
-  cl::opt<double> permuteTimeBudget{
-      "permute-time-budget",
-      cl::desc("Seconds of channel permutation search per weight at most "
-               "(<= 0: no limit)"),
-      cl::init(10.0)};
+  // Removed (a wall-clock budget made the permutation depend on the
+  // machine's speed); still recognised so that old command lines get a
+  // clear error.
+  cl::opt<std::string> permuteTimeBudget{"permute-time-budget", cl::Hidden};
   cl::opt<int64_t> mr{"mr", cl::desc("CPU kernel: sparse rows per tile"),
                       cl::init(8)};
   cl::opt<int64_t> nv{
@@ -163,7 +162,6 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   options.permuteChannels = shared->permuteChannels;
   options.permuteSeed = shared->permuteSeed;
   options.permuteMaxRounds = shared->permuteMaxRounds;
-  options.permuteTimeBudget = shared->permuteTimeBudget;
   options.rowsPerTile = shared->mr;
   options.vectorsPerTile = shared->nv;
   options.reductionBlock = shared->kc;
@@ -240,6 +238,11 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
   if (options.sparsity != "force" && options.permuteChannels)
     return fail("--permute-channels needs --sparsity=force (an explicit "
                 "stc.prune says `permute_channels`)");
+  if (shared->permuteTimeBudget.getNumOccurrences())
+    return fail("--permute-time-budget was removed: the channel permutation "
+                "search is bounded by --permute-max-rounds alone (rounds of "
+                "work), so that its result does not depend on the machine's "
+                "speed");
   if (options.permuteMaxRounds < 1)
     return fail("--permute-max-rounds must be at least 1, got " +
                 llvm::Twine(options.permuteMaxRounds));

@@ -23,7 +23,7 @@ namespace mlir::stc {
 /// Registers the options shared by both drivers (`--target`, `--cuda-path`,
 /// `--sparsity`,
 /// `--pattern`, `--prune-method`, `--permute-channels`, `--permute-seed`,
-/// `--permute-max-rounds`, `--permute-time-budget`, tiling) with llvm::cl.
+/// `--permute-max-rounds`, tiling) with llvm::cl.
 /// Call before ParseCommandLineOptions.
 void registerSharedToolOptions();
 
