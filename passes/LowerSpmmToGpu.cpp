@@ -48,6 +48,7 @@
 #include "dialects/Stc/StcOps.h"
 #include "runtime/format/StcGpuLayout.h"
 #include "runtime/format/StcHopperLayout.h"
+#include "runtime/format/StcLimits.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -1169,6 +1170,12 @@ FailureOr<Value> LowerSpmmToGpu::prepareMetadata(
       matchPattern(meta, m_Constant(&constant))) {
     // Constant weights: the layout is computed here, once, and compiled in.
     int64_t metaCols = cast<RankedTensorType>(meta.getType()).getDimSize(1);
+    // A splat of a huge shape is not expanded (docs/RELIABILITY.md, limits).
+    if (uint64_t(constant.getNumElements()) >
+        ::stc::format::kMaxConstantBytes / 2)
+      return op->emitError("stc-lower-spmm-to-gpu: constant metadata of ")
+             << constant.getNumElements()
+             << " elements is larger than the 2 GiB a constant may hold";
     std::vector<uint16_t> canonical;
     canonical.reserve(constant.getNumElements());
     for (const APInt &v : constant.getValues<APInt>())
@@ -1529,6 +1536,11 @@ FailureOr<Value> LowerSpmmToGpu::prepareHopperMetadata(Operation *op,
   if (!ShapedType::isDynamic(rows) && !ShapedType::isDynamic(k) &&
       matchPattern(meta, m_Constant(&constant))) {
     int64_t metaCols = cast<RankedTensorType>(meta.getType()).getDimSize(1);
+    if (uint64_t(constant.getNumElements()) >
+        ::stc::format::kMaxConstantBytes / 2)
+      return op->emitError("stc-lower-spmm-to-gpu: constant metadata of ")
+             << constant.getNumElements()
+             << " elements is larger than the 2 GiB a constant may hold";
     std::vector<uint16_t> canonical;
     canonical.reserve(constant.getNumElements());
     for (const APInt &v : constant.getValues<APInt>())

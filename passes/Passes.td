@@ -435,6 +435,24 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
   ];
 }
 
+def StcCheckSizes : Pass<"stc-check-sizes", "ModuleOp"> {
+  let summary = "Refuse static shapes and constants too large to compile or run";
+  let description = [{
+    The compile-time half of the limits of `docs/RELIABILITY.md`, first in
+    the pipeline, before any folder expands a constant: a static shape
+    (tensor, memref, vector) of any operand, result, block argument or
+    function signature whose element count or byte size overflows 64 bits,
+    or whose byte size exceeds 2^47 (the address space of a 64-bit
+    process), is an error at the op; so is a constant (`dense`,
+    `dense_resource`) of more than 2 GiB once expanded (a splat of a large
+    shape is a few bytes of text), which would otherwise exhaust the
+    compiler's memory when folded or emitted. The bounds are fixed numbers,
+    not the compiling machine's memory, so that whether a program compiles
+    does not depend on the machine; allocations are checked against the
+    running machine's memory at run time (`stc-check-allocations`).
+  }];
+}
+
 def StcGpuHostLaunch : Pass<"stc-gpu-host-launch", "ModuleOp"> {
   let summary = "Define the host functions that launch stc GPU kernels";
   let description = [{

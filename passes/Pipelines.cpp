@@ -24,6 +24,9 @@ using namespace mlir::stc;
 
 void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
                                           const StcPipelineOptions &options) {
+  // Shapes and constants too large to compile or run are refused before any
+  // folder expands them.
+  pm.addPass(createStcCheckSizes());
   // Convolutions first: they consume the structured[2, 4] encoding of
   // their filters, which stc-sparsify-contractions would otherwise report
   // as used by an op it cannot lower.

@@ -27,6 +27,7 @@
 
 #include "compiler/StcVersion.h"
 #include "runtime/format/StcFormat.h"
+#include "runtime/format/StcLimits.h"
 #include "runtime/format/StcPrune.h"
 #include "runtime/npy/Npy.h"
 #include "runtime/safetensors/Safetensors.h"
@@ -377,8 +378,17 @@ bool pruneTensor(const Job &job, fmt::MagnitudeFn<T> mag,
                  fmt::PruneMethod method, bool permute, bool compress,
                  const std::function<void(double)> &onProgress, Outcome &out,
                  std::string &error) {
+  // main() refused tensors without elements, and the reader checked that
+  // the data holds every element: the products below fit.
   const Geometry g(job.shape, job.axis);
-  const int64_t n = g.outer * g.k * g.inner;
+  std::optional<int64_t> count = fmt::checkedElementCount(job.shape);
+  if (!count || *count == 0 ||
+      uint64_t(*count) * sizeof(T) != job.data->size()) {
+    error = "internal error: tensor '" + job.name + "' of shape " +
+            shapeString(job.shape) + " does not match its data";
+    return false;
+  }
+  const int64_t n = *count;
   const int64_t allRows = g.slices * g.rows;
   std::vector<T> w(static_cast<size_t>(n));
   std::memcpy(w.data(), job.data->data(), w.size() * sizeof(T));
@@ -758,6 +768,13 @@ int main(int argc, char **argv) {
     std::optional<int> axis = resolveAxis(rank, -1);
     if (!axis)
       return fail(axisRangeError(inputPath, rank, array.shape));
+    // Nothing to prune, and its other dimensions may be as large as the
+    // header likes (a permutation of 2^40 channels, loops over 2^32 rows of
+    // nothing): refused rather than copied.
+    if (array.numElements() == 0)
+      return fail(inputPath + ": shape " +
+                  stc::npy::shapeToString(array.shape) +
+                  " has no elements: there is nothing to prune");
     job.shape = array.shape;
     job.axis = *axis;
     job.data = &array.data;
@@ -799,6 +816,10 @@ int main(int argc, char **argv) {
       if (!axis)
         return fail(axisRangeError("tensor '" + t.name + "'", rank, t.shape));
       int64_t k = t.shape[*axis];
+      if (explicitly && t.numElements() == 0)
+        return fail(inputPath + ": tensor '" + t.name + "' of shape " +
+                    shapeString(t.shape) +
+                    " has no elements: there is nothing to prune");
       if (!explicitly && (k % 4 != 0 || t.numElements() == 0)) {
         skipped.emplace_back(t.name, t.numElements() == 0
                                          ? std::string("empty")
