@@ -453,6 +453,45 @@ def StcCheckSizes : Pass<"stc-check-sizes", "ModuleOp"> {
   }];
 }
 
+def StcCheckAllocations : Pass<"stc-check-allocations", "ModuleOp"> {
+  let summary = "Check dynamic and large allocations at run time";
+  let description = [{
+    After bufferization: every `memref.alloc` at the top level of a
+    function whose size has a dynamic dimension, or is at least 1 MiB, is
+    preceded by `stc_rt_check_alloc(bytes, overflowed, where)` (the byte
+    size, computed with `arith.mului_extended` so that an overflow of 64
+    bits is seen, must fit the machine's physical memory) and followed by
+    `stc_rt_check_allocated(address, bytes, where)` (the allocation must
+    have succeeded). Both record an error with the op's source location;
+    `stc-return-on-error` then returns before the buffer is used.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
+def StcReturnOnError : Pass<"stc-return-on-error", "ModuleOp"> {
+  let summary = "Return from generated code as soon as the runtime records an error";
+  let description = [{
+    After bufferization and before the deallocation pipeline: after every
+    call that can record a run-time error (a `stc_rt_*` entry point, a
+    function defined in the module, a GPU launch function marked
+    `stc.gpu_spmm_host`) the function tests `stc_rt_failed()` and, when it
+    is set, branches to an exit block that returns placeholder results
+    (fresh buffers, zero elements along dynamic dimensions; zeros for
+    scalars). Nothing after the failing op runs, no kernel is launched
+    with its outputs, and the deallocation pipeline frees on the early
+    return what the normal return would have freed. A call inside a region
+    is tested after the outermost op that holds it.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::ub::UBDialect"
+  ];
+}
+
 def StcGpuHostLaunch : Pass<"stc-gpu-host-launch", "ModuleOp"> {
   let summary = "Define the host functions that launch stc GPU kernels";
   let description = [{

@@ -73,6 +73,13 @@ void addBufferization(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Run-time errors (docs/RELIABILITY.md): allocations whose size is known
+  // only at run time are checked first, then every call that can record an
+  // error is followed by an early return. Both before the deallocation
+  // pipeline, which then frees on the early returns what the normal return
+  // frees.
+  pm.addPass(createStcCheckAllocations());
+  pm.addPass(createStcReturnOnError());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   // Results the function does not own (constants, arguments) are cloned.

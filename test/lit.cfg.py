@@ -137,3 +137,8 @@ if cuda_sms:
     config.available_features.add("cuda")
     if cuda_sms[0] == 90:
         config.available_features.add("cuda-sm90a")
+
+# Feature `valgrind`: tests that also check a program for leaks and invalid
+# accesses under valgrind where there is one (docs/RELIABILITY.md).
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")

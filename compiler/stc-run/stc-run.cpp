@@ -21,6 +21,7 @@
 #include "compiler/lib/ToolSupport.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/emulator/stc_gpu_emulator.h"
+#include "runtime/format/StcLimits.h"
 #include "runtime/npy/Npy.h"
 #include "runtime/stc_runtime.h"
 #include "runtime/stc_runtime_cuda.h"
@@ -198,11 +199,24 @@ LogicalResult randomInput(unsigned index, RankedTensorType type,
                            std::to_string(index) + " is " + typeString(t));
     return failure();
   }
+  // Checked before anything is allocated: a shape whose size overflows, or
+  // that this machine cannot hold, is one error line (not an abort).
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  std::optional<int64_t> bytes =
+      ::stc::format::checkedByteSize(shape, elementBytes(t));
+  std::string why = ::stc::format::describeAllocationLimit(
+      bytes ? uint64_t(*bytes) : 0, !bytes);
+  if (!why.empty()) {
+    reportError(kTool, "--random-inputs: argument #" + std::to_string(index) +
+                           " of @" + entry + " (" + typeString(type) +
+                           ") cannot be allocated: " + why);
+    return failure();
+  }
   std::normal_distribution<float> normal(0.0f, 1.0f);
   out.elementType = t;
-  out.shape.assign(type.getShape().begin(), type.getShape().end());
-  int64_t n = type.getNumElements();
-  out.bytes.resize(n * elementBytes(t));
+  out.shape = std::move(shape);
+  int64_t n = *bytes / int64_t(elementBytes(t));
+  out.bytes.resize(*bytes);
   if (t.isInteger(8)) {
     std::uniform_int_distribution<int> uniform(-128, 127);
     for (int64_t i = 0; i < n; ++i)
@@ -229,11 +243,13 @@ Descriptor describe(HostTensor &t) {
   d.words.resize(3 + 2 * d.rank);
   d.words[0] = d.words[1] = reinterpret_cast<int64_t>(t.bytes.data());
   d.words[2] = 0;
-  int64_t stride = 1;
+  // Unsigned: a tensor with no elements may have other dimensions whose
+  // product overflows (its strides are never used to address anything).
+  uint64_t stride = 1;
   for (int64_t i = d.rank - 1; i >= 0; --i) {
     d.words[3 + i] = t.shape[i];
-    d.words[3 + d.rank + i] = stride;
-    stride *= t.shape[i];
+    d.words[3 + d.rank + i] = static_cast<int64_t>(stride);
+    stride *= static_cast<uint64_t>(t.shape[i]);
   }
   return d;
 }
@@ -372,7 +388,11 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   STC_RT(stc_rt_check_i8);
   STC_RT(stc_rt_decode_indices);
   STC_RT(stc_rt_check_reduction);
+  STC_RT(stc_rt_check_alloc);
+  STC_RT(stc_rt_check_allocated);
 #undef STC_RT
+  // What stc-return-on-error tests after every call that can fail.
+  add("stc_rt_failed", (void *)&stc_rt_failed);
   // Strided copies that bufferization emits (upstream's C runner utils).
   add("memrefCopy", (void *)&memrefCopy);
   // What gpu-to-llvm's host code calls (GPU targets).
@@ -500,6 +520,9 @@ FailureOr<SmallVector<HostTensor>> invoke(CompiledProgram &program,
   if (milliseconds)
     *milliseconds =
         std::chrono::duration<double, std::milli>(stop - start).count();
+  // After an error the program returned at once (stc-return-on-error): its
+  // results are placeholders, freed unread.
+  bool ok = !stc_rt_has_error() && !stc_cuda_has_error();
   SmallVector<HostTensor> results;
   size_t word = 0;
   for (size_t r = 0; r < program.resultRanks.size(); ++r) {
@@ -508,7 +531,8 @@ FailureOr<SmallVector<HostTensor>> invoke(CompiledProgram &program,
     d.words.assign(resultStorage.begin() + word,
                    resultStorage.begin() + word + 3 + 2 * d.rank);
     word += 3 + 2 * d.rank;
-    results.push_back(readResult(d, program.resultElementTypes[r]));
+    if (ok)
+      results.push_back(readResult(d, program.resultElementTypes[r]));
     // The program allocated its results with malloc; arguments are ours.
     bool aliasesArgument = false;
     for (HostTensor &a : args)
@@ -638,6 +662,13 @@ std::optional<std::string> probeCuda(StcCudaDeviceInfo &info) {
   std::string why = withoutCpuAdvice(cudaErrorLine());
   stc_cuda_clear_error();
   return why;
+}
+
+/// True when `a` and `b` are both NaN, or the same infinity.
+bool sameNonFinite(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) && std::isnan(b);
+  return std::isinf(a) && a == b;
 }
 
 double toleranceFor(Type t) {
@@ -890,6 +921,11 @@ int main(int argc, char **argv) {
       std::vector<double> want = asDoubles((*expected)[i]);
       double num = 0, den = 0, maxDiff = 0;
       for (size_t e = 0; e < got.size(); ++e) {
+        // The same NaN or infinity in both results is agreement (an input
+        // NaN reaches both through the same products); a non-finite value
+        // on one side only makes the error infinite below.
+        if (sameNonFinite(got[e], want[e]))
+          continue;
         num += (got[e] - want[e]) * (got[e] - want[e]);
         den += want[e] * want[e];
         maxDiff = std::max(maxDiff, std::fabs(got[e] - want[e]));
