@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lib/ToolSupport.h"
+#include "compiler/lib/InputText.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -313,7 +314,11 @@ OwningOpRef<ModuleOp> mlir::stc::parseInput(llvm::StringRef tool,
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Binary files and inputs that crash the upstream parser are refused
+  // before parsing (compiler/lib/InputText.h).
+  if (failed(checkInputText(tool, path, sourceMgr)))
+    return nullptr;
+  return parseWithCrashRecovery(tool, path, sourceMgr, context);
 }
 
 void mlir::stc::filterRemarks(MLIRContext &context) {
