@@ -24,6 +24,7 @@
 #include "runtime/stc_runtime_cuda.h"
 
 #include <algorithm>
+#include <climits>
 #include <initializer_list>
 #include <mutex>
 #include <string>
@@ -374,15 +375,19 @@ int8_t _mlir_ciface_stc_rt_check_reduction(int64_t k, int64_t k_padded,
                                            int64_t granule,
                                            StcMemRef1D *where) {
   // A compressed operand of Kp columns stands for any K in (Kp - granule, Kp].
-  if (k <= k_padded && k > k_padded - granule)
+  // In 128 bits: the sizes come from generated code, but nothing bounds
+  // them (Kp - granule overflowed for the fuzzer's values).
+  using Wide = __int128;
+  if (k <= k_padded && Wide(k) > Wide(k_padded) - granule)
     return 1;
+  Wide first = std::max<Wide>(Wide(k_padded) - granule + 1, 0);
   std::string expected =
-      granule <= 1
-          ? "the sparse operand's " + std::to_string(k_padded)
-          : "the compressed operand (" + std::to_string(k_padded) +
-                " columns hold " +
-                std::to_string(std::max<int64_t>(k_padded - granule + 1, 0)) +
-                ".." + std::to_string(k_padded) + ")";
+      granule <= 1 ? "the sparse operand's " + std::to_string(k_padded)
+                   : "the compressed operand (" + std::to_string(k_padded) +
+                         " columns hold " +
+                         std::to_string(static_cast<long long>(
+                             std::min<Wide>(first, Wide(INT64_MAX)))) +
+                         ".." + std::to_string(k_padded) + ")";
   recordError(where, "stc.spmm: the dense operand has reduction size " +
                          std::to_string(k) + ", which does not match " +
                          expected);
