@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lib/ToolSupport.h"
+#include "compiler/lib/CrashContainment.h"
 #include "compiler/lib/InputText.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -137,9 +138,10 @@ struct SharedOptions {
 SharedOptions *shared = nullptr;
 } // namespace
 
-void mlir::stc::registerSharedToolOptions() {
+void mlir::stc::registerSharedToolOptions(llvm::StringRef tool) {
   static SharedOptions options;
   shared = &options;
+  installFatalErrorHandler(tool);
 }
 
 static bool remarksMuted = false;
@@ -341,7 +343,8 @@ LogicalResult mlir::stc::runStcPipeline(ModuleOp module,
   PassManager pm(module.getContext());
   if (failed(buildStcPipeline(pm, options)))
     return failure();
-  return pm.run(module);
+  recordRunningPass(pm);
+  return runContained("the pipeline", [&] { return pm.run(module); });
 }
 
 LogicalResult
@@ -349,5 +352,6 @@ mlir::stc::runPipeline(ModuleOp module,
                        llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm(module.getContext());
   build(pm);
-  return pm.run(module);
+  recordRunningPass(pm);
+  return runContained("the pipeline", [&] { return pm.run(module); });
 }

@@ -23,9 +23,10 @@ namespace mlir::stc {
 /// Registers the options shared by both drivers (`--target`, `--cuda-path`,
 /// `--sparsity`,
 /// `--pattern`, `--prune-method`, `--permute-channels`, `--permute-seed`,
-/// `--permute-max-rounds`, tiling) with llvm::cl.
+/// `--permute-max-rounds`, tiling) with llvm::cl, and makes LLVM fatal
+/// errors one "<tool>: error:" line (compiler/lib/CrashContainment.h).
 /// Call before ParseCommandLineOptions.
-void registerSharedToolOptions();
+void registerSharedToolOptions(llvm::StringRef tool = "stc");
 
 /// The pipeline options from the command line; fails (with a
 /// "<tool>: error: ..." line on stderr) for values outside the contract.
@@ -70,7 +71,8 @@ OwningOpRef<ModuleOp> parseInput(llvm::StringRef tool, const std::string &path,
 void addCInterfaces(ModuleOp module);
 
 /// Runs the stc pipeline on `module`; diagnostics go to stderr. Remarks are
-/// dropped unless `--remarks` was given.
+/// dropped unless `--remarks` was given. A crash of a pass on this thread
+/// ends the process with one error line (CrashContainment.h).
 LogicalResult runStcPipeline(ModuleOp module,
                              const StcPipelineOptions &options);
 

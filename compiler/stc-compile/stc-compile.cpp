@@ -213,7 +213,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  registerSharedToolOptions();
+  registerSharedToolOptions("stc-compile");
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "stc-compile " << STC_VERSION_STRING << " (LLVM/MLIR "
        << STC_LLVM_VERSION_STRING << ")\n";

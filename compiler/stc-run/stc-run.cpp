@@ -710,7 +710,7 @@ int main(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  registerSharedToolOptions();
+  registerSharedToolOptions(kTool);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "stc-run " << STC_VERSION_STRING << " (LLVM/MLIR "
        << STC_LLVM_VERSION_STRING << ")\n";
