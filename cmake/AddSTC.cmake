@@ -31,8 +31,18 @@ function(stc_install_runtime)
   stc_install_into(STCRuntimeTargets ${ARGN})
 endfunction()
 
+# Installed executables and shared libraries find the LLVM/MLIR shared
+# libraries they were built against (libmlir_c_runner_utils.so.22.1 for
+# stc-run, ...) in LLVM's library directory, and STC's own next to them:
+# without the second entry an installed stc-run did not start.
 function(stc_install_into export_set)
   foreach(target ${ARGN})
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "EXECUTABLE" OR type STREQUAL "SHARED_LIBRARY" OR
+       type STREQUAL "MODULE_LIBRARY")
+      set_target_properties(${target} PROPERTIES INSTALL_RPATH
+        "$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
+    endif()
     install(TARGETS ${target}
       EXPORT ${export_set}
       COMPONENT stc

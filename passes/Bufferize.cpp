@@ -59,6 +59,16 @@ bool holdsSparseTensors(ModuleOp module) {
   return found.wasInterrupted();
 }
 
+/// Run-time errors (docs/RELIABILITY.md): allocations whose size is known
+/// only at run time are checked first, then every call that can record an
+/// error is followed by an early return. On STC's path both run before the
+/// deallocation pipeline, which then frees on the early returns what the
+/// normal return frees.
+void addRunTimeErrorChecks(OpPassManager &pm) {
+  pm.addPass(createStcCheckAllocations());
+  pm.addPass(createStcReturnOnError());
+}
+
 /// One-shot bufferization with ownership-based deallocation.
 void buildStcBufferization(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
@@ -67,6 +77,7 @@ void buildStcBufferization(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  addRunTimeErrorChecks(pm);
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   // Results the function does not own (constants, arguments) are cloned.
@@ -93,6 +104,10 @@ void buildUpstreamSparsifier(OpPassManager &pm) {
   pm.addPass(createStorageSpecifierToLLVMPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addPass(memref::createExpandReallocPass());
+  // The sparsifier has placed its deallocations already: an early return
+  // leaves the buffers live at that point to the process (an error path
+  // only; upstream's sparse runtime objects cannot be freed from here).
+  addRunTimeErrorChecks(pm);
 }
 
 struct StcBufferizePass : public stc::impl::StcBufferizeBase<StcBufferizePass> {

@@ -135,8 +135,8 @@ def StcPermuteChannels : Pass<"stc-permute-channels", "func::FuncOp"> {
        under which strip pruning keeps more magnitude (never worse than the
        identity). The search is local (swaps within pairs and triples of
        groups, with random restarts): its result depends only on `seed` and
-       `max-rounds`, unless `time-budget` (seconds per weight, a safety net)
-       runs out first, which the remark says;
+       `max-rounds` (rounds of work, not seconds, so that the same program
+       gives the same permutation on any machine);
     2. replaces `W` by its K-permuted copy, still under the `stc.prune`
        (which the canonicalizer then folds, choosing the mask in permuted
        order);
@@ -171,8 +171,6 @@ def StcPermuteChannels : Pass<"stc-permute-channels", "func::FuncOp"> {
            "Seed of the permutation search (same seed, same result)">,
     Option<"maxRounds", "max-rounds", "int", "100",
            "Improvement rounds of the search per weight">,
-    Option<"timeBudget", "time-budget", "double", "10.0",
-           "Seconds of search per weight at most (<= 0: no limit)">,
     Option<"printPermutation", "print-permutation", "bool", "false",
            "Also print each permutation in a remark (for tests)">,
     Option<"testSkipPrune", "test-skip-prune", "bool", "false",
@@ -404,11 +402,68 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
   ];
 }
 
+def StcCheckSizes : Pass<"stc-check-sizes", "ModuleOp"> {
+  let summary = "Refuse static shapes and constants too large to compile or run";
+  let description = [{
+    The compile-time half of the limits of `docs/RELIABILITY.md`, first in
+    the pipeline, before any folder expands a constant: a static shape
+    (tensor, memref, vector) of any operand, result, block argument or
+    function signature whose element count or byte size overflows 64 bits,
+    or whose byte size exceeds 2^47 (the address space of a 64-bit
+    process), is an error at the op; so is a constant (`dense`,
+    `dense_resource`) of more than 2 GiB once expanded (a splat of a large
+    shape is a few bytes of text), which would otherwise exhaust the
+    compiler's memory when folded or emitted. The bounds are fixed numbers,
+    not the compiling machine's memory, so that whether a program compiles
+    does not depend on the machine; allocations are checked against the
+    running machine's memory at run time (`stc-check-allocations`).
+  }];
+}
+
+def StcCheckAllocations : Pass<"stc-check-allocations", "ModuleOp"> {
+  let summary = "Check dynamic and large allocations at run time";
+  let description = [{
+    After bufferization: every `memref.alloc` at the top level of a
+    function whose size has a dynamic dimension, or is at least 1 MiB, is
+    preceded by `stc_rt_check_alloc(bytes, overflowed, where)` (the byte
+    size, computed with `arith.mului_extended` so that an overflow of 64
+    bits is seen, must fit the machine's physical memory) and followed by
+    `stc_rt_check_allocated(address, bytes, where)` (the allocation must
+    have succeeded). Both record an error with the op's source location;
+    `stc-return-on-error` then returns before the buffer is used.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
+def StcReturnOnError : Pass<"stc-return-on-error", "ModuleOp"> {
+  let summary = "Return from generated code as soon as the runtime records an error";
+  let description = [{
+    After bufferization and before the deallocation pipeline: after every
+    call that can record a run-time error (a C-interface entry point of runtime/RuntimeEntryPoints.def, a
+    function defined in the module, a GPU launch function marked
+    `stc_gpu.launches`) the function tests `stc_rt_failed()` and, when it
+    is set, branches to an exit block that returns placeholder results
+    (fresh buffers, zero elements along dynamic dimensions; zeros for
+    scalars). Nothing after the failing op runs, no kernel is launched
+    with its outputs, and the deallocation pipeline frees on the early
+    return what the normal return would have freed. A call inside a region
+    is tested after the outermost op that holds it.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::ub::UBDialect"
+  ];
+}
+
 def StcGpuHostLaunch : Pass<"stc-gpu-host-launch", "ModuleOp"> {
   let summary = "Define the host functions that launch stc GPU kernels";
   let description = [{
     After bufferization, gives each private function that
-    `stc-lower-spmm-to-gpu` declared (attribute `stc.gpu_spmm_host`) its
+    `stc-lower-spmm-to-gpu` declared (attribute `stc_gpu.launches`) its
     body: device buffers (`gpu.alloc`), copies of the inputs, the
     `gpu.launch_func` configured from the kernel's `stc_gpu.kernel_info`, the
     copy of the result back, and `gpu.dealloc`. Nothing is launched for an

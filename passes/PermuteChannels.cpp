@@ -552,7 +552,6 @@ void StcPermuteChannelsPass::permute(PruneOp prune) {
   NMPatternAttr pattern = prune.getPattern();
   fmt::PermutationSearchOptions options;
   options.seed = seed;
-  options.timeBudgetSeconds = timeBudget;
   options.maxRounds = maxRounds;
   fmt::PermutationSearchResult found = fmt::searchChannelPermutation(
       *view,
@@ -585,8 +584,6 @@ void StcPermuteChannelsPass::permute(PruneOp prune) {
            << llvm::formatv("{0:F4}", found.recoveredFraction).str()
            << " of the pruned magnitude); folded into "
            << (plan.producer ? describeOp(plan.producer) : std::string("?"));
-    if (found.timedOut)
-      remark << " (the search stopped at its time budget)";
   }
   if (printPermutation) {
     std::string text;

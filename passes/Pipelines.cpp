@@ -25,6 +25,9 @@ using namespace mlir::stc;
 
 void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
                                           const StcPipelineOptions &options) {
+  // Shapes and constants too large to compile or run are refused before any
+  // folder expands them.
+  pm.addPass(createStcCheckSizes());
   // Upstream's 2:4 idioms (docs/INTEROP.md): gpu.spmm on 2:4 matrices
   // becomes stc.spmm; calls passing 2:4-encoded tensors are inlined; a
   // conversion into a structured[2, 4] encoding prunes its source.
@@ -62,7 +65,6 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   StcPermuteChannelsOptions permute;
   permute.seed = options.permuteSeed;
   permute.maxRounds = options.permuteMaxRounds;
-  permute.timeBudget = options.permuteTimeBudget;
   pm.addNestedPass<func::FuncOp>(createStcPermuteChannels(permute));
   // Post-condition: no stc.prune carries permute_channels.
 

@@ -19,7 +19,7 @@ enum class RuntimeEntryPoint {
 };
 
 /// How generated code calls an entry point (RuntimeEntryPoints.def).
-enum class RuntimeEntryKind { CInterface, Gpu, Emulator };
+enum class RuntimeEntryKind { CInterface, CpuPlainC, Gpu, Emulator };
 
 struct RuntimeEntryInfo {
   RuntimeEntryKind kind;

@@ -12,15 +12,19 @@
 // Error state: one process-wide record guarded by a mutex (not thread_local),
 // so a host thread sees an error raised by generated code on any thread.
 // Only the first error since the last stc_rt_clear_error() is kept; a failing
-// call zero-fills its outputs and returns normally (nothing aborts).
+// call zero-fills its outputs and returns normally (nothing aborts), and the
+// generated code returns as soon as stc_rt_failed() says so.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/StcFormat.h"
+#include "runtime/format/StcLimits.h"
 #include "runtime/format/StcPrune.h"
 #include "runtime/stc_runtime.h"
+#include "runtime/stc_runtime_cuda.h"
 
 #include <algorithm>
+#include <climits>
 #include <initializer_list>
 #include <mutex>
 #include <string>
@@ -379,19 +383,46 @@ int8_t _mlir_ciface_stc_rt_check_reduction(int64_t k, int64_t k_padded,
                                            int64_t granule,
                                            StcMemRef1D *where) {
   // A compressed operand of Kp columns stands for any K in (Kp - granule, Kp].
-  if (k <= k_padded && k > k_padded - granule)
+  // In 128 bits: the sizes come from generated code, but nothing bounds
+  // them (Kp - granule overflowed for the fuzzer's values).
+  using Wide = __int128;
+  if (k <= k_padded && Wide(k) > Wide(k_padded) - granule)
     return 1;
+  Wide first = std::max<Wide>(Wide(k_padded) - granule + 1, 0);
   std::string expected =
-      granule <= 1
-          ? "the sparse operand's " + std::to_string(k_padded)
-          : "the compressed operand (" + std::to_string(k_padded) +
-                " columns hold " +
-                std::to_string(std::max<int64_t>(k_padded - granule + 1, 0)) +
-                ".." + std::to_string(k_padded) + ")";
+      granule <= 1 ? "the sparse operand's " + std::to_string(k_padded)
+                   : "the compressed operand (" + std::to_string(k_padded) +
+                         " columns hold " +
+                         std::to_string(static_cast<long long>(
+                             std::min<Wide>(first, Wide(INT64_MAX)))) +
+                         ".." + std::to_string(k_padded) + ")";
   recordError(where, "stc.spmm: the dense operand has reduction size " +
                          std::to_string(k) + ", which does not match " +
                          expected);
   return 0;
+}
+
+int8_t _mlir_ciface_stc_rt_check_alloc(int64_t bytes, int8_t overflowed,
+                                       StcMemRef1D *where) {
+  std::string why =
+      describeAllocationLimit(static_cast<uint64_t>(bytes), overflowed != 0);
+  if (why.empty())
+    return 1;
+  recordError(where, "cannot allocate a buffer: " + why);
+  return 0;
+}
+
+int8_t _mlir_ciface_stc_rt_check_allocated(int64_t address, int64_t bytes,
+                                           StcMemRef1D *where) {
+  if (address != 0)
+    return 1;
+  recordError(where, "out of memory: allocating " +
+                         formatBytes(static_cast<uint64_t>(bytes)) + " failed");
+  return 0;
+}
+
+int stc_rt_failed(void) {
+  return stc_rt_has_error() || stc_cuda_has_error() ? 1 : 0;
 }
 
 int stc_rt_has_error(void) {

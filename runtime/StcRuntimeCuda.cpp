@@ -415,11 +415,17 @@ bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
 
 /// Device copies of the tensor maps that generated code asks for
 /// (mgpuTensorMapEncodeTiledMemref, stc_gpu_tensor_map_2d/4d), by content (and
-/// device), never freed: generated code encodes the same maps on every call
-/// of a function.
+/// device): generated code encodes the same maps on every call of a
+/// function. A copy is freed with the buffer it describes (mgpuMemFree):
+/// buffers are fresh on every call, and their maps used to pile up.
+struct TensorMapCopy {
+  CUdeviceptr copy = 0;
+  /// The global address the map describes.
+  uint64_t address = 0;
+};
 struct TensorMapCache {
   std::mutex mu;
-  std::map<std::pair<const void *, std::string>, CUdeviceptr> copies;
+  std::map<std::pair<const void *, std::string>, TensorMapCopy> copies;
 };
 
 TensorMapCache &tensorMapCache() {
@@ -447,7 +453,7 @@ void *deviceTensorMap(Call &call, int dataType, int rank, uint64_t address,
                             std::string(reinterpret_cast<char *>(map), 128));
   auto it = cache.copies.find(key);
   if (it != cache.copies.end())
-    return reinterpret_cast<void *>(uintptr_t(it->second));
+    return reinterpret_cast<void *>(uintptr_t(it->second.copy));
   CudaDriver &drv = call.driver();
   CUdeviceptr copy = 0;
   if (!call.check(drv.cuMemAlloc(&copy, sizeof(map)),
@@ -458,8 +464,49 @@ void *deviceTensorMap(Call &call, int dataType, int rank, uint64_t address,
     drv.cuMemFree(copy);
     return nullptr;
   }
-  cache.copies.emplace(std::move(key), copy);
+  cache.copies.emplace(std::move(key), TensorMapCopy{copy, address});
   return reinterpret_cast<void *>(uintptr_t(copy));
+}
+
+/// Sizes of the buffers mgpuMemAlloc made, so that mgpuMemFree knows which
+/// tensor maps describe memory inside the buffer it frees. Never
+/// destroyed, like the error record.
+struct DeviceBuffers {
+  std::mutex mu;
+  std::map<uintptr_t, uint64_t> sizes;
+};
+
+DeviceBuffers &deviceBuffers() {
+  static DeviceBuffers &buffers = *new DeviceBuffers();
+  return buffers;
+}
+
+/// Frees the cached tensor-map copies whose address lies in the buffer at
+/// `base` (made by mgpuMemAlloc; nothing for another pointer). cuMemFree
+/// waits for the kernels that use them.
+void freeTensorMapsOf(Call &call, uintptr_t base) {
+  uint64_t size = 0;
+  {
+    DeviceBuffers &buffers = deviceBuffers();
+    std::lock_guard<std::mutex> lock(buffers.mu);
+    auto it = buffers.sizes.find(base);
+    if (it == buffers.sizes.end())
+      return;
+    size = it->second;
+    buffers.sizes.erase(it);
+  }
+  TensorMapCache &cache = tensorMapCache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  for (auto it = cache.copies.begin(); it != cache.copies.end();) {
+    uint64_t address = it->second.address;
+    if (address >= base && address - base < size) {
+      if (call.ready())
+        call.driver().cuMemFree(it->second.copy);
+      it = cache.copies.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 /// What stc_gpu_tensor_map_2d and stc_gpu_tensor_map_4d share: checks the
@@ -1314,7 +1361,12 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, uint32_t isHostShared) {
   else
     ok = call.check(drv.cuMemAlloc(&p, sizeBytes),
                     "cuMemAlloc(" + std::to_string(sizeBytes) + " bytes)");
-  return ok ? reinterpret_cast<void *>(uintptr_t(p)) : nullptr;
+  if (!ok)
+    return nullptr;
+  DeviceBuffers &buffers = deviceBuffers();
+  std::lock_guard<std::mutex> lock(buffers.mu);
+  buffers.sizes[uintptr_t(p)] = sizeBytes;
+  return reinterpret_cast<void *>(uintptr_t(p));
 }
 
 void mgpuMemFree(void *ptr, void *stream) {
@@ -1325,6 +1377,7 @@ void mgpuMemFree(void *ptr, void *stream) {
   if (call.ready())
     call.check(call.driver().cuMemFree(CUdeviceptr(uintptr_t(ptr))),
                "cuMemFree");
+  freeTensorMapsOf(call, uintptr_t(ptr));
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
@@ -1441,11 +1494,13 @@ const StcCudaSymbol *stc_cuda_mgpu_symbols(size_t *count) {
       STC_MGPU(mgpuTensorMapEncodeTiledMemref),
   // The GPU runtime's own entry points of RuntimeEntryPoints.def.
 #define STC_RUNTIME_ENTRY_CInterface(SYMBOL)
+#define STC_RUNTIME_ENTRY_CpuPlainC(SYMBOL)
 #define STC_RUNTIME_ENTRY_Emulator(SYMBOL)
 #define STC_RUNTIME_ENTRY_Gpu(SYMBOL) STC_MGPU(SYMBOL),
 #define STC_RUNTIME_ENTRY(KIND, NAME, SYMBOL) STC_RUNTIME_ENTRY_##KIND(SYMBOL)
 #include "runtime/RuntimeEntryPoints.def"
 #undef STC_RUNTIME_ENTRY_CInterface
+#undef STC_RUNTIME_ENTRY_CpuPlainC
 #undef STC_RUNTIME_ENTRY_Emulator
 #undef STC_RUNTIME_ENTRY_Gpu
   };
@@ -1527,6 +1582,11 @@ void stc_cuda_reset_for_testing(void) {
     TensorMapCache &cache = tensorMapCache();
     std::lock_guard<std::mutex> lock(cache.mu);
     cache.copies.clear();
+  }
+  {
+    DeviceBuffers &buffers = deviceBuffers();
+    std::lock_guard<std::mutex> lock(buffers.mu);
+    buffers.sizes.clear();
   }
   CudaDriver::resetForTesting();
   stc_cuda_clear_error();

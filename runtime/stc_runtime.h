@@ -19,6 +19,12 @@
  * Errors (e.g. a tensor that is not 2:4 passed to stc.compress) do not
  * abort: the first one is recorded, the call leaves its outputs filled with
  * zeros, and stc_rt_has_error() / stc_rt_error_message() report it.
+ * Generated code tests stc_rt_failed() after every call that can record an
+ * error and then returns at once (docs/RELIABILITY.md): a function of an
+ * STC program that met an error returns results of unspecified contents
+ * (freshly allocated, to be freed as usual) and has run nothing after the
+ * failing operation.  The record is sticky: clear it (stc_rt_clear_error,
+ * stc_cuda_clear_error) before calling generated code again.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef STC_RUNTIME_STC_RUNTIME_H
@@ -138,6 +144,20 @@ void _mlir_ciface_stc_rt_decode_indices(StcMemRef2D *meta, StcMemRef2D *indices,
 int8_t _mlir_ciface_stc_rt_check_reduction(int64_t k, int64_t k_padded,
                                            int64_t granule, StcMemRef1D *where);
 
+/* Checks, before an allocation that generated code makes with a size known
+ * only at run time (or a large one), that `bytes` can be allocated at all:
+ * records "<where>: error: ..." and returns 0 when the size overflowed 64
+ * bits while it was computed (`overflowed` != 0) or exceeds this machine's
+ * physical memory.  `bytes` is unsigned. */
+int8_t _mlir_ciface_stc_rt_check_alloc(int64_t bytes, int8_t overflowed,
+                                       StcMemRef1D *where);
+
+/* Checks the allocation that followed stc_rt_check_alloc: records an
+ * out-of-memory error at `where` and returns 0 when `address` (the buffer's
+ * aligned address) is null. */
+int8_t _mlir_ciface_stc_rt_check_allocated(int64_t address, int64_t bytes,
+                                           StcMemRef1D *where);
+
 /* Error API for host programs. */
 int stc_rt_has_error(void);
 const char *stc_rt_error_message(void);
@@ -148,6 +168,13 @@ void stc_rt_clear_error(void);
  * programs may print as they run) can stop it there.  NULL removes it. */
 typedef void (*StcRtErrorHook)(const char *message);
 void stc_rt_set_error_hook(StcRtErrorHook hook);
+
+/* 1 when an error is recorded here (stc_rt_has_error) or by the GPU runtime
+ * (stc_cuda_has_error, stc_runtime_cuda.h), else 0: what generated code
+ * tests after each call that can fail, so that a host program that runs
+ * GPU code tests one flag as well.  The message is stc_rt_error_message(),
+ * or stc_cuda_last_error() when only the GPU runtime has an error. */
+int stc_rt_failed(void);
 
 #ifdef __cplusplus
 }

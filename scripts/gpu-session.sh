@@ -12,10 +12,13 @@
 # then with the device tool, carry=[".gpu-carry"]:
 #
 #   bash scripts/gpu-session.sh OUT_DIR [GEMM_BUDGET_S] [CONV_BUDGET_S] [SWEEP_BUDGET_S]
+#                                [SANITIZER_BUDGET_S]
 #
 # 1. nvidia-smi; the GPU lit tests (scripts/gpu-remote-tests.sh), and on a
 #    CC 9.0 device the other GPU tests again with --target=sm_90a, log in
-#    OUT_DIR/lit.log;
+#    OUT_DIR/lit.log; then the small GPU tests under compute-sanitizer
+#    memcheck and racecheck (scripts/gpu-sanitize.sh, SANITIZER_BUDGET_S,
+#    default 120 s), logs in OUT_DIR/compute-sanitizer.tar;
 # 2. the GEMM benchmark, then the convolution benchmark, each with its
 #    time budget (defaults 200 s and 100 s), results copied to OUT_DIR;
 # 3. where .gpu-carry/sweep.tar.xz is, each variant of
@@ -28,6 +31,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$1"; gemm_s="${2:-200}"; conv_s="${3:-100}"; sweep_s="${4:-120}"
+sanitize_s="${5:-120}"
 carry="$root/.gpu-carry"
 mkdir -p "$out"
 status=0
@@ -65,6 +69,9 @@ if grep -q -E "^(FAIL|TIMEOUT): Stc :: GPU/cuda-spmm-wgmma" "$out/lit.log"; then
     --target=sm_90a --entry=lhs_f16_kn --random-inputs --seed=1 --check 2>&1 |
     tail -n 40 >> "$out/lit.log"
 fi
+
+bash scripts/gpu-sanitize.sh "$out" "$sanitize_s" 2>&1 | tee -a "$out/lit.log" ||
+  status=1
 
 echo "== benchmarks $(date -u +%T)"
 mkdir -p bench/work

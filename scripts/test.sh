@@ -6,13 +6,42 @@
 # clang-tidy on the C++ files the last commit or the work tree changed
 # (scripts/tidy.sh), and ends with one line: `N passed, N failed`.
 #
+# --sanitize: the same suite on an ASan+UBSan build of STC (build-asan, or
+# $STC_BUILD_DIR), configured with clang-22, -DSTC_SANITIZE=address,undefined
+# and -DSTC_FUZZ=ON (the fuzz targets instrumented for libFuzzer too); lit
+# runs the tools with ASAN_OPTIONS=allow_user_poisoning=0 (test/lit.cfg.py
+# says why). docs/RELIABILITY.md has the last clean result.
+#
 #===----------------------------------------------------------------------===#
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${STC_BUILD_DIR:-$root/build}"
+sanitize=0
+for arg in "$@"; do
+  case "$arg" in
+    --sanitize) sanitize=1 ;;
+    *) echo "usage: scripts/test.sh [--sanitize]" >&2; exit 2 ;;
+  esac
+done
+if [ "$sanitize" = 1 ]; then
+  build="${STC_BUILD_DIR:-$root/build-asan}"
+else
+  build="${STC_BUILD_DIR:-$root/build}"
+fi
 
 bash "$root/scripts/install-deps.sh" clang-format clang-tidy || exit 1
-bash "$root/scripts/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
+if [ "$sanitize" = 1 ] && [ ! -f "$build/build.ninja" ]; then
+  for cc in clang-22 clang++-22; do
+    command -v "$cc" >/dev/null || {
+      echo "scripts/test.sh --sanitize needs $cc (apt-get install clang-22 libclang-rt-22-dev)"
+      echo "0 passed, 1 failed"; exit 1; }
+  done
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DSTC_SANITIZE=address,undefined -DSTC_FUZZ=ON >/dev/null ||
+    { echo "0 passed, 1 failed"; exit 1; }
+fi
+STC_BUILD_DIR="$build" bash "$root/scripts/build.sh" ||
+  { echo "0 passed, 1 failed"; exit 1; }
 
 lit="/usr/lib/llvm-22/bin/lit"
 log="$(mktemp)"

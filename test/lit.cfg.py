@@ -25,8 +25,17 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.stc_tools_dir, config.llvm_tools_dir]
+# --param stc_run_prefix="compute-sanitizer --tool memcheck ...": every
+# stc-run of the tests runs under that command (scripts/gpu-sanitize.sh).
+stc_run_prefix = lit_config.params.get("stc_run_prefix", "")
+stc_run_tool = "stc-run"
+if stc_run_prefix:
+    from lit.llvm.subst import ToolSubst
+    stc_run_tool = ToolSubst(
+        "stc-run", command=stc_run_prefix + " " +
+        os.path.join(config.stc_tools_dir, "stc-run"))
 llvm_config.add_tool_substitutions(
-    ["stc-opt", "stc-compile", "stc-run", "stc-prune", "stc-import-onnx",
+    ["stc-opt", "stc-compile", stc_run_tool, "stc-prune", "stc-import-onnx",
      "StcUnitTests"], tool_dirs)
 # %python: STC_TEST_PYTHON where set (a GPU machine whose NumPy is not in
 # /usr/bin/python3, scripts/gpu-remote-tests.sh), else the system's.
@@ -90,8 +99,34 @@ config.substitutions.append(
 config.substitutions.append(
     ("%fake_cuda", os.path.join(config.stc_obj_root, "lib", "libstc_fake_cuda.so")))
 
+# Sanitizer builds (-DSTC_SANITIZE=address,undefined: scripts/test.sh
+# --sanitize). Debian's LLVM/MLIR libraries are not instrumented, and
+# LLVM's allocators poison and unpoison memory through ASan's user
+# interface (BumpPtrAllocator, when built with ASan headers): mixed with
+# uninstrumented code that leads to false "use-after-poison" reports at
+# MLIRContext creation, which allow_user_poisoning=0 turns off. Programs
+# that tests link with STC's instrumented libraries (AOT hosts, the
+# consumer project) need the sanitizer runtime too: they are built by the
+# compiler that built STC, with the same -fsanitize flags.
+stc_sanitize = getattr(config, "stc_sanitize", "")
+sanitize_flags = ""
+if stc_sanitize:
+    config.available_features.add("sanitize")
+    sanitize_flags = " -fsanitize=" + stc_sanitize
+    config.environment["ASAN_OPTIONS"] = (
+        "allow_user_poisoning=0:detect_leaks=1:abort_on_error=0")
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    config.environment["TSAN_OPTIONS"] = "halt_on_error=1"
+config.substitutions.append(
+    ("%consumer_cmake_args",
+     "-DCMAKE_C_COMPILER=%s -DCMAKE_CXX_COMPILER=%s "
+     "-DCMAKE_EXE_LINKER_FLAGS=%s" % (config.host_cc, config.host_cxx,
+                                       sanitize_flags.strip())
+     if stc_sanitize else ""))
+
 # A C compiler and the runtime libraries, to link AOT objects into programs.
-config.substitutions.append(("%host_cc", getattr(config, "host_cc", "cc") or "cc"))
+config.substitutions.append(
+    ("%host_cc", (getattr(config, "host_cc", "cc") or "cc") + sanitize_flags))
 config.substitutions.append(
     ("%stc_runtime_libs", " ".join(
         [os.path.join(config.stc_obj_root, "runtime", lib)
@@ -127,7 +162,10 @@ config.substitutions.append(
         [os.path.join(config.stc_obj_root, "runtime", lib)
          for lib in ("libStcGpuEmulator.a", "libStcFormat.a")] +
         ["-lpthread"])))
-if ptxas:
+# Not in sanitizer builds: nvcc links with the host gcc, which has no
+# runtime for clang's instrumented emulator libraries (the normal build
+# runs these tests).
+if ptxas and not stc_sanitize:
     nvcc = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(ptxas))),
                         "bin", "nvcc")
     if os.access(nvcc, os.X_OK):
@@ -171,3 +209,40 @@ if cuda_sms:
     config.available_features.add("cuda")
     if cuda_sms[0] == 90:
         config.available_features.add("cuda-sm90a")
+
+# Feature `valgrind`: tests that also check a program for leaks and invalid
+# accesses under valgrind where there is one (docs/RELIABILITY.md).
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
+
+
+# Feature `tsan`: a clang++ (the one that builds the libFuzzer driver, else
+# clang++-22 or clang++) whose ThreadSanitizer runtime links; %tsan_cxx.
+def find_tsan_cxx():
+    import subprocess
+    import tempfile
+    for cxx in (getattr(config, "stc_fuzz_clang", ""),
+                shutil.which("clang++-22"), shutil.which("clang++")):
+        if not cxx or not os.access(cxx, os.X_OK):
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "probe.cpp")
+            with open(src, "w") as f:
+                f.write("int main() { return 0; }\n")
+            try:
+                ok = subprocess.run([cxx, "-fsanitize=thread", src, "-o",
+                                     os.path.join(tmp, "probe")],
+                                    stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL,
+                                    timeout=60).returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+        if ok:
+            return cxx
+    return None
+
+
+tsan_cxx = find_tsan_cxx()
+if tsan_cxx:
+    config.available_features.add("tsan")
+    config.substitutions.append(("%tsan_cxx", tsan_cxx))

@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lib/ToolSupport.h"
+#include "compiler/lib/CrashContainment.h"
+#include "compiler/lib/InputText.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -45,6 +47,10 @@ struct SharedOptions {
       cl::desc("CUDA toolkit directory, for ptxas (--emit=cubin) "
                "(default: $CUDA_PATH, else $CUDA_HOME, else /usr/local/cuda)"),
       cl::value_desc("dir"), cl::init("")};
+  // Removed (a wall-clock budget made the permutation depend on the
+  // machine's speed); still recognised so that old command lines get a
+  // clear error.
+  cl::opt<std::string> permuteTimeBudget{"permute-time-budget", cl::Hidden};
   cl::opt<bool> remarks{"remarks",
                         cl::desc("Print the compiler's remarks (which "
                                  "contractions became sparse, and why)"),
@@ -54,9 +60,10 @@ struct SharedOptions {
 SharedOptions *shared = nullptr;
 } // namespace
 
-void mlir::stc::registerSharedToolOptions() {
+void mlir::stc::registerSharedToolOptions(llvm::StringRef tool) {
   static SharedOptions options;
   shared = &options;
+  installFatalErrorHandler(tool);
 }
 
 static bool remarksMuted = false;
@@ -82,6 +89,13 @@ LogicalResult mlir::stc::getPipelineOptions(llvm::StringRef tool,
 #define STC_GPU_KERNEL_OPTION(TYPE, FIELD, NAME, DEFAULT, HELP)                \
   options.gpu.FIELD = shared->gpu_##FIELD;
 #include "passes/GPU/KernelOptions.def"
+  if (shared->permuteTimeBudget.getNumOccurrences()) {
+    reportError(tool, "--permute-time-budget was removed: the channel "
+                      "permutation search is bounded by --permute-max-rounds "
+                      "alone (rounds of work), so that its result does not "
+                      "depend on the machine's speed");
+    return failure();
+  }
   if (failed(options.verify(
           StcPipelineOptions::Spelling::tool(),
           [&](const llvm::Twine &msg) { reportError(tool, msg); })))
@@ -161,7 +175,11 @@ OwningOpRef<ModuleOp> mlir::stc::parseInput(llvm::StringRef tool,
     if (importer.claims(path, file->getBuffer()))
       return importer.import(tool, path, file->getBuffer(), context);
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Binary files and inputs that crash the upstream parser are refused
+  // before parsing (compiler/lib/InputText.h).
+  if (failed(checkInputText(tool, path, sourceMgr)))
+    return nullptr;
+  return parseWithCrashRecovery(tool, path, sourceMgr, context);
 }
 
 void mlir::stc::filterRemarks(MLIRContext &context) {
@@ -184,7 +202,8 @@ LogicalResult mlir::stc::runStcPipeline(ModuleOp module,
   PassManager pm(module.getContext());
   if (failed(buildStcPipeline(pm, options)))
     return failure();
-  return pm.run(module);
+  recordRunningPass(pm);
+  return runContained("the pipeline", [&] { return pm.run(module); });
 }
 
 LogicalResult
@@ -192,5 +211,6 @@ mlir::stc::runPipeline(ModuleOp module,
                        llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm(module.getContext());
   build(pm);
-  return pm.run(module);
+  recordRunningPass(pm);
+  return runContained("the pipeline", [&] { return pm.run(module); });
 }

@@ -24,8 +24,9 @@ namespace mlir::stc {
 /// Registers the options shared by both drivers with llvm::cl: every
 /// option of passes/PipelineOptions.def marked Tools, the GPU kernel knobs
 /// of passes/GPU/KernelOptions.def as --gpu-NAME, `--cuda-path` and
-/// `--remarks`. Call before ParseCommandLineOptions.
-void registerSharedToolOptions();
+/// `--remarks`; and makes LLVM fatal errors one "<tool>: error:" line
+/// (compiler/lib/CrashContainment.h). Call before ParseCommandLineOptions.
+void registerSharedToolOptions(llvm::StringRef tool = "stc");
 
 /// The pipeline options from the command line; fails (with a
 /// "<tool>: error: ..." line on stderr) for values outside the contract.
@@ -85,7 +86,8 @@ OwningOpRef<ModuleOp> parseInput(llvm::StringRef tool, const std::string &path,
 void addCInterfaces(ModuleOp module);
 
 /// Runs the stc pipeline on `module`; diagnostics go to stderr. Remarks are
-/// dropped unless `--remarks` was given.
+/// dropped unless `--remarks` was given. A crash of a pass on this thread
+/// ends the process with one error line (CrashContainment.h).
 LogicalResult runStcPipeline(ModuleOp module,
                              const StcPipelineOptions &options);
 

@@ -217,7 +217,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  registerSharedToolOptions();
+  registerSharedToolOptions("stc-compile");
   onnx_import::registerOnnxInput();
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "stc-compile " << STC_VERSION_STRING << " (LLVM/MLIR "

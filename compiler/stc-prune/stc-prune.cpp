@@ -10,7 +10,11 @@
 //   stc-prune INPUT(.npy|.safetensors) -o OUTPUT [--method=strip|tile]
 //             [--permute] [--tensors=NAME,...] [--compress]
 //             [--report=FILE.json] [--seed=N] [--axis=N]
-//             [--time-budget=SECONDS] [--max-rounds=N] [--progress]
+//             [--max-rounds=N] [--progress]
+//
+// The same input and options give byte-identical outputs and reports on any
+// machine: the permutation search is bounded by --max-rounds (work), never
+// by time (docs/RELIABILITY.md).
 //
 // The pruning itself is runtime/format (StcFormat.h, StcPrune.h): this file
 // chooses the tensors and axes, lays each tensor out as rows x K, and writes
@@ -23,6 +27,7 @@
 
 #include "compiler/StcVersion.h"
 #include "runtime/format/StcFormat.h"
+#include "runtime/format/StcLimits.h"
 #include "runtime/format/StcPrune.h"
 #include "runtime/npy/Npy.h"
 #include "runtime/safetensors/Safetensors.h"
@@ -104,11 +109,10 @@ static cl::opt<std::string>
             cl::desc("Reduction axis (negative counts from the end); default: "
                      "the last axis for .npy, see below for safetensors"),
             cl::cat(category));
-static cl::opt<std::string> timeBudgetOpt(
-    "time-budget", cl::init("10"), cl::value_desc("seconds"),
-    cl::desc("Time budget of the permutation search per tensor (default "
-             "10; 0: no time limit)"),
-    cl::cat(category));
+// Removed: a wall-clock budget made the permutation depend on the machine's
+// speed. Still recognised, so that old command lines get a clear error.
+static cl::opt<std::string> timeBudgetOpt("time-budget", cl::Hidden,
+                                          cl::cat(category));
 static cl::opt<std::string> maxRoundsOpt(
     "max-rounds", cl::init("100"), cl::value_desc("n"),
     cl::desc("Rounds of the permutation search per tensor (default 100): "
@@ -172,7 +176,6 @@ namespace {
 struct Settings {
   uint64_t seed = 0;
   std::optional<int> axis;
-  double timeBudget = 10.0;
   int maxRounds = 100;
 };
 Settings settings;
@@ -324,9 +327,7 @@ struct Outcome {
   double kept = 0;
   double keptIdentity = 0;
   double keptStrip = 0;
-  double searchSeconds = 0;
   double efficacy = 0;
-  bool searchTimedOut = false;
   int searchRounds = 0;
 
   double ratio(double x) const { return total > 0 ? x / total : 1.0; }
@@ -377,8 +378,17 @@ bool pruneTensor(const Job &job, fmt::MagnitudeFn<T> mag,
                  fmt::PruneMethod method, bool permute, bool compress,
                  const std::function<void(double)> &onProgress, Outcome &out,
                  std::string &error) {
+  // main() refused tensors without elements, and the reader checked that
+  // the data holds every element: the products below fit.
   const Geometry g(job.shape, job.axis);
-  const int64_t n = g.outer * g.k * g.inner;
+  std::optional<int64_t> count = fmt::checkedElementCount(job.shape);
+  if (!count || *count == 0 ||
+      uint64_t(*count) * sizeof(T) != job.data->size()) {
+    error = "internal error: tensor '" + job.name + "' of shape " +
+            shapeString(job.shape) + " does not match its data";
+    return false;
+  }
+  const int64_t n = *count;
   const int64_t allRows = g.slices * g.rows;
   std::vector<T> w(static_cast<size_t>(n));
   std::memcpy(w.data(), job.data->data(), w.size() * sizeof(T));
@@ -410,7 +420,6 @@ bool pruneTensor(const Job &job, fmt::MagnitudeFn<T> mag,
     if (g.k > 4 && allRows > 0) {
       fmt::PermutationSearchOptions options;
       options.seed = settings.seed;
-      options.timeBudgetSeconds = settings.timeBudget;
       options.maxRounds = settings.maxRounds;
       options.progress = onProgress;
       fmt::PermutationSearchResult result =
@@ -421,9 +430,7 @@ bool pruneTensor(const Job &job, fmt::MagnitudeFn<T> mag,
         return false;
       }
       out.perm = std::move(result.perm);
-      out.searchSeconds = result.seconds;
       out.efficacy = result.efficacy;
-      out.searchTimedOut = result.timedOut;
       out.searchRounds = result.rounds;
     }
   }
@@ -697,13 +704,10 @@ int main(int argc, char **argv) {
       return fail("--axis must be an integer, got '" + axisOpt + "'");
     settings.axis = axis;
   }
-  {
-    llvm::StringRef text(timeBudgetOpt);
-    if (text.empty() || text.getAsDouble(settings.timeBudget) ||
-        !std::isfinite(settings.timeBudget) || settings.timeBudget < 0)
-      return fail("--time-budget must be a number of seconds >= 0, got '" +
-                  timeBudgetOpt + "'");
-  }
+  if (timeBudgetOpt.getNumOccurrences())
+    return fail("--time-budget was removed: the permutation search is "
+                "bounded by --max-rounds alone (rounds of work), so that the "
+                "permutation does not depend on the machine's speed");
   if (llvm::StringRef(maxRoundsOpt).getAsInteger(10, settings.maxRounds) ||
       settings.maxRounds < 1)
     return fail("--max-rounds must be an integer >= 1, got '" + maxRoundsOpt +
@@ -764,6 +768,13 @@ int main(int argc, char **argv) {
     std::optional<int> axis = resolveAxis(rank, -1);
     if (!axis)
       return fail(axisRangeError(inputPath, rank, array.shape));
+    // Nothing to prune, and its other dimensions may be as large as the
+    // header likes (a permutation of 2^40 channels, loops over 2^32 rows of
+    // nothing): refused rather than copied.
+    if (array.numElements() == 0)
+      return fail(inputPath + ": shape " +
+                  stc::npy::shapeToString(array.shape) +
+                  " has no elements: there is nothing to prune");
     job.shape = array.shape;
     job.axis = *axis;
     job.data = &array.data;
@@ -805,6 +816,10 @@ int main(int argc, char **argv) {
       if (!axis)
         return fail(axisRangeError("tensor '" + t.name + "'", rank, t.shape));
       int64_t k = t.shape[*axis];
+      if (explicitly && t.numElements() == 0)
+        return fail(inputPath + ": tensor '" + t.name + "' of shape " +
+                    shapeString(t.shape) +
+                    " has no elements: there is nothing to prune");
       if (!explicitly && (k % 4 != 0 || t.numElements() == 0)) {
         skipped.emplace_back(t.name, t.numElements() == 0
                                          ? std::string("empty")
@@ -852,10 +867,7 @@ int main(int argc, char **argv) {
         line += ", " + percent(o.ratio(o.keptStrip)) + " by plain strip";
       line += "), won back " + percent(o.recovered()) +
               " of the magnitude lost without it, search " +
-              llvm::formatv("{0:F2}", o.searchSeconds).str() + " s";
-      if (o.searchTimedOut)
-        line += " (time budget reached before --max-rounds: this permutation "
-                "depends on the machine's speed)";
+              std::to_string(o.searchRounds) + " rounds";
     } else {
       line += ": kept " + percent(o.ratio(o.kept)) + " of the magnitude";
       if (*method != fmt::PruneMethod::Strip)
@@ -889,14 +901,11 @@ int main(int argc, char **argv) {
         t["kept_ratio_identity"] = jsonNumber(o.ratio(o.keptIdentity));
         t["recovered_fraction"] = jsonNumber(o.recovered());
         t["perm"] = jsonInts(o.perm);
-        t["search_seconds"] = jsonNumber(o.searchSeconds);
         t["efficacy"] = jsonNumber(o.efficacy);
-        t["search_timed_out"] = o.searchTimedOut;
         t["search_rounds"] = o.searchRounds;
       } else {
         t["recovered_fraction"] = nullptr;
         t["perm"] = nullptr;
-        t["search_seconds"] = nullptr;
       }
       if (compressOpt) {
         t["values_shape"] = jsonInts(o.valuesShape);
@@ -918,7 +927,6 @@ int main(int argc, char **argv) {
         {"compress", compressOpt.getValue()},
         {"seed", settings.seed},
         {"max_rounds", settings.maxRounds},
-        {"time_budget_seconds", jsonNumber(settings.timeBudget)},
         {"tensors", std::move(tensors)},
         {"skipped", std::move(skippedJson)},
     };

@@ -22,6 +22,7 @@
 #include "compiler/onnx/OnnxImport.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/emulator/stc_gpu_emulator.h"
+#include "runtime/format/StcLimits.h"
 #include "runtime/npy/Npy.h"
 #include "runtime/stc_runtime.h"
 #include "runtime/stc_runtime_cuda.h"
@@ -202,11 +203,24 @@ LogicalResult randomInput(unsigned index, RankedTensorType type,
                            std::to_string(index) + " is " + typeString(t));
     return failure();
   }
+  // Checked before anything is allocated: a shape whose size overflows, or
+  // that this machine cannot hold, is one error line (not an abort).
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  std::optional<int64_t> bytes =
+      ::stc::format::checkedByteSize(shape, elementBytes(t));
+  std::string why = ::stc::format::describeAllocationLimit(
+      bytes ? uint64_t(*bytes) : 0, !bytes);
+  if (!why.empty()) {
+    reportError(kTool, "--random-inputs: argument #" + std::to_string(index) +
+                           " of @" + entry + " (" + typeString(type) +
+                           ") cannot be allocated: " + why);
+    return failure();
+  }
   std::normal_distribution<float> normal(0.0f, 1.0f);
   out.elementType = t;
-  out.shape.assign(type.getShape().begin(), type.getShape().end());
-  int64_t n = type.getNumElements();
-  out.bytes.resize(n * elementBytes(t));
+  out.shape = std::move(shape);
+  int64_t n = *bytes / int64_t(elementBytes(t));
+  out.bytes.resize(*bytes);
   if (t.isInteger(8)) {
     std::uniform_int_distribution<int> uniform(-128, 127);
     for (int64_t i = 0; i < n; ++i)
@@ -233,11 +247,13 @@ Descriptor describe(HostTensor &t) {
   d.words.resize(3 + 2 * d.rank);
   d.words[0] = d.words[1] = reinterpret_cast<int64_t>(t.bytes.data());
   d.words[2] = 0;
-  int64_t stride = 1;
+  // Unsigned: a tensor with no elements may have other dimensions whose
+  // product overflows (its strides are never used to address anything).
+  uint64_t stride = 1;
   for (int64_t i = d.rank - 1; i >= 0; --i) {
     d.words[3 + i] = t.shape[i];
-    d.words[3 + d.rank + i] = stride;
-    stride *= t.shape[i];
+    d.words[3 + d.rank + i] = static_cast<int64_t>(stride);
+    stride *= static_cast<uint64_t>(t.shape[i]);
   }
   return d;
 }
@@ -331,16 +347,18 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
                            llvm::JITSymbolFlags::Exported};
   };
   // Every entry point of runtime/RuntimeEntryPoints.def: the CPU runtime's
-  // through their C-interface wrappers (memref descriptors), the
+  // through their C-interface wrappers (memref descriptors) or as plain C, the
   // emulator's as plain C functions; the GPU runtime's come with
   // stc_cuda_mgpu_symbols below.
 #define STC_RUNTIME_ENTRY_CInterface(SYMBOL)                                   \
   add("_mlir_ciface_" #SYMBOL, (void *)&_mlir_ciface_##SYMBOL);
+#define STC_RUNTIME_ENTRY_CpuPlainC(SYMBOL) add(#SYMBOL, (void *)&SYMBOL);
 #define STC_RUNTIME_ENTRY_Gpu(SYMBOL)
 #define STC_RUNTIME_ENTRY_Emulator(SYMBOL) add(#SYMBOL, (void *)&SYMBOL);
 #define STC_RUNTIME_ENTRY(KIND, NAME, SYMBOL) STC_RUNTIME_ENTRY_##KIND(SYMBOL)
 #include "runtime/RuntimeEntryPoints.def"
 #undef STC_RUNTIME_ENTRY_CInterface
+#undef STC_RUNTIME_ENTRY_CpuPlainC
 #undef STC_RUNTIME_ENTRY_Gpu
 #undef STC_RUNTIME_ENTRY_Emulator
   // Strided copies that bufferization emits (upstream's C runner utils).
@@ -493,6 +511,9 @@ FailureOr<SmallVector<HostTensor>> invoke(CompiledProgram &program,
   if (milliseconds)
     *milliseconds =
         std::chrono::duration<double, std::milli>(stop - start).count();
+  // After an error the program returned at once (stc-return-on-error): its
+  // results are placeholders, freed unread.
+  bool ok = !stc_rt_has_error() && !stc_cuda_has_error();
   SmallVector<HostTensor> results;
   size_t word = 0;
   for (size_t r = 0; r < program.resultRanks.size(); ++r) {
@@ -501,7 +522,8 @@ FailureOr<SmallVector<HostTensor>> invoke(CompiledProgram &program,
     d.words.assign(resultStorage.begin() + word,
                    resultStorage.begin() + word + 3 + 2 * d.rank);
     word += 3 + 2 * d.rank;
-    results.push_back(readResult(d, program.resultElementTypes[r]));
+    if (ok)
+      results.push_back(readResult(d, program.resultElementTypes[r]));
     // The program allocated its results with malloc; arguments are ours.
     bool aliasesArgument = false;
     for (HostTensor &a : args)
@@ -644,6 +666,13 @@ std::optional<std::string> probeCuda(StcCudaDeviceInfo &info) {
   std::_Exit(1);
 }
 
+/// True when `a` and `b` are both NaN, or the same infinity.
+bool sameNonFinite(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) && std::isnan(b);
+  return std::isinf(a) && a == b;
+}
+
 double toleranceFor(Type t) {
   if (t.isF16() || t.isBF16() || t.isInteger(8))
     return 1e-2;
@@ -683,7 +712,7 @@ int main(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  registerSharedToolOptions();
+  registerSharedToolOptions(kTool);
   onnx_import::registerOnnxInput();
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "stc-run " << STC_VERSION_STRING << " (LLVM/MLIR "
@@ -896,6 +925,11 @@ int main(int argc, char **argv) {
       std::vector<double> want = asDoubles((*expected)[i]);
       double num = 0, den = 0, maxDiff = 0;
       for (size_t e = 0; e < got.size(); ++e) {
+        // The same NaN or infinity in both results is agreement (an input
+        // NaN reaches both through the same products); a non-finite value
+        // on one side only makes the error infinite below.
+        if (sameNonFinite(got[e], want[e]))
+          continue;
         num += (got[e] - want[e]) * (got[e] - want[e]);
         den += want[e] * want[e];
         maxDiff = std::max(maxDiff, std::fabs(got[e] - want[e]));

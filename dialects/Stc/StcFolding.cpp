@@ -10,6 +10,7 @@
 #include "dialects/Stc/StcOps.h"
 
 #include "runtime/format/StcFormat.h"
+#include "runtime/format/StcLimits.h"
 #include "runtime/format/StcPrune.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -33,6 +34,11 @@ decodeRaw(ArrayRef<char> raw, Type elementType, int64_t count, bool splat) {
         i8))
     return std::nullopt;
   if (raw.size() < (splat ? width : width * count))
+    return std::nullopt;
+  // A splat of a huge shape is a few bytes of text: not expanded past the
+  // constant bound (stc-check-sizes refuses such programs; this keeps the
+  // folders safe when a pass runs on its own).
+  if (count < 0 || uint64_t(count) > fmt::kMaxConstantBytes / sizeof(float))
     return std::nullopt;
   std::vector<float> out(count);
   for (int64_t i = 0; i < count; ++i) {
@@ -88,6 +94,8 @@ mlir::stc::readMetaConstant(Attribute attr, RankedTensorType type) {
     return std::nullopt;
   }
   if (raw.size() < (splat ? 2u : size_t(count) * 2))
+    return std::nullopt;
+  if (count < 0 || uint64_t(count) > fmt::kMaxConstantBytes / sizeof(uint16_t))
     return std::nullopt;
   std::vector<uint16_t> words(count);
   for (int64_t i = 0; i < count; ++i)

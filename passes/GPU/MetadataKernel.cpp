@@ -7,6 +7,7 @@
 
 #include "runtime/format/StcGpuLayout.h"
 #include "runtime/format/StcHopperLayout.h"
+#include "runtime/format/StcLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -191,6 +192,11 @@ FailureOr<KernelMetadata> mlir::stc::gpu_kernel::prepareKernelMetadata(
       matchPattern(meta, m_Constant(&constant))) {
     // Constant weights: the layout is computed here, once, and compiled in.
     int64_t metaCols = cast<RankedTensorType>(meta.getType()).getDimSize(1);
+    // A splat of a huge shape is not expanded (docs/RELIABILITY.md, limits).
+    if (uint64_t(constant.getNumElements()) > kMaxConstantBytes / 2)
+      return op->emitError("stc-lower-spmm-to-gpu: constant metadata of ")
+             << constant.getNumElements()
+             << " elements is larger than the 2 GiB a constant may hold";
     std::vector<uint16_t> canonical = canonicalWords(constant);
     std::vector<int32_t> all;
     for (int64_t grp = 0; grp < groups; ++grp) {

@@ -124,6 +124,9 @@ std::mutex mbarrierMutex;
 
 void checkMbarrierDeadlock(const Block &block);
 
+/// Frees the shared-memory copies of cluster ranks 1.. (below).
+void freeSharedCopies();
+
 } // namespace
 
 extern "C" void stc_emu_launch(stc_emu_kernel_fn kernel, int64_t gridX,
@@ -216,6 +219,11 @@ extern "C" void stc_emu_launch_cluster(stc_emu_kernel_fn kernel, int64_t gridX,
         worker.join();
     }
   }
+  // The copies of shared memory that ranks 1.. used live as long as the
+  // launch, as shared memory does (they used to be kept for the process:
+  // 256 KiB per extra rank, never freed).
+  if (clusterSize > 1)
+    freeSharedCopies();
 }
 
 namespace {
@@ -706,8 +714,8 @@ void tmaLoadOf(int32_t rank, void *dst, const void *map, const int32_t *coords,
 /// globals serve rank 0; ranks 1.. get copies of the same 256 KiB window
 /// (the globals are 256 KiB aligned, so the window holds one global and
 /// the low 18 bits of an address are its shared address), made on first
-/// use and kept: shared memory starts undefined, so a block may find an
-/// earlier block's bytes there, as on a GPU.
+/// use and kept until the launch ends: shared memory starts undefined, so a
+/// block may find an earlier cluster's bytes there, as on a GPU.
 constexpr uintptr_t kSmemWindow = uintptr_t(1) << 18;
 std::mutex smemCopiesMutex;
 /// Window base -> the copies for ranks 1, 2, ...
@@ -727,6 +735,14 @@ uint8_t *smemWindowOf(uintptr_t base, int32_t rank) {
     copies.push_back(static_cast<uint8_t *>(p));
   }
   return copies[size_t(rank - 1)];
+}
+
+void freeSharedCopies() {
+  std::lock_guard<std::mutex> lock(smemCopiesMutex);
+  for (auto &[base, copies] : smemCopies)
+    for (uint8_t *copy : copies)
+      std::free(copy);
+  smemCopies.clear();
 }
 
 /// The global window base of a shared address of any block (its own
@@ -926,6 +942,14 @@ extern "C" void stc_emu_tma_load_4d(void *dst, const void *map, int32_t c0,
                                     void *bar) {
   const int32_t coords[4] = {c0, c1, c2, c3};
   tmaLoadOf(4, dst, map, coords, bar);
+}
+
+extern "C" size_t stc_emu_shared_copies_for_testing(void) {
+  std::lock_guard<std::mutex> lock(smemCopiesMutex);
+  size_t count = 0;
+  for (const auto &[base, copies] : smemCopies)
+    count += copies.size();
+  return count;
 }
 
 extern "C" void stc_emu_check_cluster(int64_t gridX, int64_t gridY,

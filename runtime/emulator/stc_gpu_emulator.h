@@ -25,6 +25,7 @@
 #ifndef STC_RUNTIME_EMULATOR_STC_GPU_EMULATOR_H
 #define STC_RUNTIME_EMULATOR_STC_GPU_EMULATOR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -309,6 +310,10 @@ void stc_emu_tma_load_4d(void *dst, const void *map, int32_t c0, int32_t c1,
 void stc_emu_check_cluster(int64_t grid_x, int64_t grid_y, int64_t grid_z,
                            int64_t cluster_x, int64_t cluster_y,
                            int64_t cluster_z);
+
+/* Testing: how many shared-memory copies of cluster ranks 1.. exist (0
+ * outside a launch: each launch frees its copies when it ends). */
+size_t stc_emu_shared_copies_for_testing(void);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/StcFormat.h"
+#include "runtime/format/StcLimits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -784,7 +785,10 @@ template Status decompress<int8_t>(InView<int8_t>, View2D<const uint16_t>,
 std::optional<View2D<const float>> viewOf(const std::vector<float> &dense,
                                           int64_t dim0, int64_t dim1,
                                           int reductionDim) {
-  if (dim0 < 0 || dim1 < 0 || int64_t(dense.size()) != dim0 * dim1 ||
+  // The product is checked: shapes come from programs and files (2^32 x
+  // 2^32 would wrap to 0 and match an empty buffer).
+  std::optional<int64_t> count = checkedMul(dim0, dim1);
+  if (!count || int64_t(dense.size()) != *count ||
       (reductionDim != 0 && reductionDim != 1))
     return std::nullopt;
   if (reductionDim == 1)
@@ -829,7 +833,9 @@ Status compress(const std::vector<float> &dense, int64_t dim0, int64_t dim1,
 
 Status decompress(const Compressed &c, int reductionDim,
                   std::vector<float> &dense) {
-  dense.assign(size_t(std::max<int64_t>(c.rows * c.k, 0)), 0.0f);
+  // Everything is checked before the dense buffer is sized: rows and k come
+  // from programs and files, and their product may overflow.
+  dense.clear();
   Status s;
   if (reductionDim != 0 && reductionDim != 1) {
     s.code = ErrorCode::ShapeMismatch;
@@ -838,14 +844,19 @@ Status decompress(const Compressed &c, int reductionDim,
   }
   if (!c.pattern.isSupported())
     return unsupported(c.pattern);
-  int64_t vpr = valuesPerRow(c.k, c.pattern);
-  int64_t mpr = metaWordsPerRow(c.k, c.pattern);
-  if (int64_t(c.values.size()) != c.rows * vpr ||
-      int64_t(c.meta.size()) != c.rows * mpr) {
+  std::optional<int64_t> count = checkedMul(c.rows, c.k);
+  int64_t vpr = count ? valuesPerRow(c.k, c.pattern) : 0;
+  int64_t mpr = count ? metaWordsPerRow(c.k, c.pattern) : 0;
+  std::optional<int64_t> valueCount = checkedMul(c.rows, vpr);
+  std::optional<int64_t> metaCount = checkedMul(c.rows, mpr);
+  if (!count || !valueCount || !metaCount ||
+      int64_t(c.values.size()) != *valueCount ||
+      int64_t(c.meta.size()) != *metaCount) {
     s.code = ErrorCode::ShapeMismatch;
     s.message = "compressed buffers do not match rows x k";
     return s;
   }
+  dense.assign(size_t(*count), 0.0f);
   View2D<float> out = reductionDim == 1
                           ? View2D<float>(dense.data(), c.rows, c.k, c.k, 1)
                           : View2D<float>(dense.data(), c.rows, c.k, 1, c.rows);

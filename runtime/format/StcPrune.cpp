@@ -21,8 +21,8 @@
 //     and escapes with a few random column swaps ("kick").
 //
 // Every choice comes from a seeded SplitMix64 generator and every bound is
-// counted in sweeps, so the result depends only on the inputs, the seed and
-// maxRounds, except where the wall-clock budget cuts the search short.
+// counted in work (never in time), so the result depends only on the
+// inputs, the seed and maxRounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -549,8 +549,8 @@ public:
   }
 
   /// Runs the search; returns the best slot assignment (slot i holds column
-  /// slots[i]; slots k.. hold the padding) and sets rounds and timedOut.
-  std::vector<int64_t> run(int &rounds, bool &timedOut);
+  /// slots[i]; slots k.. hold the padding) and sets rounds.
+  std::vector<int64_t> run(int &rounds);
 
 private:
   /// Every way to deal two groups (35 for 2:4).
@@ -581,18 +581,9 @@ private:
     return int(std::max<int64_t>(0, (g + 1) * M - k));
   }
 
-  static double secondsSince(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t)
-        .count();
-  }
-
-  /// True once the round bound or the time budget is reached.
-  bool shouldStop() {
-    if (work >= double(options.maxRounds) * kWorkPerRound)
-      return true;
-    if (options.timeBudgetSeconds > 0 && !timedOut)
-      timedOut = secondsSince(start) > options.timeBudgetSeconds;
-    return timedOut;
+  /// True once the round bound is reached.
+  bool shouldStop() const {
+    return work >= double(options.maxRounds) * kWorkPerRound;
   }
 
   /// A random group other than `a`.
@@ -644,11 +635,9 @@ private:
   std::vector<double> swapBase;
   std::vector<uint8_t> swapCacheStale;
   std::vector<double> subsetSums;
-  std::chrono::steady_clock::time_point start;
   /// Row x subset evaluations so far.
   double work = 0;
   int roundsReported = 0;
-  bool timedOut = false;
 };
 
 template <int M>
@@ -662,8 +651,6 @@ void PermutationSearch<M>::countWork(double amount) {
     return;
   double done =
       options.maxRounds > 0 ? double(rounds) / double(options.maxRounds) : 1;
-  if (options.timeBudgetSeconds > 0)
-    done = std::max(done, secondsSince(start) / options.timeBudgetSeconds);
   options.progress(std::min(1.0, done));
 }
 
@@ -908,8 +895,7 @@ void PermutationSearch<M>::kick() {
 }
 
 template <int M>
-std::vector<int64_t> PermutationSearch<M>::run(int &rounds, bool &outTimedOut) {
-  start = std::chrono::steady_clock::now();
+std::vector<int64_t> PermutationSearch<M>::run(int &rounds) {
   // The best local optimum seen, and the one the next escape starts from.
   std::vector<int64_t> bestSlots = slots, homeSlots = slots;
   std::vector<double> homeGroupSums = groupSums;
@@ -965,7 +951,6 @@ std::vector<int64_t> PermutationSearch<M>::run(int &rounds, bool &outTimedOut) {
   // The last window may overshoot the bound by a sliver of a round.
   rounds = int(std::min(double(std::max(options.maxRounds, 0)),
                         std::ceil(work / kWorkPerRound)));
-  outTimedOut = timedOut;
   return bestSlots;
 }
 
@@ -988,10 +973,10 @@ searchChannelPermutation(View2D<const float> magnitudes, NMPattern p,
     std::vector<int64_t> slots;
     if (p == kPattern24) {
       PermutationSearch<4> search(magnitudes, options);
-      slots = search.run(result.rounds, result.timedOut);
+      slots = search.run(result.rounds);
     } else {
       PermutationSearch<2> search(magnitudes, options);
-      slots = search.run(result.rounds, result.timedOut);
+      slots = search.run(result.rounds);
     }
     std::vector<int64_t> perm(slots.begin(), slots.begin() + k);
     double kept = keptMagnitudeStrip(magnitudes, p, perm);

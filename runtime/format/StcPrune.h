@@ -104,18 +104,14 @@ double keptMagnitudeRowBound(View2D<const float> magnitudes, NMPattern p);
 
 struct PermutationSearchOptions {
   /// Seed of every random choice: the same inputs, seed and options give the
-  /// same permutation, on any machine, unless the time budget cuts the
-  /// search short (then the result depends on the machine's speed).
+  /// same permutation, on any machine and under any load.
   uint64_t seed = 0;
-  /// Wall-clock budget in seconds; the search returns its best permutation
-  /// so far when it runs out.  <= 0 means no time limit (iteration limits
-  /// still apply).  For reproducible results bound the search by maxRounds
-  /// and keep this as a safety net.
-  double timeBudgetSeconds = 10.0;
   /// Upper bound on improvement rounds.  A round is a fixed amount of
   /// evaluation work (2^25 row x candidate-group kept sums, about 15 ms on
   /// one current x86 core, whatever the matrix size), so this bounds the
-  /// search by its work rather than by time.  <= 0: no search.
+  /// search by its work rather than by time: there is deliberately no
+  /// wall-clock budget, which would make the permutation depend on the
+  /// machine's speed (docs/RELIABILITY.md, "Determinism").  <= 0: no search.
   int maxRounds = 1000;
   /// Called now and then with the fraction done in [0, 1] (for progress
   /// bars); may be empty.
@@ -143,12 +139,11 @@ struct PermutationSearchResult {
   /// and NVIDIA Apex ASP's permutation_test.py report (their 32-37% on a
   /// random 128-row x 64-column matrix).
   double efficacy = 0;
+  /// Wall-clock time of the search: a measurement only, which nothing in
+  /// the result depends on.
   double seconds = 0;
   /// Rounds of work done (the last one possibly partial).
   int rounds = 0;
-  /// True if the search stopped on its time budget (rather than on
-  /// maxRounds or on converging).
-  bool timedOut = false;
 };
 
 /// Searches a permutation of the K columns of `magnitudes` (non-negative,

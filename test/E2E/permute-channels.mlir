@@ -19,15 +19,15 @@
 // The same passes, in the same order, as the pipeline (which runs the rest
 // when stc-run compiles the result).
 // REQUIRES: numpy
-// RUN: stc-opt %s --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(func.func(stc-permute-channels{time-budget=0 print-permutation=true test-skip-prune=true}))' -o %t.dense.mlir 2> %t.dense.log
+// RUN: stc-opt %s --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(func.func(stc-permute-channels{print-permutation=true test-skip-prune=true}))' -o %t.dense.mlir 2> %t.dense.log
 // RUN: FileCheck %s --check-prefix=DENSE --input-file=%t.dense.mlir
 // RUN: env STC_E2E_PERMUTATIONS=%t.dense.log %e2e --mlir %t.dense.mlir --case permute_mlp_dense_f32_7
 // RUN: env STC_E2E_PERMUTATIONS=%t.dense.log %e2e --mlir %t.dense.mlir --case permute_mlp_dense_f32_64 --seed 3
-// RUN: stc-opt %s --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(stc-sparsify-contractions,func.func(stc-fuse-epilogue,stc-permute-channels{time-budget=0 print-permutation=true}))' -o %t.pruned.mlir 2> %t.pruned.log
+// RUN: stc-opt %s --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(stc-sparsify-contractions,func.func(stc-fuse-epilogue,stc-permute-channels{print-permutation=true}))' -o %t.pruned.mlir 2> %t.pruned.log
 // RUN: FileCheck %s --check-prefix=PRUNED --input-file=%t.pruned.log --implicit-check-not='not permuted'
 // RUN: env STC_E2E_PERMUTATIONS=%t.pruned.log %e2e --mlir %t.pruned.mlir --case permute_mlp_pruned_f32_7
 // RUN: env STC_E2E_PERMUTATIONS=%t.pruned.log %e2e --mlir %t.pruned.mlir --case permute_mlp_pruned_f32_33 --seed 5
-// RUN: stc-opt %s --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(stc-sparsify-contractions{sparsity=force permute-channels=true},func.func(stc-fuse-epilogue,stc-permute-channels{time-budget=0 print-permutation=true}))' -o %t.force.mlir 2> %t.force.log
+// RUN: stc-opt %s --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(stc-sparsify-contractions{sparsity=force permute-channels=true},func.func(stc-fuse-epilogue,stc-permute-channels{print-permutation=true}))' -o %t.force.mlir 2> %t.force.log
 // RUN: FileCheck %s --check-prefix=FORCE --input-file=%t.force.log --implicit-check-not='not permuted'
 // RUN: env STC_E2E_PERMUTATIONS=%t.force.log %e2e --mlir %t.force.mlir --case permute_mlp_force_f32_7
 // RUN: env STC_E2E_PERMUTATIONS=%t.force.log %e2e --mlir %t.force.mlir --case permute_mlp_force_f32_20 --seed 9

@@ -10,10 +10,10 @@
 // two of 4-7 in each group is optimal (row 0 keeps 8 7 6 5, row 1 keeps 8 7
 // 6 5 of its values: 52 of 72 instead of 44). Then the cases it must leave
 // alone, each with the remark that says why.
-// RUN: stc-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(stc-permute-channels{time-budget=0}))' | FileCheck %s --check-prefix=IR
-// RUN: stc-opt %s -split-input-file --mlir-disable-threading --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(func.func(stc-permute-channels{time-budget=0 print-permutation=true}))' 2>%t.err >%t.out
+// RUN: stc-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(stc-permute-channels))' | FileCheck %s --check-prefix=IR
+// RUN: stc-opt %s -split-input-file --mlir-disable-threading --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(func.func(stc-permute-channels{print-permutation=true}))' 2>%t.err >%t.out
 // RUN: cat %t.err %t.out | FileCheck %s
-// RUN: stc-opt %s -split-input-file --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(func.func(stc-permute-channels{time-budget=0 test-skip-prune=true}))' 2>/dev/null | FileCheck %s --check-prefix=SKIP
+// RUN: stc-opt %s -split-input-file --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(func.func(stc-permute-channels{test-skip-prune=true}))' 2>/dev/null | FileCheck %s --check-prefix=SKIP
 
 // The remarks (stderr) come before the IR (stdout): one permutation per
 // function, in function order, captured as A, B, C and D.

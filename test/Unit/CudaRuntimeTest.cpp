@@ -1024,6 +1024,36 @@ TEST_F(CudaFakeTest, MgpuTensorMapFromMemRefIsCachedOnTheDevice) {
   mgpuMemFree(buffer, nullptr);
 }
 
+// The device copies of the tensor maps that describe a buffer are freed
+// with it: generated code allocates fresh buffers on every call, and their
+// maps used to stay allocated for the life of the process. A map of
+// another buffer stays (and is still found in the cache).
+TEST_F(CudaFakeTest, MgpuTensorMapsAreFreedWithTheirBuffer) {
+  scenario("healthy");
+  long long baseline = query("live_allocations");
+  void *a = mgpuMemAlloc(96 * 64 * 2, nullptr, 0);
+  void *b = mgpuMemAlloc(96 * 64 * 2, nullptr, 0);
+  ASSERT_NE(a, nullptr) << lastError();
+  ASSERT_NE(b, nullptr) << lastError();
+  int64_t descA[7] = {
+      (int64_t)(uintptr_t)a, (int64_t)(uintptr_t)a, 8, 96, 40, 64, 1};
+  int64_t descB[7] = {
+      (int64_t)(uintptr_t)b, (int64_t)(uintptr_t)b, 0, 96, 64, 64, 1};
+  int64_t box[2] = {32, 32}, other[2] = {16, 32};
+  // Two maps inside a (one at an offset), one of b.
+  void *mapA = mgpuTensorMapEncodeTiledMemref(2, descA, 6, 0, 2, 0, 0, box);
+  void *mapA2 = mgpuTensorMapEncodeTiledMemref(2, descA, 6, 0, 2, 0, 0, other);
+  void *mapB = mgpuTensorMapEncodeTiledMemref(2, descB, 6, 0, 2, 0, 0, box);
+  ASSERT_TRUE(mapA && mapA2 && mapB) << lastError();
+  EXPECT_EQ(query("live_allocations"), baseline + 5);
+  mgpuMemFree(a, nullptr);
+  EXPECT_EQ(query("live_allocations"), baseline + 2);
+  EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(2, descB, 6, 0, 2, 0, 0, box), mapB);
+  mgpuMemFree(b, nullptr);
+  EXPECT_EQ(query("live_allocations"), baseline);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+}
+
 TEST_F(CudaFakeTest, MgpuTensorMapFromMemRefRuleErrorsAreNamed) {
   scenario("healthy");
   // The enums generated code passes through are checked too.  Addresses are

@@ -354,7 +354,8 @@ def check_tensor(name, dtype, shape, in_bits, axis, args, out_bits=None,
         expect(close(entry["recovered_fraction"], rec),
                what + ": recovered_fraction %r, expected %r" %
                (entry["recovered_fraction"], rec))
-        expect(entry["search_seconds"] >= 0, what + ": search_seconds")
+        expect("search_seconds" not in entry,
+               what + ": no timing in the report (it must be reproducible)")
     else:
         expect(entry["perm"] is None and entry["recovered_fraction"] is None,
                what + ": perm/recovered_fraction without --permute")
