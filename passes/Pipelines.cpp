@@ -288,6 +288,7 @@ namespace {
 /// Command-line form of StcPipelineOptions for `stc-opt --stc-pipeline` and
 /// the C API, generated from the same rows.
 struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
+  // NOLINTBEGIN(bugprone-macro-parentheses): the rows declare members.
 #define STC_PIPELINE_CL_Tools(TYPE, FIELD, NAME, DEFAULT, HELP)                \
   PassOptions::Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(HELP),           \
                                   llvm::cl::init(DEFAULT)};
@@ -303,6 +304,7 @@ struct StcPipelineCLOptions : public PassPipelineOptions<StcPipelineCLOptions> {
   PassOptions::Option<TYPE> gpu_##FIELD{                                       \
       *this, "gpu-" NAME, llvm::cl::desc(HELP), llvm::cl::init(DEFAULT)};
 #include "passes/GPU/KernelOptions.def"
+  // NOLINTEND(bugprone-macro-parentheses)
 
   StcPipelineOptions get() const {
     StcPipelineOptions options;

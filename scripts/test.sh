@@ -28,7 +28,10 @@ else
   build="${STC_BUILD_DIR:-$root/build}"
 fi
 
-bash "$root/scripts/install-deps.sh" clang-format clang-tidy || exit 1
+# clang-22 with its libFuzzer runtime builds stc-fuzz, so that the fuzz
+# targets' smoke run (test/Fuzz/smoke.test) is part of every test run.
+bash "$root/scripts/install-deps.sh" clang-format clang-tidy clang-22 \
+  libclang-rt-22-dev || exit 1
 if [ "$sanitize" = 1 ] && [ ! -f "$build/build.ninja" ]; then
   for cc in clang-22 clang++-22; do
     command -v "$cc" >/dev/null || {

@@ -31,6 +31,7 @@ namespace cl = llvm::cl;
 /// GPU kernel knobs (--gpu-NAME) of passes/GPU/KernelOptions.def, plus the
 /// two that only tools have.
 struct SharedOptions {
+  // NOLINTBEGIN(bugprone-macro-parentheses): the rows declare members.
 #define STC_TOOL_CL_Tools(TYPE, FIELD, NAME, DEFAULT, HELP)                    \
   cl::opt<TYPE> FIELD{NAME, cl::desc(HELP), cl::init(DEFAULT)};
 #define STC_TOOL_CL_Pipeline(TYPE, FIELD, NAME, DEFAULT, HELP)
@@ -41,6 +42,7 @@ struct SharedOptions {
 #define STC_GPU_KERNEL_OPTION(TYPE, FIELD, NAME, DEFAULT, HELP)                \
   cl::opt<TYPE> gpu_##FIELD{"gpu-" NAME, cl::desc(HELP), cl::init(DEFAULT)};
 #include "passes/GPU/KernelOptions.def"
+  // NOLINTEND(bugprone-macro-parentheses)
 
   cl::opt<std::string> cudaPath{
       "cuda-path",

@@ -352,9 +352,9 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   // stc_cuda_mgpu_symbols below.
 #define STC_RUNTIME_ENTRY_CInterface(SYMBOL)                                   \
   add("_mlir_ciface_" #SYMBOL, (void *)&_mlir_ciface_##SYMBOL);
-#define STC_RUNTIME_ENTRY_CpuPlainC(SYMBOL) add(#SYMBOL, (void *)&SYMBOL);
+#define STC_RUNTIME_ENTRY_CpuPlainC(SYMBOL) add(#SYMBOL, (void *)&(SYMBOL));
 #define STC_RUNTIME_ENTRY_Gpu(SYMBOL)
-#define STC_RUNTIME_ENTRY_Emulator(SYMBOL) add(#SYMBOL, (void *)&SYMBOL);
+#define STC_RUNTIME_ENTRY_Emulator(SYMBOL) add(#SYMBOL, (void *)&(SYMBOL));
 #define STC_RUNTIME_ENTRY(KIND, NAME, SYMBOL) STC_RUNTIME_ENTRY_##KIND(SYMBOL)
 #include "runtime/RuntimeEntryPoints.def"
 #undef STC_RUNTIME_ENTRY_CInterface
@@ -365,7 +365,7 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("memrefCopy", (void *)&memrefCopy);
   // The printers of upstream's runner utils that programs in upstream's
   // test style call (named here: nothing else would link the library in).
-#define RUNNER_UTIL(name) add(#name, (void *)&name)
+#define RUNNER_UTIL(name) add(#name, (void *)&(name))
   RUNNER_UTIL(_mlir_ciface_printMemrefI8);
   RUNNER_UTIL(_mlir_ciface_printMemrefI16);
   RUNNER_UTIL(_mlir_ciface_printMemrefI32);
