@@ -53,7 +53,9 @@ log "compiling prune_quality ($CXX $CXXFLAGS)"
 # shellcheck disable=SC2086
 if ! "$CXX" $CXXFLAGS -std=c++17 -I"$ROOT" \
     "$BENCH/prune/prune_quality.cpp" "$ROOT/runtime/format/StcFormat.cpp" \
-    "$ROOT/runtime/format/StcPrune.cpp" "$ROOT/runtime/format/StcAtomicFile.cpp" \
+    "$ROOT/runtime/format/StcPrune.cpp" \
+    "$ROOT/runtime/format/StcPermutationSearch.cpp" \
+    "$ROOT/runtime/format/StcAtomicFile.cpp" \
     "$ROOT/runtime/npy/Npy.cpp" \
     -o "$WORK/prune_quality"; then
   log "compiling prune_quality failed"; exit 2

@@ -7,7 +7,8 @@
 // its efficacy (Apex ASP's metric), time and rounds.
 //
 // Built and run by bench/run_prune_bench.sh (g++ -O2, against StcFormat.cpp,
-// StcPrune.cpp and Npy.cpp; not part of the CMake build):
+// StcPrune.cpp, StcPermutationSearch.cpp and Npy.cpp; not part of the CMake
+// build):
 //
 //   prune_quality JOBS.tsv > RESULTS.json
 //

@@ -2,7 +2,7 @@
 //-*-===//
 //
 // The explicit stc_cuda_* entry points share one discipline, implemented by
-// StcRuntimeCuda.cpp's Call: the current device's primary context is pushed
+// runtime/cuda/Call.h's Call: the current device's primary context is pushed
 // for the call, a failing driver result becomes one recorded message naming
 // the call, and the call's status is returned.  ApiCall gives entry points
 // that live in other files of the runtime (StcRuntimeCudaKernel.cpp) the
@@ -10,7 +10,7 @@
 // than copy: the checked tensor-map encoder and the launch with its
 // shared-memory opt-in bookkeeping.
 //
-// Internal to the runtime (not installed).
+// Internal to the runtime (not installed); runtime/cuda/Call.cpp defines it.
 //
 //===----------------------------------------------------------------------===//
 

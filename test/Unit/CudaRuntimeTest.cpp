@@ -1,6 +1,6 @@
 //===- CudaRuntimeTest.cpp - tests of the CUDA runtime ----------*- C++ -*-===//
 //
-// Unit tests of runtime/StcRuntimeCuda.cpp and runtime/cuda/CudaDriver.cpp
+// Unit tests of the CUDA runtime (runtime/StcRuntimeCuda*.cpp, runtime/cuda/)
 // with no GPU: first with no usable driver at all (a missing library, the
 // default libcuda.so.1 where it is absent, a library without the CUDA
 // symbols, the toolkit's stub), then against the scriptable fake driver of
