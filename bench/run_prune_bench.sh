@@ -56,6 +56,7 @@ if ! "$CXX" $CXXFLAGS -std=c++17 -I"$ROOT" \
     "$ROOT/runtime/format/StcPrune.cpp" \
     "$ROOT/runtime/format/StcPermutationSearch.cpp" \
     "$ROOT/runtime/format/StcAtomicFile.cpp" \
+    "$ROOT/runtime/format/StcLimits.cpp" \
     "$ROOT/runtime/npy/Npy.cpp" \
     -o "$WORK/prune_quality"; then
   log "compiling prune_quality failed"; exit 2

@@ -99,10 +99,10 @@ int stc_cuda_module_get_function(StcCudaModule module, const char *name,
   return call.status();
 }
 
-int stc_cuda_tensor_map_encode_tiled(StcCudaTensorMap *map, int data_type,
+int stc_cuda_tensor_map_encode_tiled(StcCudaTensorMap *map, int dataType,
                                      int rank, StcCudaDevicePtr address,
                                      const uint64_t *dims,
-                                     const uint64_t *strides_bytes,
+                                     const uint64_t *stridesBytes,
                                      const uint32_t *box, int swizzle) {
   Call call(Call::Api, "stc_cuda_tensor_map_encode_tiled");
   if (!call.ready())
@@ -110,8 +110,8 @@ int stc_cuda_tensor_map_encode_tiled(StcCudaTensorMap *map, int data_type,
   if (!map)
     return call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
                      "stc_cuda_tensor_map_encode_tiled: null map");
-  if (!encodeTensorMap(call, map->bytes, data_type, rank, address, dims,
-                       strides_bytes, box, swizzle))
+  if (!encodeTensorMap(call, map->bytes, dataType, rank, address, dims,
+                       stridesBytes, box, swizzle))
     return call.status();
   return STC_CUDA_SUCCESS;
 }
@@ -198,7 +198,7 @@ int stc_cuda_stream_destroy(StcCudaStream stream) {
 }
 
 int stc_cuda_launch(StcCudaFunction function, const unsigned grid[3],
-                    const unsigned block[3], unsigned shared_bytes,
+                    const unsigned block[3], unsigned sharedBytes,
                     StcCudaStream stream, void **params) {
   Call call(Call::Api, "stc_cuda_launch");
   if (!call.ready())
@@ -206,8 +206,8 @@ int stc_cuda_launch(StcCudaFunction function, const unsigned grid[3],
   if (!function || !grid || !block)
     return call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
                      "stc_cuda_launch: null function, grid or block");
-  launch(call, reinterpret_cast<CUfunction>(function), grid, block,
-         shared_bytes, reinterpret_cast<CUstream>(stream), params,
+  launch(call, reinterpret_cast<CUfunction>(function), grid, block, sharedBytes,
+         reinterpret_cast<CUstream>(stream), params,
          /*extra=*/nullptr, /*cluster=*/nullptr);
   return call.status();
 }

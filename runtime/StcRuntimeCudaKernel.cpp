@@ -15,7 +15,6 @@
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/stc_runtime_cuda.h"
 
-#include <cstring>
 #include <string>
 
 using namespace stc::cuda;
@@ -87,12 +86,12 @@ int stc_cuda_function_set_max_dynamic_shared(StcCudaFunction function,
 }
 
 int stc_cuda_occupancy_blocks_per_sm(StcCudaFunction function,
-                                     unsigned block_threads,
-                                     size_t shared_bytes, int *blocks) {
+                                     unsigned blockThreads, size_t sharedBytes,
+                                     int *blocks) {
   ApiCall call("stc_cuda_occupancy_blocks_per_sm");
   if (!call.ready())
     return call.status();
-  if (!function || !blocks || block_threads == 0)
+  if (!function || !blocks || blockThreads == 0)
     return call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
                      "stc_cuda_occupancy_blocks_per_sm: null function or "
                      "result, or an empty block");
@@ -103,18 +102,18 @@ int stc_cuda_occupancy_blocks_per_sm(StcCudaFunction function,
     return call.status();
   auto fn = reinterpret_cast<CUfunction>(function);
   call.check(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                 blocks, fn, int(block_threads), shared_bytes),
+                 blocks, fn, int(blockThreads), sharedBytes),
              "cuOccupancyMaxActiveBlocksPerMultiprocessor(kernel '" +
-                 call.kernelName(fn) + "', " + std::to_string(block_threads) +
-                 " threads, " + std::to_string(shared_bytes) +
+                 call.kernelName(fn) + "', " + std::to_string(blockThreads) +
+                 " threads, " + std::to_string(sharedBytes) +
                  " bytes of dynamic shared memory)");
   return call.status();
 }
 
 int stc_cuda_occupancy_clusters(StcCudaFunction function,
                                 const unsigned grid[3], const unsigned block[3],
-                                const unsigned cluster[3],
-                                unsigned shared_bytes, int *clusters) {
+                                const unsigned cluster[3], unsigned sharedBytes,
+                                int *clusters) {
   ApiCall call("stc_cuda_occupancy_clusters");
   if (!call.ready())
     return call.status();
@@ -127,22 +126,8 @@ int stc_cuda_occupancy_clusters(StcCudaFunction function,
                       "cluster queries need a CUDA 12.0 or later driver"))
     return call.status();
   CUlaunchAttribute attr;
-  std::memset(&attr, 0, sizeof(attr));
-  attr.id = kLaunchAttributeClusterDimension;
-  attr.value.clusterDim.x = cluster[0];
-  attr.value.clusterDim.y = cluster[1];
-  attr.value.clusterDim.z = cluster[2];
-  CUlaunchConfig config;
-  std::memset(&config, 0, sizeof(config));
-  config.gridDimX = grid[0];
-  config.gridDimY = grid[1];
-  config.gridDimZ = grid[2];
-  config.blockDimX = block[0];
-  config.blockDimY = block[1];
-  config.blockDimZ = block[2];
-  config.sharedMemBytes = shared_bytes;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  CUlaunchConfig config =
+      clusterLaunchConfig(grid, block, cluster, sharedBytes, nullptr, attr);
   auto fn = reinterpret_cast<CUfunction>(function);
   call.check(drv.cuOccupancyMaxActiveClusters(clusters, fn, &config),
              "cuOccupancyMaxActiveClusters(kernel '" + call.kernelName(fn) +
@@ -153,7 +138,7 @@ int stc_cuda_occupancy_clusters(StcCudaFunction function,
 
 int stc_cuda_launch_cluster(StcCudaFunction function, const unsigned grid[3],
                             const unsigned block[3], const unsigned cluster[3],
-                            unsigned shared_bytes, StcCudaStream stream,
+                            unsigned sharedBytes, StcCudaStream stream,
                             void **params) {
   ApiCall call("stc_cuda_launch_cluster");
   if (!call.ready())
@@ -162,14 +147,14 @@ int stc_cuda_launch_cluster(StcCudaFunction function, const unsigned grid[3],
     return call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
                      "stc_cuda_launch_cluster: null function, grid, block or "
                      "cluster");
-  call.launch(reinterpret_cast<CUfunction>(function), grid, block, shared_bytes,
+  call.launch(reinterpret_cast<CUfunction>(function), grid, block, sharedBytes,
               reinterpret_cast<CUstream>(stream), params, cluster);
   return call.status();
 }
 
 int stc_cuda_tensor_map_encode_tiled_ex(
-    StcCudaTensorMap *map, int data_type, int rank, StcCudaDevicePtr address,
-    const uint64_t *dims, const uint64_t *strides_bytes, const uint32_t *box,
+    StcCudaTensorMap *map, int dataType, int rank, StcCudaDevicePtr address,
+    const uint64_t *dims, const uint64_t *stridesBytes, const uint32_t *box,
     int swizzle, const StcCudaTensorMapOptions *options) {
   ApiCall call("stc_cuda_tensor_map_encode_tiled_ex");
   if (!call.ready())
@@ -178,7 +163,7 @@ int stc_cuda_tensor_map_encode_tiled_ex(
     return call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT,
                      "stc_cuda_tensor_map_encode_tiled_ex: null map");
   call.encodeTensorMap(
-      map->bytes, data_type, rank, address, dims, strides_bytes, box, swizzle,
+      map->bytes, dataType, rank, address, dims, stridesBytes, box, swizzle,
       options ? options->l2_promotion : STC_CUDA_L2_PROMOTION_NONE,
       options ? options->element_strides : nullptr);
   return call.status();

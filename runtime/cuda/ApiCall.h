@@ -10,7 +10,8 @@
 // than copy: the checked tensor-map encoder and the launch with its
 // shared-memory opt-in bookkeeping.
 //
-// Internal to the runtime (not installed); runtime/cuda/Call.cpp defines it.
+// Internal to the runtime (not part of its API); runtime/cuda/Call.cpp defines
+// it.
 //
 //===----------------------------------------------------------------------===//
 

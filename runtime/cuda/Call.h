@@ -13,7 +13,7 @@
 // error is recorded": generated code cannot test a result, so the first
 // failure must not cascade into calls on null handles.
 //
-// Internal to the runtime (not installed); Call.cpp defines it.
+// Internal to the runtime (not part of its API); Call.cpp defines it.
 //
 //===----------------------------------------------------------------------===//
 

@@ -8,7 +8,7 @@
 // by the `_v2` names that cuda.h maps them to, as a program compiled against
 // cuda.h would reference them.
 //
-// Internal to the runtime (not installed); the public C API is
+// Internal to the runtime (not part of its API); the public C API is
 // runtime/stc_runtime_cuda.h.
 //
 //===----------------------------------------------------------------------===//
@@ -104,6 +104,33 @@ struct CUlaunchConfig {
   unsigned numAttrs;
 };
 static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute ABI");
+
+/// The configuration of a launch (or an occupancy query) with a thread-block
+/// cluster: `attr` becomes its one attribute, the cluster's shape, and must
+/// outlive the configuration.
+inline CUlaunchConfig clusterLaunchConfig(const unsigned grid[3],
+                                          const unsigned block[3],
+                                          const unsigned cluster[3],
+                                          unsigned sharedBytes, CUstream stream,
+                                          CUlaunchAttribute &attr) {
+  attr = CUlaunchAttribute{};
+  attr.id = kLaunchAttributeClusterDimension;
+  attr.value.clusterDim.x = cluster[0];
+  attr.value.clusterDim.y = cluster[1];
+  attr.value.clusterDim.z = cluster[2];
+  CUlaunchConfig config{};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = sharedBytes;
+  config.hStream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return config;
+}
 
 //===----------------------------------------------------------------------===//
 // Status

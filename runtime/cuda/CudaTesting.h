@@ -1,6 +1,6 @@
 //===- CudaTesting.h - test hooks of the CUDA runtime -----------*- C++ -*-===//
 //
-// Hooks for the unit tests only (not installed, not part of the C API).
+// Hooks for the unit tests only (not part of the C API).
 //
 // The driver is a process-wide singleton loaded once, which is what a real
 // program wants, but the tests need to load a different driver library (none,

@@ -196,23 +196,8 @@ bool launch(Call &call, CUfunction fn, const unsigned grid[3],
       return false;
     }
     CUlaunchAttribute attr;
-    std::memset(&attr, 0, sizeof(attr));
-    attr.id = kLaunchAttributeClusterDimension;
-    attr.value.clusterDim.x = cluster[0];
-    attr.value.clusterDim.y = cluster[1];
-    attr.value.clusterDim.z = cluster[2];
-    CUlaunchConfig config;
-    std::memset(&config, 0, sizeof(config));
-    config.gridDimX = grid[0];
-    config.gridDimY = grid[1];
-    config.gridDimZ = grid[2];
-    config.blockDimX = block[0];
-    config.blockDimY = block[1];
-    config.blockDimZ = block[2];
-    config.sharedMemBytes = shared;
-    config.hStream = stream;
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    CUlaunchConfig config =
+        clusterLaunchConfig(grid, block, cluster, shared, stream, attr);
     r = drv.cuLaunchKernelEx(&config, fn, params, extra);
   }
   {

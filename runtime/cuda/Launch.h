@@ -6,7 +6,7 @@
 // the checked launch (with a cluster on sm_90) that opts a kernel in to more
 // than 48 KiB of dynamic shared memory.
 //
-// Internal to the runtime (not installed); Launch.cpp defines it.
+// Internal to the runtime (not part of its API); Launch.cpp defines it.
 //
 //===----------------------------------------------------------------------===//
 

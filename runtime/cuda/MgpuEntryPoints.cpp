@@ -380,7 +380,7 @@ void mgpuSetDefaultDevice(int32_t device) {
 
 const StcCudaSymbol *stc_cuda_mgpu_symbols(size_t *count) {
 #define STC_MGPU(name)                                                         \
-  { #name, reinterpret_cast < void *>(&name) }
+  { #name, reinterpret_cast < void *>(&(name)) }
   static const StcCudaSymbol symbols[] = {
       STC_MGPU(mgpuModuleLoad),
       STC_MGPU(mgpuModuleLoadJIT),

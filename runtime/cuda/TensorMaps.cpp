@@ -397,39 +397,39 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *descriptor,
                          int(l2Promotion), int(oobFill));
 }
 
-void *stc_gpu_tensor_map_2d(const void *base, int32_t data_type, int64_t inner,
-                            int64_t outer, int64_t outer_stride_bytes,
-                            int32_t box_inner, int32_t box_outer,
-                            int32_t swizzle_bytes) {
+void *stc_gpu_tensor_map_2d(const void *base, int32_t dataType, int64_t inner,
+                            int64_t outer, int64_t outerStrideBytes,
+                            int32_t boxInner, int32_t boxOuter,
+                            int32_t swizzleBytes) {
   Call call(Call::Mgpu, "stc_gpu_tensor_map_2d");
   // Outermost first, as encodeTensorMap takes them.
   const int64_t dims[2] = {outer, inner};
-  const int64_t strides[1] = {outer_stride_bytes};
-  const int32_t box[2] = {box_outer, box_inner};
-  return stcTensorMap(call, base, data_type, 2, dims, strides, box,
-                      /*elementStrides=*/nullptr, swizzle_bytes, [&] {
+  const int64_t strides[1] = {outerStrideBytes};
+  const int32_t box[2] = {boxOuter, boxInner};
+  return stcTensorMap(call, base, dataType, 2, dims, strides, box,
+                      /*elementStrides=*/nullptr, swizzleBytes, [&] {
                         return "negative size, stride or box (inner " +
                                std::to_string(inner) + ", outer " +
                                std::to_string(outer) + ", outer stride " +
-                               std::to_string(outer_stride_bytes) +
-                               " bytes, box " + std::to_string(box_inner) +
-                               "x" + std::to_string(box_outer) + ")";
+                               std::to_string(outerStrideBytes) +
+                               " bytes, box " + std::to_string(boxInner) + "x" +
+                               std::to_string(boxOuter) + ")";
                       });
 }
 
-void *stc_gpu_tensor_map_4d(const void *base, int32_t data_type, int64_t d0,
+void *stc_gpu_tensor_map_4d(const void *base, int32_t dataType, int64_t d0,
                             int64_t d1, int64_t d2, int64_t d3, int64_t s1,
                             int64_t s2, int64_t s3, int32_t b0, int32_t b1,
                             int32_t b2, int32_t b3, int32_t e0, int32_t e1,
-                            int32_t e2, int32_t e3, int32_t swizzle_bytes) {
+                            int32_t e2, int32_t e3, int32_t swizzleBytes) {
   Call call(Call::Mgpu, "stc_gpu_tensor_map_4d");
   // Outermost first, as encodeTensorMap takes them.
   const int64_t dims[4] = {d3, d2, d1, d0};
   const int64_t strides[3] = {s3, s2, s1};
   const int32_t box[4] = {b3, b2, b1, b0};
   const int32_t elementStrides[4] = {e3, e2, e1, e0};
-  return stcTensorMap(call, base, data_type, 4, dims, strides, box,
-                      elementStrides, swizzle_bytes, [&] {
+  return stcTensorMap(call, base, dataType, 4, dims, strides, box,
+                      elementStrides, swizzleBytes, [&] {
                         auto join = [](std::initializer_list<int64_t> v) {
                           std::string out;
                           for (int64_t x : v)

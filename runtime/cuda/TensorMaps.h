@@ -5,8 +5,8 @@
 // takes: mgpuMemAlloc notes each buffer, mgpuMemFree frees the copies that
 // describe memory inside it.
 //
-// Internal to the runtime (not installed); TensorMaps.cpp defines it, with
-// the entry points that build maps for generated code
+// Internal to the runtime (not part of its API); TensorMaps.cpp defines it,
+// with the entry points that build maps for generated code
 // (mgpuTensorMapEncodeTiledMemref, stc_gpu_tensor_map_2d/4d).
 //
 //===----------------------------------------------------------------------===//

@@ -7,7 +7,7 @@
 // warpgroup, the calling thread's place in them, the error exit and the
 // mbarrier lock.
 //
-// Internal to the emulator (not installed).
+// Internal to the emulator (not part of its API).
 //
 //===----------------------------------------------------------------------===//
 

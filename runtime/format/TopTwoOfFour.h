@@ -3,7 +3,8 @@
 // The sum of the two largest of four magnitudes, which 2:4 pruning keeps: in
 // float for the permutation search's row loops, and in double for the
 // measures of StcPrune.h.  Shared by StcPrune.cpp and
-// StcPermutationSearch.cpp; internal to the format library (not installed).
+// StcPermutationSearch.cpp; internal to the format library (not part of its
+// API).
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,7 +5,8 @@
 // header; the schema check is the second), UTF-8 validation, and JSON string
 // quoting for writing headers and messages.
 //
-// Internal to the safetensors library (not installed); Json.cpp defines it.
+// Internal to the safetensors library (not part of its API); Json.cpp defines
+// it.
 //
 //===----------------------------------------------------------------------===//
 
