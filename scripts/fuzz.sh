@@ -128,9 +128,13 @@ md="$results/$stamp-$commit.md"
   echo "# Fuzzing campaign $stamp, commit $commit$dirty"
   echo
   echo "scripts/fuzz.sh on $(nproc) cores ($(uname -m)), nice -n 19; libFuzzer"
-  echo "targets in $fuzz_build (clang-22, ASan+UBSan, libFuzzer coverage),"
-  echo "limits: $reader_runs executions for the readers and the runtime,"
-  echo "$pipeline_runs for the pipelines, $max_time s per target."
+  if [ -n "$targets" ]; then
+    echo "targets in $fuzz_build (clang-22, ASan+UBSan, libFuzzer coverage),"
+    echo "limits: $reader_runs executions for the readers and the runtime,"
+    echo "$pipeline_runs for the pipelines, $max_time s per target."
+  else
+    echo "no libFuzzer target in this run (--targets \"\")."
+  fi
   echo
   echo "| target | executions | seconds | exec/s | crashes | hangs | OOMs | leaks | sanitizer reports | corpus | exit |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
