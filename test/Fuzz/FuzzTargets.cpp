@@ -18,6 +18,7 @@ const Entry kTargets[] = {
     {"npy", stc::fuzz::npyTarget},
     {"safetensors", stc::fuzz::safetensorsTarget},
     {"runtime", stc::fuzz::runtimeTarget},
+    {"onnx", stc::fuzz::onnxTarget},
     {"pipeline-cpu", stc::fuzz::pipelineCpuTarget},
     {"pipeline-ptx", stc::fuzz::pipelinePtxTarget},
 };
@@ -32,5 +33,5 @@ extern "C" StcFuzzTarget stcFuzzTarget(const char *name) {
 }
 
 extern "C" const char *stcFuzzTargetNames(void) {
-  return "npy safetensors runtime pipeline-cpu pipeline-ptx";
+  return "npy safetensors runtime onnx pipeline-cpu pipeline-ptx";
 }

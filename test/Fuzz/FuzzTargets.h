@@ -20,7 +20,7 @@ extern "C" {
 /// A fuzz target: libFuzzer's LLVMFuzzerTestOneInput signature.
 typedef int (*StcFuzzTarget)(const uint8_t *data, size_t size);
 
-/// The target called `name` ("npy", "safetensors", "runtime",
+/// The target called `name` ("npy", "safetensors", "runtime", "onnx",
 /// "pipeline-cpu", "pipeline-ptx"), or null.
 StcFuzzTarget stcFuzzTarget(const char *name);
 
@@ -43,6 +43,12 @@ int safetensorsTarget(const uint8_t *data, size_t size);
 /// descriptors and data made from the bytes: never a crash; prune gives the
 /// pattern, compress of a pruned tensor succeeds and decompresses to it.
 int runtimeTarget(const uint8_t *data, size_t size);
+
+/// The ONNX importer (compiler/onnx) on the bytes as a model file, whose
+/// external data can only be read from a private directory
+/// (OnnxTargets.cpp): a refusal says why (no module); an accepted model
+/// gives a module that verifies, with no error diagnostic.
+int onnxTarget(const uint8_t *data, size_t size);
 
 /// The .mlir front end and the whole CPU pipeline (parse -> verify ->
 /// buildStcPipeline with sparsity=force -> LLVM IR), without running.
