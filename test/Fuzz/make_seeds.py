@@ -7,6 +7,12 @@ from the project's test inputs, one directory per target kind:
                    empty and scalar tensors)
   OUT/runtime      records for the runtime target: every entry point x
                    element type x pattern, with data
+  OUT/onnx         small ONNX models from the ONNX tests' generators
+                   (test/lib/onnx_cases.py, onnx_op_cases.py, onnx_bad.py):
+                   an MLP, a transformer layer with a dynamic batch, convs,
+                   QDQ MatMuls, external data, the importer's error cases,
+                   truncated models; where python3-onnx is missing, only a
+                   few hand-written byte strings
   OUT/mlir         every .mlir test and example program of at most 64 KiB,
                    split at "// -----" (for pipeline-cpu and pipeline-ptx)
 
@@ -21,7 +27,8 @@ import sys
 import numpy as np
 
 root, out = sys.argv[1:3]
-for kind in ("npy", "safetensors", "runtime", "mlir"):
+KINDS = ("npy", "safetensors", "runtime", "onnx", "mlir")
+for kind in KINDS:
     os.makedirs(os.path.join(out, kind), exist_ok=True)
 
 
@@ -101,6 +108,77 @@ for op in range(8):
             record += bytes(random.randint(0, 255) for _ in range(64))
             write("runtime", "op%d-t%d-p%d" % (op, elem, pattern), record)
 
+# ONNX models. The byte strings need no onnx package: an ir_version alone,
+# a model with an empty graph (hand-encoded protobuf), not a protobuf.
+write("onnx", "ir-only.onnx", b"\x08\x08")
+write("onnx", "empty-graph.onnx",
+      b"\x08\x08\x3a\x03\x12\x01g\x42\x02\x10\x11")
+write("onnx", "garbage.onnx", b"\x08\x08 not a protobuf \xff\xff\xff")
+try:
+    sys.path.insert(0, os.path.join(root, "test", "lib"))
+    import onnx_bad
+    import onnx_cases
+    import onnx_op_cases
+except ImportError:  # no python3-onnx: the byte strings only
+    onnx_cases = None
+if onnx_cases is not None:
+    from onnx import TensorProto
+
+    def tiny_mlp(rng, dtype, batch):
+        """onnx_cases.mlp's layers (MatMul + Add + Relu, Gemm + Relu, Gemm),
+        8 -> 16 -> 16 -> 4."""
+        g = onnx_cases.Builder(rng, dtype)
+        h = g.op("Relu", [onnx_cases.linear(g, "x", 8, 16, gemm=False)])
+        h = g.op("Relu", [onnx_cases.linear(g, h, 16, 16, sparse=True)])
+        onnx_cases.linear(g, h, 16, 4)
+        g.nodes[-1].output[0] = "y"
+        return g.model([("x", None, [batch, 8])], [("y", None, [batch, 4])])
+
+    def tiny_resnet(rng, dtype, batch):
+        """Conv + BatchNormalization + Relu, MaxPool, a residual Add,
+        GlobalAveragePool, Flatten, Gemm."""
+        g = onnx_cases.Builder(rng, dtype)
+        x = onnx_cases.conv_bn(g, "x", 3, 8, 3, stride=2)
+        x = g.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+        y = onnx_cases.conv_bn(g, x, 8, 8, 3, relu=False, sparse=True)
+        x = g.op("Relu", [g.op("Add", [y, x])])
+        x = g.op("Flatten", [g.op("GlobalAveragePool", [x])], axis=1)
+        onnx_cases.linear(g, x, 8, 4)
+        g.nodes[-1].output[0] = "y"
+        return g.model([("x", None, [batch, 3, 8, 8])],
+                       [("y", None, [batch, 4])])
+
+    onnx_rng = np.random.default_rng(5)
+    good = {
+        "mlp": tiny_mlp(onnx_rng, "f32", 2),
+        "mlp-f16-dynamic": tiny_mlp(onnx_rng, "f16", "N"),
+        "mlp-bf16": tiny_mlp(onnx_rng, "bf16", 3),
+        "transformer14-dynamic": onnx_cases.transformer(
+            onnx_rng, "f32", "N", opset=14, seq=4, d=8, heads=2, ff=16),
+        "transformer17": onnx_cases.transformer(
+            onnx_rng, "f16", 2, opset=17, seq=4, d=8, heads=2, ff=16),
+        "resnet-dynamic": tiny_resnet(onnx_rng, "f32", "N"),
+        "conv-grouped": onnx_op_cases.CASES["conv_grouped"](
+            onnx_rng, "f32", 1),
+        "conv-same-upper": onnx_op_cases.CASES["conv_same_upper"](
+            onnx_rng, "f16", 2),
+        "qdq-matmul": onnx_bad.qdq_matmul(4, 4),
+        "external-data": onnx_bad.external_model(None, "weights.bin"),
+        "external-data-offset": onnx_bad.external_model(
+            None, "weights.bin", 0, 48),
+        "external-data-missing": onnx_bad.external_model(None, "nowhere.bin"),
+    }
+    for name, m in good.items():
+        write("onnx", name + ".onnx", m.SerializeToString())
+    # Truncated: half of a model, and its first field alone.
+    data = good["mlp"].SerializeToString()
+    write("onnx", "mlp-truncated-half.onnx", data[:len(data) // 2])
+    data = good["transformer14-dynamic"].SerializeToString()
+    write("onnx", "transformer-truncated.onnx", data[:len(data) - 7])
+    # The importer's error cases (test/Onnx/errors-*.test): one model each.
+    for name, build in sorted(onnx_bad.MODELS.items()):
+        write("onnx", "bad-%s.onnx" % name, build().SerializeToString())
+
 # .mlir programs
 count = 0
 for base in ("test", "examples"):
@@ -121,6 +199,5 @@ for base in ("test", "examples"):
             for i, part in enumerate(text.split("\n// -----\n")):
                 write("mlir", "%s.%d.mlir" % (rel, i), part.encode())
                 count += 1
-print("make_seeds.py: %d npy, %d safetensors, %d runtime, %d mlir seeds"
-      % tuple(len(os.listdir(os.path.join(out, k)))
-              for k in ("npy", "safetensors", "runtime", "mlir")))
+print("make_seeds.py: %d npy, %d safetensors, %d runtime, %d onnx, %d mlir "
+      "seeds" % tuple(len(os.listdir(os.path.join(out, k))) for k in KINDS))
