@@ -4,12 +4,12 @@
 # Runs the campaign of docs/RELIABILITY.md ("Fuzzing") and writes its result
 # to test/Fuzz/results/<UTC>-<commit>.md (and .json), to be committed:
 #
-# 1. the libFuzzer targets of test/Fuzz (npy, safetensors, runtime,
+# 1. the libFuzzer targets of test/Fuzz (npy, safetensors, runtime, onnx,
 #    pipeline-cpu, pipeline-ptx) in the instrumented build (build-asan:
 #    clang-22, ASan+UBSan, libFuzzer coverage; the build of scripts/test.sh
 #    --sanitize), each from its seed corpus until its execution count (10M
-#    for the readers and the runtime, 1M for the pipelines) or its time
-#    limit, whichever comes first;
+#    for the readers, the ONNX importer and the runtime, 1M for the
+#    pipelines) or its time limit, whichever comes first;
 # 2. the mutation fuzzer (test/Fuzz/mutate_tools.py) over the project's
 #    .mlir tests and examples through the tools of the Release build.
 #
@@ -26,7 +26,7 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz_build="${STC_FUZZ_BUILD_DIR:-$root/build-asan}"
 release_build="${STC_BUILD_DIR:-$root/build}"
-targets="npy safetensors runtime pipeline-cpu pipeline-ptx"
+targets="npy safetensors runtime onnx pipeline-cpu pipeline-ptx"
 reader_runs=10000000
 pipeline_runs=1000000
 max_time=21600
@@ -78,7 +78,7 @@ first=1
 for target in $targets; do
   case "$target" in
     pipeline-*) runs=$pipeline_runs; seeds="$work/seeds/mlir"; timeout=120 ;;
-    npy|safetensors|runtime) runs=$reader_runs; seeds="$work/seeds/$target"; timeout=30 ;;
+    npy|safetensors|runtime|onnx) runs=$reader_runs; seeds="$work/seeds/$target"; timeout=30 ;;
     *) echo "fuzz.sh: unknown target $target"; exit 2 ;;
   esac
   corpus="$work/corpus/$target"
