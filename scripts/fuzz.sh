@@ -82,7 +82,8 @@ for target in $targets; do
     *) echo "fuzz.sh: unknown target $target"; exit 2 ;;
   esac
   corpus="$work/corpus/$target"
-  artifacts="$work/artifacts/$target"
+  # One folder a run: the counts below are of this run's findings only.
+  artifacts="$work/artifacts/$target-$stamp"
   mkdir -p "$corpus" "$artifacts"
   log="$work/$target-$stamp.log"
   echo "fuzz.sh: $target: up to $runs executions or $max_time s (log: $log)"
