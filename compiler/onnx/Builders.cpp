@@ -34,8 +34,12 @@ static OpFoldResult dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
   if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
     return expand.getMixedOutputShape()[d];
   if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def)) {
+    // Held in a local: a range-for over an element of the returned vector
+    // would read it after the temporary is gone (ASan found it).
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
     SmallVector<OpFoldResult> group;
-    for (int64_t i : collapse.getReassociationIndices()[d])
+    for (int64_t i : groups[d])
       group.push_back(dimOf(b, loc, collapse.getSrc(), i));
     return productOf(b, loc, group);
   }
