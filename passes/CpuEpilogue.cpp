@@ -31,8 +31,12 @@ Value mlir::stc::convertEpilogueResult(ImplicitLocOpBuilder &b, Value x,
     return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
   };
   Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, x, x);
-  Value clamped = arith::MinimumFOp::create(
-      b, arith::MaximumFOp::create(b, x, cF(-128.0)), cF(127.0));
+  // One statement an op: the order of function arguments is the
+  // compiler's, and the IR must not depend on it (GCC's order kept).
+  Value hi = cF(127.0);
+  Value lo = cF(-128.0);
+  Value clamped =
+      arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, x, lo), hi);
   Value magic = cF(12582912.0);
   Value rounded =
       arith::SubFOp::create(b, arith::AddFOp::create(b, clamped, magic), magic);
