@@ -10,7 +10,7 @@
 # $STC_BUILD_DIR), configured with clang-22, -DSTC_SANITIZE=address,undefined
 # and -DSTC_FUZZ=ON (the fuzz targets instrumented for libFuzzer too); lit
 # runs the tools with ASAN_OPTIONS=allow_user_poisoning=0 (test/lit.cfg.py
-# says why). docs/RELIABILITY.md has the last clean result.
+# says why). docs/RELIABILITY.md (Sanitizers) has the last run's result.
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
