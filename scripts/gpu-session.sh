@@ -14,13 +14,17 @@
 #   bash scripts/gpu-session.sh OUT_DIR [GEMM_BUDGET_S] [CONV_BUDGET_S] [SWEEP_BUDGET_S]
 #                                [SANITIZER_BUDGET_S]
 #
-# 1. nvidia-smi; the GPU lit tests (scripts/gpu-remote-tests.sh), and on a
-#    CC 9.0 device the other GPU tests again with --target=sm_90a, log in
-#    OUT_DIR/lit.log; then the small GPU tests under compute-sanitizer
+# 1. nvidia-smi; the GPU lit tests (scripts/gpu-remote-tests.sh: the
+#    GPU/cuda-* and Onnx/cuda-* tests), and on a CC 9.0 device the other
+#    GPU tests again with --target=sm_90a, log in OUT_DIR/lit.log; every
+#    test without a fixed target once more as sm_80 PTX, which the driver
+#    JIT-compiles for this device (what an Ampere card runs), log in
+#    OUT_DIR/lit-sm80.log; then the small GPU tests under compute-sanitizer
 #    memcheck and racecheck (scripts/gpu-sanitize.sh, SANITIZER_BUDGET_S,
 #    default 120 s), logs in OUT_DIR/compute-sanitizer.tar;
 # 2. the GEMM benchmark, then the convolution benchmark, each with its
-#    time budget (defaults 200 s and 100 s), results copied to OUT_DIR;
+#    time budget (defaults 200 s and 100 s; 0 skips it), results copied to
+#    OUT_DIR; STC_SESSION_GEMM_ONLY, a regex, limits the GEMM programs;
 # 3. where .gpu-carry/sweep.tar.xz is, each variant of
 #    scripts/gpu-sweep-build.sh with its share of SWEEP_BUDGET_S (120 s),
 #    results in OUT_DIR/sweep-results.tar.
@@ -44,7 +48,7 @@ echo "== lit (GPU tests) $(date -u +%T)"
 # lit's per-test timeout (a hung kernel) needs psutil.
 timeout_arg=()
 python3 -c "import psutil" 2>/dev/null && timeout_arg=(--timeout 150)
-bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" "GPU/cuda-" \
+bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" "(GPU|Onnx)/cuda-" \
   -j 8 "${timeout_arg[@]}" >> "$out/lit.log" 2>&1 || status=1
 grep -E "^(PASS|FAIL|UNSUPPORTED|TIMEOUT|UNRESOLVED|XFAIL|XPASS):|Passed|Failed|Unsupported" \
   "$out/lit.log"
@@ -59,6 +63,16 @@ if nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
     --param gpu_target=sm_90a >> "$out/lit.log" 2>&1 || status=1
   tail -n 4 "$out/lit.log"
 fi
+# Ampere code on this device: every GPU test whose programs take the
+# lit target (the wgmma tests name sm_90a themselves) as sm_80 PTX, which
+# the runtime hands to the driver to JIT-compile, as it does on any card
+# newer than the PTX's target.
+echo "== lit, GPU tests as sm_80 PTX (driver JIT) $(date -u +%T)" | tee "$out/lit-sm80.log"
+nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv >> "$out/lit-sm80.log" 2>&1
+bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" \
+  "(GPU|Onnx)/cuda-(?!.*wgmma)" -j 8 "${timeout_arg[@]}" \
+  --param gpu_target=sm_80 >> "$out/lit-sm80.log" 2>&1 || status=1
+grep -E "^(FAIL|TIMEOUT|UNRESOLVED):|Passed|Failed|Unsupported" "$out/lit-sm80.log"
 # A failing sm_90a test: one small program under compute-sanitizer, whose
 # report (an out-of-bounds shared or global access, a misaligned TMA
 # destination) says more than a wrong number.
@@ -82,8 +96,11 @@ export STC_BENCH_CHECK_TIMEOUT_S="${STC_BENCH_CHECK_TIMEOUT_S:-15}"
 for b in gemm conv; do
   step=run; budget="$gemm_s"
   [ "$b" = conv ] && { step=run-conv; budget="$conv_s"; }
+  [ "$budget" = 0 ] && { echo "$b benchmark: skipped (budget 0)"; continue; }
+  only=()
+  [ "$b" = gemm ] && [ -n "${STC_SESSION_GEMM_ONLY:-}" ] && only=(--only "$STC_SESSION_GEMM_ONLY")
   rm -rf "$out/$b" && mkdir -p "$out/$b"
-  bench/run_gpu_bench.sh "$step" --copy-to "$out/$b" --time-budget "$budget" \
+  bench/run_gpu_bench.sh "$step" --copy-to "$out/$b" --time-budget "$budget" "${only[@]}" \
     > "$out/$b.log" 2>&1 || status=1
   tar -C "$out" -cf "$out/$b-results.tar" "$b" && rm -rf "${out:?}/$b"
   tail -n 5 "$out/$b.log"
