@@ -49,7 +49,7 @@ echo "== lit (GPU tests) $(date -u +%T)"
 timeout_arg=()
 python3 -c "import psutil" 2>/dev/null && timeout_arg=(--timeout 150)
 bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" "(GPU|Onnx)/cuda-" \
-  -j 8 "${timeout_arg[@]}" >> "$out/lit.log" 2>&1 || status=1
+  -j 8 --show-pass --show-unsupported "${timeout_arg[@]}" >> "$out/lit.log" 2>&1 || status=1
 grep -E "^(PASS|FAIL|UNSUPPORTED|TIMEOUT|UNRESOLVED|XFAIL|XPASS):|Passed|Failed|Unsupported" \
   "$out/lit.log"
 # The programs of the other GPU tests (epilogues, i8 fallbacks, the
@@ -59,7 +59,7 @@ if nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
     grep -q "^9.0"; then
   echo "== lit, other GPU tests with --target=sm_90a $(date -u +%T)" | tee -a "$out/lit.log"
   bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" \
-    "GPU/cuda-(conv|spmm-i8|linear-epilogue|spmm-shapes)\." -j 8 "${timeout_arg[@]}" \
+    "GPU/cuda-(conv|spmm-i8|linear-epilogue|spmm-shapes)\." -j 8 --show-pass --show-unsupported "${timeout_arg[@]}" \
     --param gpu_target=sm_90a >> "$out/lit.log" 2>&1 || status=1
   tail -n 4 "$out/lit.log"
 fi
@@ -70,7 +70,7 @@ fi
 echo "== lit, GPU tests as sm_80 PTX (driver JIT) $(date -u +%T)" | tee "$out/lit-sm80.log"
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv >> "$out/lit-sm80.log" 2>&1
 bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" \
-  "(GPU|Onnx)/cuda-(?!.*wgmma)" -j 8 "${timeout_arg[@]}" \
+  "(GPU|Onnx)/cuda-(?!.*wgmma)" -j 8 --show-pass --show-unsupported "${timeout_arg[@]}" \
   --param gpu_target=sm_80 >> "$out/lit-sm80.log" 2>&1 || status=1
 grep -E "^(FAIL|TIMEOUT|UNRESOLVED):|Passed|Failed|Unsupported" "$out/lit-sm80.log"
 # A failing sm_90a test: one small program under compute-sanitizer, whose
@@ -98,7 +98,7 @@ for b in gemm conv; do
   [ "$b" = conv ] && { step=run-conv; budget="$conv_s"; }
   [ "$budget" = 0 ] && { echo "$b benchmark: skipped (budget 0)"; continue; }
   only=()
-  [ "$b" = gemm ] && [ -n "${STC_SESSION_GEMM_ONLY:-}" ] && only=(--only "$STC_SESSION_GEMM_ONLY")
+  [ "$b" = gemm ] && [ -n "${STC_SESSION_GEMM_ONLY:-}" ] && only=("--only=$STC_SESSION_GEMM_ONLY")
   rm -rf "$out/$b" && mkdir -p "$out/$b"
   bench/run_gpu_bench.sh "$step" --copy-to "$out/$b" --time-budget "$budget" "${only[@]}" \
     > "$out/$b.log" 2>&1 || status=1
