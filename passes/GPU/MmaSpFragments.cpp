@@ -57,7 +57,8 @@ Value mlir::stc::gpu_kernel::packRegister(KernelIR &ir, const Problem &pb,
 
 SmallVector<Value, 2>
 mlir::stc::gpu_kernel::metadataWords(KernelIR &ir, const Problem &pb,
-                                     const KernelPrologue &k, Value step) {
+                                     const KernelPrologue &k, Value step,
+                                     Value stepInRange) {
   ImplicitLocOpBuilder &b = ir.b;
   // mmaSpMetaWordIndex(rb, s, lane, V) = ((rb * V + s / 4) * 32 + lane) * 4
   // + s % 4, with s = step (m16n8k32.b16 and m16n8k16.tf32: one K step per
@@ -66,6 +67,9 @@ mlir::stc::gpu_kernel::metadataWords(KernelIR &ir, const Problem &pb,
   // padding word: every nibble 0x4, legal, over zero values.
   Value rowBlock = arith::DivUIOp::create(b, k.rowBase, ir.i32(32));
   Value pad = arith::ConstantIntOp::create(b, 0x44444444, 32);
+  Value inBounds = ir.lt(rowBlock, k.metaRowBlocks);
+  if (stepInRange)
+    inBounds = arith::AndIOp::create(b, inBounds, stepInRange);
   auto word = [&](Value s) {
     Value vector = ir.add(ir.mul(rowBlock, k.metaVectors),
                           arith::DivUIOp::create(b, s, ir.i32(4)));
@@ -73,8 +77,7 @@ mlir::stc::gpu_kernel::metadataWords(KernelIR &ir, const Problem &pb,
         ir.mul(ir.add(ir.mul(ir.wide(vector), ir.i64(32)), ir.wide(k.lane)),
                ir.i64(4)),
         ir.wide(arith::RemUIOp::create(b, s, ir.i32(4))));
-    return ir.loadIf(ir.lt(rowBlock, k.metaRowBlocks), k.args.meta,
-                     b.getI32Type(), index, pad);
+    return ir.loadIf(inBounds, k.args.meta, b.getI32Type(), index, pad);
   };
   if (!pb.int8)
     return {word(step)};

@@ -70,8 +70,15 @@ Value packRegister(KernelIR &ir, const Problem &pb, ArrayRef<Value> elems);
 /// 32-row block (docs/GPU-LAYOUT.md), one per 16-row tile: for
 /// f16/bf16/tf32 one 32-bit load serves both tiles, tile i reading it with
 /// selector F = i; for i8 (m16n8k64, F = 0) each tile has its own word.
+/// `stepInRange`, when given, also guards the loads (a step past the last
+/// one, prefetched ahead, reads nothing and gives the padding word).
 SmallVector<Value, 2> metadataWords(KernelIR &ir, const Problem &pb,
-                                    const KernelPrologue &k, Value step);
+                                    const KernelPrologue &k, Value step,
+                                    Value stepInRange = Value());
+/// Metadata words per K step: 2 for i8 (one per 16-row tile), else 1.
+inline int64_t metadataWordsPerStep(const Problem &pb) {
+  return pb.int8 ? 2 : 1;
+}
 
 /// One K step of the warp tile: 2 x 4 mma.sp on the A registers of each
 /// 16-row tile, the B registers of each 8-column tile and the metadata

@@ -188,12 +188,30 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     }
   }
 
+  // The metadata words travel through registers, not shared memory: each
+  // iteration loads the words of the step `metaLead` steps ahead into a
+  // ring of loop-carried values and consumes the oldest, so a load has
+  // stages - 1 iterations (as long as the cp.async copies have) to arrive.
+  // A word loaded in the iteration that uses it stalls every warp for a
+  // global-memory round trip per K step.
+  const int64_t metaLead = stages - 1;
+  const int64_t wordsPerStep = metadataWordsPerStep(pb);
   SmallVector<Value> init = zeroAccumulators(ir, pb);
+  const int64_t accCount = init.size();
+  for (int64_t s = 0; s < metaLead; ++s)
+    llvm::append_range(init, metadataWords(ir, pb, kp, ir.i32(s),
+                                           ir.lt(ir.i32(s), kp.steps)));
   auto loop = scf::ForOp::create(b, ir.i32(0), kp.steps, ir.i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    // Issued first, so that the load is in flight across the wait and the
+    // barrier below.
+    Value metaStep = ir.add(step, ir.i32(metaLead));
+    SmallVector<Value, 2> aheadWords =
+        metadataWords(ir, pb, kp, metaStep, ir.lt(metaStep, kp.steps));
     // Step `step` has landed once at most stages - 2 younger groups are
     // pending; the barrier also tells every thread that the slot the next
     // loads overwrite (the one computed in the previous iteration) is free.
@@ -268,8 +286,8 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
                                             NVVM::LdStMatrixEltType::B16);
       aRegs[i] = regsOf(frag);
     }
-    SmallVector<Value, 2> metaWords =
-        metadataWords(ir, pb, kp, loop.getInductionVar());
+    SmallVector<Value, 2> metaWords(carried.begin() + accCount,
+                                    carried.begin() + accCount + wordsPerStep);
     // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7 (tf32:
     // 4q .. 4q + 3, i8: 16q .. 16q + 15; the same bytes). Lane (g, t) gets
     // bytes 4t .. 4t + 3 of column p = g: D[2t, 2t + 1 (+ 8q)][g], tf32
@@ -308,8 +326,14 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
           ldLayout, shape, NVVM::LdStMatrixEltType::B16);
       bRegs[j] = regsOf(frag);
     }
-    scf::YieldOp::create(b, mmaSpStep(ir, pb, ordered, aRegs, bRegs, metaWords,
-                                      loop.getRegionIterArgs()));
+    SmallVector<Value> next =
+        mmaSpStep(ir, pb, ordered, aRegs, bRegs, metaWords,
+                  carried.take_front(accCount));
+    // The ring moves by one step: drop the words just used, append the
+    // ones loaded ahead.
+    llvm::append_range(next, carried.drop_front(accCount + wordsPerStep));
+    llvm::append_range(next, aheadWords);
+    scf::YieldOp::create(b, next);
   }
-  storeWarpTile(ir, pb, kp, loop.getResults());
+  storeWarpTile(ir, pb, kp, loop.getResults().take_front(accCount));
 }
