@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# GPU GEMM benchmark of STC against cuBLAS dense and PyTorch's 2:4
-# semi-structured sparse (CUTLASS and cuSPARSELt backends), docs/DESIGN.md §8.
+# GPU GEMM benchmark of STC against cuBLAS dense, PyTorch's 2:4
+# semi-structured sparse (CUTLASS and cuSPARSELt backends) and CUTLASS 2.x's
+# Ampere sparse GEMM built for sm_90 (cutlass2), docs/DESIGN.md §8.
 # See bench/README.md ("GPU GEMM").
 #
 #   bench/run_gpu_bench.sh build [--quick] [--mock] [--only REGEX]
@@ -14,6 +15,10 @@
 #       here), into bench/work/gpu/ (git-ignored; PTX + JSON).
 #       --quick: three shapes. --mock: a plain CUDA C kernel (nvcc) instead
 #       of STC, to test the harness (no sm_90a variant); labelled MOCK.
+#       Also the "cutlass2" baseline's library (nvcc, CUTLASS 2.x SparseGemm
+#       with Sm80 kernels for sm_90, bench/gpu/cutlass2/) into
+#       bench/work/gpu/cutlass2/, where nvcc and the CUTLASS archive are
+#       (else recorded as unavailable, with the reason).
 #   bench/run_gpu_bench.sh run [--copy-to DIR] [--time-budget S] [--only REGEX]
 #       On the GPU machine, from the repository root, with bench/work/gpu
 #       carried: check and time every built program and the baselines (i8:
@@ -53,6 +58,11 @@
 #   STC_GPU_FLAGS_SM90A   its extra stc-compile flags (STC_GPU_FLAGS)
 #   STC_GPU_OUT      output element type of the f16/bf16 programs: same (as
 #                    the inputs) or f32 (same); i8 programs output i32
+#   STC_GPU_CUTLASS2 auto (build the cutlass2 baseline where possible) or
+#                    none (skip it: a faster build), build
+#   CUTLASS_TARBALL  the CUTLASS sources of the cutlass2 baseline
+#                    (../shared/third_party/cutlass-7107b05-baseline.tar.xz
+#                    beside the checkout), unpacked once in bench/work/cutlass
 #   GPU_BENCH_WORK   the build directory that travels (bench/work/gpu)
 #   GPU_CONV_WORK    the convolution build directory (bench/work/gpu-conv)
 #   PYTHON           the Python to use (run: one with torch; build/selftest:
@@ -144,6 +154,8 @@ CMD="$1"; shift
 case "$CMD" in
   build)
     build_step build_programs.py "$WORK" --out-dtype "${STC_GPU_OUT:-same}" \
+      --cutlass2 "${STC_GPU_CUTLASS2:-auto}" \
+      ${CUTLASS_TARBALL:+--cutlass-tarball "$CUTLASS_TARBALL"} \
       --sm90a-target "${STC_GPU_TARGET_SM90A:-sm_90a}" \
       --sm90a-flags="${STC_GPU_FLAGS_SM90A-${STC_GPU_FLAGS:-}}" -- "$@"
     ;;

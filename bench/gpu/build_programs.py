@@ -22,6 +22,15 @@ which the run step reads. --mock instead compiles bench/gpu/mock_spmm.cu
 with nvcc (a plain CUDA C kernel that tests the harness; never reported as
 STC; no sm_90a variant) and writes its kernel info.
 
+Either way it also builds the "cutlass2" baseline (--cutlass2 auto, the
+default; none: skip it): bench/gpu/cutlass2/cutlass2_spmm.cu, CUTLASS 2.x's
+Ampere sparse GEMM (SparseGemm, Sm80 kernels) compiled for sm_90 with nvcc
+into DIR/cutlass2/libcutlass2_spmm.so, from the CUTLASS sources of
+--cutlass-tarball (unpacked once under bench/work/cutlass, which does not
+travel). Without nvcc or the archive, or when nvcc fails, the manifest's
+"cutlass2" says why and the run records the method as unavailable; that is
+not a build failure (it is a baseline, not STC).
+
 Exit status: 0 when every program built, 1 when some failed (the manifest
 records why, and the run step marks them), 2 on a usage or setup error.
 Pure Python 3 standard library.
@@ -35,6 +44,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,6 +57,12 @@ ELEM = {"f16": "f16", "bf16": "bf16", "f32": "f32", "i8": "i8", "i32": "i32"}
 #: nvcc -D flags selecting bench/gpu/mock_spmm.cu's entry for each dtype.
 MOCK_DEFINES = {"f16": [], "bf16": ["-DMOCK_BF16"], "i8": ["-DMOCK_I8"]}
 MAX_TOTAL_BYTES = 48 << 20  # what the build may leave for the GPU machine
+#: The CUTLASS sources of the cutlass2 baseline (/work/shared/third_party
+#: beside the checkout; its README.md says what the archive holds).
+CUTLASS_TARBALL = os.path.join(os.path.dirname(ROOT), "shared", "third_party",
+                               "cutlass-7107b05-baseline.tar.xz")
+CUTLASS2_SOURCE = "bench/gpu/cutlass2/cutlass2_spmm.cu"
+CUTLASS2_LIBRARY = "libcutlass2_spmm.so"
 
 
 def log(msg):
@@ -358,6 +374,105 @@ def compile_stc(args, target, flags, pdir, rel, stem, prog, ptxas, say):
     return res
 
 
+def unpack_cutlass(tarball, dest):
+    """The CUTLASS sources of `tarball` unpacked in `dest` (once: a stamp
+    names the archive, its size and time; another archive replaces them).
+    Unpacks into a fresh directory beside it and renames it into place, so
+    two builds at once never see half an unpacked tree. Returns the error,
+    or None."""
+    st = os.stat(tarball)
+    stamp = "%s %d %d\n" % (os.path.abspath(tarball), st.st_size, int(st.st_mtime))
+    stamp_path = os.path.join(dest, ".unpacked-from")
+    try:
+        with open(stamp_path) as f:
+            if f.read() == stamp:
+                return None
+    except OSError:
+        pass
+    parent = os.path.dirname(os.path.abspath(dest))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".cutlass-", dir=parent)
+    rc, out, _ = run(["tar", "-xJf", tarball, "-C", tmp], 600)
+    if rc != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return "tar -xJf %s failed (status %d):\n%s" % (tarball, rc, tail(out))
+    with open(os.path.join(tmp, ".unpacked-from"), "w") as f:
+        f.write(stamp)
+    if os.path.isdir(dest):
+        shutil.rmtree(dest, ignore_errors=True)
+    try:
+        os.rename(tmp, dest)
+    except OSError:
+        # Another build put its copy there first: the same archive's.
+        shutil.rmtree(tmp, ignore_errors=True)
+    return None
+
+
+def build_cutlass2(args, work):
+    """The cutlass2 baseline's library (bench/gpu/cutlass2/cutlass2_spmm.cu,
+    nvcc -arch sm_90) in work/cutlass2: the manifest's "cutlass2" entry,
+    status "ok" (library: its path relative to work) or "unavailable"
+    (error: why). Never fails the build: the run step records the reason."""
+    ent = {"source": CUTLASS2_SOURCE, "tarball": args.cutlass_tarball}
+    if args.cutlass2 == "none":
+        return dict(ent, status="unavailable", error="not built (--cutlass2 none)")
+    nvcc = cuda_tool("nvcc", args.cuda)
+    if not nvcc:
+        return dict(ent, status="unavailable",
+                    error="no nvcc in %s/bin or on PATH at build time" % args.cuda)
+    if not os.path.isfile(args.cutlass_tarball):
+        return dict(ent, status="unavailable",
+                    error="no CUTLASS archive %s at build time" % args.cutlass_tarball)
+    src = os.path.abspath(args.cutlass_src)
+    t0 = time.time()
+    err = unpack_cutlass(args.cutlass_tarball, src)
+    if err:
+        return dict(ent, status="unavailable", error=err)
+    try:
+        with open(os.path.join(src, "COMMIT")) as f:
+            ent["cutlass_commit"] = f.read().strip()
+    except OSError:
+        pass
+    ent["unpack_seconds"] = round(time.time() - t0, 2)
+    out_dir = os.path.join(work, "cutlass2")
+    os.makedirs(out_dir, exist_ok=True)
+    lib = os.path.join(out_dir, CUTLASS2_LIBRARY)
+    # SASS for sm_90 only (no PTX): the library runs on H100/H200 alone and
+    # stays small for the carry to the GPU machine. The static CUDA runtime
+    # (nvcc's default) keeps it free of a libcudart of its own version.
+    # --expt-relaxed-constexpr: CUTLASS's headers call constexpr host
+    # functions from host-device code (warnings otherwise, as its CMake
+    # build sets it too).
+    cmd = [nvcc, "-std=c++17", "-O3", "-gencode", "arch=compute_90,code=sm_90",
+           "--expt-relaxed-constexpr", "-shared", "-Xcompiler", "-fPIC",
+           "-Xptxas", "-warn-spills", "--resource-usage",
+           "-I" + os.path.join(src, "include"),
+           "-I" + os.path.join(src, "tools", "util", "include"),
+           os.path.join(ROOT, CUTLASS2_SOURCE), "-o", lib]
+    ent["command"] = " ".join(["nvcc"] + [a.replace(ROOT + os.sep, "") for a in cmd[1:]])
+    log("cutlass2 baseline: %s" % ent["command"])
+    rc, out, secs = run(cmd, 1800)
+    ent["compile_seconds"] = round(secs, 1)
+    with open(os.path.join(out_dir, "build.log"), "w") as f:
+        f.write(out)
+    if rc != 0:
+        log("  cutlass2 FAILED (nvcc status %d): %s" % (rc, tail(out, 3)))
+        return dict(ent, status="unavailable",
+                    error="nvcc exited with status %d:\n%s" % (rc, tail(out)))
+    strip = shutil.which("strip")
+    if strip:
+        run([strip, "--strip-unneeded", lib], 120)
+    ent["registers"] = [int(x) for x in re.findall(r"Used (\d+) registers", out)]
+    # ptxas -warn-spills warnings, and --resource-usage lines with spills.
+    ent["spill_warnings"] = [l.strip() for l in out.splitlines() if "spill" in l.lower() and (
+        "warning" in l.lower() or re.search(r"\b[1-9]\d* bytes spill", l))]
+    ent.update(status="ok", library=os.path.relpath(lib, work), bytes=os.path.getsize(lib))
+    log("  cutlass2 ok: %s, %.1f MiB, %d kernels, compiled in %.0f s%s" % (
+        ent["library"], ent["bytes"] / 2**20, len(ent["registers"]), secs,
+        ", SPILLS: %s" % ent["spill_warnings"][0] if ent["spill_warnings"] else ""))
+    return ent
+
+
 def main():
     ap = arg_parser(__doc__)
     ap.add_argument("--out-dtype", default="same", choices=("same", "f32"))
@@ -365,6 +480,13 @@ def main():
                     help="target of STC's second kernel (stc_sm90a); none: do not build it")
     ap.add_argument("--sm90a-flags", default=None,
                     help="its extra stc-compile flags (default: --flags)")
+    ap.add_argument("--cutlass2", default="auto", choices=("auto", "none"),
+                    help="build the cutlass2 baseline's library (auto: where nvcc and the "
+                         "CUTLASS archive are)")
+    ap.add_argument("--cutlass-tarball", default=CUTLASS_TARBALL,
+                    help="the CUTLASS sources of the cutlass2 baseline")
+    ap.add_argument("--cutlass-src", default=os.path.join(ROOT, "bench", "work", "cutlass"),
+                    help="where they are unpacked (once; not carried to the GPU machine)")
     args = ap.parse_args()
     sm90a = None if args.sm90a_target in ("", "none") else args.sm90a_target
 
@@ -490,6 +612,9 @@ def main():
         stc_version, flags, args.out_dtype, ptxas_version)
     manifest["target_sm90a"] = None if args.mock else sm90a
     manifest["flags_sm90a"] = flags_sm90a if sm90a and not args.mock else []
+    # The cutlass2 baseline (after the programs: its compile is the longest
+    # step, and the programs do not depend on it).
+    manifest["cutlass2"] = build_cutlass2(args, work)
     manifest["programs"] = programs
     return finish(work, manifest, nfail, log, "programs", MAX_TOTAL_BYTES,
                   "the GPU machine's copy allows for it")

@@ -26,8 +26,10 @@ launch.py) and launches it as its kernel info says (tensor maps, cluster, dynami
 memory); poisons the output with NaN, runs once and compares with float64
 torch (relative Frobenius error < 1e-2, NaN fails); then times it and the
 baselines (dense cuBLAS torch.mm on the unpruned A, PyTorch semi-structured
-2:4 with CUTLASS and with cuSPARSELt) with CUDA events, median of many runs,
-rotating over input copies larger than twice the L2 cache.
+2:4 with CUTLASS and with cuSPARSELt, and "cutlass2": CUTLASS 2.x's Ampere
+SparseGemm built for sm_90, bench/gpu/cutlass2.py, the fastest of its tile
+configurations) with CUDA events, median of many runs, rotating over input
+copies larger than twice the L2 cache.
 
 An i8 program: A and B are integers in [-127, 127] (INT8_RANGE), B drawn
 and given to STC transposed (N x K); the int32 output is poisoned with
@@ -51,6 +53,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import benchcommon as bc  # noqa: E402
+import cutlass2  # noqa: E402
 import kernel_info  # noqa: E402
 import report  # noqa: E402
 import shapes  # noqa: E402
@@ -233,6 +236,87 @@ class GemmWorker(bc.Worker):
             self.baseline_failed(ent, e)
         return ent
 
+    def run_cutlass2(self, p, P, B, BK, OUT, copies, ref, budget_s, integer, tr):
+        """The cutlass2 baseline (CUTLASS 2.x SparseGemm, Sm80 kernels built
+        for sm_90: bench/gpu/cutlass2.py) on the pruned A of every copy (P),
+        B given N x K contiguous (the i8 programs' own B; else a copy of
+        B's transpose, made before timing). Every configuration is run on
+        copy 0 and judged, and the correct ones timed with an equal share of
+        half the budget; the fastest is then timed again with the other
+        half (its reported times are a fresh measurement, not the minimum of
+        noisy medians), so the method takes one method's budget like the
+        others. Returns its entry (unavailable, with the reason, where the
+        library is absent or lacks the dtype)."""
+        torch, dt, n = self.torch, p["dtype"], p["N"]
+        ent = {"api": "cutlass::gemm::device::SparseGemm<..., arch::Sm80> built for sm_90 "
+                      "(bench/gpu/cutlass2), the fastest of its tile configurations",
+               "operand": "the pruned A, compressed with its metadata reordered on the host by "
+                          "the library (checked with CUTLASS's uncompress)",
+               "b_layout": "N x K contiguous (column-major K x N)%s" % (
+                   "" if tr else ": a contiguous copy of B's transpose, made before timing")}
+        try:
+            lib = cutlass2.load(self.manifest, self.base)
+            ent["library"] = lib.info()
+            names = lib.configs(dt)
+            if not names:
+                raise cutlass2.Unavailable("the library has no %s kernels" % dt)
+            # (A stand-in library of the tests says it runs on the CPU.)
+            if self.sim and not getattr(lib, "simulated", False):
+                raise cutlass2.Unavailable("simulated run (CPU): its kernels need the GPU")
+        except cutlass2.Unavailable as e:
+            ent.update(status="unavailable", error=str(e))
+            return ent
+        ops, BN = [], []
+        odt = self.tdtype(cutlass2.OUT_DTYPES[dt])
+        outs = OUT if OUT[0].dtype == odt else [
+            torch.empty((p["M"], n), device=self.dev, dtype=odt) for _ in range(copies)]
+        stream = self.stream.cuda_stream
+        try:
+            # Outside the timing: the host-side compression, B's layout.
+            for c in range(copies):
+                ops.append(lib.prepare(dt, P[c].contiguous(), n))
+                BN.append(B[c] if tr else BK[c].t().contiguous())
+            ops[0].check(BN[0], outs[0])
+            tried = []
+            for i, name in enumerate(names):
+                ce = {"config": name}
+
+                def first(i=i):
+                    self.poison(outs[0])
+                    return ops[0].run(i, BN[0], outs[0], stream)
+                self.run_baseline(
+                    ce, first,
+                    lambda j, i=i: ops[j % copies].run(i, BN[j % copies], outs[j % copies],
+                                                       stream),
+                    lambda: ref, budget_s / (2 * len(names)), integer)
+                tried.append(ce)
+                if ce["status"] == "unavailable" and not self.context_ok():
+                    ent.update(status="unavailable", context_lost=True,
+                               error="configuration %s: %s" % (name, ce.get("error")))
+                    return ent
+            ent["configs"] = [{k: ce[k] for k in ("config", "status", "error", "median_ms",
+                                                  "min_ms", "repeats", "rel_error",
+                                                  "mismatches") if k in ce} for ce in tried]
+            timed = [ce for ce in tried if "median_ms" in ce]
+            ok = [ce for ce in timed if ce["status"] == "ok"]
+            best = min(ok or timed, key=lambda ce: ce["median_ms"]) if timed else tried[0]
+            for k in ("status", "error", "out_dtype", "rel_error", "nan_outputs", "inf_outputs",
+                      "tolerance", "mismatches"):
+                if k in best:
+                    ent[k] = best[k]
+            ent["config"] = best["config"]
+            if "median_ms" in best:
+                i = names.index(best["config"])
+                ent.update(self.time_method(
+                    lambda j: ops[j % copies].run(i, BN[j % copies], outs[j % copies], stream),
+                    budget_s / 2))
+        except Exception as e:  # noqa: BLE001 (recorded)
+            self.baseline_failed(ent, e)
+        finally:
+            for op in ops:
+                op.free()
+        return ent
+
     # -- one program ----------------------------------------------------------
     def run_program(self, idx, p, budget_s):
         torch, f24 = self.torch, self.f24
@@ -352,6 +436,16 @@ class GemmWorker(bc.Worker):
             self.say("  %s: %s" % (report.NAMES[name], self.line(ent, res["flop"], unit)))
             if self.lost_context(ent, res):
                 return res
+
+        # ---- CUTLASS 2.x SparseGemm, Sm80 kernels built for sm_90 ---------------
+        ent = meths["cutlass2"] = self.run_cutlass2(p, P, B, BK, OUT, copies, ref, budget_s,
+                                                    integer, tr)
+        self.say("  %s%s: %s" % (report.NAMES["cutlass2"],
+                                 " (%s)" % ent["config"] if ent.get("config") else "",
+                                 self.line(ent, res["flop"], unit)))
+        if ent.get("context_lost") or self.lost_context(ent, res):
+            res["context_lost"] = True
+            return res
         return self.finish_result(res, res["flop"], t_start)
 
 

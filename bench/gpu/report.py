@@ -10,10 +10,19 @@ import shapes
 #: mma.sp kernel) and "stc_sm90a" (--target=sm_90a: the warp-specialised
 #: TMA + wgmma.mma_async.sp kernel for f16/bf16).
 STC_METHODS = ("stc", "stc_sm90a")
-METHODS = STC_METHODS + ("cublas", "cutlass", "cusparselt")
-BASELINES = ("cublas", "cutlass", "cusparselt")
+#: The baselines: cuBLAS dense; PyTorch's 2:4 backends ("cutlass": its
+#: _FORCE_CUTLASS kernels, which refuse sm_90; "cusparselt"); "cutlass2":
+#: CUTLASS 2.x's Ampere SparseGemm (Sm80 kernels, mma.sp) built for sm_90 by
+#: the benchmark itself (bench/gpu/cutlass2), the open yardstick of STC's own
+#: mma.sp kernel.
+METHODS = STC_METHODS + ("cublas", "cutlass", "cusparselt", "cutlass2")
+BASELINES = ("cublas", "cutlass", "cusparselt", "cutlass2")
 NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "cublas": "cuBLAS dense",
-         "cutlass": "CUTLASS 2:4", "cusparselt": "cuSPARSELt 2:4"}
+         "cutlass": "CUTLASS 2:4", "cusparselt": "cuSPARSELt 2:4",
+         "cutlass2": "CUTLASS 2.x 2:4 (sm80 kernel)"}
+#: Methods that results written before they existed lack: such a document
+#: renders as it did then (no column, no status line for them).
+LATER_METHODS = ("cutlass2",)
 #: The names of the i8 programs' methods where it matters (targets).
 INT8_NAMES = dict(NAMES, cublas="cuBLAS int8 dense", cusparselt="cuSPARSELt int8 2:4")
 #: The manifest key of each STC method's build: None = the program entry's
@@ -63,6 +72,14 @@ def gemm_runnable(p):
     """Whether a GEMM program has any STC kernel to run (else the parent
     records it as build_failed without a worker)."""
     return any(stc_build(p, m)[0] == "ok" for m in STC_METHODS)
+
+
+def gemm_methods(doc):
+    """The GEMM methods of a results document: METHODS, less a
+    LATER_METHODS one that none of its results has (a document written
+    before that method existed)."""
+    return tuple(m for m in METHODS if m not in LATER_METHODS
+                 or any(m in e["methods"] for e in doc["results"]))
 
 
 def finite_json(obj):
@@ -379,7 +396,8 @@ def _entry_from(rec, prog):
         status, error, _ = stc_build(prog, m)
         if status != "ok":
             methods[m] = {"status": status, "error": error}
-    e["ratios"] = _ratios(methods, BASELINES, "cublas", ("cutlass", "cusparselt"), STC_METHODS)
+    e["ratios"] = _ratios(methods, BASELINES, "cublas", ("cutlass", "cusparselt", "cutlass2"),
+                          STC_METHODS)
     a, b = methods["stc_sm90a"], methods["stc"]
     if a.get("status") == "ok" and b.get("status") == "ok":
         e["ratios"]["stc_sm90a_speedup_vs_stc"] = b["median_ms"] / a["median_ms"]
@@ -521,46 +539,81 @@ def _md_targets(doc):
     return md
 
 
-def _md_dtype_table(rows, dt, unit):
-    """The table of every method on the `dt` programs (rates in `unit`)."""
+def _md_dtype_table(rows, dt, unit, c2=False):
+    """The table of every method on the `dt` programs (rates in `unit`);
+    c2: with the cutlass2 columns (documents that have the method)."""
     md = ["## %s%s\n" % (dt, " (rates in TOPS: dense-equivalent 2·M·N·K integer operations "
                                 "per second; int8 baselines)" if unit == "TOPS" else "")]
     md.append("| shape | M | N | K | STC ms (min) | STC {u} | STC sm_90a ms (min) | "
               "STC sm_90a {u} | cuBLAS {u} | CUTLASS 2:4 {u} | "
-              "cuSPARSELt 2:4 {u} | STC vs cuBLAS | STC vs CUTLASS | "
-              "STC vs cuSPARSELt |".format(u=unit))
-    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "cuSPARSELt 2:4 {u} | {c2}STC vs cuBLAS | STC vs CUTLASS | "
+              "STC vs cuSPARSELt |{c2r}".format(
+                  u=unit, c2=("%s %s | " % (NAMES["cutlass2"], unit)) if c2 else "",
+                  c2r=" STC vs CUTLASS 2.x |" if c2 else ""))
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+              + ("---:|---:|" if c2 else ""))
     for e in rows:
         mt, r = e["methods"], e["ratios"]
-        md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+        md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s%s | %s | %s |%s"
                   % (e["shape"], e["M"], e["N"], e["K"], _cell(mt["stc"], "ms"),
                      _cell(mt["stc"], "tf"), _cell(mt["stc_sm90a"], "ms"),
                      _cell(mt["stc_sm90a"], "tf"), _cell(mt["cublas"], "tf"),
                      _cell(mt["cutlass"], "tf"), _cell(mt["cusparselt"], "tf"),
+                     ("%s | " % _cell(mt["cutlass2"], "tf")) if c2 else "",
                      _ratio(r.get("stc_speedup_vs_cublas")),
                      _ratio(r.get("stc_speedup_vs_cutlass")),
-                     _ratio(r.get("stc_speedup_vs_cusparselt"))))
+                     _ratio(r.get("stc_speedup_vs_cusparselt")),
+                     (" %s |" % _ratio(r.get("stc_speedup_vs_cutlass2"))) if c2 else ""))
     md.append("")
     return md
 
 
-def _md_sm90a_speedups(rows, unit):
+def _md_cutlass2_configs(doc):
+    """Which of cutlass2's tile configurations each program timed fastest
+    (the reported one), and every configuration's rate."""
+    rows = [e for e in doc["results"] if e["methods"].get("cutlass2", {}).get("configs")]
+    if not rows:
+        return []
+    md = ["## CUTLASS 2.x configurations\n",
+          "%s: every tile configuration (threadblock_warp_stages) of bench/gpu/cutlass2 is "
+          "checked and timed on each program, the fastest correct one again; its rate is the "
+          "column above. Here each configuration's screening rate (or status).\n"
+          % NAMES["cutlass2"]]
+    md.append("| program | fastest | configurations |")
+    md.append("|---|---|---|")
+    for e in rows:
+        c2 = e["methods"]["cutlass2"]
+        cells = []
+        for c in c2["configs"]:
+            if c.get("status") == "ok" and c.get("median_ms"):
+                rate = e["flop"] / (c["median_ms"] * 1e-3) / 1e12
+                cells.append("%s %s" % (c["config"], ("%.1f" if rate >= 10 else "%.3g") % rate))
+            else:
+                cells.append("%s %s" % (c["config"], c.get("status")))
+        md.append("| %s | `%s` | %s |" % (e["name"], c2.get("config", "–"), ", ".join(cells)))
+    md.append("")
+    return md
+
+
+def _md_sm90a_speedups(rows, unit, c2=False):
     """The table of STC sm_90a against every other method, one row per
-    program of `rows` (all with rates in `unit`)."""
+    program of `rows` (all with rates in `unit`); c2: with cutlass2."""
     md = ["## STC sm_90a speedups%s\n" % (", int8 (TOPS)" if unit == "TOPS" else "")]
     md.append("Ratio = the other method's median / STC sm_90a's median (> 1: STC sm_90a "
               "faster); large = every dimension ≥ %d.\n" % shapes.LARGE_MIN_DIM)
     md.append("| shape | dtype | large | sm_90a kernel | STC sm_90a %s | "
-              "vs cuBLAS | vs cuSPARSELt | vs CUTLASS | vs STC sm_90 |" % unit)
-    md.append("|---|---|---|---|---:|---:|---:|---:|---:|")
+              "vs cuBLAS | vs cuSPARSELt | vs CUTLASS | %svs STC sm_90 |"
+              % (unit, "vs CUTLASS 2.x | " if c2 else ""))
+    md.append("|---|---|---|---|---:|---:|---:|---:|---:|" + ("---:|" if c2 else ""))
     for e in rows:
         a, r = e["methods"]["stc_sm90a"], e["ratios"]
-        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s%s |" % (
             e["shape"], e["dtype"], "yes" if e.get("large") else "",
             ("`%s`" % _variant(a)) if _variant(a) else "–", _cell(a, "tf"),
             _ratio(r.get("stc_sm90a_speedup_vs_cublas")),
             _ratio(r.get("stc_sm90a_speedup_vs_cusparselt")),
             _ratio(r.get("stc_sm90a_speedup_vs_cutlass")),
+            ("%s | " % _ratio(r.get("stc_sm90a_speedup_vs_cutlass2"))) if c2 else "",
             _ratio(r.get("stc_sm90a_speedup_vs_stc"))))
     md.append("")
     return md
@@ -594,23 +647,33 @@ def markdown(doc):
                   "(`torch._int_mm`) and to cuSPARSELt (`torch._cslt_sparse_mm`, int32 "
                   "outputs). Their rates are TOPS (the same 2·M·N·K count, integer "
                   "operations) and their ratios compare int8 methods only.")
+    methods = gemm_methods(doc)
+    c2 = "cutlass2" in methods
+    if c2:
+        md.append("- %s: CUTLASS 2.x's `cutlass::gemm::device::SparseGemm` with "
+                  "`cutlass::arch::Sm80` kernels (`mma.sp`, as CUTLASS's example 15) compiled "
+                  "for sm_90 by the benchmark (bench/gpu/cutlass2), given the same pruned A "
+                  "(compressed by the library) and B as N×K; the fastest of its tile "
+                  "configurations. The CUTLASS 2:4 column is PyTorch's own CUTLASS backend "
+                  "(`_FORCE_CUTLASS`), which refuses sm_90." % NAMES["cutlass2"])
     md.append("")
     md += _md_targets(doc)
     for dt in shapes.DTYPES:
         rows = [e for e in doc["results"] if e["dtype"] == dt]
         if rows:
-            md += _md_dtype_table(rows, dt, shapes.rate_unit(dt))
+            md += _md_dtype_table(rows, dt, shapes.rate_unit(dt), c2)
     if any(e["methods"]["stc_sm90a"].get("status") not in NOT_A_FAILURE
            for e in doc["results"]):
         for unit in ("TFLOP/s", "TOPS"):
             rows = [e for e in doc["results"] if _unit(e) == unit]
             if rows:
-                md += _md_sm90a_speedups(rows, unit)
+                md += _md_sm90a_speedups(rows, unit, c2)
+    md += _md_cutlass2_configs(doc)
     md += _md_kernels(doc, [
         ("variant", "---", lambda k: k.get("variant", "?")),
         ("cluster", "---", lambda k: "×".join(map(str, k.get("cluster") or [1, 1, 1]))),
         ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))], STC_METHODS)
-    md += _md_tail(doc, METHODS, NAMES)
+    md += _md_tail(doc, methods, NAMES)
     return "\n".join(md) + "\n"
 
 
@@ -618,11 +681,16 @@ def compact(doc):
     """One line per program (for the end of a console log): each method's
     TFLOP/s (dense-equivalent; TOPS for i8 programs) or status, and STC's
     ratios."""
-    return _compact(doc, METHODS, ("STC", "STC sm_90a", "cuBLAS", "CUTLASS", "cuSPARSELt"), 40,
-                    [("STC vs cuBLAS / cuSPARSELt", "stc_speedup_vs_cublas",
-                      "stc_speedup_vs_cusparselt"),
-                     ("sm_90a vs cuBLAS / cuSPARSELt", "stc_sm90a_speedup_vs_cublas",
-                      "stc_sm90a_speedup_vs_cusparselt")],
+    methods = gemm_methods(doc)
+    labels = {"stc": "STC", "stc_sm90a": "STC sm_90a", "cublas": "cuBLAS", "cutlass": "CUTLASS",
+              "cusparselt": "cuSPARSELt", "cutlass2": "CUTLASS 2.x"}
+    cols = [("STC vs cuBLAS / cuSPARSELt", "stc_speedup_vs_cublas", "stc_speedup_vs_cusparselt"),
+            ("sm_90a vs cuBLAS / cuSPARSELt", "stc_sm90a_speedup_vs_cublas",
+             "stc_sm90a_speedup_vs_cusparselt")]
+    if "cutlass2" in methods:
+        cols.append(("STC / sm_90a vs CUTLASS 2.x", "stc_speedup_vs_cutlass2",
+                     "stc_sm90a_speedup_vs_cutlass2"))
+    return _compact(doc, methods, tuple(labels[m] for m in methods), 40, cols,
                     title="program (TFLOP/s; i8: TOPS)")
 
 

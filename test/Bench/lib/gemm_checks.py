@@ -277,7 +277,7 @@ def t_report():
               "| square-4096-f16 | STC sm_90a | `spmm_sm90a` | 16×32×1 | 288×1×1 | wgmma "
               "| 1×2×1 | 205904 | 168 |",
               "## STC sm_90a speedups",
-              "| square-4096 | f16 | yes | `wgmma` | 274.9 | 2.00× | 1.60× | – | 4.00× |",
+              "| square-4096 | f16 | yes | `wgmma` | 274.9 | 2.00× | 1.60× | – | – | 4.00× |",
               "STC sm_90a: not_built: --mock: none, on 1 program(s)",
               "- ≥ 1.35× cuBLAS dense at square-8192-f16: not in this run.",
               "- ≥ 1.00× cuSPARSELt 2:4 on every large shape (every dimension (M, N, K) >= "
@@ -389,7 +389,7 @@ def t_report_int8():
               "| shape | M | N | K | STC ms (min) | STC TFLOP/s |",
               "## STC sm_90a speedups\n", "## STC sm_90a speedups, int8 (TOPS)",
               "| STC sm_90a TOPS | vs cuBLAS |",
-              "| square-8192 | i8 | yes | `wgmma` | %.1f | 2.00× | 1.60× | – | 4.00× |" % tops,
+              "| square-8192 | i8 | yes | `wgmma` | %.1f | 2.00× | 1.60× | – | – | 4.00× |" % tops,
               "int8 (`i8`) programs: A and B int8 in [-127, 127]",
               "- ≥ 1.35× cuBLAS dense at square-8192-f16: measured 1.50×",
               "- ≥ 1.35× cuBLAS int8 dense at square-8192-i8: measured 2.00× (kernel variant "
@@ -405,6 +405,170 @@ def t_report_int8():
     assert "program (TFLOP/s; i8: TOPS)" in report.compact(doc)
     return ("TOPS columns and units, i8 tables and targets of their own, ratios between "
             "int8 methods only, unavailable and wrong int8 rows")
+
+
+def t_report_cutlass2():
+    """The cutlass2 baseline (CUTLASS 2.x SparseGemm, Sm80 kernels for
+    sm_90) in the report: its column in the dtype tables and the sm_90a
+    speedups, stc_speedup_vs_cutlass2 (and sm_90a's) = its median / STC's,
+    the winning configuration table, a wrong cutlass2 result left out of the
+    ratios (and failing the summary, as any wrong baseline), and a document
+    without the method (written before it existed) rendering without it."""
+    progs = fake_programs(dtypes=("f16", "i8"))
+    ok = lambda ms, **kw: dict(timing(ms), status="ok", rel_error=1e-3, **kw)  # noqa: E731
+    unav = {"status": "unavailable", "error": "RuntimeError: only sm_8x"}
+    cfgs = [{"config": "128x256x64_64x64x64_s3", "status": "ok", "median_ms": 0.9},
+            {"config": "128x128x64_64x64x64_s4", "status": "ok", "median_ms": 0.8},
+            {"config": "128x64x64_64x32x64_s6", "status": "wrong", "median_ms": 0.7}]
+    c2 = ok(0.8, config="128x128x64_64x64x64_s4", configs=cfgs)
+    recs = [
+        {"type": "env", "gpu": {"name": "Fake GPU"}, "software": {"torch": "x"}},
+        {"type": "format_check", "ok": True},
+        {"type": "result", "index": 0, "methods": {
+            "stc": ok(2.0), "stc_sm90a": ok(0.5, kernel=dict(WGMMA_INFO)), "cublas": ok(1.0),
+            "cutlass": unav, "cusparselt": ok(0.8), "cutlass2": c2}},
+        {"type": "result", "index": 1, "unit": "TOPS", "methods": {
+            "stc": ok(1.0), "stc_sm90a": ok(0.5), "cublas": ok(1.0), "cutlass": unav,
+            "cusparselt": ok(0.8), "cutlass2": ok(1.5, config="x", tolerance="exact",
+                                                  mismatches=0)}},
+        {"type": "result", "index": 2, "methods": {
+            "stc": ok(1.0), "stc_sm90a": ok(1.0), "cublas": ok(1.0), "cutlass": unav,
+            "cusparselt": ok(1.0), "cutlass2": dict(timing(0.5), status="wrong", rel_error=0.4,
+                                                    error="result differs")}},
+        {"type": "result", "index": 3, "methods": {
+            "stc": ok(1.0), "stc_sm90a": ok(1.0), "cublas": ok(1.0), "cutlass": unav,
+            "cusparselt": ok(1.0), "cutlass2": {
+                "status": "unavailable", "error": "not built: no nvcc in /usr/local/cuda/bin"}}},
+    ]
+    meta = {"utc": "20260101T000000Z", "time_budget_s": 400, "stall_s": 150,
+            "max_method_s": 0.5, "max_repeats": 200, "tolerance": 1e-2}
+    doc = report.assemble({"target": "sm_90", "target_sm90a": "sm_90a"}, recs, progs,
+                          list(range(len(progs))), meta)
+    json.dumps(doc)
+    r = [e["ratios"] for e in doc["results"]]
+    assert abs(r[0]["stc_speedup_vs_cutlass2"] - 0.4) < 1e-12, r[0]
+    assert abs(r[0]["stc_sm90a_speedup_vs_cutlass2"] - 1.6) < 1e-12, r[0]
+    assert abs(r[0]["cutlass2_speedup_vs_cublas"] - 1.25) < 1e-12, r[0]
+    assert abs(r[1]["stc_speedup_vs_cutlass2"] - 1.5) < 1e-12, r[1]
+    assert "stc_speedup_vs_cutlass2" not in r[2], "a wrong cutlass2 result was used"
+    assert "stc_speedup_vs_cutlass2" not in r[3]
+    assert doc["results"][4]["methods"]["cutlass2"]["status"] == "not_run"
+    assert doc["summary"]["status_counts"]["cutlass2"] == {
+        "ok": 2, "wrong": 1, "unavailable": 1, "not_run": 2}, doc["summary"]
+    assert doc["summary"]["ok"] is False  # the wrong cutlass2 result
+    e0 = doc["results"][0]["methods"]["cutlass2"]
+    assert e0["config"] == "128x128x64_64x64x64_s4" and len(e0["configs"]) == 3, e0
+    tf = doc["results"][0]["flop"] / 0.8e-3 / 1e12
+    md = report.markdown(doc)
+    for s in ("| shape | M | N | K | STC ms (min) | STC TFLOP/s | STC sm_90a ms (min) | "
+              "STC sm_90a TFLOP/s | cuBLAS TFLOP/s | CUTLASS 2:4 TFLOP/s | cuSPARSELt 2:4 "
+              "TFLOP/s | CUTLASS 2.x 2:4 (sm80 kernel) TFLOP/s | STC vs cuBLAS | STC vs CUTLASS "
+              "| STC vs cuSPARSELt | STC vs CUTLASS 2.x |",
+              "| %.1f | 0.50× | – | 0.40× | 0.40× |" % tf,
+              "CUTLASS 2.x 2:4 (sm80 kernel) TOPS |",
+              "| square-4096 | f16 | yes | `wgmma` | %.1f | 2.00× | 1.60× | – | 1.60× | 4.00× |"
+              % (doc["results"][0]["flop"] / 0.5e-3 / 1e12),
+              "vs CUTLASS | vs CUTLASS 2.x | vs STC sm_90 |",
+              "## CUTLASS 2.x configurations",
+              "| square-4096-f16 | `128x128x64_64x64x64_s4` | 128x256x64_64x64x64_s3 %.1f, "
+              "128x128x64_64x64x64_s4 %.1f, 128x64x64_64x32x64_s6 wrong |"
+              % (doc["results"][0]["flop"] / 0.9e-3 / 1e12, tf),
+              "- CUTLASS 2.x 2:4 (sm80 kernel): wrong: result differs, on 1 program(s): "
+              "llm-up-11008x4096-n16-f16 (rel. error 4.00e-01)",
+              "- CUTLASS 2.x 2:4 (sm80 kernel): unavailable: not built: no nvcc",
+              "`cutlass::arch::Sm80` kernels"):
+        assert s in md, "markdown lacks %r:\n%s" % (s, md)
+    cp = report.compact(doc)
+    assert "CUTLASS 2.x" in cp and "0.40× / 1.60×" in cp, cp
+    # The same document without the method (as one written before it
+    # existed): no cutlass2 column, line or status, and no KeyError.
+    old = json.loads(json.dumps(doc))
+    for e in old["results"]:
+        del e["methods"]["cutlass2"]
+        e["ratios"] = {k: v for k, v in e["ratios"].items() if "cutlass2" not in k}
+    del old["summary"]["status_counts"]["cutlass2"]
+    md_old = report.markdown(old)
+    assert "CUTLASS 2.x" not in md_old and "| STC vs cuSPARSELt |\n" in md_old, md_old
+    assert "CUTLASS 2.x" not in report.compact(old)
+    return ("stc_speedup_vs_cutlass2 = its median / STC's (and sm_90a's), its columns, the "
+            "configuration table, wrong/unavailable/not_run rows; a document without it "
+            "renders without it")
+
+
+def t_cutlass2_library():
+    """bench/gpu/cutlass2.py without a GPU or torch: why the baseline is
+    unavailable (no manifest entry, a build that recorded its reason, a
+    recorded library that is missing)."""
+    import cutlass2
+    tmp = tempfile.mkdtemp(prefix="gpu-bench-c2-")
+    try:
+        def reason(man):
+            try:
+                cutlass2.library_path(man, tmp)
+            except cutlass2.Unavailable as e:
+                return str(e)
+            raise AssertionError("no reason for %r" % man)
+        r = reason({"programs": []})
+        assert "no cutlass2 entry" in r and "libcutlass2_spmm.so" in r, r
+        r = reason({"cutlass2": {"status": "unavailable", "error": "no nvcc in /x/bin"}})
+        assert r == "not built: no nvcc in /x/bin", r
+        r = reason({"cutlass2": {"status": "ok", "library": "cutlass2/libcutlass2_spmm.so"}})
+        assert "the build recorded it" in r, r
+        os.makedirs(os.path.join(tmp, "cutlass2"))
+        open(os.path.join(tmp, "cutlass2", "libcutlass2_spmm.so"), "w").close()
+        assert cutlass2.library_path({}, tmp) == os.path.join(tmp, "cutlass2",
+                                                              "libcutlass2_spmm.so")
+        try:
+            cutlass2.Library(os.path.join(tmp, "cutlass2", "libcutlass2_spmm.so"))
+            raise AssertionError("an empty file loaded")
+        except cutlass2.Unavailable as e:
+            assert "cannot load" in str(e), e
+        return "no entry, the build's reason, a missing or unloadable library: unavailable"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_cutlass2_build(work):
+    """The build's cutlass2 entry: built where nvcc and the CUTLASS archive
+    are (the library exports the C API, loads without a GPU, lists its
+    configurations and reports errors as text), else unavailable with the
+    reason. Returns a summary."""
+    import cutlass2
+    with open(os.path.join(work, "manifest.json")) as f:
+        ent = json.load(f).get("cutlass2")
+    assert isinstance(ent, dict), "the manifest has no cutlass2 entry"
+    if ent["status"] != "ok":
+        assert ent["status"] == "unavailable" and ent.get("error"), ent
+        have = (os.path.isfile(os.environ.get("CUTLASS_TARBALL") or build_programs.CUTLASS_TARBALL)
+                and shutil.which("nvcc", path=os.path.join(CUDA, "bin")))
+        assert not have, ("nvcc and the CUTLASS archive are here, but cutlass2 did not build: %s"
+                          % ent["error"])
+        return "cutlass2 unavailable: %s" % ent["error"].splitlines()[0]
+    lib = os.path.join(work, ent["library"])
+    size = os.path.getsize(lib)
+    assert size == ent["bytes"] and size < 8 << 20, (size, ent)
+    assert not ent["spill_warnings"], ent["spill_warnings"]
+    syms = subprocess.run(["nm", "-D", "--defined-only", lib], stdout=subprocess.PIPE,
+                          universal_newlines=True).stdout
+    api = ("cutlass2_info", "cutlass2_configs", "cutlass2_config_name", "cutlass2_prepare",
+           "cutlass2_run", "cutlass2_free")
+    missing = [a for a in api if not re.search(r" T %s$" % a, syms, re.M)]
+    assert not missing, "%s does not export %s" % (lib, missing)
+    L = cutlass2.load({"cutlass2": ent}, work)
+    names = {dt: L.configs(dt) for dt in cutlass2.DTYPES}
+    assert all(len(v) >= 2 for v in names.values()) and L.configs("f32") == [], names
+    assert names["f16"][0] == "128x256x64_64x64x64_s3", names
+    assert len(ent["registers"]) == sum(len(v) for v in names.values()), ent["registers"]
+    import ctypes
+    h, err = ctypes.c_void_p(), ctypes.create_string_buffer(512)
+    assert L.lib.cutlass2_prepare(0, 60, 64, 64, 0x1000, ctypes.byref(h), err, 512) == 1
+    assert b"M % 32 == 0" in err.value, err.value
+    assert L.lib.cutlass2_prepare(9, 64, 64, 64, 0x1000, ctypes.byref(h), err, 512) == 1
+    assert b"unsupported dtype code 9" in err.value, err.value
+    assert L.lib.cutlass2_run(None, 0, 0, 0, None, err, 512) == 1 and b"null" in err.value
+    return ("cutlass2 %.1f MiB, %d kernels, compiled in %s s, C API exported, configurations "
+            "%s" % (size / 2**20, len(ent["registers"]), ent["compile_seconds"],
+                    "/".join("%s %d" % (k, len(v)) for k, v in names.items())))
 
 
 def program_inputs(dt, tmp):
@@ -514,8 +678,9 @@ def check_int8_kernel(p, ki):
 
 
 def check_build(work, expect_mock):
-    return check_build_dir(work, expect_mock, len(shapes.QUICK) * len(shapes.DTYPES),
-                           kernel_info.parse_kernel_info, check_int8_kernel)[1]
+    res = check_build_dir(work, expect_mock, len(shapes.QUICK) * len(shapes.DTYPES),
+                          kernel_info.parse_kernel_info, check_int8_kernel)[1]
+    return res + "; " + check_cutlass2_build(work)
 
 
 def t_build_mock():
@@ -582,6 +747,8 @@ CHECKS = {
     "fallback-kernel": t_fallback_kernel,
     "report": t_report,
     "report-int8": t_report_int8,
+    "report-cutlass2": t_report_cutlass2,
+    "cutlass2-library": t_cutlass2_library,
     "committed-results": t_committed_results,
     "program-text": t_program_text,
     "build-mock": t_build_mock,

@@ -198,6 +198,13 @@ def t_worker_sim():
         check_int8_baselines(by["a-i8"])
         assert by["a-i8"]["unit"] == "TOPS" and by["a-i8"]["out_dtype"] == "i32"
         assert by["e-f16"]["methods"]["stc_sm90a"]["status"] == "not_built"
+        # cutlass2: the simulated manifest has no library: unavailable with
+        # the reason, in every program, never a crash or "not_run".
+        for e in doc["results"]:
+            c2 = e["methods"]["cutlass2"]
+            assert c2["status"] == "unavailable" and "no cutlass2 entry" in c2["error"], (
+                e["name"], c2)
+            assert "N x K contiguous" in c2["b_layout"], c2
         sa = by["a-f16"]["methods"]["stc_sm90a"]
         assert sa["kernel"]["cluster"] == [1, 2, 1] and sa["kernel"]["variant"] == "wgmma", sa
         assert sa["kernel"]["max_active_clusters"] == 1 and "tensor_maps" in sa["kernel"]
@@ -305,11 +312,99 @@ def t_int8_baselines():
             "wrong; B layouts (K-contiguous view, then a contiguous copy)")
 
 
+def t_cutlass2_selection():
+    """gemm_bench.GemmWorker.run_cutlass2 with a CPU stand-in for the
+    library: every copy prepared from its pruned A, B given N x K
+    contiguous, each configuration judged (a wrong one and one that raises
+    are recorded, never chosen), the correct one timed again and reported
+    with its name; i8 uses its own N x K B; no library: unavailable."""
+    if not have_torch():
+        return ("SKIP", "no torch for %s" % sys.executable)
+    import argparse
+    import torch
+    import cutlass2
+    import gemm_bench
+
+    class FakePrepared:
+        def __init__(self, a):
+            self.a = a
+
+        def check(self, b, out):
+            assert b.is_contiguous() and out.shape == (self.a.shape[0], b.shape[0])
+
+        def run(self, config, b, out, stream):
+            if config == 2:
+                raise cutlass2.Unavailable("cutlass2_run (c2): planted")
+            assert b.is_contiguous(), "B not N x K contiguous"
+            r = self.a.double() @ b.double().t()
+            out.copy_((r * 2 if config == 1 else r).to(out.dtype))
+            return out
+
+        def free(self):
+            FREED.append(self)
+
+    class FakeLib:
+        simulated = True
+        path = "fake"
+
+        def info(self):
+            return "fake CUTLASS"
+
+        def configs(self, dtype):
+            return ["c0", "c1", "c2"]
+
+        def prepare(self, dtype, a, n):
+            PREPARED.append(a)
+            return FakePrepared(a)
+
+    PREPARED, FREED = [], []
+    w = gemm_bench.GemmWorker.__new__(gemm_bench.GemmWorker)
+    w.torch, w.sim, w.cycles_per_ms, w.dev = torch, True, None, torch.device("cpu")
+    w.args = argparse.Namespace(max_repeats=5)
+    w.manifest, w.base = {}, "/nonexistent"
+    w.stream = type("S", (), {"cuda_stream": 0})()
+    g = torch.Generator().manual_seed(4)
+    real_load = cutlass2.load
+    try:
+        cutlass2.load = lambda man, base: FakeLib()
+        for dt, tr in (("f16", False), ("i8", True)):
+            PREPARED[:], FREED[:] = [], []
+            integer = dt == "i8"
+            mk = lambda *sh: (torch.randint(-5, 6, sh, generator=g).to(torch.int8) if integer  # noqa: E731
+                              else torch.randn(*sh, generator=g).to(torch.float16))
+            P = [mk(32, 64) for _ in range(2)]
+            B = [mk(16, 64) if tr else mk(64, 16) for _ in range(2)]
+            BK = [b.t() if tr else b for b in B]
+            odt = torch.int32 if integer else torch.float16
+            OUT = [torch.empty(32, 16, dtype=odt) for _ in range(2)]
+            ref = P[0].double() @ BK[0].double()
+            p = {"dtype": dt, "M": 32, "N": 16, "K": 64}
+            e = w.run_cutlass2(p, P, B, BK, OUT, 2, ref, 0.01, integer, tr)
+            assert e["status"] == "ok" and e["config"] == "c0", e
+            assert [c["status"] for c in e["configs"]] == ["ok", "wrong", "unavailable"], e
+            assert "planted" in e["configs"][2]["error"], e["configs"]
+            assert e["repeats"] == 5 and "median_ms" in e, e
+            assert [x is y for x, y in zip(PREPARED, P)] == [True, True], "not each copy's A"
+            assert len(FREED) == 2, "handles not freed"
+            assert ("copy of B's transpose" in e["b_layout"]) != tr, e["b_layout"]
+            if integer:
+                assert e["tolerance"] == "exact" and e["mismatches"] == 0, e
+        cutlass2.load = real_load
+        e = w.run_cutlass2(p, P, B, BK, OUT, 2, ref, 0.01, True, True)
+        assert e["status"] == "unavailable" and "no cutlass2 entry" in e["error"], e
+    finally:
+        cutlass2.load = real_load
+    return ("the correct configuration chosen, wrong and failing ones recorded; each copy's "
+            "pruned A prepared, B N x K contiguous (f16: a copy; i8: its own), handles freed; "
+            "no library: unavailable")
+
+
 CHECKS = {
     "parent": t_parent,
     "torch-format": t_torch_ops,
     "worker-sim": t_worker_sim,
     "int8-baselines": t_int8_baselines,
+    "cutlass2-selection": t_cutlass2_selection,
 }
 
 if __name__ == "__main__":
