@@ -34,7 +34,8 @@ LogicalResult KernelConfigAttr::verify(
     KernelFamily family, int64_t blockRows, int64_t blockCols, int64_t stages,
     int64_t clusterRows, int64_t groupRows, bool multicastB,
     WgmmaASource aSource, Accumulator accumulator, bool /*orderedMetadata*/,
-    bool directFallback, int64_t pixelTileH, int64_t pixelTileW) {
+    bool directFallback, int64_t pixelTileH, int64_t pixelTileW,
+    int64_t warpRows, int64_t warpCols) {
   const bool wgmma = family == KernelFamily::wgmma;
   StringRef familyName = stringifyKernelFamily(family);
   if (wgmma && !hasWgmma(arch))
@@ -97,6 +98,17 @@ LogicalResult KernelConfigAttr::verify(
                        << ") must be 0 x 0, or for family wgmma cover "
                           "block_cols ("
                        << blockCols << ") output pixels";
+  if (wgmma && (warpRows != 32 || warpCols != 32))
+    return emitError() << "family wgmma has its own warpgroup tiles: "
+                          "warp_rows x warp_cols stay 32 x 32, got "
+                       << warpRows << " x " << warpCols;
+  auto validWarp = [](int64_t v) { return v == 32 || v == 64; };
+  if (!validWarp(warpRows) || !validWarp(warpCols) ||
+      blockRows % warpRows != 0 || blockCols % warpCols != 0)
+    return emitError() << "warp_rows x warp_cols must be 32 or 64 each and "
+                          "divide the block tile ("
+                       << blockRows << " x " << blockCols << "), got "
+                       << warpRows << " x " << warpCols;
   return success();
 }
 

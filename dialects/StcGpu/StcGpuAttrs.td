@@ -44,6 +44,11 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
       not 16-byte aligned.
     - `pixel_tile_h` x `pixel_tile_w` (wgmma convolutions): the output
       pixels of one image a block computes (their product is `block_cols`).
+    - `warp_rows` x `warp_cols` (staged, direct): one warp's tile of
+      mma.sp instructions, 32 or 64 each, dividing the block tile; a larger
+      warp tile reads fewer ldmatrix bytes per mma.sp and needs fewer warps
+      (and more registers). Family wgmma has its own warpgroup tiles and
+      keeps the default, 32 x 32.
 
     ```mlir
     %0 = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>,
@@ -71,7 +76,9 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
     DefaultValuedParameter<"bool", "true">:$ordered_metadata,
     DefaultValuedParameter<"bool", "false">:$direct_fallback,
     DefaultValuedParameter<"int64_t", "0">:$pixel_tile_h,
-    DefaultValuedParameter<"int64_t", "0">:$pixel_tile_w
+    DefaultValuedParameter<"int64_t", "0">:$pixel_tile_w,
+    DefaultValuedParameter<"int64_t", "32">:$warp_rows,
+    DefaultValuedParameter<"int64_t", "32">:$warp_cols
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -158,7 +158,9 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
                 : Accumulator::f32,
       k.orderedMetadata,
       /*direct_fallback=*/staged && fit.staging == Staging::ifAligned,
-      /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0});
+      /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0},
+      /*warp_rows=*/k.warpRows ? k.warpRows : int64_t{32},
+      /*warp_cols=*/k.warpCols ? k.warpCols : int64_t{32});
   if (!config)
     return failure();
   return config;
@@ -235,7 +237,7 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
       k.groupRows, shape.multicastB, *stc_gpu::symbolizeWgmmaASource(k.wgmmaA),
       pb.int8 ? Accumulator::s32 : Accumulator::f32,
       /*ordered_metadata=*/true, /*direct_fallback=*/false, shape.pixelTileH,
-      shape.pixelTileW);
+      shape.pixelTileW, /*warp_rows=*/int64_t{32}, /*warp_cols=*/int64_t{32});
   if (!config)
     return failure();
   return config;

@@ -57,6 +57,10 @@ GpuKernelOptions::verify(std::optional<GpuArch> arch, Spelling spelling,
   if (groupRows < 0 || groupRows > 64)
     return fail(name("group-rows") + " must be 0 to 64, got " +
                 Twine(groupRows));
+  for (int64_t warp : {warpRows, warpCols})
+    if (warp != 0 && warp != 32 && warp != 64)
+      return fail(name("warp-rows") + " and " + name("warp-cols") +
+                  " must be 32 or 64 (or 0), got " + Twine(warp));
   if (stages < 2 || stages > 4)
     return fail(name("stages") + " must be 2, 3 or 4, got " + Twine(stages));
   if (accumulate != "f32" && accumulate != "f16")

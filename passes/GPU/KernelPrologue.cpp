@@ -15,13 +15,13 @@ int64_t mlir::stc::gpu_kernel::mmaSpInstructionK(const Problem &pb) {
   return pb.tf32 ? kMmaKTf32 : pb.int8 ? kMmaKI8 : kMmaK;
 }
 
-KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(KernelIR &ir,
-                                                         const Problem &pb,
-                                                         int64_t blockRows,
-                                                         int64_t blockCols,
-                                                         gpu::GPUFuncOp func) {
+KernelPrologue
+mlir::stc::gpu_kernel::emitKernelPrologue(KernelIR &ir, const Problem &pb,
+                                          int64_t blockRows, int64_t blockCols,
+                                          gpu::GPUFuncOp func, WarpTile warp) {
   ImplicitLocOpBuilder &b = ir.b;
   KernelPrologue k;
+  k.warp = warp;
   KernelArgs &a = k.args;
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -51,13 +51,13 @@ KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(KernelIR &ir,
   }
 
   k.tid = ir.toI32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
-  Value warp = arith::DivUIOp::create(b, k.tid, ir.i32(kWarpSize));
+  Value warpId = arith::DivUIOp::create(b, k.tid, ir.i32(kWarpSize));
   k.lane = arith::RemUIOp::create(b, k.tid, ir.i32(kWarpSize));
   k.g = arith::ShRUIOp::create(b, k.lane, ir.i32(2));
   k.t = arith::AndIOp::create(b, k.lane, ir.i32(3));
-  int64_t warpsAcross = blockCols / kWarpCols;
-  k.warpRow = arith::DivUIOp::create(b, warp, ir.i32(warpsAcross));
-  k.warpCol = arith::RemUIOp::create(b, warp, ir.i32(warpsAcross));
+  int64_t warpsAcross = blockCols / warp.cols;
+  k.warpRow = arith::DivUIOp::create(b, warpId, ir.i32(warpsAcross));
+  k.warpCol = arith::RemUIOp::create(b, warpId, ir.i32(warpsAcross));
   int64_t instrK = mmaSpInstructionK(pb);
   k.steps = arith::DivUIOp::create(b, ir.add(a.depth, ir.i32(instrK - 1)),
                                    ir.i32(instrK));
@@ -101,8 +101,8 @@ KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(KernelIR &ir,
   k.blockRow = ir.mul(blockY, ir.i32(blockRows));
   k.blockCol = ir.mul(ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x)),
                       ir.i32(blockCols));
-  k.rowBase = ir.add(k.blockRow, ir.mul(k.warpRow, ir.i32(kWarpRows)));
-  k.colBase = ir.add(k.blockCol, ir.mul(k.warpCol, ir.i32(kWarpCols)));
+  k.rowBase = ir.add(k.blockRow, ir.mul(k.warpRow, ir.i32(warp.rows)));
+  k.colBase = ir.add(k.blockCol, ir.mul(k.warpCol, ir.i32(warp.cols)));
   // Leading dimension of D: P when k-major (D is K x P), K otherwise.
   k.denseLd = pb.denseKMajor ? a.cols : a.depth;
   k.inputZero = ir.zeroOf(pb.inputType);

@@ -21,6 +21,23 @@
 namespace mlir::stc::gpu_kernel {
 
 constexpr int64_t kWarpSize = 32;
+/// The mma.sp instruction tile: 16 rows by 8 columns (m16n8kK).
+constexpr int64_t kMmaM = 16;
+constexpr int64_t kMmaN = 8;
+
+/// One warp's tile of the sm_80 (mma.sp) kernels: rows x cols of the
+/// canonical Out, 32 or 64 each (#stc_gpu.kernel_config's warp_rows and
+/// warp_cols), as rowTiles() x colTiles() mma.sp instructions per K step.
+/// Kernels without one (sm_90a) keep the default.
+struct WarpTile {
+  int64_t rows = 32, cols = 32;
+  int64_t rowTiles() const { return rows / kMmaM; }
+  int64_t colTiles() const { return cols / kMmaN; }
+  /// Warps of a block tile.
+  int64_t warpsIn(int64_t blockRows, int64_t blockCols) const {
+    return (blockRows / rows) * (blockCols / cols);
+  }
+};
 
 /// The kernel's parameters.
 struct KernelArgs {
@@ -38,9 +55,10 @@ struct KernelArgs {
 /// The start of a kernel.
 struct KernelPrologue {
   KernelArgs args;
-  /// Thread coordinates: thread id, lane, its quad row g = lane / 4 and
-  /// column t = lane % 4, and the warp's place in the block tile (mma.sp's
-  /// 32 x 32 warp tiles).
+  /// The warp tile, and the thread's coordinates: thread id, lane, its quad
+  /// row g = lane / 4 and column t = lane % 4, and the warp's place in the
+  /// block tile (in warp tiles).
+  WarpTile warp;
   Value tid, lane, g, t, warpRow, warpCol;
   /// First row and column of the block tile, and of the warp's tile.
   Value blockRow, blockCol, rowBase, colBase;
@@ -59,10 +77,11 @@ struct KernelPrologue {
 int64_t mmaSpInstructionK(const Problem &pb);
 
 /// Writes the prologue at the start of `func`'s entry block (the insertion
-/// point stays after it) for a block tile of `blockRows` x `blockCols`.
+/// point stays after it) for a block tile of `blockRows` x `blockCols` in
+/// warp tiles of `warp`.
 KernelPrologue emitKernelPrologue(KernelIR &ir, const Problem &pb,
                                   int64_t blockRows, int64_t blockCols,
-                                  gpu::GPUFuncOp func);
+                                  gpu::GPUFuncOp func, WarpTile warp = {});
 
 } // namespace mlir::stc::gpu_kernel
 

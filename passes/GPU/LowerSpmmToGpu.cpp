@@ -143,12 +143,13 @@ KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
                     IntegerType::get(ctx, 32));
   ImplicitLocOpBuilder kb(loc, ctx);
   kb.setInsertionPointToEnd(kernels.getBody());
-  facts.threads = (tileRows / kWarpRows) * (tileCols / kWarpCols) * 32;
+  WarpTile warp{config.getWarpRows(), config.getWarpCols()};
+  facts.threads = warp.warpsIn(tileRows, tileCols) * kWarpSize;
   auto kernel = newKernel(kb, name, paramTypes, facts.threads);
   if (config.isStaged()) {
     int64_t elemBytes = pb.inputType.getIntOrFloatBitWidth() / 8;
     facts.staticSharedBytes =
-        stages * StagedLayout(tileRows, tileCols, elemBytes).stageBytes;
+        stages * StagedLayout(tileRows, tileCols, elemBytes, warp).stageBytes;
     OpBuilder gb(kernels.getBodyRegion());
     gb.setInsertionPointToStart(kernels.getBody());
     auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
@@ -157,20 +158,21 @@ KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
         gb, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
         (name + "_smem").str(), Attribute(), /*alignment=*/16,
         /*addrSpace=*/3);
-    buildStagedMmaSpKernel(kb, pb, tileRows, tileCols, stages, ordered, kernel,
-                           smem);
+    buildStagedMmaSpKernel(kb, pb, tileRows, tileCols, warp, stages, ordered,
+                           kernel, smem);
     if (config.getDirectFallback()) {
       // The direct kernel for rows the staged one cannot copy: same
-      // parameters, block and tile (so the same grid), no shared memory.
+      // parameters, block, tile and warp tile (so the same grid and
+      // threads), no shared memory.
       kb.setInsertionPointToEnd(kernels.getBody());
       facts.fallbackKernel = (name + "_direct").str();
       facts.stagedAlign = kChunkBytes / elemBytes;
       buildDirectMmaSpKernel(
-          kb, pb, tileRows, tileCols, ordered,
+          kb, pb, tileRows, tileCols, warp, ordered,
           newKernel(kb, facts.fallbackKernel, paramTypes, facts.threads));
     }
   } else {
-    buildDirectMmaSpKernel(kb, pb, tileRows, tileCols, ordered, kernel);
+    buildDirectMmaSpKernel(kb, pb, tileRows, tileCols, warp, ordered, kernel);
   }
   return facts;
 }

@@ -18,19 +18,21 @@ using namespace mlir::stc::gpu_kernel;
 
 void mlir::stc::gpu_kernel::buildDirectMmaSpKernel(
     ImplicitLocOpBuilder &b, const Problem &pb, int64_t blockRows,
-    int64_t blockCols, bool ordered, gpu::GPUFuncOp func) {
+    int64_t blockCols, WarpTile warp, bool ordered, gpu::GPUFuncOp func) {
   KernelIR ir(b);
-  KernelPrologue kp = emitKernelPrologue(ir, pb, blockRows, blockCols, func);
-  // K loop: ceil(K / 32) steps, 2 x 4 tiles of 4 f32 accumulators each.
+  KernelPrologue kp =
+      emitKernelPrologue(ir, pb, blockRows, blockCols, func, warp);
+  // K loop: ceil(K / 32) steps, rowTiles x colTiles tiles of 4 f32
+  // accumulators each.
   // Each lane's B columns are fixed for the whole K loop: decompose them
   // (divisions by run-time sizes for a convolution) once, outside it.
   SmallVector<Value> bCols;
   SmallVector<PixelOrigin> bOrigins;
-  for (int64_t j = 0; j < kColTiles; ++j) {
+  for (int64_t j = 0; j < warp.colTiles(); ++j) {
     bCols.push_back(ir.add(ir.add(kp.colBase, ir.i32(j * kMmaN)), kp.g));
     bOrigins.push_back(pixelOrigin(ir, pb, kp.args, bCols.back()));
   }
-  SmallVector<Value> init = zeroAccumulators(ir, pb);
+  SmallVector<Value> init = zeroAccumulators(ir, pb, warp);
   auto loop = scf::ForOp::create(b, ir.i32(0), kp.steps, ir.i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -47,8 +49,8 @@ void mlir::stc::gpu_kernel::buildDirectMmaSpKernel(
     const int64_t perReg = 32 / pb.inputType.getIntOrFloatBitWidth();
 
     // A fragments of each 16-row tile.
-    SmallVector<SmallVector<Value, 4>> aRegs(kRowTiles);
-    for (int64_t i = 0; i < kRowTiles; ++i) {
+    SmallVector<SmallVector<Value, 4>> aRegs(warp.rowTiles());
+    for (int64_t i = 0; i < warp.rowTiles(); ++i) {
       Value r0 = ir.add(kp.rowBase, ir.i32(i * kMmaM));
       for (int64_t j = 0; j < 4; ++j) {
         Value row = ir.add(ir.add(r0, kp.g), ir.i32(8 * (j & 1)));
@@ -71,8 +73,8 @@ void mlir::stc::gpu_kernel::buildDirectMmaSpKernel(
         metadataWords(ir, pb, kp, loop.getInductionVar());
 
     // B fragments of each 8-column tile (p = col + g).
-    SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
-    for (int64_t j = 0; j < kColTiles; ++j) {
+    SmallVector<SmallVector<Value, 4>> bRegs(warp.colTiles());
+    for (int64_t j = 0; j < warp.colTiles(); ++j) {
       Value p = bCols[j];
       const PixelOrigin &origin = bOrigins[j];
       for (int64_t q = 0; q < 4; ++q) {
@@ -88,8 +90,8 @@ void mlir::stc::gpu_kernel::buildDirectMmaSpKernel(
         bRegs[j].push_back(packRegister(ir, pb, elems));
       }
     }
-    scf::YieldOp::create(b, mmaSpStep(ir, pb, ordered, aRegs, bRegs, metaWords,
-                                      loop.getRegionIterArgs()));
+    scf::YieldOp::create(b, mmaSpStep(ir, pb, warp, ordered, aRegs, bRegs,
+                                      metaWords, loop.getRegionIterArgs()));
   }
   storeWarpTile(ir, pb, kp, loop.getResults());
 }

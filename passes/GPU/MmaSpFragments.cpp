@@ -13,11 +13,13 @@ using namespace mlir::stc;
 using namespace mlir::stc::gpu_kernel;
 
 SmallVector<Value> mlir::stc::gpu_kernel::zeroAccumulators(KernelIR &ir,
-                                                           const Problem &pb) {
+                                                           const Problem &pb,
+                                                           WarpTile warp) {
   Value zero = pb.f16Acc ? ir.zeroOf(VectorType::get({2}, ir.b.getF16Type()))
                : pb.int8 ? ir.i32(0)
                          : ir.f32(0.0);
-  return SmallVector<Value>(kRowTiles * kColTiles * accRegs(pb), zero);
+  return SmallVector<Value>(warp.rowTiles() * warp.colTiles() * accRegs(pb),
+                            zero);
 }
 
 /// Two elements packed as one register: vector<2xf16> for f16, i32 for
@@ -65,28 +67,38 @@ mlir::stc::gpu_kernel::metadataWords(KernelIR &ir, const Problem &pb,
   // metadata block, one word for both tiles) or s = 2 * step + tile
   // (m16n8k64.i8). Warps past the last row block (a ragged R) read the
   // padding word: every nibble 0x4, legal, over zero values.
-  Value rowBlock = arith::DivUIOp::create(b, k.rowBase, ir.i32(32));
+  Value firstBlock =
+      arith::DivUIOp::create(b, k.rowBase, ir.i32(kMetaBlockRows));
   Value pad = arith::ConstantIntOp::create(b, 0x44444444, 32);
-  Value inBounds = ir.lt(rowBlock, k.metaRowBlocks);
-  if (stepInRange)
-    inBounds = arith::AndIOp::create(b, inBounds, stepInRange);
-  auto word = [&](Value s) {
-    Value vector = ir.add(ir.mul(rowBlock, k.metaVectors),
-                          arith::DivUIOp::create(b, s, ir.i32(4)));
-    Value index = ir.add(
-        ir.mul(ir.add(ir.mul(ir.wide(vector), ir.i64(32)), ir.wide(k.lane)),
-               ir.i64(4)),
-        ir.wide(arith::RemUIOp::create(b, s, ir.i32(4))));
-    return ir.loadIf(inBounds, k.args.meta, b.getI32Type(), index, pad);
-  };
-  if (!pb.int8)
-    return {word(step)};
-  Value first = ir.mul(step, ir.i32(2));
-  return {word(first), word(ir.add(first, ir.i32(1)))};
+  SmallVector<Value, 2> words;
+  for (int64_t blk = 0; blk < k.warp.rows / kMetaBlockRows; ++blk) {
+    Value rowBlock = ir.add(firstBlock, ir.i32(blk));
+    Value inBounds = ir.lt(rowBlock, k.metaRowBlocks);
+    if (stepInRange)
+      inBounds = arith::AndIOp::create(b, inBounds, stepInRange);
+    auto word = [&](Value s) {
+      Value vector = ir.add(ir.mul(rowBlock, k.metaVectors),
+                            arith::DivUIOp::create(b, s, ir.i32(4)));
+      Value index = ir.add(
+          ir.mul(ir.add(ir.mul(ir.wide(vector), ir.i64(32)), ir.wide(k.lane)),
+                 ir.i64(4)),
+          ir.wide(arith::RemUIOp::create(b, s, ir.i32(4))));
+      return ir.loadIf(inBounds, k.args.meta, b.getI32Type(), index, pad);
+    };
+    if (!pb.int8) {
+      words.push_back(word(step));
+      continue;
+    }
+    Value first = ir.mul(step, ir.i32(2));
+    words.push_back(word(first));
+    words.push_back(word(ir.add(first, ir.i32(1))));
+  }
+  return words;
 }
 
 SmallVector<Value>
-mlir::stc::gpu_kernel::mmaSpStep(KernelIR &ir, const Problem &pb, bool ordered,
+mlir::stc::gpu_kernel::mmaSpStep(KernelIR &ir, const Problem &pb, WarpTile warp,
+                                 bool ordered,
                                  ArrayRef<SmallVector<Value, 4>> aRegs,
                                  ArrayRef<SmallVector<Value, 4>> bRegs,
                                  ArrayRef<Value> metaWords, ValueRange acc) {
@@ -111,15 +123,17 @@ mlir::stc::gpu_kernel::mmaSpStep(KernelIR &ir, const Problem &pb, bool ordered,
     overflow = NVVM::MMAIntOverflow::wrapped;
   }
   SmallVector<Value> next;
-  for (int64_t i = 0; i < kRowTiles; ++i) {
-    for (int64_t j = 0; j < kColTiles; ++j) {
-      int64_t base = (i * kColTiles + j) * accRegs(pb);
+  for (int64_t i = 0; i < warp.rowTiles(); ++i) {
+    for (int64_t j = 0; j < warp.colTiles(); ++j) {
+      int64_t base = (i * warp.colTiles() + j) * accRegs(pb);
       SmallVector<Value, 4> c(acc.begin() + base,
                               acc.begin() + base + accRegs(pb));
-      // i8: each tile's own word, F = 0; otherwise the shared word, F = i.
-      Value word = pb.int8 ? metaWords[i] : metaWords[0];
+      // i8: each tile's own word, F = 0; otherwise the word of the tile's
+      // 32-row block, F = the tile's half of it.
+      Value word = pb.int8 ? metaWords[i] : metaWords[i / 2];
       auto mma = NVVM::MmaSpOp::create(
-          b, resultType, aRegs[i], bRegs[j], c, word, ir.i32(pb.int8 ? 0 : i),
+          b, resultType, aRegs[i], bRegs[j], c, word,
+          ir.i32(pb.int8 ? 0 : i % 2),
           ArrayRef<int64_t>{kMmaM, kMmaN, mmaSpInstructionK(pb)}, overflow,
           ptxTypes);
       if (ordered)
@@ -137,8 +151,9 @@ void mlir::stc::gpu_kernel::storeWarpTile(KernelIR &ir, const Problem &pb,
   ImplicitLocOpBuilder &b = ir.b;
   OutputStore output = outputStoreOf(k);
   // Accumulator e of tile (i, j) is Out[row g + 8 (e >> 1)][col 2t + (e & 1)].
-  for (int64_t i = 0; i < kRowTiles; ++i) {
-    for (int64_t j = 0; j < kColTiles; ++j) {
+  const int64_t colTiles = k.warp.colTiles();
+  for (int64_t i = 0; i < k.warp.rowTiles(); ++i) {
+    for (int64_t j = 0; j < colTiles; ++j) {
       for (int64_t e = 0; e < 4; ++e) {
         Value r = ir.add(ir.add(ir.add(k.rowBase, ir.i32(i * kMmaM)), k.g),
                          ir.i32(8 * (e >> 1)));
@@ -149,11 +164,11 @@ void mlir::stc::gpu_kernel::storeWarpTile(KernelIR &ir, const Problem &pb,
         // tile's rows g (e < 2) and g + 8 as f16x2.
         Value v;
         if (pb.f16Acc) {
-          Value pair = acc[(i * kColTiles + j) * 2 + (e >> 1)];
+          Value pair = acc[(i * colTiles + j) * 2 + (e >> 1)];
           v = LLVM::ExtractElementOp::create(b, pair, ir.i32(e & 1))
                   .getResult();
         } else {
-          v = acc[(i * kColTiles + j) * 4 + e];
+          v = acc[(i * colTiles + j) * 4 + e];
         }
         storeResult(ir, pb, output, v, r, p);
       }

@@ -1,7 +1,8 @@
 //===- MmaSpFragments.h - the pieces of the mma.sp kernels -----*- C++ -*-===//
 //
-// What the direct and staged sm_80 kernels share: the warp tile (32 x 32:
-// two 16-row mma.sp tiles by four 8-column ones), the staged kernel's
+// What the direct and staged sm_80 kernels share: the warp tile (32 or 64
+// rows of 16-row mma.sp tiles by 32 or 64 columns of 8-column ones, the
+// prologue's WarpTile), the staged kernel's
 // shared-memory geometry, operand register packing, the lane's kernel-ready
 // metadata words, one K step of 2 x 4 mma.sp, and the store of a warp
 // tile's accumulators through the fused epilogue. Each takes what it needs
@@ -18,17 +19,13 @@
 
 namespace mlir::stc::gpu_kernel {
 
-/// The warp tile and the mma.sp shape. K of one instruction: 32 for
-/// f16/bf16 (2:4), 16 for tf32 (1:2), 64 for i8 (2:4).
-constexpr int64_t kWarpRows = 32;
-constexpr int64_t kWarpCols = 32;
-constexpr int64_t kMmaM = 16;
-constexpr int64_t kMmaN = 8;
+/// K of one mma.sp instruction: 32 for f16/bf16 (2:4), 16 for tf32 (1:2),
+/// 64 for i8 (2:4). (M and N, 16 and 8, are in KernelPrologue.h.)
 constexpr int64_t kMmaK = 32;
 constexpr int64_t kMmaKTf32 = 16;
 constexpr int64_t kMmaKI8 = 64;
-constexpr int64_t kRowTiles = kWarpRows / kMmaM; // 2
-constexpr int64_t kColTiles = kWarpCols / kMmaN; // 4
+/// Rows of one block of the kernel-ready metadata (docs/GPU-LAYOUT.md).
+constexpr int64_t kMetaBlockRows = 32;
 /// The staged kernel: `stages` buffers of one K step each in shared memory,
 /// A (block rows x 32 bytes of stored elements) then B (block cols p-rows
 /// x 64 bytes, or 32 k-rows x block cols), 16-byte chunks swizzled so that
@@ -44,8 +41,9 @@ constexpr int64_t kBPMajorRowBytes = 64;
 /// of blockCols elements.
 struct StagedLayout {
   int64_t threads, aBytes, bBytes, bKMajorRowBytes, stageBytes;
-  StagedLayout(int64_t blockRows, int64_t blockCols, int64_t elemBytes)
-      : threads((blockRows / kWarpRows) * (blockCols / kWarpCols) * kWarpSize),
+  StagedLayout(int64_t blockRows, int64_t blockCols, int64_t elemBytes,
+               WarpTile warp)
+      : threads(warp.warpsIn(blockRows, blockCols) * kWarpSize),
         aBytes(blockRows * kARowBytes), bBytes(blockCols * kBPMajorRowBytes),
         bKMajorRowBytes(blockCols * elemBytes), stageBytes(aBytes + bBytes) {}
 };
@@ -57,7 +55,8 @@ inline int64_t chunkElems(const Problem &pb) {
 /// Accumulator registers per mma: 4 (f32 or s32), or 2 f16x2.
 inline int64_t accRegs(const Problem &pb) { return pb.f16Acc ? 2 : 4; }
 /// The zero accumulators of a whole warp tile.
-SmallVector<Value> zeroAccumulators(KernelIR &ir, const Problem &pb);
+SmallVector<Value> zeroAccumulators(KernelIR &ir, const Problem &pb,
+                                    WarpTile warp);
 
 /// The 32-bit operand register of `elems` (1 tf32, 2 f16/bf16 or 4 i8):
 /// vector<2xf16> for f16, i32 for the others (what nvvm.mma.sp.sync takes).
@@ -66,24 +65,28 @@ SmallVector<Value> zeroAccumulators(KernelIR &ir, const Problem &pb);
 /// that grows with K).
 Value packRegister(KernelIR &ir, const Problem &pb, ArrayRef<Value> elems);
 
-/// The lane's kernel-ready metadata words for K step `step` of its warp's
-/// 32-row block (docs/GPU-LAYOUT.md), one per 16-row tile: for
-/// f16/bf16/tf32 one 32-bit load serves both tiles, tile i reading it with
-/// selector F = i; for i8 (m16n8k64, F = 0) each tile has its own word.
+/// The lane's kernel-ready metadata words for K step `step` of each 32-row
+/// metadata block its warp tile spans (docs/GPU-LAYOUT.md): for
+/// f16/bf16/tf32 one 32-bit load per block serves its two 16-row tiles,
+/// tile i reading word i / 2 with selector F = i % 2; for i8 (m16n8k64,
+/// F = 0) each 16-row tile has its own word, word i.
 /// `stepInRange`, when given, also guards the loads (a step past the last
 /// one, prefetched ahead, reads nothing and gives the padding word).
 SmallVector<Value, 2> metadataWords(KernelIR &ir, const Problem &pb,
                                     const KernelPrologue &k, Value step,
                                     Value stepInRange = Value());
-/// Metadata words per K step: 2 for i8 (one per 16-row tile), else 1.
-inline int64_t metadataWordsPerStep(const Problem &pb) {
-  return pb.int8 ? 2 : 1;
+/// Metadata words per K step of a warp tile: one per 16-row tile for i8,
+/// one per 32-row block otherwise.
+inline int64_t metadataWordsPerStep(const Problem &pb, WarpTile warp) {
+  return pb.int8 ? warp.rowTiles() : warp.rows / kMetaBlockRows;
 }
 
-/// One K step of the warp tile: 2 x 4 mma.sp on the A registers of each
-/// 16-row tile, the B registers of each 8-column tile and the metadata
-/// words, accumulating into `acc`; returns the new accumulators.
-SmallVector<Value> mmaSpStep(KernelIR &ir, const Problem &pb, bool ordered,
+/// One K step of the warp tile: rowTiles x colTiles mma.sp on the A
+/// registers of each 16-row tile, the B registers of each 8-column tile
+/// and the metadata words, accumulating into `acc`; returns the new
+/// accumulators.
+SmallVector<Value> mmaSpStep(KernelIR &ir, const Problem &pb, WarpTile warp,
+                             bool ordered,
                              ArrayRef<SmallVector<Value, 4>> aRegs,
                              ArrayRef<SmallVector<Value, 4>> bRegs,
                              ArrayRef<Value> metaWords, ValueRange acc);

@@ -1,9 +1,9 @@
 //===- MmaSpKernels.h - the sm_80 mma.sp kernel builders -------*- C++ -*-===//
 //
 // The kernels of families `direct` and `staged` (MmaSpDirectKernel.cpp,
-// MmaSpStagedKernel.cpp): blocks of 32 x 32 warp tiles of mma.sp m16n8k32
-// (f16/bf16), m16n8k16 (tf32) or m16n8k64 (i8), the fused epilogue on the
-// accumulators. Each writes the body of `func`, whose parameters are
+// MmaSpStagedKernel.cpp): blocks of warp tiles (WarpTile: 32 or 64 rows
+// by 32 or 64 columns) of mma.sp m16n8k32 (f16/bf16), m16n8k16 (tf32) or
+// m16n8k64 (i8), the fused epilogue on the accumulators. Each writes the body of `func`, whose parameters are
 // kernelParams' (LowerSpmmToGpu.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,7 @@
 #define STC_PASSES_GPU_MMASPKERNELS_H
 
 #include "passes/GPU/KernelProblem.h"
+#include "passes/GPU/KernelPrologue.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -20,8 +21,8 @@ namespace mlir::stc::gpu_kernel {
 
 /// Fragments loaded from global memory; `ordered`: mma.sp::ordered_metadata.
 void buildDirectMmaSpKernel(ImplicitLocOpBuilder &b, const Problem &pb,
-                            int64_t blockRows, int64_t blockCols, bool ordered,
-                            gpu::GPUFuncOp func);
+                            int64_t blockRows, int64_t blockCols, WarpTile warp,
+                            bool ordered, gpu::GPUFuncOp func);
 
 /// A and B staged through `sharedMemory` (stages x StagedLayout::stageBytes)
 /// by a cp.async pipeline and read with ldmatrix (b16; for tf32 each
@@ -30,7 +31,7 @@ void buildDirectMmaSpKernel(ImplicitLocOpBuilder &b, const Problem &pb,
 /// p-major D (checked by checkKernelConfig, or at run time by the host when
 /// a direct fallback exists).
 void buildStagedMmaSpKernel(ImplicitLocOpBuilder &b, const Problem &pb,
-                            int64_t blockRows, int64_t blockCols,
+                            int64_t blockRows, int64_t blockCols, WarpTile warp,
                             int64_t stages, bool ordered, gpu::GPUFuncOp func,
                             LLVM::GlobalOp sharedMemory);
 

@@ -21,10 +21,11 @@ using namespace mlir::stc::gpu_kernel;
 
 void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     ImplicitLocOpBuilder &b, const Problem &pb, int64_t blockRows,
-    int64_t blockCols, int64_t stages, bool ordered, gpu::GPUFuncOp func,
-    LLVM::GlobalOp sharedMemory) {
+    int64_t blockCols, WarpTile warp, int64_t stages, bool ordered,
+    gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory) {
   KernelIR ir(b);
-  KernelPrologue kp = emitKernelPrologue(ir, pb, blockRows, blockCols, func);
+  KernelPrologue kp =
+      emitKernelPrologue(ir, pb, blockRows, blockCols, func, warp);
   Type i8 = b.getI8Type();
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
@@ -45,7 +46,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   };
   // Bytes of A and B per stage (see the layout in buildStaged's comment in
   // the header of this file).
-  StagedLayout layout(blockRows, blockCols, elemBytes);
+  StagedLayout layout(blockRows, blockCols, elemBytes, warp);
   auto stageBase = [&](Value slot) {
     return ir.mul(slot, ir.i32(layout.stageBytes));
   };
@@ -195,12 +196,12 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   // A word loaded in the iteration that uses it stalls every warp for a
   // global-memory round trip per K step.
   const int64_t metaLead = stages - 1;
-  const int64_t wordsPerStep = metadataWordsPerStep(pb);
-  SmallVector<Value> init = zeroAccumulators(ir, pb);
+  const int64_t wordsPerStep = metadataWordsPerStep(pb, warp);
+  SmallVector<Value> init = zeroAccumulators(ir, pb, warp);
   const int64_t accCount = init.size();
   for (int64_t s = 0; s < metaLead; ++s)
-    llvm::append_range(init, metadataWords(ir, pb, kp, ir.i32(s),
-                                           ir.lt(ir.i32(s), kp.steps)));
+    llvm::append_range(
+        init, metadataWords(ir, pb, kp, ir.i32(s), ir.lt(ir.i32(s), kp.steps)));
   auto loop = scf::ForOp::create(b, ir.i32(0), kp.steps, ir.i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -265,10 +266,10 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     // lane (g, t) is row g + 8 (j % 2), bytes 4t .. 4t + 3 of chunk j / 2:
     // stored columns 2t, 2t + 1 (+ 8) for f16/bf16, t (+ 4) for tf32, 4t ..
     // 4t + 3 (+ 16) for i8, the A fragment of each (see build()).
-    SmallVector<SmallVector<Value, 4>> aRegs(kRowTiles);
-    for (int64_t i = 0; i < kRowTiles; ++i) {
+    SmallVector<SmallVector<Value, 4>> aRegs(warp.rowTiles());
+    for (int64_t i = 0; i < warp.rowTiles(); ++i) {
       Value row = ir.add(
-          ir.add(ir.mul(kp.warpRow, ir.i32(kWarpRows)), ir.i32(i * kMmaM)),
+          ir.add(ir.mul(kp.warpRow, ir.i32(warp.rows)), ir.i32(i * kMmaM)),
           ir.add(arith::RemUIOp::create(b, kp.lane, ir.i32(8)),
                  ir.mul(arith::AndIOp::create(
                             b, arith::ShRUIOp::create(b, kp.lane, ir.i32(3)),
@@ -292,14 +293,14 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     // 4q .. 4q + 3, i8: 16q .. 16q + 15; the same bytes). Lane (g, t) gets
     // bytes 4t .. 4t + 3 of column p = g: D[2t, 2t + 1 (+ 8q)][g], tf32
     // D[t + 4q][g], i8 D[4t .. 4t + 3 (+ 16q)][g], as build() loads them.
-    SmallVector<SmallVector<Value, 4>> bRegs(kColTiles);
-    for (int64_t j = 0; j < kColTiles; ++j) {
+    SmallVector<SmallVector<Value, 4>> bRegs(warp.colTiles());
+    for (int64_t j = 0; j < warp.colTiles(); ++j) {
       Value offset;
       NVVM::MMALayout ldLayout;
       if (!pb.denseKMajor) {
         // Lane L: row p = tile + L % 8, chunk L / 8 (plain ldmatrix).
         Value row = ir.add(
-            ir.add(ir.mul(kp.warpCol, ir.i32(kWarpCols)), ir.i32(j * kMmaN)),
+            ir.add(ir.mul(kp.warpCol, ir.i32(warp.cols)), ir.i32(j * kMmaN)),
             arith::RemUIOp::create(b, kp.lane, ir.i32(8)));
         Value c = arith::ShRUIOp::create(b, kp.lane, ir.i32(3));
         Value phys = arith::XOrIOp::create(
@@ -312,7 +313,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
       } else {
         // Lane L: row k = L, the chunk of the tile's 8 columns
         // (ldmatrix.trans gives each lane D[2t, 2t + 1][g]).
-        Value c = ir.add(ir.mul(kp.warpCol, ir.i32(kWarpCols / elemsPerChunk)),
+        Value c = ir.add(ir.mul(kp.warpCol, ir.i32(warp.cols / elemsPerChunk)),
                          ir.i32(j));
         Value phys = arith::XOrIOp::create(
             b, c, arith::AndIOp::create(b, kp.lane, ir.i32(7)));
@@ -327,7 +328,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
       bRegs[j] = regsOf(frag);
     }
     SmallVector<Value> next =
-        mmaSpStep(ir, pb, ordered, aRegs, bRegs, metaWords,
+        mmaSpStep(ir, pb, warp, ordered, aRegs, bRegs, metaWords,
                   carried.take_front(accCount));
     // The ring moves by one step: drop the words just used, append the
     // ones loaded ahead.

@@ -18,6 +18,10 @@
 // RUN: stc-run %s --device=emulate --entry=rhs_staged_acc32_long_k --random-inputs --seed=6 --check --gpu-block-rows=128 --gpu-block-cols=128 --gpu-stages=4 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=rhs_staged_requant --random-inputs --seed=7 --check --gpu-block-rows=128 --gpu-block-cols=64 --gpu-stages=2 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=rhs_staged_requant --random-inputs --seed=8 --check --gpu-kernel=direct 2>&1 | FileCheck %s
+// 64 x 64 warp tiles: each 16-row tile its own metadata word, four per K
+// step (two per 32-row block); exact, so one misrouted word fails.
+// RUN: stc-run %s --device=emulate --entry=rhs_staged_acc32_long_k --random-inputs --seed=9 --check --gpu-block-rows=128 --gpu-block-cols=128 --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_direct_acc32 --random-inputs --seed=10 --check --gpu-block-rows=128 --gpu-warp-rows=64 --gpu-warp-cols=32 2>&1 | FileCheck %s
 // The dynamic-shape programs of test/E2E/spmm-i8.mlir (direct kernel,
 // run-time metadata) on the emulator against the float64 NumPy reference.
 // REQUIRES: numpy

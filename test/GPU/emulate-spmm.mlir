@@ -30,6 +30,21 @@
 // RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=10 --check --gpu-block-rows=128 --gpu-block-cols=64 --gpu-stages=2 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=11 --check --gpu-block-rows=64 --gpu-block-cols=128 --gpu-stages=4 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=12 --check --gpu-kernel=direct --gpu-block-rows=128 --gpu-block-cols=128 2>&1 | FileCheck %s
+// Larger warp tiles (--gpu-warp-rows/cols: 64 rows span two 32-row blocks
+// of the kernel-ready metadata, tiles 2 and 3 reading the second block's
+// word; 64 columns take eight B tiles): 64 x 64 in 128 x 128 blocks (4
+// warps, a k-major D through ldmatrix.trans), 64 x 32 with 2 stages, 32 x
+// 64 with 4, ragged edges in both; the direct kernel and tf32 (1:2) with
+// 64 x 64; and the staged kernel with its direct fallback (odd rows of a
+// dynamic leading dimension) on the same 64 x 64 warps, whose launch they
+// share.
+// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=31 --check --gpu-block-rows=128 --gpu-block-cols=128 --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_f16_f32 --random-inputs --seed=32 --check --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=33 --check --gpu-block-rows=128 --gpu-block-cols=64 --gpu-stages=2 --gpu-warp-rows=64 --gpu-warp-cols=32 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=34 --check --gpu-stages=4 --gpu-warp-rows=32 --gpu-warp-cols=64 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=35 --check --gpu-kernel=direct --gpu-block-rows=128 --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=tf32_lhs_relu --random-inputs --seed=36 --check --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s --check-prefix=TF32
+// RUN: stc-run %s --device=emulate --entry=rhs_transposed_dynamic_gelu_erf --input=%t.xt.npy --random-inputs --seed=37 --check --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
 // f16 accumulation (mma.sp .f16.f16.f16.f16, D rounded to f16 by the model
 // after every instruction) in both kernels, with the epilogue in f32.
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=14 --check --gpu-accumulate=f16 2>&1 | FileCheck %s

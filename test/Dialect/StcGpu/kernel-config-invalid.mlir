@@ -19,6 +19,27 @@ func.func @odd_tile() { return }
 
 // -----
 
+// odd warp tile
+// expected-error @+1 {{warp_rows x warp_cols must be 32 or 64 each and divide the block tile (64 x 128), got 16 x 64}}
+#odd_warp_tile = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 128, stages = 3, warp_rows = 16, warp_cols = 64>
+func.func @odd_warp_tile() { return }
+
+// -----
+
+// warp tile larger than the block
+// expected-error @+1 {{warp_rows x warp_cols must be 32 or 64 each and divide the block tile (128 x 64), got 64 x 128}}
+#warp_over_block = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 128, block_cols = 64, warp_rows = 64, warp_cols = 128>
+func.func @warp_over_block() { return }
+
+// -----
+
+// warp tile of wgmma
+// expected-error @+1 {{family wgmma has its own warpgroup tiles: warp_rows x warp_cols stay 32 x 32, got 64 x 64}}
+#wgmma_warp_tile = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 4, warp_rows = 64, warp_cols = 64>
+func.func @wgmma_warp_tile() { return }
+
+// -----
+
 // wide mma sp tile
 // expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 too for family wgmma), got 64 x 256 for family staged}}
 #wide_mma_sp_tile = #stc_gpu.kernel_config<arch = sm_90a, family = staged, block_rows = 64, block_cols = 256, stages = 3>
