@@ -70,10 +70,6 @@ LogicalResult KernelConfigAttr::verify(
                        << (wgmma ? "1 or 2"
                                  : "1 for family " + familyName.str())
                        << ", got " << clusterRows;
-  if (groupRows != 0 && !wgmma)
-    return emitError() << "group_rows (the grouped block order) needs family "
-                          "wgmma, got "
-                       << familyName;
   if (groupRows < 0 || groupRows > 64 || groupRows % clusterRows != 0)
     return emitError() << "group_rows must be 0 to 64 and a multiple of "
                           "cluster_rows ("

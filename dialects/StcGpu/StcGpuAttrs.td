@@ -33,9 +33,9 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
       256 for wgmma (256 rows take at most 128 columns).
     - `stages`: cp.async stages (staged: 2 to 4) or ring slots (wgmma: 2
       to 6); 0 for direct.
-    - `cluster_rows` (wgmma: 1 or 2), `group_rows` (wgmma: grouped block
-      order, row tiles per group, 0 for launch order, a multiple of the
-      cluster), `multicast_b` (wgmma with a cluster of 2: TMA multicast of B),
+    - `cluster_rows` (wgmma: 1 or 2), `group_rows` (every family: grouped
+      block order, row tiles per group, 0 for launch order, a multiple of
+      the cluster), `multicast_b` (wgmma with a cluster of 2: TMA multicast of B),
       `a_source` (wgmma: `smem` descriptors or `registers`).
     - `accumulator`: `f32`, `f16` (mma.sp with f16 operands) or `s32` (i8).
     - `ordered_metadata`: mma.sp::ordered_metadata (PTX 8.5) or plain mma.sp.

@@ -151,7 +151,7 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
       configError(op), op->getContext(), arch,
       staged ? KernelFamily::staged : KernelFamily::direct, tileRows, tileCols,
       /*stages=*/staged ? k.stages : int64_t{0}, /*cluster_rows=*/int64_t{1},
-      /*group_rows=*/int64_t{0},
+      /*group_rows=*/k.groupRows,
       /*multicast_b=*/false, stc_gpu::WgmmaASource::smem,
       f16Acc    ? Accumulator::f16
       : pb.int8 ? Accumulator::s32

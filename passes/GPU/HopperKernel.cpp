@@ -230,35 +230,16 @@ void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
   Value tileX = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value tileY = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   if (shape.groupRows) {
-    // Grouped order: blocks start in launch order, x fastest, a cluster's
-    // blocks (rank = y % c) together. Counted in clusters, group j holds
-    // the row tiles [j G, j G + G) (G = groupRows / c clusters high, the
-    // last group what is left) and its blocks go down a column before the
-    // next one, so that the blocks in flight read G row tiles of A and few
-    // columns of B, instead of all of B's columns for one row of clusters.
     // The grid as the host sizes it (KernelInfoAttr::getGridX, stc-gpu-host-
     // launch), from the kernel's own parameters.
-    int64_t c = shape.clusterRows, pairsPerGroup = shape.groupRows / c;
     Value gridX =
         pb.conv ? ir.mul(ir.mul(f.kp.args.batch,
                                 ceilDiv(f.kp.args.outH, shape.pixelTileH)),
                          ceilDiv(f.kp.args.outW, shape.pixelTileW))
                 : ceilDiv(f.kp.args.cols, shape.blockCols);
-    Value rank = arith::RemUIOp::create(b, tileY, ir.i32(c));
-    Value clusterRow = arith::DivUIOp::create(b, tileY, ir.i32(c));
-    Value clusterRows = ceilDiv(ceilDiv(f.kp.args.rows, shape.blockRows), c);
-    Value linear = ir.add(ir.mul(clusterRow, gridX), tileX);
-    Value perGroup = ir.mul(gridX, ir.i32(pairsPerGroup));
-    Value group = arith::DivUIOp::create(b, linear, perGroup);
-    Value first = ir.mul(group, ir.i32(pairsPerGroup));
-    Value height = arith::MinUIOp::create(
-        b, arith::SubIOp::create(b, clusterRows, first), ir.i32(pairsPerGroup));
-    Value local = arith::SubIOp::create(b, linear, ir.mul(group, perGroup));
-    tileY =
-        ir.add(ir.mul(ir.add(first, arith::RemUIOp::create(b, local, height)),
-                      ir.i32(c)),
-               rank);
-    tileX = arith::DivUIOp::create(b, local, height);
+    std::tie(tileX, tileY) = groupedBlockOrder(
+        ir, tileX, tileY, gridX, ceilDiv(f.kp.args.rows, shape.blockRows),
+        shape.groupRows, shape.clusterRows);
     f.blockRow = ir.mul(tileY, ir.i32(shape.blockRows));
     f.blockCol = ir.mul(tileX, ir.i32(shape.blockCols));
   }

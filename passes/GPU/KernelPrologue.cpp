@@ -18,7 +18,8 @@ int64_t mlir::stc::gpu_kernel::mmaSpInstructionK(const Problem &pb) {
 KernelPrologue
 mlir::stc::gpu_kernel::emitKernelPrologue(KernelIR &ir, const Problem &pb,
                                           int64_t blockRows, int64_t blockCols,
-                                          gpu::GPUFuncOp func, WarpTile warp) {
+                                          gpu::GPUFuncOp func, WarpTile warp,
+                                          int64_t groupRows) {
   ImplicitLocOpBuilder &b = ir.b;
   KernelPrologue k;
   k.warp = warp;
@@ -98,13 +99,46 @@ mlir::stc::gpu_kernel::emitKernelPrologue(KernelIR &ir, const Problem &pb,
     advance(a.dense, pb.inputType, ir.wide(ir.mul(group, ir.i32(pb.conv->c))));
     k.outLd = ir.i32(pb.conv->oc);
   }
+  Value blockX = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  if (groupRows) {
+    // Within a convolution's group: grid x covers its P = N * OH * OW.
+    auto ceilDiv = [&](Value x, int64_t d) {
+      return arith::DivUIOp::create(b, ir.add(x, ir.i32(d - 1)), ir.i32(d))
+          .getResult();
+    };
+    std::tie(blockX, blockY) =
+        groupedBlockOrder(ir, blockX, blockY, ceilDiv(a.cols, blockCols),
+                          ceilDiv(a.rows, blockRows), groupRows, 1);
+  }
   k.blockRow = ir.mul(blockY, ir.i32(blockRows));
-  k.blockCol = ir.mul(ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x)),
-                      ir.i32(blockCols));
+  k.blockCol = ir.mul(blockX, ir.i32(blockCols));
   k.rowBase = ir.add(k.blockRow, ir.mul(k.warpRow, ir.i32(warp.rows)));
   k.colBase = ir.add(k.blockCol, ir.mul(k.warpCol, ir.i32(warp.cols)));
   // Leading dimension of D: P when k-major (D is K x P), K otherwise.
   k.denseLd = pb.denseKMajor ? a.cols : a.depth;
   k.inputZero = ir.zeroOf(pb.inputType);
   return k;
+}
+
+std::pair<Value, Value> mlir::stc::gpu_kernel::groupedBlockOrder(
+    KernelIR &ir, Value tileX, Value tileY, Value gridX, Value rowTiles,
+    int64_t groupRows, int64_t clusterRows) {
+  ImplicitLocOpBuilder &b = ir.b;
+  int64_t c = clusterRows, pairsPerGroup = groupRows / c;
+  Value rank = arith::RemUIOp::create(b, tileY, ir.i32(c));
+  Value clusterRow = arith::DivUIOp::create(b, tileY, ir.i32(c));
+  Value clusterRowCount = arith::DivUIOp::create(
+      b, ir.add(rowTiles, ir.i32(c - 1)), ir.i32(c));
+  Value linear = ir.add(ir.mul(clusterRow, gridX), tileX);
+  Value perGroup = ir.mul(gridX, ir.i32(pairsPerGroup));
+  Value group = arith::DivUIOp::create(b, linear, perGroup);
+  Value first = ir.mul(group, ir.i32(pairsPerGroup));
+  Value height = arith::MinUIOp::create(
+      b, arith::SubIOp::create(b, clusterRowCount, first),
+      ir.i32(pairsPerGroup));
+  Value local = arith::SubIOp::create(b, linear, ir.mul(group, perGroup));
+  Value row = ir.add(
+      ir.mul(ir.add(first, arith::RemUIOp::create(b, local, height)), ir.i32(c)),
+      rank);
+  return {arith::DivUIOp::create(b, local, height), row};
 }

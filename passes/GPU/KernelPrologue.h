@@ -78,10 +78,26 @@ int64_t mmaSpInstructionK(const Problem &pb);
 
 /// Writes the prologue at the start of `func`'s entry block (the insertion
 /// point stays after it) for a block tile of `blockRows` x `blockCols` in
-/// warp tiles of `warp`.
+/// warp tiles of `warp`; `groupRows` > 0: blocks in the grouped order
+/// (groupedBlockOrder), else the launch order.
 KernelPrologue emitKernelPrologue(KernelIR &ir, const Problem &pb,
                                   int64_t blockRows, int64_t blockCols,
-                                  gpu::GPUFuncOp func, WarpTile warp = {});
+                                  gpu::GPUFuncOp func, WarpTile warp = {},
+                                  int64_t groupRows = 0);
+
+/// The grouped block order (#stc_gpu.kernel_config's group_rows): the
+/// block at (tileX, tileY) of a launch `gridX` tiles wide and `rowTiles`
+/// high gets the (column, row) tile it computes. Blocks start in launch
+/// order, x fastest, a cluster's `clusterRows` blocks (rank = y % c)
+/// together; counted in clusters, group j holds the row tiles [j G, j G +
+/// G) (G = groupRows / c, the last group what is left) and its blocks go
+/// down a column before the next one, so that the blocks in flight read G
+/// row tiles of the sparse operand and few column tiles of D, which stay
+/// in L2, instead of all of D's columns for one row of blocks.
+std::pair<Value, Value> groupedBlockOrder(KernelIR &ir, Value tileX,
+                                          Value tileY, Value gridX,
+                                          Value rowTiles, int64_t groupRows,
+                                          int64_t clusterRows);
 
 } // namespace mlir::stc::gpu_kernel
 

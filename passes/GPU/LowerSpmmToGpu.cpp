@@ -144,6 +144,7 @@ KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
   ImplicitLocOpBuilder kb(loc, ctx);
   kb.setInsertionPointToEnd(kernels.getBody());
   WarpTile warp{config.getWarpRows(), config.getWarpCols()};
+  int64_t groupRows = config.getGroupRows();
   facts.threads = warp.warpsIn(tileRows, tileCols) * kWarpSize;
   auto kernel = newKernel(kb, name, paramTypes, facts.threads);
   if (config.isStaged()) {
@@ -158,8 +159,8 @@ KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
         gb, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
         (name + "_smem").str(), Attribute(), /*alignment=*/16,
         /*addrSpace=*/3);
-    buildStagedMmaSpKernel(kb, pb, tileRows, tileCols, warp, stages, ordered,
-                           kernel, smem);
+    buildStagedMmaSpKernel(kb, pb, tileRows, tileCols, warp, groupRows, stages,
+                           ordered, kernel, smem);
     if (config.getDirectFallback()) {
       // The direct kernel for rows the staged one cannot copy: same
       // parameters, block, tile and warp tile (so the same grid and
@@ -168,11 +169,12 @@ KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
       facts.fallbackKernel = (name + "_direct").str();
       facts.stagedAlign = kChunkBytes / elemBytes;
       buildDirectMmaSpKernel(
-          kb, pb, tileRows, tileCols, warp, ordered,
+          kb, pb, tileRows, tileCols, warp, groupRows, ordered,
           newKernel(kb, facts.fallbackKernel, paramTypes, facts.threads));
     }
   } else {
-    buildDirectMmaSpKernel(kb, pb, tileRows, tileCols, warp, ordered, kernel);
+    buildDirectMmaSpKernel(kb, pb, tileRows, tileCols, warp, groupRows, ordered,
+                           kernel);
   }
   return facts;
 }

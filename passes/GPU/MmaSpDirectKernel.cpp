@@ -18,10 +18,11 @@ using namespace mlir::stc::gpu_kernel;
 
 void mlir::stc::gpu_kernel::buildDirectMmaSpKernel(
     ImplicitLocOpBuilder &b, const Problem &pb, int64_t blockRows,
-    int64_t blockCols, WarpTile warp, bool ordered, gpu::GPUFuncOp func) {
+    int64_t blockCols, WarpTile warp, int64_t groupRows, bool ordered,
+    gpu::GPUFuncOp func) {
   KernelIR ir(b);
   KernelPrologue kp =
-      emitKernelPrologue(ir, pb, blockRows, blockCols, func, warp);
+      emitKernelPrologue(ir, pb, blockRows, blockCols, func, warp, groupRows);
   // K loop: ceil(K / 32) steps, rowTiles x colTiles tiles of 4 f32
   // accumulators each.
   // Each lane's B columns are fixed for the whole K loop: decompose them

@@ -20,9 +20,11 @@
 namespace mlir::stc::gpu_kernel {
 
 /// Fragments loaded from global memory; `ordered`: mma.sp::ordered_metadata.
+/// `groupRows` > 0: blocks in the grouped order (groupedBlockOrder).
 void buildDirectMmaSpKernel(ImplicitLocOpBuilder &b, const Problem &pb,
                             int64_t blockRows, int64_t blockCols, WarpTile warp,
-                            bool ordered, gpu::GPUFuncOp func);
+                            int64_t groupRows, bool ordered,
+                            gpu::GPUFuncOp func);
 
 /// A and B staged through `sharedMemory` (stages x StagedLayout::stageBytes)
 /// by a cp.async pipeline and read with ldmatrix (b16; for tf32 each
@@ -32,8 +34,8 @@ void buildDirectMmaSpKernel(ImplicitLocOpBuilder &b, const Problem &pb,
 /// a direct fallback exists).
 void buildStagedMmaSpKernel(ImplicitLocOpBuilder &b, const Problem &pb,
                             int64_t blockRows, int64_t blockCols, WarpTile warp,
-                            int64_t stages, bool ordered, gpu::GPUFuncOp func,
-                            LLVM::GlobalOp sharedMemory);
+                            int64_t groupRows, int64_t stages, bool ordered,
+                            gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory);
 
 } // namespace mlir::stc::gpu_kernel
 

@@ -21,11 +21,11 @@ using namespace mlir::stc::gpu_kernel;
 
 void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     ImplicitLocOpBuilder &b, const Problem &pb, int64_t blockRows,
-    int64_t blockCols, WarpTile warp, int64_t stages, bool ordered,
-    gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory) {
+    int64_t blockCols, WarpTile warp, int64_t groupRows, int64_t stages,
+    bool ordered, gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory) {
   KernelIR ir(b);
   KernelPrologue kp =
-      emitKernelPrologue(ir, pb, blockRows, blockCols, func, warp);
+      emitKernelPrologue(ir, pb, blockRows, blockCols, func, warp, groupRows);
   Type i8 = b.getI8Type();
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);

@@ -45,6 +45,12 @@
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=35 --check --gpu-kernel=direct --gpu-block-rows=128 --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=tf32_lhs_relu --random-inputs --seed=36 --check --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s --check-prefix=TF32
 // RUN: stc-run %s --device=emulate --entry=rhs_transposed_dynamic_gelu_erf --input=%t.xt.npy --random-inputs --seed=37 --check --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
+// The grouped block order (--gpu-group-rows) in both kernels: 3 row tiles
+// by 2 column tiles, groups of 2 row tiles (the last 1 high) and of 3;
+// a block that computed another's tile, or none, fails the check.
+// RUN: stc-run %s --device=emulate --entry=lhs_f16_f32 --random-inputs --seed=38 --check --gpu-group-rows=2 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_f16_f32 --random-inputs --seed=39 --check --gpu-group-rows=3 --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=40 --check --gpu-kernel=direct --gpu-group-rows=2 2>&1 | FileCheck %s
 // f16 accumulation (mma.sp .f16.f16.f16.f16, D rounded to f16 by the model
 // after every instruction) in both kernels, with the epilogue in f32.
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=14 --check --gpu-accumulate=f16 2>&1 | FileCheck %s

@@ -96,13 +96,6 @@ func.func @cluster_of_three() { return }
 
 // -----
 
-// mma sp groups
-// expected-error @+1 {{group_rows (the grouped block order) needs family wgmma, got direct}}
-#mma_sp_groups = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 64, block_cols = 64, group_rows = 8>
-func.func @mma_sp_groups() { return }
-
-// -----
-
 // split cluster groups
 // expected-error @+1 {{group_rows must be 0 to 64 and a multiple of cluster_rows (2), got 3}}
 #split_cluster_groups = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, cluster_rows = 2, group_rows = 3>

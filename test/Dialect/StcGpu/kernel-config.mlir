@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: func.func @configured
 // CHECK: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 256, stages = 4, cluster_rows = 2, group_rows = 16, multicast_b = true>
-// CHECK: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_86, family = staged, block_rows = 64, block_cols = 128, stages = 2, accumulator = f16, ordered_metadata = false, direct_fallback = true, warp_rows = 64, warp_cols = 64>
+// CHECK: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_86, family = staged, block_rows = 64, block_cols = 128, stages = 2, group_rows = 8, accumulator = f16, ordered_metadata = false, direct_fallback = true, warp_rows = 64, warp_cols = 64>
 // CHECK: stc.conv {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 3, a_source = registers, pixel_tile_h = 8, pixel_tile_w = 16>
 func.func @configured(%v: tensor<256x64xf16>, %m: tensor<256x8xi16>, %d: tensor<128x512xf16>,
                       %dd: tensor<128x?xf16>, %fv: tensor<64x288xf16>, %fm: tensor<64x36xi16>,
@@ -21,8 +21,9 @@ func.func @configured(%v: tensor<256x64xf16>, %m: tensor<256x8xi16>, %d: tensor<
       : tensor<256x64xf16>, tensor<256x8xi16>, tensor<128x512xf16> -> tensor<256x512xf32>
   %1 = stc.spmm %v, %m, %dd {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>,
       stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_86, family = staged,
-          block_rows = 64, block_cols = 128, stages = 2, accumulator = f16,
-          ordered_metadata = false, direct_fallback = true, warp_rows = 64,
+          block_rows = 64, block_cols = 128, stages = 2, group_rows = 8,
+          accumulator = f16, ordered_metadata = false, direct_fallback = true,
+          warp_rows = 64,
           warp_cols = 64>}
       : tensor<256x64xf16>, tensor<256x8xi16>, tensor<128x?xf16> -> tensor<256x?xf32>
   %2 = stc.conv %fv, %fm, %x
