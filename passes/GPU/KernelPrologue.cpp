@@ -15,11 +15,9 @@ int64_t mlir::stc::gpu_kernel::mmaSpInstructionK(const Problem &pb) {
   return pb.tf32 ? kMmaKTf32 : pb.int8 ? kMmaKI8 : kMmaK;
 }
 
-KernelPrologue
-mlir::stc::gpu_kernel::emitKernelPrologue(KernelIR &ir, const Problem &pb,
-                                          int64_t blockRows, int64_t blockCols,
-                                          gpu::GPUFuncOp func, WarpTile warp,
-                                          int64_t groupRows) {
+KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(
+    KernelIR &ir, const Problem &pb, int64_t blockRows, int64_t blockCols,
+    gpu::GPUFuncOp func, WarpTile warp, int64_t groupRows) {
   ImplicitLocOpBuilder &b = ir.b;
   KernelPrologue k;
   k.warp = warp;
@@ -127,8 +125,8 @@ std::pair<Value, Value> mlir::stc::gpu_kernel::groupedBlockOrder(
   int64_t c = clusterRows, pairsPerGroup = groupRows / c;
   Value rank = arith::RemUIOp::create(b, tileY, ir.i32(c));
   Value clusterRow = arith::DivUIOp::create(b, tileY, ir.i32(c));
-  Value clusterRowCount = arith::DivUIOp::create(
-      b, ir.add(rowTiles, ir.i32(c - 1)), ir.i32(c));
+  Value clusterRowCount =
+      arith::DivUIOp::create(b, ir.add(rowTiles, ir.i32(c - 1)), ir.i32(c));
   Value linear = ir.add(ir.mul(clusterRow, gridX), tileX);
   Value perGroup = ir.mul(gridX, ir.i32(pairsPerGroup));
   Value group = arith::DivUIOp::create(b, linear, perGroup);
@@ -137,8 +135,9 @@ std::pair<Value, Value> mlir::stc::gpu_kernel::groupedBlockOrder(
       b, arith::SubIOp::create(b, clusterRowCount, first),
       ir.i32(pairsPerGroup));
   Value local = arith::SubIOp::create(b, linear, ir.mul(group, perGroup));
-  Value row = ir.add(
-      ir.mul(ir.add(first, arith::RemUIOp::create(b, local, height)), ir.i32(c)),
-      rank);
+  Value row =
+      ir.add(ir.mul(ir.add(first, arith::RemUIOp::create(b, local, height)),
+                    ir.i32(c)),
+             rank);
   return {arith::DivUIOp::create(b, local, height), row};
 }

@@ -3,8 +3,8 @@
 // The kernels of families `direct` and `staged` (MmaSpDirectKernel.cpp,
 // MmaSpStagedKernel.cpp): blocks of warp tiles (WarpTile: 32 or 64 rows
 // by 32 or 64 columns) of mma.sp m16n8k32 (f16/bf16), m16n8k16 (tf32) or
-// m16n8k64 (i8), the fused epilogue on the accumulators. Each writes the body of `func`, whose parameters are
-// kernelParams' (LowerSpmmToGpu.cpp).
+// m16n8k64 (i8), the fused epilogue on the accumulators. Each writes the body
+// of `func`, whose parameters are kernelParams' (LowerSpmmToGpu.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STC_PASSES_GPU_MMASPKERNELS_H
