@@ -86,3 +86,6 @@ mkdir -p "$out"
 # 64 MiB.
 tar -C "$stage" -cf - . | xz -9e --lzma2=preset=9e,dict=192MiB > "$out/stc-gpu-tests.tar.xz"
 ls -l "$out/stc-gpu-tests.tar.xz"
+# Beside the pack, for a call that only runs the benchmarks
+# (STC_SESSION_STEPS in gpu-session.sh) and carries this instead.
+cp "$stage/build/lib/libstc_runtime_cuda.so" "$out/"

@@ -29,7 +29,11 @@
 #    scripts/gpu-sweep-build.sh with its share of SWEEP_BUDGET_S (120 s),
 #    results in OUT_DIR/sweep-results.tar.
 # Every step runs even when an earlier one failed; the exit status says
-# whether all passed.
+# whether all passed. STC_SESSION_STEPS (default "tests bench sweep")
+# picks the steps: a call that only times kernels ("bench sweep") carries
+# .gpu-carry/libstc_runtime_cuda.so, bench-work.tar.xz and sweep.tar.xz
+# instead of the whole pack (which, with the repository, nearly fills the
+# device tool's 64 MiB).
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -40,9 +44,18 @@ carry="$root/.gpu-carry"
 mkdir -p "$out"
 status=0
 cd "$root" || exit 2
+steps=" ${STC_SESSION_STEPS:-tests bench sweep} "
+step() { [[ "$steps" == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total \
   --format=csv 2>&1 | tee "$out/lit.log"
+if ! step tests; then
+  # The benchmarks load the runtime's CUDA C API from build/lib.
+  mkdir -p build/lib
+  [ -f build/lib/libstc_runtime_cuda.so ] ||
+    cp "$carry/libstc_runtime_cuda.so" build/lib/ || status=1
+fi
+if step tests; then
 
 echo "== lit (GPU tests) $(date -u +%T)"
 # lit's per-test timeout (a hung kernel) needs psutil.
@@ -86,7 +99,9 @@ fi
 
 bash scripts/gpu-sanitize.sh "$out" "$sanitize_s" 2>&1 | tee -a "$out/lit.log" ||
   status=1
+fi
 
+if step bench; then
 echo "== benchmarks $(date -u +%T)"
 mkdir -p bench/work
 xz -dc "$carry/bench-work.tar.xz" | tar -C bench/work -xf - || status=1
@@ -105,7 +120,8 @@ for b in gemm conv; do
   tar -C "$out" -cf "$out/$b-results.tar" "$b" && rm -rf "${out:?}/$b"
   tail -n 5 "$out/$b.log"
 done
-if [ -f "$carry/sweep.tar.xz" ]; then
+fi
+if step sweep && [ -f "$carry/sweep.tar.xz" ]; then
   echo "== sm_90a variants $(date -u +%T)"
   xz -dc "$carry/sweep.tar.xz" | tar -C bench/work -xf - || status=1
   variants=(bench/work/sw-*)
