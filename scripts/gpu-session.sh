@@ -24,10 +24,12 @@
 #    default 120 s), logs in OUT_DIR/compute-sanitizer.tar;
 # 2. the GEMM benchmark, then the convolution benchmark, each with its
 #    time budget (defaults 200 s and 100 s; 0 skips it), results copied to
-#    OUT_DIR; STC_SESSION_GEMM_ONLY, a regex, limits the GEMM programs;
-# 3. where .gpu-carry/sweep.tar.xz is, each variant of
-#    scripts/gpu-sweep-build.sh with its share of SWEEP_BUDGET_S (120 s),
-#    results in OUT_DIR/sweep-results.tar.
+#    OUT_DIR; STC_SESSION_GEMM_ONLY and STC_SESSION_CONV_ONLY, regexes,
+#    limit the programs;
+# 3. where .gpu-carry/sweep.tar.xz is, each variant in it with its share
+#    of SWEEP_BUDGET_S (120 s): bench/work/sw-NAME GEMM build directories
+#    (scripts/gpu-sweep-build.sh makes sm_90a ones), bench/work/swc-NAME
+#    convolution ones; results in OUT_DIR/sweep-results.tar.
 # Every step runs even when an earlier one failed; the exit status says
 # whether all passed. STC_SESSION_STEPS (default "tests bench sweep")
 # picks the steps: a call that only times kernels ("bench sweep") carries
@@ -114,6 +116,7 @@ for b in gemm conv; do
   [ "$budget" = 0 ] && { echo "$b benchmark: skipped (budget 0)"; continue; }
   only=()
   [ "$b" = gemm ] && [ -n "${STC_SESSION_GEMM_ONLY:-}" ] && only=("--only=$STC_SESSION_GEMM_ONLY")
+  [ "$b" = conv ] && [ -n "${STC_SESSION_CONV_ONLY:-}" ] && only=("--only=$STC_SESSION_CONV_ONLY")
   rm -rf "$out/$b" && mkdir -p "$out/$b"
   bench/run_gpu_bench.sh "$step" --copy-to "$out/$b" --time-budget "$budget" "${only[@]}" \
     > "$out/$b.log" 2>&1 || status=1
@@ -122,15 +125,22 @@ for b in gemm conv; do
 done
 fi
 if step sweep && [ -f "$carry/sweep.tar.xz" ]; then
-  echo "== sm_90a variants $(date -u +%T)"
+  echo "== kernel variants $(date -u +%T)"
   xz -dc "$carry/sweep.tar.xz" | tar -C bench/work -xf - || status=1
-  variants=(bench/work/sw-*)
-  share=$(( sweep_s / ${#variants[@]} ))
+  # sw-NAME: a GEMM build directory; swc-NAME: a convolution one.
+  shopt -s nullglob
+  variants=(bench/work/sw-* bench/work/swc-*)
+  share=$(( sweep_s / (${#variants[@]} > 0 ? ${#variants[@]} : 1) ))
   rm -rf "$out/sweep" && mkdir -p "$out/sweep"
   for d in "${variants[@]}"; do
-    v="${d##*/sw-}"
-    GPU_BENCH_WORK="$d" bench/run_gpu_bench.sh run --copy-to "$out/sweep/$v" \
-      --time-budget "$share" > "$out/sweep/$v.log" 2>&1 || status=1
+    v="${d##*/}"
+    if [[ "$v" == swc-* ]]; then
+      GPU_CONV_WORK="$d" bench/run_gpu_bench.sh run-conv --copy-to "$out/sweep/$v" \
+        --time-budget "$share" > "$out/sweep/$v.log" 2>&1 || status=1
+    else
+      GPU_BENCH_WORK="$d" bench/run_gpu_bench.sh run --copy-to "$out/sweep/$v" \
+        --time-budget "$share" > "$out/sweep/$v.log" 2>&1 || status=1
+    fi
     tail -n 3 "$out/sweep/$v.log"
   done
   cat "$out"/sweep/*.log > "$out/sweep.log"
