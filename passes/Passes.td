@@ -328,11 +328,14 @@ def StcConfigureGpuKernels : Pass<"stc-configure-gpu-kernels", "ModuleOp"> {
     - mma.sp: the staged kernel (cp.async pipeline, ldmatrix) where the
       dense operand's rows are 16-byte aligned (with a direct fallback
       kernel where that depends on a dynamic size), else the direct one;
-      the block tile of chooseMmaSpBlockTile.
+      the block tile of chooseMmaSpBlockTile; for the staged kernel the
+      warp tile of chooseMmaSpWarpTile (4 warps a block; 32 x 32 for the
+      direct kernel).
 
     The knobs of passes/GPU/KernelOptions.def override it (as options of
     this pass: `kernel`, `block-rows`, `block-cols`, `stages`,
-    `wgmma-stages`, `cluster-rows`, `group-rows`, `tma-multicast`,
+    `warp-rows`, `warp-cols`, `wgmma-stages`, `cluster-rows`,
+    `group-rows`, `tma-multicast`,
     `wgmma-a`, `accumulate`, `ordered-metadata`; the tools spell them
     `--gpu-NAME`). Errors: values outside their range (as the tools check
     them), `kernel=wgmma` or `kernel=staged` for an op that kernel cannot
@@ -363,8 +366,8 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     `gpu.module @stc_kernels`, for the canonical problem
     `Out[R, P] = S[R, K] . D[K, P]` (passes/GPU/KernelProblem.h):
 
-    - `direct` and `staged` (passes/GPU/MmaSpKernel*.cpp): warps of 32 x 32
-      tiles of `nvvm.mma.sp.sync` (m16n8k32 f16/bf16, m16n8k16 tf32,
+    - `direct` and `staged` (passes/GPU/MmaSpKernel*.cpp): warps of 32 or
+      64 by 32 or 64 tiles of `nvvm.mma.sp.sync` (m16n8k32 f16/bf16, m16n8k16 tf32,
       m16n8k64 s8), the values read in the canonical format (already the
       A-fragment layout) and the metadata in the kernel-ready layout of
       docs/GPU-LAYOUT.md; `staged` copies A and D through a cp.async

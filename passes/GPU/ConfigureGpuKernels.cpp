@@ -147,6 +147,16 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
   // error.
   bool staged = requested == KernelFamily::staged ||
                 (!requested && fit.staging != Staging::never);
+  // The staged kernel's warps by the block (its direct fallback shares
+  // them); the direct kernel keeps 32 x 32 unless asked: its larger warp
+  // tiles are correct but unmeasured.
+  auto [warpRows, warpCols] = staged
+                                  ? chooseMmaSpWarpTile(tileRows, tileCols)
+                                  : std::pair<int64_t, int64_t>{32, 32};
+  if (k.warpRows)
+    warpRows = k.warpRows;
+  if (k.warpCols)
+    warpCols = k.warpCols;
   KernelConfigAttr config = KernelConfigAttr::getChecked(
       configError(op), op->getContext(), arch,
       staged ? KernelFamily::staged : KernelFamily::direct, tileRows, tileCols,
@@ -159,8 +169,7 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
       k.orderedMetadata,
       /*direct_fallback=*/staged && fit.staging == Staging::ifAligned,
       /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0},
-      /*warp_rows=*/k.warpRows ? k.warpRows : int64_t{32},
-      /*warp_cols=*/k.warpCols ? k.warpCols : int64_t{32});
+      /*warp_rows=*/warpRows, /*warp_cols=*/warpCols);
   if (!config)
     return failure();
   return config;

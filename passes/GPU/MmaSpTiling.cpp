@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/MmaSpTiling.h"
 
+#include <algorithm>
+
 std::pair<int64_t, int64_t> mlir::stc::chooseMmaSpBlockTile(int64_t rows,
                                                             int64_t cols) {
   constexpr int64_t kMinBlocks = 256;
@@ -20,4 +22,10 @@ std::pair<int64_t, int64_t> mlir::stc::chooseMmaSpBlockTile(int64_t rows,
   if (cols > rows && blocks(64, 128) >= kMinBlocks)
     return {64, 128};
   return {64, 64};
+}
+
+std::pair<int64_t, int64_t>
+mlir::stc::chooseMmaSpWarpTile(int64_t blockRows, int64_t blockCols) {
+  return {std::max<int64_t>(32, blockRows / 2),
+          std::max<int64_t>(32, blockCols / 2)};
 }

@@ -23,10 +23,10 @@
 // §7).
 // RUN: stc-run %s --device=emulate --entry=tf32_lhs_relu --random-inputs --seed=13 --check 2>&1 | FileCheck %s --check-prefix=TF32
 // TF32: stc-run: check: result #0 relative error {{.*}} (tolerance 1e-03): PASS
-// Other block tiles and pipeline depths (warps are 32 x 32: 8 and 16 warps
-// per block, several chunks per thread and per stage, 2 and 4 stages), and
-// the direct kernel with a big tile.
-// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=9 --check --gpu-block-rows=128 --gpu-block-cols=128 2>&1 | FileCheck %s
+// Other block tiles and pipeline depths (several chunks per thread and per
+// stage, 2 and 4 stages; the 32 x 32 warps of the old default in a 128 x
+// 128 block: 16 warps), and the direct kernel with a big tile.
+// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=9 --check --gpu-block-rows=128 --gpu-block-cols=128 --gpu-warp-rows=32 --gpu-warp-cols=32 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=10 --check --gpu-block-rows=128 --gpu-block-cols=64 --gpu-stages=2 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=11 --check --gpu-block-rows=64 --gpu-block-cols=128 --gpu-stages=4 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=12 --check --gpu-kernel=direct --gpu-block-rows=128 --gpu-block-cols=128 2>&1 | FileCheck %s

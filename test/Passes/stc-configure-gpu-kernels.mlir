@@ -15,7 +15,7 @@
 // HOPPER-KNOBS: remark: stc-configure-gpu-kernels: sm_90a: no TMA multicast, which needs a GEMM kernel with a cluster of 2 (cluster-rows=2) and, for a k-major dense operand, at least 128 columns; got cluster 2, 64 columns, a convolution
 
 // SM80-LABEL: func.func @square
-// SM80: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 128, stages = 3>
+// SM80: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 128, stages = 3, warp_cols = 64>
 // SM90A-LABEL: func.func @square
 // SM90A: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 6>
 // KNOBS-LABEL: func.func @square
