@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-#===- scripts/gpu-sweep-build.sh - sm_90a kernel variants for one GPU call ===#
+#===- scripts/gpu-sweep-build.sh - kernel variants for one GPU call -----===#
 #
 # Timings of different device calls differ by up to about 10 % (H200,
 # 2026-11-26), so variants of the sm_90a kernel are compared inside one
@@ -9,7 +9,7 @@
 # scripts/gpu-session.sh, which runs them after the full benchmarks when
 # .gpu-carry/sweep.tar.xz is there.
 #
-#   scripts/gpu-sweep-build.sh [SHAPES_REGEX] [NAME:FLAGS ...]
+#   scripts/gpu-sweep-build.sh [--mma-sp] [SHAPES_REGEX] [NAME:FLAGS ...]
 #
 # SHAPES_REGEX (bench/run_gpu_bench.sh build --only) defaults to the large
 # square and LLM shapes the issue's targets name, f16 and i8; the variants
@@ -18,16 +18,35 @@
 # bench/work/sw-NAME (built with STC_GPU_FLAGS_SM90A=FLAGS); all go into
 # .gpu-carry/sweep.tar.xz.
 #
+# --mma-sp: variants of the sm_90 (mma.sp) kernel instead, FLAGS as
+# STC_GPU_FLAGS, no sm_90a kernel or cutlass2 baseline in the variant
+# directories (the full benchmark's run has them); the shapes default to
+# the eight f16 programs of bench/results/gpu-sweep-20261127T0746Z-warp-
+# tiles, the variants to the questions it left (docs/MMA-SP.md):
+# 4 stages, 256-row blocks, two K steps a stage, the grouped order.
+#
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-shapes="${1:-^(square-8192|square-16384|llm-down-4096x11008-n4096)-(f16|i8)$}"
+mma_sp=0
+[ "${1:-}" = --mma-sp ] && { mma_sp=1; shift; }
+if [ $mma_sp = 1 ]; then
+  shapes="${1:-^(square-4096|square-8192|llm-attn-4096x4096-n16|llm-attn-4096x4096-n512|llm-up-11008x4096-n4096|llm-down-4096x11008-n4096|bert-base-ffn-in-3072x768-b32|bert-large-ffn-in-4096x1024-b32)-f16$}"
+else
+  shapes="${1:-^(square-8192|square-16384|llm-down-4096x11008-n4096)-(f16|i8)$}"
+fi
 shift || true
 variants=("$@")
-[ ${#variants[@]} -gt 0 ] ||
+if [ ${#variants[@]} -eq 0 ] && [ $mma_sp = 1 ]; then
+  variants=("base:" "s4:--gpu-stages=4" "rows256:--gpu-block-rows=256"
+            "k64:--gpu-stage-k-steps=2" "k64-s4:--gpu-stage-k-steps=2 --gpu-stages=4"
+            "rows256-k64:--gpu-block-rows=256 --gpu-stage-k-steps=2"
+            "group16:--gpu-group-rows=16")
+elif [ ${#variants[@]} -eq 0 ]; then
   variants=("base:" "rows256:--gpu-block-rows=256" "group16:--gpu-group-rows=16"
             "multicast:--gpu-cluster-rows=2 --gpu-tma-multicast")
+fi
 
 dirs=()
 for v in "${variants[@]}"; do
@@ -35,9 +54,15 @@ for v in "${variants[@]}"; do
   case "$name" in
     ''|*[!A-Za-z0-9_-]*) echo "gpu-sweep-build: bad variant name '$name'" >&2; exit 2 ;;
   esac
-  echo "== variant $name: STC_GPU_FLAGS_SM90A='$flags'"
-  STC_GPU_FLAGS_SM90A="$flags" GPU_BENCH_WORK="bench/work/sw-$name" \
-    bench/run_gpu_bench.sh build --only "$shapes"
+  if [ $mma_sp = 1 ]; then
+    echo "== variant $name: STC_GPU_FLAGS='$flags' (mma.sp)"
+    STC_GPU_FLAGS="$flags" STC_GPU_TARGET_SM90A=none STC_GPU_CUTLASS2=none \
+      GPU_BENCH_WORK="bench/work/sw-$name" bench/run_gpu_bench.sh build --only "$shapes"
+  else
+    echo "== variant $name: STC_GPU_FLAGS_SM90A='$flags'"
+    STC_GPU_FLAGS_SM90A="$flags" GPU_BENCH_WORK="bench/work/sw-$name" \
+      bench/run_gpu_bench.sh build --only "$shapes"
+  fi
   dirs+=("sw-$name")
 done
 mkdir -p .gpu-carry

@@ -35,19 +35,21 @@ LogicalResult KernelConfigAttr::verify(
     int64_t clusterRows, int64_t groupRows, bool multicastB,
     WgmmaASource aSource, Accumulator accumulator, bool /*orderedMetadata*/,
     bool directFallback, int64_t pixelTileH, int64_t pixelTileW,
-    int64_t warpRows, int64_t warpCols) {
+    int64_t warpRows, int64_t warpCols, int64_t stageKSteps) {
   const bool wgmma = family == KernelFamily::wgmma;
   StringRef familyName = stringifyKernelFamily(family);
   if (wgmma && !hasWgmma(arch))
     return emitError() << "family wgmma needs arch sm_90a "
                           "(wgmma.mma_async.sp), got "
                        << stringifyGpuArch(arch);
-  auto validTile = [&](int64_t v) {
-    return v == 64 || v == 128 || (wgmma && v == 256);
+  const bool staged = family == KernelFamily::staged;
+  auto validTile = [&](int64_t v, bool rows) {
+    return v == 64 || v == 128 || (v == 256 && (wgmma || (rows && staged)));
   };
-  if (!validTile(blockRows) || !validTile(blockCols))
+  if (!validTile(blockRows, true) || !validTile(blockCols, false))
     return emitError() << "block tiles are 64 or 128 rows by 64 or 128 "
-                          "columns (256 too for family wgmma), got "
+                          "columns (256 rows for family staged, 256 either "
+                          "way for family wgmma), got "
                        << blockRows << " x " << blockCols << " for family "
                        << familyName;
   if (blockRows == 256 && blockCols == 256)
@@ -105,6 +107,33 @@ LogicalResult KernelConfigAttr::verify(
                           "divide the block tile ("
                        << blockRows << " x " << blockCols << "), got "
                        << warpRows << " x " << warpCols;
+  // mma.sp blocks: at most 16 warps (the registers of more would not fit
+  // on an SM), and the staged kernel's stages of A (32 bytes a row) and B
+  // (64 bytes a column) in its 48 KiB of static shared memory.
+  int64_t warps = (blockRows / warpRows) * (blockCols / warpCols);
+  if (!wgmma && warps > 16)
+    return emitError() << "a " << blockRows << " x " << blockCols
+                       << " block of " << warpRows << " x " << warpCols
+                       << " warps has " << warps
+                       << " warps; mma.sp blocks take at most 16";
+  if (stageKSteps < 1 || stageKSteps > (staged ? 2 : 1))
+    return emitError() << "stage_k_steps must be "
+                       << (staged ? "1 or 2"
+                                  : "1 for family " + familyName.str())
+                       << ", got " << stageKSteps;
+  // The opt-in limit of dynamic shared memory a block of the arch has.
+  int64_t sharedLimit = arch == GpuArch::sm_80   ? 163 * 1024
+                        : arch == GpuArch::sm_86 ? 99 * 1024
+                        : arch == GpuArch::sm_89 ? 99 * 1024
+                                                 : 227 * 1024;
+  int64_t stagedBytes =
+      stages * stageKSteps * (blockRows * 32 + blockCols * 64);
+  if (staged && stagedBytes > sharedLimit)
+    return emitError() << stages << " stages of " << stageKSteps
+                       << " K steps of a " << blockRows << " x " << blockCols
+                       << " tile take " << stagedBytes
+                       << " bytes of shared memory; " << stringifyGpuArch(arch)
+                       << " allows " << sharedLimit << " a block";
   return success();
 }
 

@@ -49,6 +49,11 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
       warp tile reads fewer ldmatrix bytes per mma.sp and needs fewer warps
       (and more registers). Family wgmma has its own warpgroup tiles and
       keeps the default, 32 x 32.
+    - `stage_k_steps` (staged): mma.sp K steps a pipeline stage holds, 1
+      (32 of K for f16/bf16) or 2 (64: half the barriers and cp.async
+      waits per K). The stages live in static shared memory up to 48 KiB,
+      in dynamic shared memory beyond, up to the arch's opt-in limit
+      (sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90 227 KiB).
 
     ```mlir
     %0 = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>,
@@ -78,7 +83,8 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
     DefaultValuedParameter<"int64_t", "0">:$pixel_tile_h,
     DefaultValuedParameter<"int64_t", "0">:$pixel_tile_w,
     DefaultValuedParameter<"int64_t", "32">:$warp_rows,
-    DefaultValuedParameter<"int64_t", "32">:$warp_cols
+    DefaultValuedParameter<"int64_t", "32">:$warp_cols,
+    DefaultValuedParameter<"int64_t", "1">:$stage_k_steps
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -69,11 +69,15 @@ public:
   void runOnOperation() override;
 
 private:
-  /// The knobs, one pass option each (KernelOptions.def).
+  /// The knobs, one pass option each (KernelOptions.def). TYPE is a
+  /// template argument and FIELD a member name: neither can take the
+  /// parentheses clang-tidy asks macro arguments for.
+  // NOLINTBEGIN(bugprone-macro-parentheses)
 #define STC_GPU_KERNEL_OPTION(TYPE, FIELD, NAME, DEFAULT, HELP)                \
   Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(HELP),                        \
                      llvm::cl::init(DEFAULT)};
 #include "passes/GPU/KernelOptions.def"
+  // NOLINTEND(bugprone-macro-parentheses)
 
   GpuKernelOptions knobs() const {
     GpuKernelOptions k;
@@ -135,24 +139,24 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
   auto [tileRows, tileCols] =
       chooseMmaSpBlockTile(ShapedType::isDynamic(pb.rows) ? -1 : pb.rows,
                            ShapedType::isDynamic(pb.cols) ? -1 : pb.cols);
-  // 256 rows or columns are for the sm_90a kernel; its mma.sp fallbacks
-  // take 128.
-  if (k.blockRows)
-    tileRows = std::min<int64_t>(k.blockRows, 128);
-  if (k.blockCols)
-    tileCols = std::min<int64_t>(k.blockCols, 128);
   std::optional<KernelFamily> requested = k.requestedFamily();
   StagingFit fit = stagingFitOf(op, pb);
   // kernel=staged where it cannot apply is left to checkKernelConfig's
   // error.
   bool staged = requested == KernelFamily::staged ||
                 (!requested && fit.staging != Staging::never);
+  // 256 columns, and on sm_90a 256 rows, are for the sm_90a kernel: its
+  // mma.sp fallbacks take 128. Elsewhere the staged kernel takes 256 rows.
+  int64_t maxRows = staged && !stc_gpu::hasWgmma(arch) ? 256 : 128;
+  if (k.blockRows)
+    tileRows = std::min<int64_t>(k.blockRows, maxRows);
+  if (k.blockCols)
+    tileCols = std::min<int64_t>(k.blockCols, 128);
   // The staged kernel's warps by the block (its direct fallback shares
   // them); the direct kernel keeps 32 x 32 unless asked: its larger warp
   // tiles are correct but unmeasured.
-  auto [warpRows, warpCols] = staged
-                                  ? chooseMmaSpWarpTile(tileRows, tileCols)
-                                  : std::pair<int64_t, int64_t>{32, 32};
+  auto [warpRows, warpCols] = staged ? chooseMmaSpWarpTile(tileRows, tileCols)
+                                     : std::pair<int64_t, int64_t>{32, 32};
   if (k.warpRows)
     warpRows = k.warpRows;
   if (k.warpCols)
@@ -169,7 +173,8 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
       k.orderedMetadata,
       /*direct_fallback=*/staged && fit.staging == Staging::ifAligned,
       /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0},
-      /*warp_rows=*/warpRows, /*warp_cols=*/warpCols);
+      /*warp_rows=*/warpRows, /*warp_cols=*/warpCols,
+      /*stage_k_steps=*/staged && k.stageKSteps ? k.stageKSteps : int64_t{1});
   if (!config)
     return failure();
   return config;
@@ -246,7 +251,8 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
       k.groupRows, shape.multicastB, *stc_gpu::symbolizeWgmmaASource(k.wgmmaA),
       pb.int8 ? Accumulator::s32 : Accumulator::f32,
       /*ordered_metadata=*/true, /*direct_fallback=*/false, shape.pixelTileH,
-      shape.pixelTileW, /*warp_rows=*/int64_t{32}, /*warp_cols=*/int64_t{32});
+      shape.pixelTileW, /*warp_rows=*/int64_t{32}, /*warp_cols=*/int64_t{32},
+      /*stage_k_steps=*/int64_t{1});
   if (!config)
     return failure();
   return config;

@@ -31,12 +31,16 @@ GpuKernelOptions::verify(std::optional<GpuArch> arch, Spelling spelling,
   if (kernel == "wgmma" && arch && !hopper)
     return fail(name("kernel") + "=wgmma needs " + target + "=sm_90a, got " +
                 target + "=" + stc_gpu::stringifyGpuArch(*arch));
-  for (int64_t tile : {blockRows, blockCols}) {
-    bool wide = tile == 256 && (hopper || !arch);
+  // 256 rows for any target (the staged mma.sp kernel or the sm_90a one),
+  // 256 columns for the sm_90a kernel only.
+  for (auto [tile, wideOk] :
+       {std::pair{blockRows, true}, std::pair{blockCols, hopper || !arch}}) {
+    bool wide = tile == 256 && wideOk;
     if (tile != 0 && tile != 64 && tile != 128 && !wide)
       return fail(name("block-rows") + " and " + name("block-cols") +
-                  " must be 64 or 128 (or 0; 256 with " + target +
-                  "=sm_90a), got " + Twine(tile));
+                  " must be 64 or 128 (or 0; " + name("block-rows") +
+                  "=256 too, and " + name("block-cols") + "=256 with " +
+                  target + "=sm_90a), got " + Twine(tile));
   }
   if (blockRows == 256 && blockCols == 256)
     return fail(name("block-rows") +
@@ -61,6 +65,9 @@ GpuKernelOptions::verify(std::optional<GpuArch> arch, Spelling spelling,
     if (warp != 0 && warp != 32 && warp != 64)
       return fail(name("warp-rows") + " and " + name("warp-cols") +
                   " must be 32 or 64 (or 0), got " + Twine(warp));
+  if (stageKSteps < 0 || stageKSteps > 2)
+    return fail(name("stage-k-steps") + " must be 1 or 2 (or 0), got " +
+                Twine(stageKSteps));
   if (stages < 2 || stages > 4)
     return fail(name("stages") + " must be 2, 3 or 4, got " + Twine(stages));
   if (accumulate != "f32" && accumulate != "f16")

@@ -149,18 +149,26 @@ KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
   auto kernel = newKernel(kb, name, paramTypes, facts.threads);
   if (config.isStaged()) {
     int64_t elemBytes = pb.inputType.getIntOrFloatBitWidth() / 8;
-    facts.staticSharedBytes =
-        stages * StagedLayout(tileRows, tileCols, elemBytes, warp).stageBytes;
+    int64_t kSteps = config.getStageKSteps();
+    int64_t bytes =
+        stages *
+        StagedLayout(tileRows, tileCols, elemBytes, warp, kSteps).stageBytes;
+    // Up to 48 KiB a static array; more (deeper or longer stages) is dynamic
+    // shared memory, which the host opts in to (the kernel info's
+    // shared_bytes), up to the limit the configuration's verifier checked.
+    bool dynamic = bytes > kStaticSharedLimit;
+    (dynamic ? facts.sharedBytes : facts.staticSharedBytes) = bytes;
     OpBuilder gb(kernels.getBodyRegion());
     gb.setInsertionPointToStart(kernels.getBody());
-    auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
-                                              facts.staticSharedBytes);
+    auto arrayType =
+        LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), dynamic ? 0 : bytes);
     auto smem = LLVM::GlobalOp::create(
-        gb, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
+        gb, loc, arrayType, /*isConstant=*/false,
+        dynamic ? LLVM::Linkage::External : LLVM::Linkage::Internal,
         (name + "_smem").str(), Attribute(), /*alignment=*/16,
         /*addrSpace=*/3);
     buildStagedMmaSpKernel(kb, pb, tileRows, tileCols, warp, groupRows, stages,
-                           ordered, kernel, smem);
+                           kSteps, ordered, kernel, smem);
     if (config.getDirectFallback()) {
       // The direct kernel for rows the staged one cannot copy: same
       // parameters, block, tile and warp tile (so the same grid and

@@ -31,6 +31,8 @@ constexpr int64_t kMetaBlockRows = 32;
 /// x 64 bytes, or 32 k-rows x block cols), 16-byte chunks swizzled so that
 /// ldmatrix's 8 row addresses hit distinct banks.
 constexpr int64_t kChunkBytes = 16;
+/// The most static shared memory a kernel may declare.
+constexpr int64_t kStaticSharedLimit = 48 * 1024;
 constexpr int64_t kARowBytes = 32;
 constexpr int64_t kBPMajorRowBytes = 64;
 
@@ -39,13 +41,15 @@ constexpr int64_t kBPMajorRowBytes = 64;
 /// i8: 64 k): 32 bytes of stored A values per row, 64 bytes of B per
 /// column. A k-major B (16-bit elements only: ldmatrix.trans) is 32 rows
 /// of blockCols elements.
+/// A stage holds `kSteps` K steps, each such a sub-step of stepBytes.
 struct StagedLayout {
-  int64_t threads, aBytes, bBytes, bKMajorRowBytes, stageBytes;
+  int64_t threads, aBytes, bBytes, bKMajorRowBytes, stepBytes, stageBytes;
   StagedLayout(int64_t blockRows, int64_t blockCols, int64_t elemBytes,
-               WarpTile warp)
+               WarpTile warp, int64_t kSteps = 1)
       : threads(warp.warpsIn(blockRows, blockCols) * kWarpSize),
         aBytes(blockRows * kARowBytes), bBytes(blockCols * kBPMajorRowBytes),
-        bKMajorRowBytes(blockCols * elemBytes), stageBytes(aBytes + bBytes) {}
+        bKMajorRowBytes(blockCols * elemBytes), stepBytes(aBytes + bBytes),
+        stageBytes(kSteps * stepBytes) {}
 };
 
 /// Elements of one 16-byte cp.async chunk.

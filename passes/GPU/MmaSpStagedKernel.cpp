@@ -22,7 +22,8 @@ using namespace mlir::stc::gpu_kernel;
 void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     ImplicitLocOpBuilder &b, const Problem &pb, int64_t blockRows,
     int64_t blockCols, WarpTile warp, int64_t groupRows, int64_t stages,
-    bool ordered, gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory) {
+    int64_t kSteps, bool ordered, gpu::GPUFuncOp func,
+    LLVM::GlobalOp sharedMemory) {
   KernelIR ir(b);
   KernelPrologue kp =
       emitKernelPrologue(ir, pb, blockRows, blockCols, func, warp, groupRows);
@@ -46,7 +47,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   };
   // Bytes of A and B per stage (see the layout in buildStaged's comment in
   // the header of this file).
-  StagedLayout layout(blockRows, blockCols, elemBytes, warp);
+  StagedLayout layout(blockRows, blockCols, elemBytes, warp, kSteps);
   auto stageBase = [&](Value slot) {
     return ir.mul(slot, ir.i32(layout.stageBytes));
   };
@@ -82,8 +83,9 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   // Issues the cp.async copies of K step `step` into stage `slot`; copies
   // past an edge read nothing (src-size 0 zero-fills) from a clamped,
   // aligned address.
-  auto issueLoads = [&](Value step, Value slot) {
-    Value base = stageBase(slot);
+  // Issues the copies of K step `step` into the sub-step of a stage at
+  // byte `base` (no commit).
+  auto issueStepLoads = [&](Value step, Value base) {
     auto copyChunk = [&](Value smemOffset, Value src, Value index,
                          Value validElems) {
       Value srcSize = ir.mul(validElems, ir.i32(elemBytes));
@@ -174,6 +176,30 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
       copyChunk(ir.add(ir.i32(layout.aBytes), offset), kp.args.dense, index,
                 valid);
     });
+  };
+  // Stage step s holds the K steps s * kSteps .. s * kSteps + kSteps - 1,
+  // one sub-step each (K steps past the last are zero-filled, and their
+  // metadata is the padding word: their mma.sp add nothing). One commit
+  // group per stage.
+  // (With one K step a stage, the IR is that of the plain pipeline.)
+  Value stageSteps =
+      kSteps == 1 ? kp.steps
+                  : arith::DivUIOp::create(
+                        b, ir.add(kp.steps, ir.i32(kSteps - 1)), ir.i32(kSteps))
+                        .getResult();
+  // K step `sub` of stage step `stageStep`.
+  auto kStepOf = [&](Value stageStep, int64_t sub) {
+    return kSteps == 1 ? ir.add(stageStep, ir.i32(sub))
+                       : ir.add(ir.mul(stageStep, ir.i32(kSteps)), ir.i32(sub));
+  };
+  auto subStepBase = [&](Value stageAt, int64_t sub) {
+    return sub == 0 ? stageAt : ir.add(stageAt, ir.i32(sub * layout.stepBytes));
+  };
+  auto issueLoads = [&](Value stageStep, Value slot) {
+    Value base = stageBase(slot);
+    for (int64_t j = 0; j < kSteps; ++j)
+      issueStepLoads(kSteps == 1 ? stageStep : kStepOf(stageStep, j),
+                     subStepBase(base, j));
     NVVM::CpAsyncCommitGroupOp::create(b);
   };
 
@@ -181,7 +207,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   // commit group per stage even when empty, so that wait counts hold).
   for (int64_t s = 0; s < stages - 1; ++s) {
     Value step = ir.i32(s);
-    auto inRange = scf::IfOp::create(b, ir.lt(step, kp.steps), false);
+    auto inRange = scf::IfOp::create(b, ir.lt(step, stageSteps), false);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(inRange.thenBlock());
@@ -190,40 +216,43 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   }
 
   // The metadata words travel through registers, not shared memory: each
-  // iteration loads the words of the step `metaLead` steps ahead into a
-  // ring of loop-carried values and consumes the oldest, so a load has
+  // iteration loads the words of the K steps `metaLead` ahead into a ring
+  // of loop-carried values and consumes the oldest, so a load has
   // stages - 1 iterations (as long as the cp.async copies have) to arrive.
   // A word loaded in the iteration that uses it stalls every warp for a
   // global-memory round trip per K step.
-  const int64_t metaLead = stages - 1;
+  const int64_t metaLead = (stages - 1) * kSteps;
   const int64_t wordsPerStep = metadataWordsPerStep(pb, warp);
   SmallVector<Value> init = zeroAccumulators(ir, pb, warp);
   const int64_t accCount = init.size();
   for (int64_t s = 0; s < metaLead; ++s)
     llvm::append_range(
         init, metadataWords(ir, pb, kp, ir.i32(s), ir.lt(ir.i32(s), kp.steps)));
-  auto loop = scf::ForOp::create(b, ir.i32(0), kp.steps, ir.i32(1), init);
+  auto loop = scf::ForOp::create(b, ir.i32(0), stageSteps, ir.i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
     ValueRange carried = loop.getRegionIterArgs();
-    // Issued first, so that the load is in flight across the wait and the
+    // Issued first, so that the loads are in flight across the wait and the
     // barrier below.
-    Value metaStep = ir.add(step, ir.i32(metaLead));
-    SmallVector<Value, 2> aheadWords =
-        metadataWords(ir, pb, kp, metaStep, ir.lt(metaStep, kp.steps));
+    SmallVector<Value> aheadWords;
+    for (int64_t j = 0; j < kSteps; ++j) {
+      Value metaStep = kStepOf(step, metaLead + j);
+      llvm::append_range(aheadWords, metadataWords(ir, pb, kp, metaStep,
+                                                   ir.lt(metaStep, kp.steps)));
+    }
     // Step `step` has landed once at most stages - 2 younger groups are
     // pending; the barrier also tells every thread that the slot the next
     // loads overwrite (the one computed in the previous iteration) is free.
     Value ahead = ir.add(step, ir.i32(stages - 1));
-    Value aheadInRange = ir.lt(ahead, kp.steps);
+    Value aheadInRange = ir.lt(ahead, stageSteps);
     // Groups committed after step's: min(stages - 2, steps - 1 - step).
     // Waiting for stages - 2 is exact while the pipeline is full; at the
     // tail, wait for everything.
     Value tail =
         arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
-                              ir.add(step, ir.i32(stages - 2)), kp.steps);
+                              ir.add(step, ir.i32(stages - 2)), stageSteps);
     auto waitIf = scf::IfOp::create(b, tail, true);
     {
       OpBuilder::InsertionGuard g2(b);
@@ -239,100 +268,105 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
       b.setInsertionPointToStart(loadAhead.thenBlock());
       issueLoads(ahead, arith::RemUIOp::create(b, ahead, ir.i32(stages)));
     }
-    Value base = stageBase(arith::RemUIOp::create(b, step, ir.i32(stages)));
-    auto regsOf = [&](Value structValue) {
-      SmallVector<Value, 4> regs;
-      for (int64_t r = 0; r < 4; ++r) {
-        Value word = LLVM::ExtractValueOp::create(b, structValue, r);
-        if (pb.inputType.isF16())
-          word = LLVM::BitcastOp::create(b, VectorType::get({2}, pb.inputType),
-                                         word);
-        // tf32: one f32 per register, rounded to nearest as in build().
-        if (pb.tf32)
-          word = NVVM::ConvertFloatToTF32Op::create(
-              b, b.getI32Type(),
-              LLVM::BitcastOp::create(b, b.getF32Type(), word),
-              NVVM::FPRoundingMode::RNA);
-        regs.push_back(word);
-      }
-      return regs;
-    };
-    Type i32Type = b.getI32Type();
-    auto x4Type = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), {i32Type, i32Type, i32Type, i32Type});
-    auto shape = NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8);
-    // A: ldmatrix.x4 per 16-row tile; lane L addresses row
-    // (L % 8) + 8 ((L / 8) % 2) of the tile, chunk L / 16. Register j of
-    // lane (g, t) is row g + 8 (j % 2), bytes 4t .. 4t + 3 of chunk j / 2:
-    // stored columns 2t, 2t + 1 (+ 8) for f16/bf16, t (+ 4) for tf32, 4t ..
-    // 4t + 3 (+ 16) for i8, the A fragment of each (see build()).
-    SmallVector<SmallVector<Value, 4>> aRegs(warp.rowTiles());
-    for (int64_t i = 0; i < warp.rowTiles(); ++i) {
-      Value row = ir.add(
-          ir.add(ir.mul(kp.warpRow, ir.i32(warp.rows)), ir.i32(i * kMmaM)),
-          ir.add(arith::RemUIOp::create(b, kp.lane, ir.i32(8)),
-                 ir.mul(arith::AndIOp::create(
-                            b, arith::ShRUIOp::create(b, kp.lane, ir.i32(3)),
-                            ir.i32(1)),
-                        ir.i32(8))));
-      Value c = arith::ShRUIOp::create(b, kp.lane, ir.i32(4));
-      Value phys = arith::XOrIOp::create(
-          b, c,
-          arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(2)),
-                                ir.i32(1)));
-      Value offset = ir.add(base, ir.add(ir.mul(row, ir.i32(kARowBytes)),
-                                         ir.mul(phys, ir.i32(kChunkBytes))));
-      Value frag = NVVM::LdMatrixOp::create(b, x4Type, byteAt(smem, offset), 4,
-                                            NVVM::MMALayout::row, shape,
-                                            NVVM::LdStMatrixEltType::B16);
-      aRegs[i] = regsOf(frag);
-    }
-    SmallVector<Value, 2> metaWords(carried.begin() + accCount,
-                                    carried.begin() + accCount + wordsPerStep);
-    // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7 (tf32:
-    // 4q .. 4q + 3, i8: 16q .. 16q + 15; the same bytes). Lane (g, t) gets
-    // bytes 4t .. 4t + 3 of column p = g: D[2t, 2t + 1 (+ 8q)][g], tf32
-    // D[t + 4q][g], i8 D[4t .. 4t + 3 (+ 16q)][g], as build() loads them.
-    SmallVector<SmallVector<Value, 4>> bRegs(warp.colTiles());
-    for (int64_t j = 0; j < warp.colTiles(); ++j) {
-      Value offset;
-      NVVM::MMALayout ldLayout;
-      if (!pb.denseKMajor) {
-        // Lane L: row p = tile + L % 8, chunk L / 8 (plain ldmatrix).
+    Value stageAt = stageBase(arith::RemUIOp::create(b, step, ir.i32(stages)));
+    SmallVector<Value> acc(carried.take_front(accCount));
+    for (int64_t sub = 0; sub < kSteps; ++sub) {
+      Value base = subStepBase(stageAt, sub);
+      auto regsOf = [&](Value structValue) {
+        SmallVector<Value, 4> regs;
+        for (int64_t r = 0; r < 4; ++r) {
+          Value word = LLVM::ExtractValueOp::create(b, structValue, r);
+          if (pb.inputType.isF16())
+            word = LLVM::BitcastOp::create(
+                b, VectorType::get({2}, pb.inputType), word);
+          // tf32: one f32 per register, rounded to nearest as in build().
+          if (pb.tf32)
+            word = NVVM::ConvertFloatToTF32Op::create(
+                b, b.getI32Type(),
+                LLVM::BitcastOp::create(b, b.getF32Type(), word),
+                NVVM::FPRoundingMode::RNA);
+          regs.push_back(word);
+        }
+        return regs;
+      };
+      Type i32Type = b.getI32Type();
+      auto x4Type = LLVM::LLVMStructType::getLiteral(
+          b.getContext(), {i32Type, i32Type, i32Type, i32Type});
+      auto shape = NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8);
+      // A: ldmatrix.x4 per 16-row tile; lane L addresses row
+      // (L % 8) + 8 ((L / 8) % 2) of the tile, chunk L / 16. Register j of
+      // lane (g, t) is row g + 8 (j % 2), bytes 4t .. 4t + 3 of chunk j / 2:
+      // stored columns 2t, 2t + 1 (+ 8) for f16/bf16, t (+ 4) for tf32, 4t ..
+      // 4t + 3 (+ 16) for i8, the A fragment of each (see build()).
+      SmallVector<SmallVector<Value, 4>> aRegs(warp.rowTiles());
+      for (int64_t i = 0; i < warp.rowTiles(); ++i) {
         Value row = ir.add(
-            ir.add(ir.mul(kp.warpCol, ir.i32(warp.cols)), ir.i32(j * kMmaN)),
-            arith::RemUIOp::create(b, kp.lane, ir.i32(8)));
-        Value c = arith::ShRUIOp::create(b, kp.lane, ir.i32(3));
+            ir.add(ir.mul(kp.warpRow, ir.i32(warp.rows)), ir.i32(i * kMmaM)),
+            ir.add(arith::RemUIOp::create(b, kp.lane, ir.i32(8)),
+                   ir.mul(arith::AndIOp::create(
+                              b, arith::ShRUIOp::create(b, kp.lane, ir.i32(3)),
+                              ir.i32(1)),
+                          ir.i32(8))));
+        Value c = arith::ShRUIOp::create(b, kp.lane, ir.i32(4));
         Value phys = arith::XOrIOp::create(
             b, c,
-            arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(1)),
-                                  ir.i32(3)));
-        offset = ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
-                        ir.mul(phys, ir.i32(kChunkBytes)));
-        ldLayout = NVVM::MMALayout::row;
-      } else {
-        // Lane L: row k = L, the chunk of the tile's 8 columns
-        // (ldmatrix.trans gives each lane D[2t, 2t + 1][g]).
-        Value c = ir.add(ir.mul(kp.warpCol, ir.i32(warp.cols / elemsPerChunk)),
-                         ir.i32(j));
-        Value phys = arith::XOrIOp::create(
-            b, c, arith::AndIOp::create(b, kp.lane, ir.i32(7)));
-        offset = ir.add(ir.mul(kp.lane, ir.i32(layout.bKMajorRowBytes)),
-                        ir.mul(phys, ir.i32(kChunkBytes)));
-        ldLayout = NVVM::MMALayout::col;
+            arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(2)),
+                                  ir.i32(1)));
+        Value offset = ir.add(base, ir.add(ir.mul(row, ir.i32(kARowBytes)),
+                                           ir.mul(phys, ir.i32(kChunkBytes))));
+        Value frag = NVVM::LdMatrixOp::create(b, x4Type, byteAt(smem, offset),
+                                              4, NVVM::MMALayout::row, shape,
+                                              NVVM::LdStMatrixEltType::B16);
+        aRegs[i] = regsOf(frag);
       }
-      Value frag = NVVM::LdMatrixOp::create(
-          b, x4Type,
-          byteAt(smem, ir.add(base, ir.add(ir.i32(layout.aBytes), offset))), 4,
-          ldLayout, shape, NVVM::LdStMatrixEltType::B16);
-      bRegs[j] = regsOf(frag);
+      SmallVector<Value, 2> metaWords(
+          carried.begin() + accCount + sub * wordsPerStep,
+          carried.begin() + accCount + (sub + 1) * wordsPerStep);
+      // B: ldmatrix.x4 per 8-column tile, register q = k 8q .. 8q + 7 (tf32:
+      // 4q .. 4q + 3, i8: 16q .. 16q + 15; the same bytes). Lane (g, t) gets
+      // bytes 4t .. 4t + 3 of column p = g: D[2t, 2t + 1 (+ 8q)][g], tf32
+      // D[t + 4q][g], i8 D[4t .. 4t + 3 (+ 16q)][g], as build() loads them.
+      SmallVector<SmallVector<Value, 4>> bRegs(warp.colTiles());
+      for (int64_t j = 0; j < warp.colTiles(); ++j) {
+        Value offset;
+        NVVM::MMALayout ldLayout;
+        if (!pb.denseKMajor) {
+          // Lane L: row p = tile + L % 8, chunk L / 8 (plain ldmatrix).
+          Value row = ir.add(
+              ir.add(ir.mul(kp.warpCol, ir.i32(warp.cols)), ir.i32(j * kMmaN)),
+              arith::RemUIOp::create(b, kp.lane, ir.i32(8)));
+          Value c = arith::ShRUIOp::create(b, kp.lane, ir.i32(3));
+          Value phys = arith::XOrIOp::create(
+              b, c,
+              arith::AndIOp::create(
+                  b, arith::ShRUIOp::create(b, row, ir.i32(1)), ir.i32(3)));
+          offset = ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
+                          ir.mul(phys, ir.i32(kChunkBytes)));
+          ldLayout = NVVM::MMALayout::row;
+        } else {
+          // Lane L: row k = L, the chunk of the tile's 8 columns
+          // (ldmatrix.trans gives each lane D[2t, 2t + 1][g]).
+          Value c = ir.add(
+              ir.mul(kp.warpCol, ir.i32(warp.cols / elemsPerChunk)), ir.i32(j));
+          Value phys = arith::XOrIOp::create(
+              b, c, arith::AndIOp::create(b, kp.lane, ir.i32(7)));
+          offset = ir.add(ir.mul(kp.lane, ir.i32(layout.bKMajorRowBytes)),
+                          ir.mul(phys, ir.i32(kChunkBytes)));
+          ldLayout = NVVM::MMALayout::col;
+        }
+        Value frag = NVVM::LdMatrixOp::create(
+            b, x4Type,
+            byteAt(smem, ir.add(base, ir.add(ir.i32(layout.aBytes), offset))),
+            4, ldLayout, shape, NVVM::LdStMatrixEltType::B16);
+        bRegs[j] = regsOf(frag);
+      }
+      acc = mmaSpStep(ir, pb, warp, ordered, aRegs, bRegs, metaWords, acc);
     }
-    SmallVector<Value> next =
-        mmaSpStep(ir, pb, warp, ordered, aRegs, bRegs, metaWords,
-                  carried.take_front(accCount));
-    // The ring moves by one step: drop the words just used, append the
+    // The ring moves by one stage: drop the words just used, append the
     // ones loaded ahead.
-    llvm::append_range(next, carried.drop_front(accCount + wordsPerStep));
+    SmallVector<Value> next = acc;
+    llvm::append_range(next,
+                       carried.drop_front(accCount + kSteps * wordsPerStep));
     llvm::append_range(next, aheadWords);
     scf::YieldOp::create(b, next);
   }

@@ -24,8 +24,8 @@ std::pair<int64_t, int64_t> mlir::stc::chooseMmaSpBlockTile(int64_t rows,
   return {64, 64};
 }
 
-std::pair<int64_t, int64_t>
-mlir::stc::chooseMmaSpWarpTile(int64_t blockRows, int64_t blockCols) {
-  return {std::max<int64_t>(32, blockRows / 2),
-          std::max<int64_t>(32, blockCols / 2)};
+std::pair<int64_t, int64_t> mlir::stc::chooseMmaSpWarpTile(int64_t blockRows,
+                                                           int64_t blockCols) {
+  auto half = [](int64_t v) { return std::clamp<int64_t>(v / 2, 32, 64); };
+  return {half(blockRows), half(blockCols)};
 }

@@ -22,7 +22,8 @@ namespace mlir::stc {
 std::pair<int64_t, int64_t> chooseMmaSpBlockTile(int64_t rows, int64_t cols);
 
 /// The warp tile of the staged kernel for a block tile: half the block
-/// each way, at least 32 (4 warps; a 64 x 64 block keeps 32 x 32). On an
+/// each way, 32 to 64 (4 warps; a 64 x 64 block keeps 32 x 32, a 256-row
+/// block has 8). On an
 /// H200 (bench/results/gpu-sweep-20261127T0746Z-warp-tiles) 64 x 64 warps
 /// in 128 x 128 blocks ran 1.6x the 16 warps of 32 x 32 (fewer ldmatrix
 /// bytes per mma.sp, two blocks per SM), 64 x 32 in 128 x 64 blocks 1.05x,

@@ -22,6 +22,9 @@
 // step (two per 32-row block); exact, so one misrouted word fails.
 // RUN: stc-run %s --device=emulate --entry=rhs_staged_acc32_long_k --random-inputs --seed=9 --check --gpu-block-rows=128 --gpu-block-cols=128 --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_direct_acc32 --random-inputs --seed=10 --check --gpu-block-rows=128 --gpu-warp-rows=64 --gpu-warp-cols=32 2>&1 | FileCheck %s
+// Two K steps (128 of K) a stage, four metadata words a K step in the
+// ring.
+// RUN: stc-run %s --device=emulate --entry=rhs_staged_acc32_long_k --random-inputs --seed=11 --check --gpu-stage-k-steps=2 --gpu-block-rows=128 --gpu-block-cols=128 2>&1 | FileCheck %s
 // The dynamic-shape programs of test/E2E/spmm-i8.mlir (direct kernel,
 // run-time metadata) on the emulator against the float64 NumPy reference.
 // REQUIRES: numpy

@@ -43,6 +43,18 @@
 // RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=33 --check --gpu-block-rows=128 --gpu-block-cols=64 --gpu-stages=2 --gpu-warp-rows=64 --gpu-warp-cols=32 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=34 --check --gpu-stages=4 --gpu-warp-rows=32 --gpu-warp-cols=64 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=35 --check --gpu-kernel=direct --gpu-block-rows=128 --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
+// 256-row blocks (8 warps of 64 x 64 by default; 3 stages fill the 48 KiB
+// of static shared memory): a k-major and a p-major D, ragged rows.
+// RUN: stc-run %s --device=emulate --entry=lhs_f16_f32 --random-inputs --seed=41 --check --gpu-block-rows=256 --gpu-block-cols=128 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=42 --check --gpu-block-rows=256 --gpu-block-cols=64 --gpu-stages=4 2>&1 | FileCheck %s
+// Two K steps a stage (--gpu-stage-k-steps=2, 64 of K for f16/bf16): an
+// odd number of K steps (a zero-filled last one), the k-major and p-major
+// D, 2 to 4 stages, the metadata ring two steps a stage; 256 x 128 blocks
+// with 4 stages of 2 (128 KiB: dynamic shared memory).
+// RUN: stc-run %s --device=emulate --entry=lhs_f16_f32 --random-inputs --seed=43 --check --gpu-stage-k-steps=2 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_kmajor_staged --random-inputs --seed=44 --check --gpu-stage-k-steps=2 --gpu-stages=2 --gpu-block-rows=128 --gpu-block-cols=128 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=rhs_pmajor_staged_long_k --random-inputs --seed=45 --check --gpu-stage-k-steps=2 --gpu-stages=4 2>&1 | FileCheck %s
+// RUN: stc-run %s --device=emulate --entry=lhs_transposed_alpha_beta_relu --random-inputs --seed=46 --check --gpu-stage-k-steps=2 --gpu-block-rows=256 --gpu-block-cols=128 --gpu-stages=4 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --entry=tf32_lhs_relu --random-inputs --seed=36 --check --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s --check-prefix=TF32
 // RUN: stc-run %s --device=emulate --entry=rhs_transposed_dynamic_gelu_erf --input=%t.xt.npy --random-inputs --seed=37 --check --gpu-warp-rows=64 --gpu-warp-cols=64 2>&1 | FileCheck %s
 // The grouped block order (--gpu-group-rows) in both kernels: 3 row tiles

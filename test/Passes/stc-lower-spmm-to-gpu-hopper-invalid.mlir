@@ -28,7 +28,7 @@
 // CLUSTER: error: stc-configure-gpu-kernels: cluster-rows must be 1 or 2 (or 0), got 3
 // GROUPRANGE: error: stc-configure-gpu-kernels: group-rows must be 0 to 64, got 65
 // GROUPCLUSTER: error: stc-configure-gpu-kernels: group-rows (3) must be a multiple of the kernel's cluster rows (2)
-// WIDE: error: stc-configure-gpu-kernels: block-rows and block-cols must be 64 or 128 (or 0; 256 with target=sm_90a), got 256
+// WIDE: error: stc-configure-gpu-kernels: block-rows and block-cols must be 64 or 128 (or 0; block-rows=256 too, and block-cols=256 with target=sm_90a), got 256
 // SQUARE256: error: stc-configure-gpu-kernels: block-rows=256 takes at most 128 columns (a 256 x 256 tile needs 256 accumulators per thread)
 // ROWS256REGS: error: stc-configure-gpu-kernels: block-rows=256 takes A from shared memory (wgmma-a=smem)
 // FIT: error: stc-configure-gpu-kernels: the sm_90a kernel's ring of 6 stages of 128 x 256 needs 246880 bytes of shared memory, more than the 232448 a block may have

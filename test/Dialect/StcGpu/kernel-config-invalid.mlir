@@ -13,7 +13,7 @@ func.func @wgmma_on_sm80() { return }
 // -----
 
 // odd tile
-// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 too for family wgmma), got 96 x 64 for family direct}}
+// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged, 256 either way for family wgmma), got 96 x 64 for family direct}}
 #odd_tile = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 96, block_cols = 64>
 func.func @odd_tile() { return }
 
@@ -40,8 +40,43 @@ func.func @wgmma_warp_tile() { return }
 
 // -----
 
+// direct 256 rows
+// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged, 256 either way for family wgmma), got 256 x 64 for family direct}}
+#direct_256_rows = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 256, block_cols = 64>
+func.func @direct_256_rows() { return }
+
+// -----
+
+// too many warps
+// expected-error @+1 {{a 256 x 128 block of 32 x 32 warps has 32 warps; mma.sp blocks take at most 16}}
+#too_many_warps = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 256, block_cols = 128, stages = 3>
+func.func @too_many_warps() { return }
+
+// -----
+
+// staged shared memory
+// expected-error @+1 {{4 stages of 2 K steps of a 256 x 128 tile take 131072 bytes of shared memory; sm_86 allows 101376 a block}}
+#staged_smem = #stc_gpu.kernel_config<arch = sm_86, family = staged, block_rows = 256, block_cols = 128, stages = 4, warp_rows = 64, warp_cols = 64, stage_k_steps = 2>
+func.func @staged_smem() { return }
+
+// -----
+
+// k steps of direct
+// expected-error @+1 {{stage_k_steps must be 1 for family direct, got 2}}
+#direct_k_steps = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 64, block_cols = 64, stage_k_steps = 2>
+func.func @direct_k_steps() { return }
+
+// -----
+
+// three k steps
+// expected-error @+1 {{stage_k_steps must be 1 or 2, got 3}}
+#three_k_steps = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3, stage_k_steps = 3>
+func.func @three_k_steps() { return }
+
+// -----
+
 // wide mma sp tile
-// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 too for family wgmma), got 64 x 256 for family staged}}
+// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged, 256 either way for family wgmma), got 64 x 256 for family staged}}
 #wide_mma_sp_tile = #stc_gpu.kernel_config<arch = sm_90a, family = staged, block_rows = 64, block_cols = 256, stages = 3>
 func.func @wide_mma_sp_tile() { return }
 
