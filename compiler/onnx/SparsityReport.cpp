@@ -40,10 +40,13 @@ bool mlir::stc::onnx_import::isMatrix2To4(const HostTensor &weight,
 }
 
 bool mlir::stc::onnx_import::isFilter2To4(const HostTensor &filter) {
-  if (filter.shape.size() != 4 || filter.numElements() == 0)
+  // F x C x KH x KW, or F x C x K (1-D).
+  if ((filter.shape.size() != 4 && filter.shape.size() != 3) ||
+      filter.numElements() == 0)
     return false;
-  int64_t f = filter.shape[0], c = filter.shape[1],
-          positions = filter.shape[2] * filter.shape[3];
+  int64_t f = filter.shape[0], c = filter.shape[1], positions = 1;
+  for (int64_t d : ArrayRef<int64_t>(filter.shape).drop_front(2))
+    positions *= d;
   for (int64_t o = 0; o < f; ++o)
     for (int64_t p = 0; p < positions; ++p)
       if (!groupsAre2To4(filter, o * c * positions + p, positions, c))
@@ -62,7 +65,7 @@ void mlir::stc::onnx_import::reportMatrixSparsity(NodeContext &node,
 
 void mlir::stc::onnx_import::reportFilterSparsity(NodeContext &node,
                                                   const HostTensor &filter) {
-  if (filter.shape.size() == 4 && filter.shape[1] > 1 && isFilter2To4(filter))
+  if (filter.shape.size() >= 3 && filter.shape[1] > 1 && isFilter2To4(filter))
     node.remark("weight '" + filter.name +
                 "' is 2:4 sparse along its input channels (--sparsity=enable "
                 "keeps it sparse)");

@@ -1,4 +1,4 @@
-//===- Window.cpp - 2-D convolution and pooling windows -----*- C++ -*-===//
+//===- Window.cpp - convolution and pooling windows ---------*- C++ -*-===//
 //
 // See Window.h.
 //
@@ -15,18 +15,20 @@ bool Window::isPadded() const {
          llvm::any_of(padEnd, [](int64_t p) { return p != 0; });
 }
 
-/// Reads the 2-value ints attribute `name` into `out` (left alone when
-/// absent); values must be positive.
-static LogicalResult readPair(NodeContext &node, StringRef name,
-                              SmallVectorImpl<int64_t> &out) {
+/// Reads the ints attribute `name`, one value per spatial dimension, into
+/// `out` (left alone when absent); values must be positive.
+static LogicalResult readSpatial(NodeContext &node, StringRef name,
+                                 int64_t spatial,
+                                 SmallVectorImpl<int64_t> &out) {
   FailureOr<std::optional<SmallVector<int64_t>>> v = node.getInts(name);
   if (failed(v))
     return failure();
   if (!*v)
     return success();
-  if ((*v)->size() != 2)
-    return node.fail("attribute '" + name +
-                     "' must have 2 values (2-D windows only)");
+  if (static_cast<int64_t>((*v)->size()) != spatial)
+    return node.fail("attribute '" + name + "' must have " + Twine(spatial) +
+                     " value" + (spatial == 1 ? "" : "s") +
+                     " (one per spatial dimension of the input)");
   for (int64_t x : **v)
     if (x < 1)
       return node.fail("attribute '" + name + "' must be positive");
@@ -37,11 +39,21 @@ static LogicalResult readPair(NodeContext &node, StringRef name,
 FailureOr<Window> mlir::stc::onnx_import::readWindow(NodeContext &node,
                                                      Value input,
                                                      ArrayRef<int64_t> kernel) {
+  auto type = cast<RankedTensorType>(input.getType());
+  // 1-D (N x C x L) or 2-D (N x C x H x W); a 1-D window is read with one
+  // value per attribute and returned as the 2-D window over N x C x 1 x L.
+  // (Conv and the pooling ops check the rank first, with their own error.)
+  const int64_t spatial = type.getRank() - 2;
+  assert((spatial == 1 || spatial == 2) && "1-D or 2-D windows only");
   Window window;
+  window.strides.assign(spatial, 1);
+  window.dilations.assign(spatial, 1);
+  window.padBegin.assign(spatial, 0);
+  window.padEnd.assign(spatial, 0);
   SmallVector<int64_t> kernelAttr;
-  if (failed(readPair(node, "kernel_shape", kernelAttr)) ||
-      failed(readPair(node, "strides", window.strides)) ||
-      failed(readPair(node, "dilations", window.dilations)))
+  if (failed(readSpatial(node, "kernel_shape", spatial, kernelAttr)) ||
+      failed(readSpatial(node, "strides", spatial, window.strides)) ||
+      failed(readSpatial(node, "dilations", spatial, window.dilations)))
     return failure();
   if (!kernelAttr.empty() && !kernel.empty() &&
       ArrayRef<int64_t>(kernelAttr) != kernel)
@@ -49,8 +61,8 @@ FailureOr<Window> mlir::stc::onnx_import::readWindow(NodeContext &node,
   window.kernel.assign(kernel.begin(), kernel.end());
   if (window.kernel.empty())
     window.kernel = kernelAttr;
-  if (window.kernel.size() != 2)
-    return node.fail("needs kernel_shape (2-D windows only)");
+  if (static_cast<int64_t>(window.kernel.size()) != spatial)
+    return node.fail("needs kernel_shape (one value per spatial dimension)");
   FailureOr<std::optional<SmallVector<int64_t>>> pads = node.getInts("pads");
   FailureOr<std::string> autoPad = node.getString("auto_pad", "NOTSET");
   if (failed(pads) || failed(autoPad))
@@ -58,19 +70,19 @@ FailureOr<Window> mlir::stc::onnx_import::readWindow(NodeContext &node,
   if (*autoPad != "NOTSET" && *pads)
     return node.fail("has both auto_pad and pads");
   if (*pads) {
-    if ((*pads)->size() != 4)
-      return node.fail("attribute 'pads' must have 4 values");
+    if (static_cast<int64_t>((*pads)->size()) != 2 * spatial)
+      return node.fail("attribute 'pads' must have " + Twine(2 * spatial) +
+                       " values");
     for (int64_t p : **pads)
       if (p < 0)
         return node.fail("negative pads are not supported");
-    window.padBegin = {(**pads)[0], (**pads)[1]};
-    window.padEnd = {(**pads)[2], (**pads)[3]};
+    window.padBegin.assign((*pads)->begin(), (*pads)->begin() + spatial);
+    window.padEnd.assign((*pads)->begin() + spatial, (*pads)->end());
   }
   if (*autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER") {
     // The output has ceil(in / stride) positions; the padding that needs,
     // split evenly, the odd one at the end (UPPER) or the beginning.
-    auto type = cast<RankedTensorType>(input.getType());
-    for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t i = 0; i < spatial; ++i) {
       int64_t in = type.getDimSize(2 + i);
       if (ShapedType::isDynamic(in))
         return node.fail("auto_pad=" + *autoPad +
@@ -85,6 +97,14 @@ FailureOr<Window> mlir::stc::onnx_import::readWindow(NodeContext &node,
     }
   } else if (*autoPad != "NOTSET" && *autoPad != "VALID") {
     return node.fail("auto_pad '" + *autoPad + "' is not supported");
+  }
+  if (spatial == 1) {
+    // The same window over a height of 1.
+    for (SmallVector<int64_t> *v :
+         {&window.kernel, &window.strides, &window.dilations})
+      v->insert(v->begin(), 1);
+    window.padBegin.insert(window.padBegin.begin(), 0);
+    window.padEnd.insert(window.padEnd.begin(), 0);
   }
   return window;
 }

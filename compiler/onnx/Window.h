@@ -1,4 +1,4 @@
-//===- Window.h - 2-D convolution and pooling windows -------*- C++ -*-===//
+//===- Window.h - convolution and pooling windows -----------*- C++ -*-===//
 //
 // The attributes Conv, MaxPool and AveragePool share (kernel_shape,
 // strides, dilations, pads, auto_pad), read once and checked the same way,
@@ -21,9 +21,11 @@ struct Window {
   bool isPadded() const;
 };
 
-/// Reads the window attributes of `node` over `input`. `kernel` is the
-/// filter's size (Conv) or empty (pooling: kernel_shape is required).
-/// auto_pad SAME_* needs static spatial sizes.
+/// Reads the window attributes of `node` over `input` (N x C x H x W, or
+/// N x C x L: one value per attribute, and the result is the 2-D window
+/// over N x C x 1 x L). `kernel` is the filter's spatial size (Conv) or
+/// empty (pooling: kernel_shape is required). auto_pad SAME_* needs static
+/// spatial sizes.
 FailureOr<Window> readWindow(NodeContext &node, Value input,
                              ArrayRef<int64_t> kernel);
 

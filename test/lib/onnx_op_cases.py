@@ -55,6 +55,14 @@ CONV = dict(
     conv_valid_asym=_one("Conv", ["B", 5, 8, 8], ["B", 4, 4, 2],
                          _w((4, 5, 3, 3)), pads=[1, 0, 0, 0],
                          strides=[2, 3]),
+    # 1-D (N x C x L, torch's nn.Conv1d): strided and padded with a bias;
+    # grouped and dilated; auto_pad SAME_LOWER with a stride.
+    conv1d_bias=_one("Conv", ["B", 8, 20], ["B", 12, 10], _w((12, 8, 3)),
+                     _w((12,)), strides=[2], pads=[1, 1]),
+    conv1d_grouped_dilated=_one("Conv", ["B", 8, 16], ["B", 8, 12],
+                                _w((8, 4, 3)), group=2, dilations=[2]),
+    conv1d_same=_one("Conv", ["B", 6, 15], ["B", 8, 8], _w((8, 6, 4)),
+                     auto_pad="SAME_LOWER", strides=[2]),
 )
 
 POOL = dict(
@@ -204,7 +212,24 @@ def _linear_bn(rng, dtype, batch):
     return g.model([("x", None, [batch, 8])], [("y", None, [batch, 8])])
 
 
+def _conv1d_bn(rng, dtype, batch):
+    """nn.Conv1d, BatchNorm1d (folded into the Conv at import), ReLU, and a
+    second Conv1d: a temporal convolution block."""
+    g = Builder(rng, dtype)
+    h = g.op("Conv", ["x", g.weight((16, 8, 5), axis=1)], pads=[2, 2])
+    h = g.op("BatchNormalization", [h] + [
+        g.tensor(g.name("bn"), v) for v in (
+            1 + 0.1 * g.rng.standard_normal(16), 0.1 * g.rng.standard_normal(16),
+            0.1 * g.rng.standard_normal(16),
+            1 + 0.1 * np.abs(g.rng.standard_normal(16)))], epsilon=1e-5)
+    h = g.op("Relu", [h])
+    g.op("Conv", [h, g.weight((8, 16, 3), axis=1), g.weight((8,))],
+         strides=[2])
+    g.nodes[-1].output[0] = "y"
+    return g.model([("x", None, [batch, 8, 24])], [("y", None, [batch, 8, 11])])
+
+
 CASES = dict(CONV, **POOL, **NORM, math=_math, shapes=_shapes,
              embedding=_embedding, matmuls=_matmuls, batchnorm=_batchnorm,
-             linear_bn=_linear_bn)
+             linear_bn=_linear_bn, conv1d_bn=_conv1d_bn)
 INPUT_RANGES = {"embedding": {"ids": (-50, 50)}}

@@ -153,6 +153,19 @@ def _windows(xp, kernel, strides, dilations, out):
 
 def _conv(ins, a, ctx):
     x, w = ins[0].data, ins[1].data
+    if x.ndim == 3:
+        # 1-D: the 2-D convolution over a height of 1 (pads [b, e] become
+        # [0, b, 0, e]).
+        a = dict(a)
+        for key in ("strides", "dilations", "kernel_shape"):
+            if key in a:
+                a[key] = [1] + list(a[key])
+        if "pads" in a:
+            a["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+        ins = [Value(x[:, :, None, :], ins[0].dtype),
+               Value(w[:, :, None, :], ins[1].dtype)] + list(ins[2:])
+        [(y, dtype)] = _conv(ins, a, ctx)
+        return [(y[:, :, 0, :], dtype)]
     group = a.get("group", 1)
     kernel = list(w.shape[2:])
     strides = list(a.get("strides", [1, 1]))

@@ -4,7 +4,10 @@
 // stc-sparsify-convolutions folds into the convolution) and
 // linalg.conv_2d_nchw_fchw, or, grouped, linalg.conv_2d_ngchw_gfchw on the
 // same data seen with a group dimension; the bias is a broadcast add along
-// the channels (fused into stc.conv by stc-fuse-epilogue).
+// the channels (fused into stc.conv by stc-fuse-epilogue). A 1-D Conv (NCL
+// activations, FCK filters: audio, sequence models) is the 2-D one over a
+// height of 1, reshaped in and out, so that it takes the same sparse
+// convolution kernels.
 //
 // BatchNormalization after a Conv whose filter and bias are constants, and
 // whose output nothing else reads, is folded into that Conv's filter and
@@ -38,8 +41,16 @@ struct ConvWeights {
   std::optional<HostTensor> foldedFilter, foldedBias;
 };
 
+/// `v` (rank 3, N x C x L or F x C x K) with a height of 1 inserted:
+/// N x C x 1 x L.
+Value liftTo2d(OpBuilder &b, Location loc, Value v) {
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, v);
+  return reshapeTo(b, loc, v,
+                   {sizes[0], sizes[1], b.getIndexAttr(1), sizes[2]});
+}
+
 /// Emits the Conv of `conv` (a Conv node's context) over `x` with the
-/// given filter/bias values, and returns the NCHW result.
+/// given filter/bias values, and returns the NCHW (1-D: NCL) result.
 FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
                           Value bias) {
   OpBuilder &b = node.b;
@@ -47,18 +58,27 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
   auto xType = cast<RankedTensorType>(x.getType());
   auto fType = cast<RankedTensorType>(filter.getType());
   Type type = xType.getElementType();
-  if (xType.getRank() != 4 || fType.getRank() != 4)
-    return node.fail("only 2-D convolutions (rank-4 input and filter) are "
-                     "supported");
+  const bool oneD = xType.getRank() == 3 && fType.getRank() == 3;
+  if (!oneD && (xType.getRank() != 4 || fType.getRank() != 4))
+    return node.fail("only 1-D and 2-D convolutions (input and filter both "
+                     "of rank 3 or both of rank 4) are supported");
   if (!isa<FloatType>(type) || fType.getElementType() != type)
     return node.fail("needs input and filter of the same float type");
   FailureOr<int64_t> group = node.getInt("group", 1);
   if (failed(group))
     return failure();
-  SmallVector<int64_t> kernel = {fType.getDimSize(2), fType.getDimSize(3)};
+  SmallVector<int64_t> kernel(fType.getShape().drop_front(2));
+  // The attributes are read over the input as it is (1-D: one value each).
   FailureOr<Window> window = readWindow(node, x, kernel);
   if (failed(window))
     return failure();
+  if (oneD) {
+    x = liftTo2d(b, loc, x);
+    filter = liftTo2d(b, loc, filter);
+    xType = cast<RankedTensorType>(x.getType());
+    fType = cast<RankedTensorType>(filter.getType());
+    kernel.insert(kernel.begin(), 1);
+  }
   const Window &w = *window;
   int64_t channels = xType.getDimSize(1);
   int64_t filters = fType.getDimSize(0), perGroup = fType.getDimSize(1);
@@ -119,17 +139,24 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
     result = reshapeTo(b, loc, conv,
                        {sizes[0], b.getIndexAttr(filters), outH, outW});
   }
-  if (!bias)
+  if (bias) {
+    // Per output channel: read as (d1) by the broadcast.
+    Value bias4 = reshapeTo(b, loc, bias,
+                            {b.getIndexAttr(1), b.getIndexAttr(filters),
+                             b.getIndexAttr(1), b.getIndexAttr(1)});
+    FailureOr<Value> biased = buildElementwise(
+        node, {result, bias4}, type,
+        [](OpBuilder &nb, Location nl, ValueRange args) {
+          return arith::AddFOp::create(nb, nl, args[0], args[1]).getResult();
+        });
+    if (failed(biased))
+      return failure();
+    result = *biased;
+  }
+  if (!oneD)
     return result;
-  // Per output channel: read as (d1) by the broadcast.
-  Value bias4 = reshapeTo(b, loc, bias,
-                          {b.getIndexAttr(1), b.getIndexAttr(filters),
-                           b.getIndexAttr(1), b.getIndexAttr(1)});
-  return buildElementwise(
-      node, {result, bias4}, type,
-      [](OpBuilder &nb, Location nl, ValueRange args) {
-        return arith::AddFOp::create(nb, nl, args[0], args[1]).getResult();
-      });
+  // N x F x 1 x OL back to N x F x OL.
+  return reshapeTo(b, loc, result, {sizes[0], b.getIndexAttr(filters), outW});
 }
 
 LogicalResult convertConv(NodeContext &node) {
@@ -198,7 +225,8 @@ FailureOr<bool> foldIntoConv(NodeContext &node, const BatchNormAffine &bn) {
     return false;
   const HostTensor &filter = *filterEntry->constant;
   int64_t filters = filter.shape.empty() ? 0 : filter.shape[0];
-  if (filter.shape.size() != 4 || !isFloatDType(filter.dtype) ||
+  if ((filter.shape.size() != 4 && filter.shape.size() != 3) ||
+      !isFloatDType(filter.dtype) ||
       filters != static_cast<int64_t>(bn.factor.size()))
     return false;
   const HostTensor *bias = nullptr;
