@@ -21,7 +21,9 @@
 #    JIT-compiles for this device (what an Ampere card runs), log in
 #    OUT_DIR/lit-sm80.log; then the small GPU tests under compute-sanitizer
 #    memcheck and racecheck (scripts/gpu-sanitize.sh, SANITIZER_BUDGET_S,
-#    default 120 s), logs in OUT_DIR/compute-sanitizer.tar;
+#    default 300 s: on an H200, 2026-11-27, 60 s of memcheck and 30 s of
+#    racecheck saw no sanitized stc-run exit, and a process stopped early
+#    leaves no log), logs in OUT_DIR/compute-sanitizer.tar;
 # 2. the GEMM benchmark, then the convolution benchmark, each with its
 #    time budget (defaults 200 s and 100 s; 0 skips it), results copied to
 #    OUT_DIR; STC_SESSION_GEMM_ONLY and STC_SESSION_CONV_ONLY, regexes,
@@ -41,7 +43,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$1"; gemm_s="${2:-200}"; conv_s="${3:-100}"; sweep_s="${4:-120}"
-sanitize_s="${5:-120}"
+sanitize_s="${5:-300}"
 carry="$root/.gpu-carry"
 mkdir -p "$out"
 status=0
