@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/Window.h"
+#include "compiler/onnx/Builders.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -145,4 +146,15 @@ FailureOr<int64_t> mlir::stc::onnx_import::windowOutputSize(
                      ")");
   int64_t span = padded - extent, s = w.strides[i];
   return (ceilMode ? (span + s - 1) / s : span / s) + 1;
+}
+
+Value mlir::stc::onnx_import::liftTo2d(OpBuilder &b, Location loc, Value v) {
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, v);
+  return reshapeTo(b, loc, v,
+                   {sizes[0], sizes[1], b.getIndexAttr(1), sizes[2]});
+}
+
+Value mlir::stc::onnx_import::dropHeight(OpBuilder &b, Location loc, Value v) {
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, v);
+  return reshapeTo(b, loc, v, {sizes[0], sizes[1], sizes[3]});
 }

@@ -29,6 +29,13 @@ struct Window {
 FailureOr<Window> readWindow(NodeContext &node, Value input,
                              ArrayRef<int64_t> kernel);
 
+/// `v` of rank 3 (N x C x L, or a filter F x C x K) with a height of 1
+/// inserted (N x C x 1 x L): what a 1-D window (readWindow) runs over.
+Value liftTo2d(OpBuilder &b, Location loc, Value v);
+
+/// The inverse of liftTo2d: N x C x 1 x L back to N x C x L.
+Value dropHeight(OpBuilder &b, Location loc, Value v);
+
 /// `input` padded on H and W (its last two dimensions) by `window` with the
 /// scalar `value`.
 Value padSpatial(OpBuilder &b, Location loc, Value input, const Window &window,

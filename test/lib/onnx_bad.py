@@ -358,9 +358,9 @@ MODELS = {
                                 [vi("y", shape=(1, 1, 3, 3))],
                                 kernel_shape=[2, 2], strides=[2, 2],
                                 ceil_mode=1),
-    "maxpool_1d": lambda: one("MaxPool", ["x"], [vi("x", shape=(1, 1, 8))],
-                              [vi("y", shape=(1, 1, 4))], kernel_shape=[2],
-                              strides=[2]),
+    "maxpool_3d": lambda: one("MaxPool", ["x"], [vi("x", shape=(1, 1, 4, 4, 4))],
+                              [vi("y", shape=(1, 1, 2, 2, 2))],
+                              kernel_shape=[2, 2, 2], strides=[2, 2, 2]),
     "batchnorm_training": lambda: one(
         "BatchNormalization", ["x", "s", "b", "m", "v"],
         [vi("x", shape=(2, 4))], [vi("y")],

@@ -77,6 +77,12 @@ POOL = dict(
     avgpool_include_pad=_one("AveragePool", ["B", 3, 7, 7], ["B", 3, 4, 4],
                              kernel_shape=[3, 3], strides=[2, 2],
                              pads=[1, 1, 1, 1], count_include_pad=1),
+    # 1-D (nn.MaxPool1d, nn.AvgPool1d).
+    maxpool1d_ceil_dilated=_one("MaxPool", ["B", 3, 17], ["B", 3, 8],
+                                kernel_shape=[3], strides=[2], dilations=[2],
+                                pads=[1, 1], ceil_mode=1),
+    avgpool1d_exclude_pad=_one("AveragePool", ["B", 4, 15], ["B", 4, 8],
+                               kernel_shape=[3], strides=[2], pads=[1, 1]),
     global_maxpool=_one("GlobalMaxPool", ["B", 5, 4, 6], ["B", 5, 1, 1]),
     global_avgpool=_one("GlobalAveragePool", ["B", 5, 4, 6], ["B", 5, 1, 1]),
 )

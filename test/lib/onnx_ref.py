@@ -151,21 +151,28 @@ def _windows(xp, kernel, strides, dilations, out):
                              strides[1]]
 
 
-def _conv(ins, a, ctx):
-    x, w = ins[0].data, ins[1].data
-    if x.ndim == 3:
-        # 1-D: the 2-D convolution over a height of 1 (pads [b, e] become
-        # [0, b, 0, e]).
+def _one_d(op):
+    """A window op (Conv, MaxPool, AveragePool) that also takes a 1-D
+    N x C x L input (and a 1-D F x C x K filter) as the 2-D op over a height
+    of 1: attributes get a leading 1 (pads [b, e] become [0, b, 0, e])."""
+    def wrapped(ins, a, ctx):
+        if ins[0].data.ndim != 3:
+            return op(ins, a, ctx)
         a = dict(a)
         for key in ("strides", "dilations", "kernel_shape"):
             if key in a:
                 a[key] = [1] + list(a[key])
         if "pads" in a:
             a["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
-        ins = [Value(x[:, :, None, :], ins[0].dtype),
-               Value(w[:, :, None, :], ins[1].dtype)] + list(ins[2:])
-        [(y, dtype)] = _conv(ins, a, ctx)
-        return [(y[:, :, 0, :], dtype)]
+        lifted = [Value(v.data[:, :, None, :], v.dtype)
+                  if v is not None and v.data.ndim == 3 else v for v in ins]
+        return [(y[:, :, 0, :], dtype) for y, dtype in op(lifted, a, ctx)]
+    return wrapped
+
+
+@_one_d
+def _conv(ins, a, ctx):
+    x, w = ins[0].data, ins[1].data
     group = a.get("group", 1)
     kernel = list(w.shape[2:])
     strides = list(a.get("strides", [1, 1]))
@@ -231,6 +238,7 @@ def _reduce(fn):
 
 
 def _pool(kind):
+    @_one_d
     def op(ins, a, ctx):
         x = ins[0].data
         kernel = list(a["kernel_shape"])

@@ -41,14 +41,6 @@ struct ConvWeights {
   std::optional<HostTensor> foldedFilter, foldedBias;
 };
 
-/// `v` (rank 3, N x C x L or F x C x K) with a height of 1 inserted:
-/// N x C x 1 x L.
-Value liftTo2d(OpBuilder &b, Location loc, Value v) {
-  SmallVector<OpFoldResult> sizes = getSizes(b, loc, v);
-  return reshapeTo(b, loc, v,
-                   {sizes[0], sizes[1], b.getIndexAttr(1), sizes[2]});
-}
-
 /// Emits the Conv of `conv` (a Conv node's context) over `x` with the
 /// given filter/bias values, and returns the NCHW (1-D: NCL) result.
 FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
@@ -155,8 +147,7 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
   }
   if (!oneD)
     return result;
-  // N x F x 1 x OL back to N x F x OL.
-  return reshapeTo(b, loc, result, {sizes[0], b.getIndexAttr(filters), outW});
+  return dropHeight(b, loc, result);
 }
 
 LogicalResult convertConv(NodeContext &node) {

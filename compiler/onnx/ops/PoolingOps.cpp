@@ -1,6 +1,7 @@
 //===- PoolingOps.cpp - MaxPool, AveragePool, global pools --*- C++ -*-===//
 //
-// 2-D pooling on NCHW tensors: MaxPool is a tensor.pad with -inf and
+// 2-D pooling on NCHW tensors (1-D, NCL, as 2-D over a height of 1, like
+// Conv): MaxPool is a tensor.pad with -inf and
 // linalg.pooling_nchw_max; AveragePool a zero tensor.pad,
 // linalg.pooling_nchw_sum (accumulating in f32) and a division by the
 // window size, or, when padding is not counted (count_include_pad=0), by
@@ -20,31 +21,38 @@ using namespace mlir::stc::onnx_import;
 
 namespace {
 
-/// A rank-4 float input, or a failure.
-FailureOr<Value> nchwInput(NodeContext &node) {
+/// A rank-3 or rank-4 float input, or a failure.
+FailureOr<Value> poolInput(NodeContext &node) {
   FailureOr<Value> x = node.input(0);
   if (failed(x))
     return failure();
   auto type = cast<RankedTensorType>(x->getType());
-  if (type.getRank() != 4 || !isa<FloatType>(type.getElementType()))
-    return node.fail("only 2-D pooling of float N x C x H x W tensors is "
-                     "supported");
+  if ((type.getRank() != 3 && type.getRank() != 4) ||
+      !isa<FloatType>(type.getElementType()))
+    return node.fail("only 1-D and 2-D pooling of float N x C x L or "
+                     "N x C x H x W tensors is supported");
   return x;
 }
 
 /// The pooling window of `node` over `x` and its output sizes; with
 /// ceil_mode the end padding grows to cover the last, partial, window.
+/// A 1-D pool is read over its N x C x L input and computed over the
+/// N x C x 1 x L view (`x4`).
 struct PoolGeometry {
   Window window;
   int64_t outH = 0, outW = 0;
+  bool oneD = false;
+  Value x4;
 };
 
 FailureOr<PoolGeometry> readPool(NodeContext &node, Value x, bool ceilMode) {
   FailureOr<Window> window = readWindow(node, x, {});
   if (failed(window))
     return failure();
-  auto type = cast<RankedTensorType>(x.getType());
   PoolGeometry g;
+  g.oneD = cast<RankedTensorType>(x.getType()).getRank() == 3;
+  g.x4 = g.oneD ? liftTo2d(node.b, node.loc, x) : x;
+  auto type = cast<RankedTensorType>(g.x4.getType());
   g.window = *window;
   int64_t out[2];
   for (int i = 0; i < 2; ++i) {
@@ -88,7 +96,7 @@ Value pool(OpBuilder &b, Location loc, Value padded, const PoolGeometry &g,
 LogicalResult convertMaxPool(NodeContext &node) {
   FailureOr<int64_t> ceilMode = node.getInt("ceil_mode", 0);
   FailureOr<int64_t> storageOrder = node.getInt("storage_order", 0);
-  FailureOr<Value> x = nchwInput(node);
+  FailureOr<Value> x = poolInput(node);
   if (failed(ceilMode) || failed(storageOrder) || failed(x))
     return failure();
   FailureOr<PoolGeometry> g = readPool(node, *x, *ceilMode != 0);
@@ -99,15 +107,16 @@ LogicalResult convertMaxPool(NodeContext &node) {
   Type type = getElementTypeOrSelf(x->getType());
   Value lowest =
       scalarConstant(b, loc, type, -std::numeric_limits<double>::infinity());
-  Value padded = padSpatial(b, loc, *x, g->window, lowest);
-  node.setOutput(0, pool<linalg::PoolingNchwMaxOp>(b, loc, padded, *g, lowest));
+  Value padded = padSpatial(b, loc, g->x4, g->window, lowest);
+  Value y = pool<linalg::PoolingNchwMaxOp>(b, loc, padded, *g, lowest);
+  node.setOutput(0, g->oneD ? dropHeight(b, loc, y) : y);
   return success();
 }
 
 LogicalResult convertAveragePool(NodeContext &node) {
   FailureOr<int64_t> ceilMode = node.getInt("ceil_mode", 0);
   FailureOr<int64_t> includePad = node.getInt("count_include_pad", 0);
-  FailureOr<Value> x = nchwInput(node);
+  FailureOr<Value> x = poolInput(node);
   if (failed(ceilMode) || failed(includePad) || failed(x))
     return failure();
   FailureOr<PoolGeometry> g = readPool(node, *x, /*ceilMode=*/false);
@@ -124,10 +133,10 @@ LogicalResult convertAveragePool(NodeContext &node) {
   }
   OpBuilder &b = node.b;
   Location loc = node.loc;
-  auto type = cast<RankedTensorType>(x->getType());
+  auto type = cast<RankedTensorType>(g->x4.getType());
   Type elementType = type.getElementType();
   Type f32 = b.getF32Type();
-  Value padded = padSpatial(b, loc, *x, g->window,
+  Value padded = padSpatial(b, loc, g->x4, g->window,
                             scalarConstant(b, loc, elementType, 0.0));
   Value sum = pool<linalg::PoolingNchwSumOp>(b, loc, padded, *g,
                                              scalarConstant(b, loc, f32, 0.0));
@@ -178,7 +187,7 @@ LogicalResult convertAveragePool(NodeContext &node) {
           return convertScalar(nb, nl, v, elementType);
         });
   }
-  node.setOutput(0, y);
+  node.setOutput(0, g->oneD ? dropHeight(b, loc, y) : y);
   return success();
 }
 
