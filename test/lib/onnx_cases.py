@@ -237,8 +237,36 @@ def qdq_mlp(rng, dtype, batch):
     return g.model([("x", None, [batch, 64])], [("y", None, [batch, 32])])
 
 
+def qdq_gemm(rng, dtype, batch):
+    """qdq_mlp with Gemm layers, as nn.Linear exports: transB=1 (weights
+    [out, in], per-output-channel scales along axis 0) with a bias and
+    beta=0.5, then transB=0 ([in, out], scales along axis 1) with alpha=2
+    and no bias."""
+    g = Builder(rng, "f32")
+    i8 = TensorProto.INT8
+
+    def qgemm(x, n_in, n_out, trans_b, **attrs):
+        sx = g.scalar(0.05)
+        q = g.op("QuantizeLinear", [x, sx, g.scalar(0, i8)])
+        xq = g.op("DequantizeLinear", [q, sx, g.scalar(0, i8)])
+        shape = (n_out, n_in) if trans_b else (n_in, n_out)
+        wq = g.tensor(g.name("wq"), g.rng.integers(-127, 128, shape)
+                      .astype(np.int8), i8)
+        sw = g.tensor(g.name("sw"), 0.01 * (1 + g.rng.random(n_out)))
+        zw = g.tensor(g.name("zw"), np.zeros(n_out, np.int8), i8)
+        w = g.op("DequantizeLinear", [wq, sw, zw], axis=0 if trans_b else 1)
+        return g.op("Gemm", [xq, w] + attrs.pop("bias", []), transB=trans_b,
+                    **attrs)
+
+    h = g.op("Relu", [qgemm("x", 64, 128, 1, beta=0.5,
+                            bias=[g.weight((128,), 0.1)])])
+    y = qgemm(h, 128, 32, 0, alpha=2.0)
+    g.nodes[-1].output[0] = "y"
+    return g.model([("x", None, [batch, 64])], [("y", None, [batch, 32])])
+
+
 CASES = {f.__name__: f for f in (mlp, mlp_sparse, transformer, transformer14,
-                                  resnet, qdq_mlp)}
+                                  resnet, qdq_mlp, qdq_gemm)}
 INPUT_RANGES = {}
 
 # The single-operator cases (they use Builder from here).

@@ -180,6 +180,9 @@ LogicalResult convertMatMul(NodeContext &node) {
 }
 
 LogicalResult convertGemm(NodeContext &node) {
+  FailureOr<bool> quantized = convertQdqGemm(node);
+  if (failed(quantized) || *quantized)
+    return failure(failed(quantized));
   FailureOr<double> alpha = node.getFloat("alpha", 1.0);
   FailureOr<double> beta = node.getFloat("beta", 1.0);
   if (failed(alpha) || failed(beta))

@@ -206,33 +206,54 @@ static std::optional<NodeContext> dequantizeProducer(NodeContext &node,
   return NodeContext(node.importer, *producer, index);
 }
 
-FailureOr<bool> mlir::stc::onnx_import::convertQdqMatMul(NodeContext &node) {
+/// The int8 product of `node` (a MatMul, or a Gemm with `gemm`): input 0
+/// the DequantizeLinear of an int8 activation with one scale, input 1 that
+/// of a constant int8 weight, K x N (a Gemm's transB = 1: N x K) with
+/// per-tensor or per-output-channel scales. `alpha` multiplies the
+/// product. Returns the product rescaled to the weight scale's float type,
+/// or a null Value (emitting nothing) when the pattern does not hold.
+static FailureOr<Value> emitQdqProduct(NodeContext &node, bool transB,
+                                       double alpha) {
   std::optional<NodeContext> dqA = dequantizeProducer(node, 0);
   std::optional<NodeContext> dqW = dequantizeProducer(node, 1);
   if (!dqA || !dqW)
-    return false;
-  // The weight: a constant int8 K x N matrix, per-tensor or per-column
-  // (axis 1) scales. The activation: an int8 tensor, one scale. Anything
-  // else computes in float on the dequantized values.
-  const HostTensor *wq = dqW->constant(0);
+    return Value();
+  // The weight: a constant int8 matrix, per-tensor or per-output-channel
+  // scales. The activation: an int8 tensor, one scale. Anything else
+  // computes in float on the dequantized values.
+  const HostTensor *stored = dqW->constant(0);
   const HostTensor *wScale = dqW->constant(1);
   const HostTensor *aScale = dqA->constant(1);
-  if (!wq || wq->dtype != DType::I8 || wq->shape.size() != 2 || !wScale ||
-      !aScale || aScale->numElements() != 1)
-    return false;
+  if (!stored || stored->dtype != DType::I8 || stored->shape.size() != 2 ||
+      !wScale || !aScale || aScale->numElements() != 1)
+    return Value();
   FailureOr<QuantScale> wq8 = readScale(*dqW, 2);
   FailureOr<QuantScale> aq8 = readScale(*dqA, 1);
   if (failed(wq8) || failed(aq8))
     return failure();
-  int64_t n = wq->shape[1];
-  if (wq8->perAxis() && (wq8->axis != 1 || wScale->numElements() != n))
-    return false;
+  // The output channels are the weight's columns, or its rows (transB).
+  int64_t n = stored->shape[transB ? 0 : 1];
+  if (wq8->perAxis() &&
+      (wq8->axis != (transB ? 0 : 1) || wScale->numElements() != n))
+    return Value();
+  // K x N for the product: an N x K weight is transposed at import.
+  std::optional<HostTensor> transposed;
+  if (transB) {
+    int64_t k = stored->shape[1];
+    std::vector<double> values(stored->numElements());
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; ++c)
+        values[c * n + r] = stored->getDouble(r * k + c);
+    transposed =
+        HostTensor::fromDoubles(DType::I8, {k, n}, values, stored->name + "_t");
+  }
+  const HostTensor *wq = transposed ? &*transposed : stored;
   FailureOr<Value> a = dqA->input(0);
   if (failed(a))
     return failure();
   auto aType = cast<RankedTensorType>(a->getType());
   if (!aType.getElementType().isInteger(8) || aType.getRank() < 2)
-    return false;
+    return Value();
 
   OpBuilder &b = node.b;
   Location loc = node.loc;
@@ -259,11 +280,12 @@ FailureOr<bool> mlir::stc::onnx_import::convertQdqMatMul(NodeContext &node) {
   Value acc = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
                                        ValueRange{flat, w}, ValueRange{init})
                   .getResult(0);
-  // One f32 factor per output column: activation scale x weight scale.
+  // One f32 factor per output column: alpha x activation scale x weight
+  // scale.
   std::vector<double> factors(n);
   for (int64_t j = 0; j < n; ++j)
-    factors[j] =
-        aScale->getDouble(0) * wScale->getDouble(wq8->perAxis() ? j : 0);
+    factors[j] = alpha * aScale->getDouble(0) *
+                 wScale->getDouble(wq8->perAxis() ? j : 0);
   Value scale = node.importer.materialize(
       HostTensor::fromDoubles(DType::F32, {n}, factors, wq->name + "_scale"),
       loc);
@@ -288,7 +310,53 @@ FailureOr<bool> mlir::stc::onnx_import::convertQdqMatMul(NodeContext &node) {
         b, loc, RankedTensorType::get(staticShape(sizes), resultType), result,
         {llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}}, sizes);
   }
+  return result;
+}
+
+FailureOr<bool> mlir::stc::onnx_import::convertQdqMatMul(NodeContext &node) {
+  FailureOr<Value> result = emitQdqProduct(node, /*transB=*/false, 1.0);
+  if (failed(result) || !*result)
+    return failed(result) ? FailureOr<bool>(failure()) : false;
   node.remark("QDQ MatMul imported as an int8 product (i8 x i8 -> i32, "
+              "per-channel rescale)");
+  node.setOutput(0, *result);
+  return true;
+}
+
+FailureOr<bool> mlir::stc::onnx_import::convertQdqGemm(NodeContext &node) {
+  FailureOr<double> alpha = node.getFloat("alpha", 1.0);
+  FailureOr<double> beta = node.getFloat("beta", 1.0);
+  FailureOr<int64_t> transA = node.getInt("transA", 0);
+  FailureOr<int64_t> transB = node.getInt("transB", 0);
+  if (failed(alpha) || failed(beta) || failed(transA) || failed(transB))
+    return failure();
+  if (*transA)
+    return false;
+  FailureOr<Value> product = emitQdqProduct(node, *transB != 0, *alpha);
+  if (failed(product) || !*product)
+    return failed(product) ? FailureOr<bool>(failure()) : false;
+  Value result = *product;
+  if (node.hasInput(2) && *beta != 0.0) {
+    // + beta * C, C broadcast to M x N (a bias: N, or 1 x N).
+    FailureOr<Value> c = node.input(2);
+    if (failed(c))
+      return failure();
+    Type type = getElementTypeOrSelf(result.getType());
+    double b = *beta;
+    FailureOr<Value> biased = buildElementwise(
+        node, {result, *c}, type,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value cv = convertScalar(nb, nl, args[1], type);
+          if (b != 1.0)
+            cv = arith::MulFOp::create(nb, nl, cv,
+                                       scalarConstant(nb, nl, type, b));
+          return arith::AddFOp::create(nb, nl, args[0], cv).getResult();
+        });
+    if (failed(biased))
+      return failure();
+    result = *biased;
+  }
+  node.remark("QDQ Gemm imported as an int8 product (i8 x i8 -> i32, "
               "per-channel rescale)");
   node.setOutput(0, result);
   return true;
