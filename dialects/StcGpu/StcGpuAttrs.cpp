@@ -121,11 +121,7 @@ LogicalResult KernelConfigAttr::verify(
                        << (staged ? "1 or 2"
                                   : "1 for family " + familyName.str())
                        << ", got " << stageKSteps;
-  // The opt-in limit of dynamic shared memory a block of the arch has.
-  int64_t sharedLimit = arch == GpuArch::sm_80   ? 163 * 1024
-                        : arch == GpuArch::sm_86 ? 99 * 1024
-                        : arch == GpuArch::sm_89 ? 99 * 1024
-                                                 : 227 * 1024;
+  int64_t sharedLimit = sharedBytesOptIn(arch);
   int64_t stagedBytes =
       stages * stageKSteps * (blockRows * 32 + blockCols * 64);
   if (staged && stagedBytes > sharedLimit)

@@ -222,10 +222,6 @@ void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
   f.kSteps = arith::DivUIOp::create(
       b, ir.add(f.kp.args.depth, ir.i32(shape.blockK() - 1)),
       ir.i32(shape.blockK()));
-  auto ceilDiv = [&](Value x, int64_t d) {
-    return arith::DivUIOp::create(b, ir.add(x, ir.i32(d - 1)), ir.i32(d))
-        .getResult();
-  };
   // The block's column tile (conv: pixel tile) and row tile.
   Value tileX = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value tileY = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
@@ -234,19 +230,19 @@ void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
     // launch), from the kernel's own parameters.
     Value gridX =
         pb.conv ? ir.mul(ir.mul(f.kp.args.batch,
-                                ceilDiv(f.kp.args.outH, shape.pixelTileH)),
-                         ceilDiv(f.kp.args.outW, shape.pixelTileW))
-                : ceilDiv(f.kp.args.cols, shape.blockCols);
+                                ir.ceilDiv(f.kp.args.outH, shape.pixelTileH)),
+                         ir.ceilDiv(f.kp.args.outW, shape.pixelTileW))
+                : ir.ceilDiv(f.kp.args.cols, shape.blockCols);
     std::tie(tileX, tileY) = groupedBlockOrder(
-        ir, tileX, tileY, gridX, ceilDiv(f.kp.args.rows, shape.blockRows),
+        ir, tileX, tileY, gridX, ir.ceilDiv(f.kp.args.rows, shape.blockRows),
         shape.groupRows, shape.clusterRows);
     f.blockRow = ir.mul(tileY, ir.i32(shape.blockRows));
     f.blockCol = ir.mul(tileX, ir.i32(shape.blockCols));
   }
   if (pb.conv) {
     // Block x = (image, tile row, tile column) of the output's pixel tiles.
-    Value tilesW = ceilDiv(f.kp.args.outW, shape.pixelTileW);
-    Value tilesH = ceilDiv(f.kp.args.outH, shape.pixelTileH);
+    Value tilesW = ir.ceilDiv(f.kp.args.outW, shape.pixelTileW);
+    Value tilesH = ir.ceilDiv(f.kp.args.outH, shape.pixelTileH);
     Value bx = tileX;
     f.convCol0 =
         ir.mul(arith::RemUIOp::create(b, bx, tilesW), ir.i32(shape.pixelTileW));

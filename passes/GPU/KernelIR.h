@@ -36,6 +36,11 @@ public:
     return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
   }
   Value both(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  /// ceil(x / d) of a non-negative x and a positive constant d.
+  Value ceilDiv(Value x, int64_t d) {
+    Value rounded = add(x, i32(d - 1));
+    return arith::DivUIOp::create(b, rounded, i32(d));
+  }
   /// An i32 widened (sign-extended) to i64, for element indices.
   Value wide(Value v) { return arith::ExtSIOp::create(b, b.getI64Type(), v); }
   /// An index cast to i32.

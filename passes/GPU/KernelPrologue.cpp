@@ -100,13 +100,9 @@ KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(
   Value blockX = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   if (groupRows) {
     // Within a convolution's group: grid x covers its P = N * OH * OW.
-    auto ceilDiv = [&](Value x, int64_t d) {
-      return arith::DivUIOp::create(b, ir.add(x, ir.i32(d - 1)), ir.i32(d))
-          .getResult();
-    };
     std::tie(blockX, blockY) =
-        groupedBlockOrder(ir, blockX, blockY, ceilDiv(a.cols, blockCols),
-                          ceilDiv(a.rows, blockRows), groupRows, 1);
+        groupedBlockOrder(ir, blockX, blockY, ir.ceilDiv(a.cols, blockCols),
+                          ir.ceilDiv(a.rows, blockRows), groupRows, 1);
   }
   k.blockRow = ir.mul(blockY, ir.i32(blockRows));
   k.blockCol = ir.mul(blockX, ir.i32(blockCols));
@@ -125,8 +121,7 @@ std::pair<Value, Value> mlir::stc::gpu_kernel::groupedBlockOrder(
   int64_t c = clusterRows, pairsPerGroup = groupRows / c;
   Value rank = arith::RemUIOp::create(b, tileY, ir.i32(c));
   Value clusterRow = arith::DivUIOp::create(b, tileY, ir.i32(c));
-  Value clusterRowCount =
-      arith::DivUIOp::create(b, ir.add(rowTiles, ir.i32(c - 1)), ir.i32(c));
+  Value clusterRowCount = ir.ceilDiv(rowTiles, c);
   Value linear = ir.add(ir.mul(clusterRow, gridX), tileX);
   Value perGroup = ir.mul(gridX, ir.i32(pairsPerGroup));
   Value group = arith::DivUIOp::create(b, linear, perGroup);

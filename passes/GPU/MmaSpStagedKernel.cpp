@@ -182,15 +182,11 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   // metadata is the padding word: their mma.sp add nothing). One commit
   // group per stage.
   // (With one K step a stage, the IR is that of the plain pipeline.)
-  Value stageSteps =
-      kSteps == 1 ? kp.steps
-                  : arith::DivUIOp::create(
-                        b, ir.add(kp.steps, ir.i32(kSteps - 1)), ir.i32(kSteps))
-                        .getResult();
+  Value stageSteps = kSteps == 1 ? kp.steps : ir.ceilDiv(kp.steps, kSteps);
   // K step `sub` of stage step `stageStep`.
   auto kStepOf = [&](Value stageStep, int64_t sub) {
-    return kSteps == 1 ? ir.add(stageStep, ir.i32(sub))
-                       : ir.add(ir.mul(stageStep, ir.i32(kSteps)), ir.i32(sub));
+    Value first = kSteps == 1 ? stageStep : ir.mul(stageStep, ir.i32(kSteps));
+    return sub == 0 ? first : ir.add(first, ir.i32(sub));
   };
   auto subStepBase = [&](Value stageAt, int64_t sub) {
     return sub == 0 ? stageAt : ir.add(stageAt, ir.i32(sub * layout.stepBytes));
@@ -198,8 +194,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   auto issueLoads = [&](Value stageStep, Value slot) {
     Value base = stageBase(slot);
     for (int64_t j = 0; j < kSteps; ++j)
-      issueStepLoads(kSteps == 1 ? stageStep : kStepOf(stageStep, j),
-                     subStepBase(base, j));
+      issueStepLoads(kStepOf(stageStep, j), subStepBase(base, j));
     NVVM::CpAsyncCommitGroupOp::create(b);
   };
 
@@ -269,30 +264,31 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
       issueLoads(ahead, arith::RemUIOp::create(b, ahead, ir.i32(stages)));
     }
     Value stageAt = stageBase(arith::RemUIOp::create(b, step, ir.i32(stages)));
+    // The fragments' registers from an ldmatrix.x4 result.
+    auto regsOf = [&](Value structValue) {
+      SmallVector<Value, 4> regs;
+      for (int64_t r = 0; r < 4; ++r) {
+        Value word = LLVM::ExtractValueOp::create(b, structValue, r);
+        if (pb.inputType.isF16())
+          word = LLVM::BitcastOp::create(b, VectorType::get({2}, pb.inputType),
+                                         word);
+        // tf32: one f32 per register, rounded to nearest as in build().
+        if (pb.tf32)
+          word = NVVM::ConvertFloatToTF32Op::create(
+              b, b.getI32Type(),
+              LLVM::BitcastOp::create(b, b.getF32Type(), word),
+              NVVM::FPRoundingMode::RNA);
+        regs.push_back(word);
+      }
+      return regs;
+    };
+    Type i32Type = b.getI32Type();
+    auto x4Type = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {i32Type, i32Type, i32Type, i32Type});
+    auto shape = NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8);
     SmallVector<Value> acc(carried.take_front(accCount));
     for (int64_t sub = 0; sub < kSteps; ++sub) {
       Value base = subStepBase(stageAt, sub);
-      auto regsOf = [&](Value structValue) {
-        SmallVector<Value, 4> regs;
-        for (int64_t r = 0; r < 4; ++r) {
-          Value word = LLVM::ExtractValueOp::create(b, structValue, r);
-          if (pb.inputType.isF16())
-            word = LLVM::BitcastOp::create(
-                b, VectorType::get({2}, pb.inputType), word);
-          // tf32: one f32 per register, rounded to nearest as in build().
-          if (pb.tf32)
-            word = NVVM::ConvertFloatToTF32Op::create(
-                b, b.getI32Type(),
-                LLVM::BitcastOp::create(b, b.getF32Type(), word),
-                NVVM::FPRoundingMode::RNA);
-          regs.push_back(word);
-        }
-        return regs;
-      };
-      Type i32Type = b.getI32Type();
-      auto x4Type = LLVM::LLVMStructType::getLiteral(
-          b.getContext(), {i32Type, i32Type, i32Type, i32Type});
-      auto shape = NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8);
       // A: ldmatrix.x4 per 16-row tile; lane L addresses row
       // (L % 8) + 8 ((L / 8) % 2) of the tile, chunk L / 16. Register j of
       // lane (g, t) is row g + 8 (j % 2), bytes 4t .. 4t + 3 of chunk j / 2:

@@ -315,8 +315,10 @@ static FailureOr<Value> emitQdqProduct(NodeContext &node, bool transB,
 
 FailureOr<bool> mlir::stc::onnx_import::convertQdqMatMul(NodeContext &node) {
   FailureOr<Value> result = emitQdqProduct(node, /*transB=*/false, 1.0);
-  if (failed(result) || !*result)
-    return failed(result) ? FailureOr<bool>(failure()) : false;
+  if (failed(result))
+    return failure();
+  if (!*result)
+    return false;
   node.remark("QDQ MatMul imported as an int8 product (i8 x i8 -> i32, "
               "per-channel rescale)");
   node.setOutput(0, *result);
@@ -333,8 +335,10 @@ FailureOr<bool> mlir::stc::onnx_import::convertQdqGemm(NodeContext &node) {
   if (*transA)
     return false;
   FailureOr<Value> product = emitQdqProduct(node, *transB != 0, *alpha);
-  if (failed(product) || !*product)
-    return failed(product) ? FailureOr<bool>(failure()) : false;
+  if (failed(product))
+    return failure();
+  if (!*product)
+    return false;
   Value result = *product;
   if (node.hasInput(2) && *beta != 0.0) {
     // + beta * C, C broadcast to M x N (a bias: N, or 1 x N).
