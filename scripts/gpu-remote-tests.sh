@@ -52,6 +52,9 @@ sed -i -e "s#$old_llvm/bin#$priv/llvm/bin#g" -e "s#$old_root#$root#g" \
     -e "s#^config.python_executable = .*#config.python_executable = \"$py\"#" \
     -e "s#^config.host_cc = .*#config.host_cc = \"$cc\"#" "$site"
 
+# The example programs are generated at build time, not carried (10 MB).
+"$py" "$root/examples/gen_examples.py" --out-dir "$root/build/examples" >/dev/null
+
 export LD_LIBRARY_PATH="$priv/llvm/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export STC_TEST_PYTHON="$py"
 "$root/build/bin/stc-run" --list-devices || echo "gpu-remote-tests: stc-run --list-devices failed"

@@ -47,6 +47,9 @@ config.substitutions.append(
      " --stc-run " + os.path.join(config.stc_tools_dir, "stc-run")))
 config.substitutions.append(("%stc_src", config.stc_src_root))
 config.substitutions.append(("%stc_obj_root", config.stc_obj_root))
+# The example programs, generated at build time (examples/CMakeLists.txt).
+config.substitutions.append(
+    ("%stc_examples", os.path.join(config.stc_obj_root, "examples")))
 config.substitutions.append(("%stc_version", config.stc_version))
 # %gpu_target: the GPU tests' target, empty (stc-run's choice for the device)
 # unless lit is run with --param gpu_target=sm_90a (or another sm_XY), so

@@ -820,11 +820,11 @@ def _permute_mlp(kind, m):
 
 
 def _example_constants(name):
-    """The dense_resource constants of examples/NAME in program order, as
-    float64 arrays (each blob: 4 alignment bytes, then little-endian f32)."""
+    """The dense_resource constants of the generated example NAME (in
+    $STC_BUILD_DIR/examples, which lit sets) in program order, as float64
+    arrays (each blob: 4 alignment bytes, then little-endian f32)."""
     import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                        "..", "examples", name)
+    path = os.path.join(os.environ["STC_BUILD_DIR"], "examples", name)
     with open(path) as f:
         text = f.read()
     blobs = {k: np.frombuffer(bytes.fromhex(h)[4:], "<f4").astype(np.float64)
