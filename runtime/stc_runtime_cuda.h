@@ -432,6 +432,42 @@ void *stc_gpu_tensor_map_4d(const void *base, int32_t data_type, int64_t d0,
                             int32_t b2, int32_t b3, int32_t e0, int32_t e1,
                             int32_t e2, int32_t e3, int32_t swizzle_bytes);
 
+/* A constant of the program (a compressed weight, its metadata, a bias) on
+ * the device: uploaded at the first call into `*slot` (a zero-initialized
+ * global of the program, which then holds the device address), returned
+ * from the slot afterwards, so a program's weights cross the bus once.
+ * `bytes` bytes from `host`.  The upload completes before this returns. */
+void *stc_gpu_resident(int64_t *slot, const void *host, int64_t bytes);
+/* Frees the upload held by `*slot` and zeroes it; called by the program's
+ * destructor (JIT engine destroyed, AOT object unloaded or process exit).
+ * Never records an error: the driver may already be shutting down. */
+void stc_gpu_release_resident(int64_t *slot);
+
+/*===----------------------------------------------------------------------===
+ * Profiling and device memory (runtime/cuda/DeviceMemory.cpp)
+ *
+ * Device memory that generated code allocates (mgpuMemAlloc) comes from a
+ * caching pool: a freed block is kept for the next request of its size
+ * class (ordered after its last user's stream with an event), so a program
+ * called repeatedly allocates nothing from its second call on.  The cache
+ * holds at most $STC_GPU_POOL_LIMIT_MB MiB (default 4096; 0: no caching)
+ * and is emptied when out of memory, when the last module that generated
+ * code loaded is unloaded, and by stc_cuda_release_cached_memory.
+ *===----------------------------------------------------------------------===*/
+
+#include "stc_gpu_counters.h"
+
+/* The counters since the process started (stc_gpu_counters.h): launches,
+ * copies of generated code and of the explicit API's tensor maps, real
+ * allocations and frees; kernel time of the launches made while profiling
+ * was on (this waits for them). */
+int stc_cuda_counters(StcGpuCounters *counters);
+/* Brackets every later launch with CUDA events (costs a little per launch)
+ * so that stc_cuda_counters reports kernel_ms. */
+void stc_cuda_set_profiling(int on);
+/* Frees the pool's cached blocks on the current device. */
+int stc_cuda_release_cached_memory(void);
+
 /* The mgpu* entry points and stc_gpu_tensor_map_2d/4d by name, for a JIT's
  * symbol map (stc-run registers these as it registers the
  * _mlir_ciface_stc_rt_* ones).  `*count` receives the number of entries. */

@@ -8,8 +8,9 @@
 // error line and a non-zero exit; outputs are written only after
 // everything succeeded, each atomically.
 //
-// `--device=cuda` compiles the kernels for the present GPU (its sm_XY, or
-// sm_90 PTX, JIT-compiled by the driver, on anything newer) and runs the
+// `--device=cuda` compiles the kernels for the present GPU (its sm_XY;
+// sm_90a on a Hopper; sm_90 PTX, JIT-compiled by the driver, on anything
+// newer) and runs the
 // host code with the runtime's mgpu* entry points; `--device=auto` does so
 // when a CUDA driver and an sm_80+ GPU are present and the program compiles
 // for it, and runs on the CPU otherwise, saying which on stderr.
@@ -22,6 +23,7 @@
 #include "compiler/onnx/OnnxImport.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/emulator/stc_gpu_emulator.h"
+#include "runtime/format/StcAtomicFile.h"
 #include "runtime/format/StcLimits.h"
 #include "runtime/npy/Npy.h"
 #include "runtime/stc_runtime.h"
@@ -36,7 +38,10 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
@@ -81,6 +86,13 @@ static cl::opt<bool> listDevices(
     "list-devices",
     cl::desc("Print the CUDA devices (\"N: NAME sm_XY, M MiB\") and exit; "
              "exit status 1 when there is no driver or no device"));
+
+static cl::opt<std::string> profileFile(
+    "profile",
+    cl::desc("Write, per call of the entry, what the GPU did (launches, "
+             "h2d_bytes, d2h_bytes, device_allocs, device_frees, kernel_ms, "
+             "wall_ms) as JSON to this file"),
+    cl::value_desc("FILE.json"));
 
 static constexpr const char *kTool = "stc-run";
 
@@ -631,11 +643,15 @@ int listCudaDevices() {
 }
 
 /// The GPU target for a device of compute capability `sm` (10 * major +
-/// minor, at least 80): the newest target not newer than the device. Past
-/// sm_90 that is sm_90 PTX, which the driver JIT-compiles forward (sm_90a
-/// code would not run there).
+/// minor, at least 80): the newest target not newer than the device. A
+/// Hopper (exactly 9.0) gets sm_90a, the wgmma.mma_async.sp kernels (the
+/// sm_90 mma.sp ones run at a fraction of their speed there). Past 9.0 it
+/// is sm_90 PTX, which the driver JIT-compiles forward (sm_90a code would
+/// not run there).
 std::string targetForDevice(int sm) {
-  if (sm >= 90)
+  if (sm == 90)
+    return "sm_90a";
+  if (sm > 90)
     return "sm_90";
   if (sm >= 89)
     return "sm_89";
@@ -886,14 +902,42 @@ int main(int argc, char **argv) {
     return 1;
 
   stc_rt_set_error_hook(&stopOnRuntimeError);
+  // --profile: the GPU's counters around each call (stc_gpu_counters.h).
+  bool onCuda = useCuda && options.target != "cpu";
+  bool onEmulator = options.gpuEmulate && options.target != "cpu";
+  if (!profileFile.empty() && onCuda)
+    stc_cuda_set_profiling(1);
+  auto readCounters = [&](StcGpuCounters &c) {
+    c = StcGpuCounters{};
+    if (onCuda)
+      stc_cuda_counters(&c);
+    else if (onEmulator)
+      stc_emu_counters(&c);
+  };
+  llvm::json::Array profileCalls;
   SmallVector<double> times;
   FailureOr<SmallVector<HostTensor>> results;
   for (unsigned r = 0; r < repeat; ++r) {
     double ms = 0;
+    StcGpuCounters before, after;
+    readCounters(before);
     results = invoke(*program, args, &ms);
     if (failed(results))
       return 1;
     times.push_back(ms);
+    if (profileFile.empty())
+      continue;
+    readCounters(after);
+    if (onCuda && failed(checkCudaError()))
+      return 1;
+    profileCalls.push_back(llvm::json::Object{
+        {"launches", int64_t(after.launches - before.launches)},
+        {"h2d_bytes", int64_t(after.h2d_bytes - before.h2d_bytes)},
+        {"d2h_bytes", int64_t(after.d2h_bytes - before.d2h_bytes)},
+        {"device_allocs", int64_t(after.device_allocs - before.device_allocs)},
+        {"device_frees", int64_t(after.device_frees - before.device_frees)},
+        {"kernel_ms", after.kernel_ms - before.kernel_ms},
+        {"wall_ms", ms}});
   }
   llvm::errs() << "stc-run: timing: runs (ms):";
   for (double t : times)
@@ -960,8 +1004,34 @@ int main(int argc, char **argv) {
   }
   if (checkFailed)
     return 1;
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (failed(writeOutput(outputs[i], (*results)[i])))
+  // The profile first: if it cannot be written, no output is.
+  if (!profileFile.empty()) {
+    int64_t inputBytes = 0;
+    for (const HostTensor &t : args)
+      inputBytes += int64_t(t.bytes.size());
+    llvm::json::Object profile{{"device", onCuda       ? "cuda"
+                                          : onEmulator ? "emulate"
+                                                       : "cpu"},
+                               {"target", options.target},
+                               {"entry", entry},
+                               {"input_bytes", inputBytes},
+                               {"calls", std::move(profileCalls)}};
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(profile))) << "\n";
+    std::string error;
+    if (!::stc::format::writeFileAtomically(
+            profileFile, std::vector<uint8_t>(text.begin(), text.end()),
+            error)) {
+      reportError(kTool, error);
       return 1;
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (failed(writeOutput(outputs[i], (*results)[i]))) {
+      if (!profileFile.empty())
+        llvm::sys::fs::remove(profileFile);
+      return 1;
+    }
   return 0;
 }

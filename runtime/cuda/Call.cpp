@@ -11,6 +11,7 @@
 #include "runtime/cuda/ApiCall.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/CudaTesting.h"
+#include "runtime/cuda/DeviceMemory.h"
 #include "runtime/cuda/Launch.h"
 #include "runtime/cuda/TensorMaps.h"
 #include "runtime/stc_runtime_cuda.h"
@@ -237,6 +238,7 @@ void stc_cuda_reset_for_testing(void) {
     st.lastKernel.clear();
   }
   resetTensorMapsForTesting();
+  resetDeviceMemoryForTesting();
   CudaDriver::resetForTesting();
   stc_cuda_clear_error();
 }

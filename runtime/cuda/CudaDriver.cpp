@@ -140,6 +140,9 @@ void CudaDriver::load() {
   // Only cluster launches need it; its absence is reported when one is made.
   cuLaunchKernelEx = reinterpret_cast<decltype(cuLaunchKernelEx)>(
       dlsym(handle, "cuLaunchKernelEx"));
+  // Only kernel timing needs it; without it kernel_ms stays 0.
+  cuEventElapsedTime = reinterpret_cast<decltype(cuEventElapsedTime)>(
+      dlsym(handle, "cuEventElapsedTime"));
   // Only TMA descriptors need it; its absence is reported when one is made.
   cuTensorMapEncodeTiled = reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(
       dlsym(handle, "cuTensorMapEncodeTiled"));

@@ -243,6 +243,8 @@ public:
   CUresult (*cuEventDestroy)(CUevent) = nullptr; // _v2
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  /// Optional: only kernel timing (stc_cuda_set_profiling) needs it.
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
   /// Optional (CUDA 12.0+); null when the driver lacks it.
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
                                void **) = nullptr;

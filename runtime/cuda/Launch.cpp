@@ -10,6 +10,7 @@
 #include "runtime/cuda/Launch.h"
 #include "runtime/cuda/Call.h"
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/DeviceMemory.h"
 #include "runtime/stc_runtime_cuda.h"
 
 #include <algorithm>
@@ -184,6 +185,9 @@ bool launch(Call &call, CUfunction fn, const unsigned grid[3],
     }
   }
 
+  bool timed = profiling();
+  if (timed)
+    profileLaunchBegin(call, stream);
   CUresult r;
   if (!cluster) {
     r = drv.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1],
@@ -205,6 +209,10 @@ bool launch(Call &call, CUfunction fn, const unsigned grid[3],
     std::lock_guard<std::mutex> lock(st.mu);
     st.lastKernel = name;
   }
+  if (timed)
+    profileLaunchEnd(call, stream);
+  if (r == kCudaSuccess)
+    countLaunch();
   return call.check(r, what, STC_CUDA_ERROR_LAUNCH);
 }
 

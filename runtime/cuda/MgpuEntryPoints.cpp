@@ -13,6 +13,7 @@
 
 #include "runtime/cuda/Call.h"
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/DeviceMemory.h"
 #include "runtime/cuda/Launch.h"
 #include "runtime/cuda/TensorMaps.h"
 #include "runtime/stc_runtime_cuda.h"
@@ -118,8 +119,12 @@ void *mgpuModuleLoad(void *data, size_t gpuBlobSize) {
     call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT, "null or empty GPU binary");
     return nullptr;
   }
-  return loadModule(call, data, /*isPtx=*/false, -1,
-                    "cubin of " + std::to_string(gpuBlobSize) + " bytes");
+  CUmodule module =
+      loadModule(call, data, /*isPtx=*/false, -1,
+                 "cubin of " + std::to_string(gpuBlobSize) + " bytes");
+  if (module)
+    noteModuleLoaded();
+  return module;
 }
 
 void *mgpuModuleLoadJIT(void *data, int optLevel) {
@@ -130,7 +135,11 @@ void *mgpuModuleLoadJIT(void *data, int optLevel) {
     call.fail(STC_CUDA_ERROR_INVALID_ARGUMENT, "null PTX");
     return nullptr;
   }
-  return loadModule(call, data, /*isPtx=*/true, std::max(optLevel, 0), "PTX");
+  CUmodule module =
+      loadModule(call, data, /*isPtx=*/true, std::max(optLevel, 0), "PTX");
+  if (module)
+    noteModuleLoaded();
+  return module;
 }
 
 void mgpuModuleUnload(void *module) {
@@ -139,6 +148,8 @@ void mgpuModuleUnload(void *module) {
   Call call(Call::MgpuRelease, "mgpuModuleUnload");
   if (call.ready())
     unloadModule(call, static_cast<CUmodule>(module));
+  // The last one gives the pool's cached blocks back.
+  noteModuleUnloaded(call);
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
@@ -264,35 +275,30 @@ void mgpuEventRecord(void *event, void *stream) {
 }
 
 void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, uint32_t isHostShared) {
-  (void)stream; // cuMemAlloc is synchronous and serves every stream
   Call call(Call::Mgpu, "mgpuMemAlloc");
   if (!call.ready() || sizeBytes == 0)
     return nullptr;
-  CudaDriver &drv = call.driver();
+  if (!(isHostShared & 0xff)) {
+    // Device memory comes from the caching pool (runtime/cuda/DeviceMemory.h).
+    CUdeviceptr p =
+        poolAllocate(call, sizeBytes, static_cast<CUstream>(stream));
+    return reinterpret_cast<void *>(uintptr_t(p));
+  }
   CUdeviceptr p = 0;
-  bool ok;
-  if (isHostShared & 0xff)
-    ok = call.check(drv.cuMemAllocManaged(&p, sizeBytes, kMemAttachGlobal),
-                    "cuMemAllocManaged(" + std::to_string(sizeBytes) +
-                        " bytes)");
-  else
-    ok = call.check(drv.cuMemAlloc(&p, sizeBytes),
-                    "cuMemAlloc(" + std::to_string(sizeBytes) + " bytes)");
-  if (!ok)
+  if (!call.check(
+          call.driver().cuMemAllocManaged(&p, sizeBytes, kMemAttachGlobal),
+          "cuMemAllocManaged(" + std::to_string(sizeBytes) + " bytes)"))
     return nullptr;
+  countDeviceAlloc();
   noteDeviceBuffer(uintptr_t(p), sizeBytes);
   return reinterpret_cast<void *>(uintptr_t(p));
 }
 
 void mgpuMemFree(void *ptr, void *stream) {
-  (void)stream;
   if (!ptr)
     return;
   Call call(Call::MgpuRelease, "mgpuMemFree");
-  if (call.ready())
-    call.check(call.driver().cuMemFree(CUdeviceptr(uintptr_t(ptr))),
-               "cuMemFree");
-  freeTensorMapsOf(call, uintptr_t(ptr));
+  poolRelease(call, CUdeviceptr(uintptr_t(ptr)), static_cast<CUstream>(stream));
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
@@ -300,10 +306,11 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
   if (!call.ready() || sizeBytes == 0)
     return;
   // Unified addressing: the driver tells host from device pointers.
-  call.check(call.driver().cuMemcpyAsync(CUdeviceptr(uintptr_t(dst)),
-                                         CUdeviceptr(uintptr_t(src)), sizeBytes,
-                                         static_cast<CUstream>(stream)),
-             "cuMemcpyAsync(" + std::to_string(sizeBytes) + " bytes)");
+  if (call.check(call.driver().cuMemcpyAsync(
+                     CUdeviceptr(uintptr_t(dst)), CUdeviceptr(uintptr_t(src)),
+                     sizeBytes, static_cast<CUstream>(stream)),
+                 "cuMemcpyAsync(" + std::to_string(sizeBytes) + " bytes)"))
+    countCopy(uint64_t(uintptr_t(dst)), uint64_t(uintptr_t(src)), sizeBytes);
 }
 
 void mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream) {

@@ -13,6 +13,7 @@
 #include "runtime/cuda/TensorMaps.h"
 #include "runtime/cuda/Call.h"
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/DeviceMemory.h"
 #include "runtime/stc_runtime_cuda.h"
 
 #include <algorithm>
@@ -219,11 +220,14 @@ void *deviceTensorMap(Call &call, int dataType, int rank, uint64_t address,
   if (!call.check(drv.cuMemAlloc(&copy, sizeof(map)),
                   "cuMemAlloc(128 bytes, tensor map)"))
     return nullptr;
+  countDeviceAlloc();
   if (!call.check(drv.cuMemcpyHtoD(copy, map, sizeof(map)),
                   "cuMemcpyHtoD(128 bytes, tensor map)")) {
     drv.cuMemFree(copy);
+    countDeviceFree();
     return nullptr;
   }
+  countHostToDevice(sizeof(map));
   cache.copies.emplace(std::move(key), TensorMapCopy{copy, address});
   return reinterpret_cast<void *>(uintptr_t(copy));
 }
@@ -251,6 +255,16 @@ void noteDeviceBuffer(uintptr_t base, uint64_t size) {
   buffers.sizes[base] = size;
 }
 
+bool isDeviceAddress(uintptr_t address) {
+  DeviceBuffers &buffers = deviceBuffers();
+  std::lock_guard<std::mutex> lock(buffers.mu);
+  auto it = buffers.sizes.upper_bound(address);
+  if (it == buffers.sizes.begin())
+    return false;
+  --it;
+  return address - it->first < it->second;
+}
+
 void freeTensorMapsOf(Call &call, uintptr_t base) {
   uint64_t size = 0;
   {
@@ -267,8 +281,9 @@ void freeTensorMapsOf(Call &call, uintptr_t base) {
   for (auto it = cache.copies.begin(); it != cache.copies.end();) {
     uint64_t address = it->second.address;
     if (address >= base && address - base < size) {
-      if (call.ready())
-        call.driver().cuMemFree(it->second.copy);
+      if (call.ready() &&
+          call.driver().cuMemFree(it->second.copy) == kCudaSuccess)
+        countDeviceFree();
       it = cache.copies.erase(it);
     } else {
       ++it;

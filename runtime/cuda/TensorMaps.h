@@ -39,6 +39,10 @@ bool encodeTensorMap(Call &call, void *map, int dataType, int rank,
 /// freeTensorMapsOf knows which tensor maps describe memory inside it.
 void noteDeviceBuffer(uintptr_t base, uint64_t size);
 
+/// Whether `address` lies in a buffer noted by noteDeviceBuffer (a copy's
+/// direction, for the counters of stc_gpu_counters.h).
+bool isDeviceAddress(uintptr_t address);
+
 /// Frees the cached tensor-map copies whose address lies in the buffer at
 /// `base` (made by mgpuMemAlloc; nothing for another pointer). cuMemFree
 /// waits for the kernels that use them.

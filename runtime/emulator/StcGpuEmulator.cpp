@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -81,6 +82,7 @@ extern "C" void stc_emu_launch_cluster(stc_emu_kernel_fn kernel, int64_t gridX,
                  name ? name : "?", (long long)gridX, (long long)gridY,
                  (long long)threads);
   int64_t warps = threads / 32;
+  auto started = std::chrono::steady_clock::now();
   // One cluster at a time, its blocks together (a block waits on mbarriers
   // its partner's arrivals and copies complete). Rank: x fastest.
   for (int64_t by0 = 0; by0 < gridY; by0 += clusterY) {
@@ -146,6 +148,9 @@ extern "C" void stc_emu_launch_cluster(stc_emu_kernel_fn kernel, int64_t gridX,
   // 256 KiB per extra rank, never freed).
   if (clusterSize > 1)
     freeSharedCopies();
+  noteLaunch(std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now() - started)
+                 .count());
 }
 
 extern "C" void stc_emu_barrier(void) {

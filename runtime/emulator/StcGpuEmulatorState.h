@@ -130,6 +130,10 @@ extern std::mutex mbarrierMutex;
 /// counted, so such mixed hangs stay hangs.
 void checkMbarrierDeadlock(const Block &block);
 
+/// Counts a launch that ran for `ms` milliseconds (StcGpuEmulatorMemory.cpp,
+/// for stc_emu_counters).
+void noteLaunch(double ms);
+
 /// The calling thread's cluster; an error outside stc_emu_launch.
 Cluster &currentCluster(const char *what);
 

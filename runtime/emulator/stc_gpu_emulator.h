@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../stc_gpu_counters.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -310,6 +312,24 @@ void stc_emu_tma_load_4d(void *dst, const void *map, int32_t c0, int32_t c1,
 void stc_emu_check_cluster(int64_t grid_x, int64_t grid_y, int64_t grid_z,
                            int64_t cluster_x, int64_t cluster_y,
                            int64_t cluster_z);
+
+/* Device memory and copies, counted as the CUDA runtime counts them
+ * (runtime/stc_gpu_counters.h; StcGpuEmulatorMemory.cpp). The emulator's
+ * device memory is host memory that generated code allocates itself; these
+ * only count, with the CUDA runtime's pool policy
+ * (runtime/DevicePoolPolicy.h): an allocation of `bytes` that a block the
+ * pool would have cached serves counts as none. */
+void stc_emu_device_alloc(int64_t bytes);
+void stc_emu_device_free(int64_t bytes);
+/* A copy of `bytes` to the device (to_device 1) or from it (0). */
+void stc_emu_copy(int32_t to_device, int64_t bytes);
+/* stc_gpu_resident and stc_gpu_release_resident (stc_runtime_cuda.h) on
+ * the emulator: the "device" copy is a host copy, made once per slot. */
+void *stc_emu_resident(int64_t *slot, const void *host, int64_t bytes);
+void stc_emu_release_resident(int64_t *slot);
+/* The counters since the process started; kernel_ms is the wall time of
+ * the emulated launches. */
+void stc_emu_counters(StcGpuCounters *counters);
 
 /* Testing: how many shared-memory copies of cluster ranks 1.. exist (0
  * outside a launch: each launch frees its copies when it ends). */

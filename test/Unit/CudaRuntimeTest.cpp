@@ -1025,9 +1025,10 @@ TEST_F(CudaFakeTest, MgpuTensorMapFromMemRefIsCachedOnTheDevice) {
 }
 
 // The device copies of the tensor maps that describe a buffer are freed
-// with it: generated code allocates fresh buffers on every call, and their
-// maps used to stay allocated for the life of the process. A map of
-// another buffer stays (and is still found in the cache).
+// with it, when the pool really frees it: they used to stay allocated for
+// the life of the process. While the block is cached its maps stay, and the
+// next user of the block finds them. A map of another buffer stays (and is
+// still found in the cache).
 TEST_F(CudaFakeTest, MgpuTensorMapsAreFreedWithTheirBuffer) {
   scenario("healthy");
   long long baseline = query("live_allocations");
@@ -1046,11 +1047,209 @@ TEST_F(CudaFakeTest, MgpuTensorMapsAreFreedWithTheirBuffer) {
   void *mapB = mgpuTensorMapEncodeTiledMemref(2, descB, 6, 0, 2, 0, 0, box);
   ASSERT_TRUE(mapA && mapA2 && mapB) << lastError();
   EXPECT_EQ(query("live_allocations"), baseline + 5);
+  // Cached: the same block comes back, with its maps.
   mgpuMemFree(a, nullptr);
+  EXPECT_EQ(query("live_allocations"), baseline + 5);
+  EXPECT_EQ(mgpuMemAlloc(96 * 64 * 2, nullptr, 0), a);
+  EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(2, descA, 6, 0, 2, 0, 0, box), mapA);
+  EXPECT_EQ(query("live_allocations"), baseline + 5);
+  mgpuMemFree(a, nullptr);
+  // Really freed: a and the two maps inside it.
+  EXPECT_EQ(stc_cuda_release_cached_memory(), STC_CUDA_SUCCESS);
   EXPECT_EQ(query("live_allocations"), baseline + 2);
   EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(2, descB, 6, 0, 2, 0, 0, box), mapB);
   mgpuMemFree(b, nullptr);
+  EXPECT_EQ(stc_cuda_release_cached_memory(), STC_CUDA_SUCCESS);
   EXPECT_EQ(query("live_allocations"), baseline);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+}
+
+//===----------------------------------------------------------------------===//
+// The caching pool, resident uploads and the counters (DeviceMemory.cpp)
+//===----------------------------------------------------------------------===//
+
+StcGpuCounters counters() {
+  StcGpuCounters c;
+  EXPECT_EQ(stc_cuda_counters(&c), STC_CUDA_SUCCESS);
+  return c;
+}
+
+// What generated code does on every call, 10 000 times, with buffers of
+// changing sizes (so changing addresses) and a tensor map on each: after
+// the first calls of each shape, no call allocates, and device memory stays
+// what the first calls took. Unloading the last module gives it all back.
+TEST_F(CudaFakeTest, PoolKeepsDeviceMemoryFlatOverTenThousandCalls) {
+  scenario("healthy");
+  void *module = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 2);
+  ASSERT_NE(module, nullptr) << lastError();
+  long long baseline = query("live_allocations");
+  const int64_t rowsBySize[3] = {64, 96, 200};
+  long long afterWarmup = -1;
+  uint64_t allocsAfterWarmup = 0;
+  for (int call = 0; call < 10000; ++call) {
+    int64_t rows = rowsBySize[call % 3];
+    void *stream = mgpuStreamCreate();
+    void *x = mgpuMemAlloc(uint64_t(rows) * 64 * 2, stream, 0);
+    void *y = mgpuMemAlloc(uint64_t(rows) * 64 * 4, stream, 0);
+    ASSERT_TRUE(x && y) << lastError();
+    int64_t desc[7] = {
+        (int64_t)(uintptr_t)x, (int64_t)(uintptr_t)x, 0, rows, 64, 64, 1};
+    int64_t box[2] = {32, 32};
+    ASSERT_NE(mgpuTensorMapEncodeTiledMemref(2, desc, 6, 0, 2, 0, 0, box),
+              nullptr)
+        << lastError();
+    mgpuMemFree(x, stream);
+    mgpuMemFree(y, stream);
+    mgpuStreamSynchronize(stream);
+    mgpuStreamDestroy(stream);
+    if (call == 2) {
+      afterWarmup = query("live_allocations");
+      allocsAfterWarmup = counters().device_allocs;
+    }
+  }
+  // Three shapes: two blocks and one map each.
+  EXPECT_EQ(afterWarmup, baseline + 9);
+  EXPECT_EQ(query("live_allocations"), afterWarmup);
+  EXPECT_EQ(counters().device_allocs, allocsAfterWarmup);
+  // One event per cached block (recorded by the stream that freed it).
+  EXPECT_EQ(query("live_events"), 6);
+  mgpuModuleUnload(module);
+  EXPECT_EQ(query("live_allocations"), baseline);
+  EXPECT_EQ(query("live_events"), 0);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+}
+
+// A block freed on one stream and taken on another: the taker's stream waits
+// for the event the freeing stream recorded, and the event is destroyed.
+TEST_F(CudaFakeTest, PoolOrdersReuseAfterTheFreeingStream) {
+  scenario("healthy");
+  void *s1 = mgpuStreamCreate();
+  void *s2 = mgpuStreamCreate();
+  void *a = mgpuMemAlloc(4096, s1, 0);
+  ASSERT_NE(a, nullptr) << lastError();
+  mgpuMemFree(a, s1);
+  EXPECT_EQ(query("live_events"), 1);
+  EXPECT_EQ(mgpuMemAlloc(4000, s2, 0), a); // same 512-byte size class
+  EXPECT_EQ(query("live_events"), 0);
+  EXPECT_EQ(query("stream_waits"), 1);
+  // Another size class is a new block.
+  void *b = mgpuMemAlloc(8192, s2, 0);
+  EXPECT_NE(b, a);
+  mgpuMemFree(a, s2);
+  mgpuMemFree(b, s2);
+  mgpuStreamSynchronize(s2);
+  mgpuStreamDestroy(s1);
+  mgpuStreamDestroy(s2);
+  EXPECT_EQ(stc_cuda_release_cached_memory(), STC_CUDA_SUCCESS);
+  EXPECT_EQ(query("live_allocations"), 0);
+  EXPECT_EQ(query("live_events"), 0);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+}
+
+// STC_GPU_POOL_LIMIT_MB=0 caches nothing: every free is a cuMemFree.
+TEST_F(CudaFakeTest, PoolLimitZeroFreesAtOnce) {
+  setenv("STC_GPU_POOL_LIMIT_MB", "0", 1);
+  scenario("healthy");
+  void *a = mgpuMemAlloc(4096, nullptr, 0);
+  ASSERT_NE(a, nullptr) << lastError();
+  mgpuMemFree(a, nullptr);
+  unsetenv("STC_GPU_POOL_LIMIT_MB");
+  EXPECT_EQ(query("live_allocations"), 0);
+  StcGpuCounters c = counters();
+  EXPECT_EQ(c.device_allocs, 1u);
+  EXPECT_EQ(c.device_frees, 1u);
+}
+
+// Out of memory with blocks cached: the cache is emptied and the request
+// retried. The fake's out-of-memory scenario fails every allocation, so
+// this checks the retry's message and that the cache was emptied first.
+TEST_F(CudaFakeTest, PoolOutOfMemoryReportsOneError) {
+  scenario("out-of-memory");
+  EXPECT_EQ(mgpuMemAlloc(4096, nullptr, 0), nullptr);
+  EXPECT_EQ(lastError(), "error: mgpuMemAlloc: cuMemAlloc(4096 bytes) failed: "
+                         "CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
+  EXPECT_EQ(stc_cuda_error_status(), STC_CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+// A constant of the program is uploaded at the first call only: later calls
+// return the slot's address with no allocation and no copy; the destructor's
+// release frees it and zeroes the slot, and the next call uploads again.
+TEST_F(CudaFakeTest, ResidentUploadsOnceAndReleases) {
+  scenario("healthy");
+  std::vector<uint16_t> weight(1000);
+  for (size_t i = 0; i < weight.size(); ++i)
+    weight[i] = uint16_t(i * 7 + 3);
+  int64_t slot = 0;
+  StcGpuCounters before = counters();
+  void *d = stc_gpu_resident(&slot, weight.data(), 2000);
+  ASSERT_NE(d, nullptr) << lastError();
+  EXPECT_EQ(slot, int64_t(uintptr_t(d)));
+  StcGpuCounters first = counters();
+  EXPECT_EQ(first.h2d_bytes - before.h2d_bytes, 2000u);
+  EXPECT_EQ(first.device_allocs - before.device_allocs, 1u);
+  EXPECT_EQ(query("live_allocations"), 1);
+  for (int call = 0; call < 100; ++call)
+    EXPECT_EQ(stc_gpu_resident(&slot, weight.data(), 2000), d);
+  StcGpuCounters later = counters();
+  EXPECT_EQ(later.h2d_bytes, first.h2d_bytes);
+  EXPECT_EQ(later.device_allocs, first.device_allocs);
+  // The upload holds the weight (the fake's memory is host memory).
+  std::vector<uint16_t> back(1000);
+  ASSERT_EQ(stc_cuda_init(0), STC_CUDA_SUCCESS);
+  ASSERT_EQ(
+      stc_cuda_memcpy_dtoh(back.data(), StcCudaDevicePtr(uintptr_t(d)), 2000),
+      STC_CUDA_SUCCESS);
+  EXPECT_EQ(back, weight);
+  stc_gpu_release_resident(&slot);
+  EXPECT_EQ(slot, 0);
+  EXPECT_EQ(query("live_allocations"), 0);
+  stc_gpu_release_resident(&slot); // twice: nothing
+  EXPECT_EQ(counters().device_frees - later.device_frees, 1u);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+}
+
+TEST_F(CudaFakeTest, ResidentRejectsBadArguments) {
+  scenario("healthy");
+  int64_t slot = 0;
+  EXPECT_EQ(stc_gpu_resident(&slot, nullptr, 16), nullptr);
+  EXPECT_EQ(lastError(), "error: stc_gpu_resident: null slot or host buffer, "
+                         "or 16 bytes");
+  EXPECT_EQ(slot, 0);
+}
+
+// Copies count by direction (a device address is one this runtime
+// allocated), launches and, with profiling on, kernel time by events.
+TEST_F(CudaFakeTest, CountersFollowCopiesAndLaunches) {
+  scenario("healthy");
+  void *module = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 2);
+  void *fn = mgpuModuleGetFunction(module, "scale");
+  ASSERT_TRUE(module && fn) << lastError();
+  StcGpuCounters before = counters();
+  std::vector<float> host(256, 1.0f);
+  void *stream = mgpuStreamCreate();
+  void *d = mgpuMemAlloc(1024, stream, 0);
+  mgpuMemcpy(d, host.data(), 1024, stream);
+  stc_cuda_set_profiling(1);
+  float alpha = 2;
+  int n = 256;
+  void *params[] = {&d, &alpha, &n};
+  mgpuLaunchKernel(fn, 1, 1, 1, 256, 1, 1, 0, stream, params, nullptr, 3);
+  stc_cuda_set_profiling(0);
+  mgpuMemcpy(host.data(), d, 512, stream);
+  mgpuMemFree(d, stream);
+  mgpuStreamSynchronize(stream);
+  mgpuStreamDestroy(stream);
+  StcGpuCounters after = counters();
+  EXPECT_EQ(after.launches - before.launches, 1u);
+  EXPECT_EQ(after.h2d_bytes - before.h2d_bytes, 1024u);
+  EXPECT_EQ(after.d2h_bytes - before.d2h_bytes, 512u);
+  EXPECT_EQ(after.device_allocs - before.device_allocs, 1u);
+  EXPECT_GE(after.kernel_ms, before.kernel_ms);
+  // The two timing events were read and destroyed by stc_cuda_counters; the
+  // one left is the cached block's.
+  EXPECT_EQ(query("live_events"), 1);
+  EXPECT_EQ(query("elapsed_time_queries"), 1);
+  mgpuModuleUnload(module);
   EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
 }
 
@@ -1760,7 +1959,7 @@ TEST_F(CudaFakeTest, MgpuSetDefaultDeviceOutOfRange) {
 TEST(CudaSymbolsTest, TableListsEveryEntryPointOnce) {
   size_t count = 0;
   const StcCudaSymbol *symbols = stc_cuda_mgpu_symbols(&count);
-  ASSERT_EQ(count, 27u);
+  ASSERT_EQ(count, 29u);
   std::set<std::string> names;
   for (size_t i = 0; i < count; ++i) {
     EXPECT_NE(symbols[i].address, nullptr) << symbols[i].name;

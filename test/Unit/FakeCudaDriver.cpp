@@ -205,6 +205,10 @@ struct Fake {
   std::set<void *> streams;
   std::set<void *> events;
   int launches = 0;
+  /// cuStreamWaitEvent and cuEventElapsedTime calls (the caching pool's
+  /// ordering, kernel timing).
+  int streamWaits = 0;
+  int elapsedTimeQueries = 0;
   Launch last;
   int jitOptLevel = -1;
   bool asyncFault = false;
@@ -258,6 +262,8 @@ void resetLocked(Fake &f) {
   f.initCalls = 0;
   f.primaryRefs = 0;
   f.launches = 0;
+  f.streamWaits = 0;
+  f.elapsedTimeQueries = 0;
   f.last = Launch();
   f.jitOptLevel = -1;
   f.asyncFault = false;
@@ -522,6 +528,8 @@ long long stcFakeCudaQuery(const char *key) {
       {"last_registered_bytes", (long long)f.lastRegisteredBytes},
       {"jit_opt_level", f.jitOptLevel},
       {"launches", f.launches},
+      {"stream_waits", f.streamWaits},
+      {"elapsed_time_queries", f.elapsedTimeQueries},
       {"grid.x", l.grid[0]},
       {"grid.y", l.grid[1]},
       {"grid.z", l.grid[2]},
@@ -1264,6 +1272,7 @@ CUresult cuStreamWaitEvent(void *stream, void *event, unsigned flags) {
     return kNotInitialized;
   if ((stream && !f.streams.count(stream)) || !f.events.count(event))
     return kInvalidHandle;
+  ++f.streamWaits;
   return kSuccess;
 }
 
@@ -1297,6 +1306,19 @@ CUresult cuEventRecord(void *event, void *stream) {
     return kNotInitialized;
   if (!f.events.count(event) || (stream && !f.streams.count(stream)))
     return kInvalidHandle;
+  return kSuccess;
+}
+
+/// Kernels take no time on the fake.
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+  Fake &f = fake();
+  Lock lock(f.mu);
+  if (!f.initialized)
+    return kNotInitialized;
+  if (!ms || !f.events.count(start) || !f.events.count(end))
+    return kInvalidHandle;
+  ++f.elapsedTimeQueries;
+  *ms = 0;
   return kSuccess;
 }
 
