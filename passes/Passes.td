@@ -462,15 +462,43 @@ def StcReturnOnError : Pass<"stc-return-on-error", "ModuleOp"> {
   ];
 }
 
+def StcLowerElementwiseToGpu : Pass<"stc-lower-elementwise-to-gpu", "ModuleOp"> {
+  let summary = "Run the elementwise linalg ops of a GPU program on the GPU";
+  let description = [{
+    On tensors, after `stc-lower-spmm-to-gpu`: generalizes the all-parallel
+    named linalg ops and `linalg.reduce`, fuses producer-consumer
+    elementwise chains (upstream's elementwise fusion), and turns each
+    `linalg.generic` of parallel and reduction loops with one result (its
+    dimensions the parallel loops, in order), projected-permutation inputs
+    (transposes, broadcasts) or constant scalars, and an arith/math body
+    into a kernel `@stc_ew_N` of `gpu.module @stc_kernels` (one thread per
+    result element, looping over the reduction; math functions as
+    polynomial approximations; an accumulator a `linalg.fill` of a constant
+    made starts from the constant) and a call of a private host function on
+    buffers and loop sizes that `stc-gpu-host-launch` defines. Ops that do
+    not qualify stay on the host, each with a remark saying why.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
 def StcGpuHostLaunch : Pass<"stc-gpu-host-launch", "ModuleOp"> {
   let summary = "Define the host functions that launch stc GPU kernels";
   let description = [{
     After bufferization, gives each private function that
     `stc-lower-spmm-to-gpu` declared (attribute `stc_gpu.launches`) its
     body: device buffers (`gpu.alloc`), copies of the inputs, the
-    `gpu.launch_func` configured from the kernel's `stc_gpu.kernel_info`, the
-    copy of the result back, and `gpu.dealloc`. Nothing is launched for an
-    empty result.
+    `gpu.launch_func` configured from the kernel's `stc_gpu.kernel_info` (or,
+    for an `stc_gpu.elementwise` kernel, one 256-thread block per 256
+    elements), the copy of the result back, and `gpu.dealloc`. Operands that
+    are constant globals at every call are uploaded once
+    (`stc_gpu_resident`) and released by the program's destructor. Nothing
+    is launched for an empty result.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

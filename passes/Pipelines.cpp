@@ -16,6 +16,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -102,6 +103,14 @@ void addHostToLLVM(OpPassManager &pm, bool gpuHost) {
   pm.addNestedPass<func::FuncOp>(createConvertComplexToStandardPass());
   pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass());
   pm.addPass(createConvertComplexToLibm());
+  // libm has no rsqrt: math-to-libm would call a `rsqrtf` that no library
+  // defines (the LayerNorm of a transformer block failed to link). 1/sqrt,
+  // which math-to-llvm lowers to the sqrt intrinsic.
+  {
+    math::MathExpandOpsPassOptions expand;
+    expand.opMnemonics = {"rsqrt"};
+    pm.addPass(math::createMathExpandOpsPass(expand));
+  }
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
@@ -208,6 +217,9 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   configure.target = options.target;
   pm.addPass(createStcConfigureGpuKernels(configure, options.gpu));
   pm.addPass(createStcLowerSpmmToGpu());
+  // What is left of the tensor computation (bias adds, activations,
+  // residual adds, transposes) to the GPU too.
+  pm.addPass(createStcLowerElementwiseToGpu());
   pm.addPass(createCanonicalizerPass());
   // Weights that are function arguments are pruned/compressed on the host.
   pm.addPass(createStcLowerToRuntime());

@@ -64,8 +64,14 @@ LogicalResult StcGpuDialect::verifyOperationAttribute(Operation *op,
              << name << " marks a host function, not " << opName;
     return success();
   }
+  if (name == kElementwiseAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << name << " is a unit attribute";
+    return success();
+  }
   return op->emitError() << "unknown stc_gpu attribute " << name
                          << " (expected " << KernelConfigAttr::kAttrName << ", "
-                         << KernelInfoAttr::kAttrName << " or "
-                         << kLaunchesAttrName << ")";
+                         << KernelInfoAttr::kAttrName << ", "
+                         << kLaunchesAttrName << " or " << kElementwiseAttrName
+                         << ")";
 }

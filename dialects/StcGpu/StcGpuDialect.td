@@ -45,6 +45,11 @@ def StcGpu_Dialect : Dialect {
     /// stc-gpu-host-launch reads to define its body.
     static constexpr ::llvm::StringLiteral kLaunchesAttrName =
         "stc_gpu.launches";
+    /// A unit attribute on the one-thread-per-element kernels of
+    /// stc-lower-elementwise-to-gpu (no kernel_info: stc-gpu-host-launch
+    /// launches ceil(elements / 256) blocks of 256 threads).
+    static constexpr ::llvm::StringLiteral kElementwiseAttrName =
+        "stc_gpu.elementwise";
   }];
 }
 

@@ -20,9 +20,13 @@
 // - gpu.launch_func packs its arguments into such an array and calls
 //   stc_emu_launch, or for a cluster launch stc_emu_check_cluster
 //   and stc_emu_launch_cluster, which runs the blocks of a cluster together;
-//   gpu.alloc/memcpy/dealloc become host memref ops, and host calls of
-//   stc_gpu_tensor_map_2d / _4d (the runtime's cuTensorMapEncodeTiled)
-//   calls of stc_emu_tensor_map_2d / _4d.
+//   gpu.alloc/memcpy/dealloc become host memref ops, each reported to the
+//   emulator's counters (stc_emu_device_alloc/_free, stc_emu_copy: what
+//   `stc-run --profile` shows); host calls of stc_gpu_tensor_map_2d / _4d
+//   (the runtime's cuTensorMapEncodeTiled) become calls of
+//   stc_emu_tensor_map_2d / _4d, and the resident weights' stc_gpu_resident
+//   and stc_gpu_release_resident the emulator's stc_emu_resident and
+//   stc_emu_release_resident.
 //
 // Every runtime function is named through runtime/RuntimeEntryPoints.def.
 // Runs after stc-gpu-host-launch; the result is a plain CPU module for the
@@ -127,6 +131,39 @@ void EmulateGpuKernels::declareRuntime() {
   declare(runtimeSymbol(RuntimeEntryPoint::EmuClusterWait), {});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuTmaLoad2dMulticast),
           {ptr, ptr, i32, i32, ptr, i32});
+  declare(runtimeSymbol(RuntimeEntryPoint::EmuDeviceAlloc), {i64});
+  declare(runtimeSymbol(RuntimeEntryPoint::EmuDeviceFree), {i64});
+  declare(runtimeSymbol(RuntimeEntryPoint::EmuCopy), {i32, i64});
+}
+
+/// The bytes of `buffer` (an identity-layout memref), as an i64.
+static Value memrefBytes(ImplicitLocOpBuilder &b, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Value bytes =
+      arith::ConstantIntOp::create(b, type.getElementTypeBitWidth() / 8, 64);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    Value extent = arith::IndexCastOp::create(
+        b, b.getI64Type(), memref::DimOp::create(b, buffer, d));
+    bytes = arith::MulIOp::create(b, bytes, extent);
+  }
+  return bytes;
+}
+
+/// Renames the runtime function `from` (a func.func or llvm.func
+/// declaration) and every use of it to `to`.
+static LogicalResult renameRuntimeFunction(ModuleOp module, StringRef from,
+                                           StringRef to) {
+  Operation *decl = module.lookupSymbol(from);
+  if (!decl)
+    return success();
+  if (module.lookupSymbol(to))
+    return decl->emitError("stc-emulate-gpu: both @")
+           << from << " and @" << to << " are declared";
+  if (failed(SymbolTable::replaceAllSymbolUses(
+          decl, StringAttr::get(module.getContext(), to), module)))
+    return decl->emitError("stc-emulate-gpu: cannot rename @") << from;
+  SymbolTable::setSymbolName(decl, to);
+  return success();
 }
 
 /// The type of stc_gpu_tensor_map_2d and stc_emu_tensor_map_2d: (base,
@@ -378,6 +415,15 @@ void EmulateGpuKernels::runOnOperation() {
                                runtimeSymbol(RuntimeEntryPoint::EmuTensorMap4d),
                                tensorMap4dType(ctx))))
     return signalPassFailure();
+  if (failed(renameRuntimeFunction(
+          module, runtimeSymbol(RuntimeEntryPoint::GpuResident),
+          runtimeSymbol(RuntimeEntryPoint::EmuResident))) ||
+      failed(renameRuntimeFunction(
+          module, runtimeSymbol(RuntimeEntryPoint::GpuReleaseResident),
+          runtimeSymbol(RuntimeEntryPoint::EmuReleaseResident))))
+    return signalPassFailure();
+  // The host buffers that stand for device ones, to tell a copy's direction.
+  llvm::DenseSet<Value> deviceBuffers;
   for (Operation *op : hostOps) {
     ImplicitLocOpBuilder b(op->getLoc(), op);
     if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
@@ -387,11 +433,23 @@ void EmulateGpuKernels::runOnOperation() {
       Value m =
           memref::AllocOp::create(b, alloc.getType(), alloc.getDynamicSizes());
       alloc.getMemref().replaceAllUsesWith(m);
+      deviceBuffers.insert(m);
+      func::CallOp::create(b, runtimeSymbol(RuntimeEntryPoint::EmuDeviceAlloc),
+                           TypeRange{}, ValueRange{memrefBytes(b, m)});
       op->erase();
     } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
       memref::CopyOp::create(b, copy.getSrc(), copy.getDst());
+      bool toDevice = deviceBuffers.contains(copy.getDst());
+      if (toDevice != deviceBuffers.contains(copy.getSrc()))
+        func::CallOp::create(
+            b, runtimeSymbol(RuntimeEntryPoint::EmuCopy), TypeRange{},
+            ValueRange{arith::ConstantIntOp::create(b, toDevice ? 1 : 0, 32),
+                       memrefBytes(b, copy.getSrc())});
       op->erase();
     } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
+      func::CallOp::create(b, runtimeSymbol(RuntimeEntryPoint::EmuDeviceFree),
+                           TypeRange{},
+                           ValueRange{memrefBytes(b, dealloc.getMemref())});
       memref::DeallocOp::create(b, dealloc.getMemref());
       op->erase();
     } else {

@@ -13,6 +13,16 @@
 // elements (the device buffers are this pass's own gpu.allocs, so their
 // base addresses are aligned); otherwise the direct fallback runs.
 //
+// Operands that are constants of the program at every call site (the
+// compressed weights, their metadata, a bias: memref.get_global of a
+// constant global) are not copied per call: stc_gpu_resident uploads each
+// once into a slot, a zero-initialized global of the program, and returns
+// it from there on; the program's destructor (llvm.mlir.global_dtors)
+// releases them (stc_gpu_release_resident), so a loaded program's weights
+// stay on the device until it is unloaded. Other device buffers come from
+// the runtime's caching pool (mgpuMemAlloc), so from the second call on a
+// call allocates nothing and copies only its activations.
+//
 // Synchronous gpu ops: gpu-async-region, in the finalize pipeline, turns them
 // into one ordered stream.
 //
@@ -46,6 +56,24 @@ public:
 
 private:
   LogicalResult define(func::FuncOp host);
+  /// The body for an `stc_gpu.elementwise` kernel (stc-lower-elementwise-
+  /// to-gpu): one thread per element of the result, 256 per block.
+  LogicalResult defineElementwise(func::FuncOp host, gpu::GPUFuncOp kernel);
+  /// Device addresses of the host buffers `inputs` (resident uploads for
+  /// constants, else copies into pool blocks recorded in `deviceBuffers`).
+  SmallVector<Value> deviceInputs(ImplicitLocOpBuilder &b, func::FuncOp host,
+                                  ValueRange inputs,
+                                  SmallVectorImpl<Value> &deviceBuffers);
+  /// Which arguments of `host` are the same constant global at every call.
+  SmallVector<bool> constantArguments(func::FuncOp host);
+  /// The device address of constant `hostBuffer`, uploaded once into a new
+  /// slot (stc_gpu_resident).
+  Value residentCopy(ImplicitLocOpBuilder &b, Value hostBuffer);
+  /// The function that releases every slot at unload, as a destructor.
+  void defineResidentRelease();
+
+  /// The slots residentCopy made, in order.
+  SmallVector<LLVM::GlobalOp> residentSlots;
   /// Builds the TMA descriptors of kernel_info `tensor_maps` (in the order
   /// of their parameters) from the operands' device buffers, whose
   /// pointers are the first entries of `kernelArgs`, and appends them.
@@ -62,6 +90,8 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   if (!kernel)
     return host.emitError("stc-gpu-host-launch: kernel ")
            << kernelRef << " not found";
+  if (kernel->hasAttr(stc_gpu::StcGpuDialect::kElementwiseAttrName))
+    return defineElementwise(host, kernel);
   auto info = kernel->getAttrOfType<KernelInfoAttr>(KernelInfoAttr::kAttrName);
   if (!info)
     return host.emitError("stc-gpu-host-launch: kernel ")
@@ -131,8 +161,13 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   SmallVector<Value> deviceBuffers;
   SmallVector<Value> kernelArgs;
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<bool> constant = constantArguments(host);
   for (int64_t i = 0; i < numPointers; ++i) {
     Value hostBuffer = body->getArgument(i);
+    if (i != numPointers - 1 && constant[i]) {
+      kernelArgs.push_back(residentCopy(b, hostBuffer));
+      continue;
+    }
     auto type = cast<MemRefType>(hostBuffer.getType());
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < type.getRank(); ++d)
@@ -374,6 +409,208 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
   return success();
 }
 
+/// A device buffer like host buffer `hostBuffer` and its address as a
+/// kernel pointer argument.
+static std::pair<Value, Value> allocLike(ImplicitLocOpBuilder &b,
+                                         Value hostBuffer) {
+  auto type = cast<MemRefType>(hostBuffer.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(memref::DimOp::create(b, hostBuffer, d));
+  Value device = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
+                                      ValueRange{}, sizes, ValueRange{})
+                     .getMemref();
+  Value address = arith::IndexCastOp::create(
+      b, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, device));
+  return {device, LLVM::IntToPtrOp::create(
+                      b, LLVM::LLVMPointerType::get(b.getContext()), address)};
+}
+
+SmallVector<Value>
+GpuHostLaunch::deviceInputs(ImplicitLocOpBuilder &b, func::FuncOp host,
+                            ValueRange inputs,
+                            SmallVectorImpl<Value> &deviceBuffers) {
+  SmallVector<bool> constant = constantArguments(host);
+  SmallVector<Value> pointers;
+  for (Value hostBuffer : inputs) {
+    unsigned i = cast<BlockArgument>(hostBuffer).getArgNumber();
+    if (constant[i]) {
+      pointers.push_back(residentCopy(b, hostBuffer));
+      continue;
+    }
+    auto [device, pointer] = allocLike(b, hostBuffer);
+    gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, device, hostBuffer);
+    deviceBuffers.push_back(device);
+    pointers.push_back(pointer);
+  }
+  return pointers;
+}
+
+LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
+                                               gpu::GPUFuncOp kernel) {
+  // (input buffers..., result buffer, loop sizes...): the kernel takes a
+  // pointer per buffer and an i32 per loop.
+  unsigned numBuffers = llvm::count_if(
+      host.getArgumentTypes(), [](Type t) { return isa<MemRefType>(t); });
+  unsigned numSizes = host.getNumArguments() - numBuffers;
+  bool shaped = numBuffers > 0 &&
+                llvm::all_of(host.getArgumentTypes().take_front(numBuffers),
+                             [](Type t) { return isa<MemRefType>(t); }) &&
+                llvm::all_of(host.getArgumentTypes().drop_front(numBuffers),
+                             [](Type t) { return t.isIndex(); });
+  if (!shaped || kernel.getNumArguments() != numBuffers + numSizes)
+    return host.emitError("stc-gpu-host-launch: ")
+           << host.getName() << " does not match its elementwise kernel's "
+           << "parameters";
+  MLIRContext *ctx = host.getContext();
+  Block *body = host.addEntryBlock();
+  host.setPrivate();
+  ImplicitLocOpBuilder b(host.getLoc(), ctx);
+  b.setInsertionPointToStart(body);
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, v); };
+  // One thread per element of the result.
+  Value out = body->getArgument(numBuffers - 1);
+  auto outType = cast<MemRefType>(out.getType());
+  Value total = index(1);
+  for (int64_t d = 0; d < outType.getRank(); ++d)
+    total = arith::MulIOp::create(b, total, memref::DimOp::create(b, out, d));
+  auto nonEmpty = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, total, index(0)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(nonEmpty.thenBlock());
+  SmallVector<Value> deviceBuffers;
+  SmallVector<Value> args = deviceInputs(
+      b, host, body->getArguments().take_front(numBuffers - 1), deviceBuffers);
+  auto [deviceOut, outPointer] = allocLike(b, out);
+  args.push_back(outPointer);
+  for (Value size : body->getArguments().drop_front(numBuffers))
+    args.push_back(arith::IndexCastOp::create(b, b.getI32Type(), size));
+  int64_t threads = 256;
+  if (auto known = kernel.getKnownBlockSizeAttr())
+    threads = known[0];
+  gpu::KernelDim3 grid{arith::CeilDivUIOp::create(b, total, index(threads)),
+                       index(1), index(1)};
+  gpu::KernelDim3 block{index(threads), index(1), index(1)};
+  gpu::LaunchFuncOp::create(b, kernel, grid, block,
+                            /*dynamicSharedMemorySize=*/Value(), args);
+  gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out, deviceOut);
+  deviceBuffers.push_back(deviceOut);
+  for (Value device : deviceBuffers)
+    gpu::DeallocOp::create(b, TypeRange{}, ValueRange{}, device);
+  b.setInsertionPointToEnd(body);
+  func::ReturnOp::create(b);
+  host->removeAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
+  host->setAttr("llvm.linkage",
+                LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
+  return success();
+}
+
+SmallVector<bool> GpuHostLaunch::constantArguments(func::FuncOp host) {
+  SmallVector<bool> constant(host.getNumArguments(), false);
+  ModuleOp module = getOperation();
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(host, module);
+  if (!uses || uses->empty())
+    return constant;
+  SmallVector<func::CallOp> calls;
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto call = dyn_cast<func::CallOp>(use.getUser());
+    if (!call || call.getNumOperands() != host.getNumArguments())
+      return constant;
+    calls.push_back(call);
+  }
+  for (unsigned i = 0; i < host.getNumArguments(); ++i) {
+    StringRef global;
+    bool same = true;
+    for (func::CallOp call : calls) {
+      Value v = call.getOperand(i);
+      while (auto cast = v.getDefiningOp<memref::CastOp>())
+        v = cast.getSource();
+      auto get = v.getDefiningOp<memref::GetGlobalOp>();
+      auto def = get ? module.lookupSymbol<memref::GlobalOp>(get.getName())
+                     : memref::GlobalOp();
+      if (!def || !def.getConstant() ||
+          (!global.empty() && global != def.getSymName())) {
+        same = false;
+        break;
+      }
+      global = def.getSymName();
+    }
+    constant[i] = same;
+  }
+  return constant;
+}
+
+Value GpuHostLaunch::residentCopy(ImplicitLocOpBuilder &b, Value hostBuffer) {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = module.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  Type i64 = b.getI64Type();
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToStart(module.getBody());
+  std::string name = "__stc_resident_" + std::to_string(residentSlots.size());
+  while (module.lookupSymbol(name))
+    name += "_";
+  auto slot = LLVM::GlobalOp::create(mb, b.getLoc(), i64, /*isConstant=*/false,
+                                     LLVM::Linkage::Internal, name,
+                                     mb.getI64IntegerAttr(0));
+  residentSlots.push_back(slot);
+
+  StringRef fn = runtimeSymbol(RuntimeEntryPoint::GpuResident);
+  if (!module.lookupSymbol(fn)) {
+    auto decl = func::FuncOp::create(
+        mb, module.getLoc(), fn,
+        FunctionType::get(ctx, {ptrType, ptrType, i64}, {ptrType}));
+    decl.setPrivate();
+  }
+  auto type = cast<MemRefType>(hostBuffer.getType());
+  int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  Value address = arith::IndexCastOp::create(
+      b, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, hostBuffer));
+  Value hostPtr = LLVM::IntToPtrOp::create(b, ptrType, address);
+  Value slotPtr = LLVM::AddressOfOp::create(b, ptrType, slot.getSymName());
+  return func::CallOp::create(
+             b, fn, TypeRange{ptrType},
+             ValueRange{slotPtr, hostPtr,
+                        arith::ConstantIntOp::create(b, bytes, 64)})
+      .getResult(0);
+}
+
+void GpuHostLaunch::defineResidentRelease() {
+  if (residentSlots.empty())
+    return;
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = module.getContext();
+  Location loc = module.getLoc();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  auto voidType = LLVM::LLVMVoidType::get(ctx);
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToEnd(module.getBody());
+  StringRef releaseFn = runtimeSymbol(RuntimeEntryPoint::GpuReleaseResident);
+  if (!module.lookupSymbol(releaseFn))
+    LLVM::LLVMFuncOp::create(mb, loc, releaseFn,
+                             LLVM::LLVMFunctionType::get(voidType, {ptrType}));
+  std::string name = "__stc_release_resident";
+  while (module.lookupSymbol(name))
+    name += "_";
+  auto release = LLVM::LLVMFuncOp::create(
+      mb, loc, name, LLVM::LLVMFunctionType::get(voidType, {}),
+      LLVM::Linkage::Internal);
+  OpBuilder fb(ctx);
+  fb.setInsertionPointToStart(release.addEntryBlock(fb));
+  for (LLVM::GlobalOp slot : residentSlots) {
+    Value slotPtr =
+        LLVM::AddressOfOp::create(fb, loc, ptrType, slot.getSymName());
+    LLVM::CallOp::create(fb, loc, TypeRange{}, releaseFn, ValueRange{slotPtr});
+  }
+  LLVM::ReturnOp::create(fb, loc, ValueRange{});
+  LLVM::GlobalDtorsOp::create(
+      mb, loc, mb.getArrayAttr({FlatSymbolRefAttr::get(ctx, name)}),
+      mb.getI32ArrayAttr({0}), mb.getArrayAttr({LLVM::ZeroAttr::get(ctx)}));
+}
+
 void GpuHostLaunch::runOnOperation() {
   SmallVector<func::FuncOp> hosts;
   for (auto f : getOperation().getOps<func::FuncOp>())
@@ -383,6 +620,7 @@ void GpuHostLaunch::runOnOperation() {
   for (func::FuncOp host : hosts)
     if (failed(define(host)))
       return signalPassFailure();
+  defineResidentRelease();
 }
 
 } // namespace

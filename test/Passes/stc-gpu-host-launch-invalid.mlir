@@ -1,7 +1,7 @@
 // Every diagnostic of stc-gpu-host-launch: a host function whose kernel is
 // missing, has no stc_gpu.kernel_info, takes other buffers, lacks the metadata
 // conversion kernel its canonical metadata needs or the direct fallback
-// its kernel_info names.
+// its kernel_info names, or an elementwise kernel of other parameters.
 // RUN: stc-opt %s -split-input-file --stc-gpu-host-launch -verify-diagnostics
 
 module attributes {gpu.container_module} {
@@ -54,6 +54,20 @@ module attributes {gpu.container_module} {
   func.func private @h(memref<4x8xf16>, memref<4x1xi16>, memref<16x?xf16>, memref<4x?xf32>) attributes {stc_gpu.launches = @stc_kernels::@k}
   gpu.module @stc_kernels {
     gpu.func @k() kernel attributes {stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3, direct_fallback = true>, threads = 128, shared_bytes = 0, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 4, cols = -1, depth = 16, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32, fallback_kernel = "k_direct", staged_align = 8>} {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// An elementwise kernel takes a pointer per buffer and a size per dimension
+// of the result: here one size is missing.
+module attributes {gpu.container_module} {
+  // expected-error @+1 {{stc-gpu-host-launch: h does not match its elementwise kernel's parameters}}
+  func.func private @h(memref<4x8xf16>, memref<4x8xf16>) attributes {stc_gpu.launches = @stc_kernels::@k}
+  gpu.module @stc_kernels {
+    gpu.func @k(%a: !llvm.ptr, %b: !llvm.ptr, %d0: i32) kernel attributes {stc_gpu.elementwise} {
       gpu.return
     }
   }

@@ -279,7 +279,12 @@ func.func @launches_on_other_op() {
 
 // -----
 
-// expected-error @+1 {{unknown stc_gpu attribute stc_gpu.config (expected stc_gpu.kernel_config, stc_gpu.kernel_info or stc_gpu.launches)}}
+// expected-error @+1 {{stc_gpu.elementwise is a unit attribute}}
+func.func private @elementwise_not_unit() attributes {stc_gpu.elementwise = 1}
+
+// -----
+
+// expected-error @+1 {{unknown stc_gpu attribute stc_gpu.config (expected stc_gpu.kernel_config, stc_gpu.kernel_info, stc_gpu.launches or stc_gpu.elementwise)}}
 func.func @unknown_attribute() attributes {stc_gpu.config = 1} {
   return
 }
