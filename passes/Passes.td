@@ -497,7 +497,10 @@ def StcGpuHostLaunch : Pass<"stc-gpu-host-launch", "ModuleOp"> {
     for an `stc_gpu.elementwise` kernel, one 256-thread block per 256
     elements), the copy of the result back, and `gpu.dealloc`. Operands that
     are constant globals at every call are uploaded once
-    (`stc_gpu_resident`) and released by the program's destructor. Nothing
+    (`stc_gpu_resident`) and released by the program's destructor. A
+    buffer of the program that only kernels use (an intermediate) becomes
+    a device buffer that the kernels share without copies, and a program
+    argument that several kernels read is uploaded once per call. Nothing
     is launched for an empty result.
   }];
   let dependentDialects = [

@@ -198,8 +198,8 @@ static std::string kernelInfoJson(ModuleOp module) {
 static FailureOr<std::string> kernelBinary(ModuleOp module) {
   SmallVector<gpu::BinaryOp> binaries(module.getOps<gpu::BinaryOp>());
   if (binaries.empty()) {
-    reportError(kTool, "no GPU kernel to write: the program has no 2:4 "
-                       "sparse contraction (see --sparsity and --remarks)");
+    reportError(kTool, "no GPU kernel to write: no op of the program runs "
+                       "on the GPU (see --remarks)");
     return failure();
   }
   if (binaries.size() > 1 || binaries.front().getObjects().size() != 1) {

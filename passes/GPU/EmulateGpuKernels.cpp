@@ -131,7 +131,7 @@ void EmulateGpuKernels::declareRuntime() {
   declare(runtimeSymbol(RuntimeEntryPoint::EmuClusterWait), {});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuTmaLoad2dMulticast),
           {ptr, ptr, i32, i32, ptr, i32});
-  declare(runtimeSymbol(RuntimeEntryPoint::EmuDeviceAlloc), {i64});
+  declare(runtimeSymbol(RuntimeEntryPoint::EmuDeviceAlloc), {i64, i64});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuDeviceFree), {i64});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuCopy), {i32, i64});
 }
@@ -147,6 +147,13 @@ static Value memrefBytes(ImplicitLocOpBuilder &b, Value buffer) {
     bytes = arith::MulIOp::create(b, bytes, extent);
   }
   return bytes;
+}
+
+/// The address of `buffer` as an i64.
+static Value addressOf(ImplicitLocOpBuilder &b, Value buffer) {
+  return arith::IndexCastOp::create(
+      b, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, buffer));
 }
 
 /// Renames the runtime function `from` (a func.func or llvm.func
@@ -435,7 +442,8 @@ void EmulateGpuKernels::runOnOperation() {
       alloc.getMemref().replaceAllUsesWith(m);
       deviceBuffers.insert(m);
       func::CallOp::create(b, runtimeSymbol(RuntimeEntryPoint::EmuDeviceAlloc),
-                           TypeRange{}, ValueRange{memrefBytes(b, m)});
+                           TypeRange{},
+                           ValueRange{addressOf(b, m), memrefBytes(b, m)});
       op->erase();
     } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
       memref::CopyOp::create(b, copy.getSrc(), copy.getDst());
@@ -449,7 +457,7 @@ void EmulateGpuKernels::runOnOperation() {
     } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
       func::CallOp::create(b, runtimeSymbol(RuntimeEntryPoint::EmuDeviceFree),
                            TypeRange{},
-                           ValueRange{memrefBytes(b, dealloc.getMemref())});
+                           ValueRange{addressOf(b, dealloc.getMemref())});
       memref::DeallocOp::create(b, dealloc.getMemref());
       op->erase();
     } else {

@@ -23,6 +23,16 @@
 // the runtime's caching pool (mgpuMemAlloc), so from the second call on a
 // call allocates nothing and copies only its activations.
 //
+// Intermediates stay on the device: a buffer the program allocates (a
+// kernel's result) that nothing but kernels reads -- its only uses are
+// launch-function calls, its deallocation and the pointer bookkeeping of the
+// ownership-based deallocation -- becomes a device buffer (gpu.alloc,
+// gpu.dealloc), and the launch functions take it as it is: no copy out of
+// the kernel that writes it, no copy into the ones that read it. What the
+// host reads (the program's results) is copied back as before. A program
+// argument that several kernels read is uploaded once per call, at entry,
+// and freed before each return.
+//
 // Synchronous gpu ops: gpu-async-region, in the finalize pipeline, turns them
 // into one ordered stream.
 //
@@ -66,6 +76,13 @@ private:
                                   SmallVectorImpl<Value> &deviceBuffers);
   /// Which arguments of `host` are the same constant global at every call.
   SmallVector<bool> constantArguments(func::FuncOp host);
+  /// Which arguments of `host` are device buffers at every call.
+  SmallVector<bool> deviceArguments(func::FuncOp host);
+  /// Turns the buffers only kernels use into device buffers.
+  void placeDeviceBuffers();
+  /// Uploads once per call each buffer argument of the program that more
+  /// than one kernel reads.
+  void placeDeviceInputs();
   /// The device address of constant `hostBuffer`, uploaded once into a new
   /// slot (stc_gpu_resident).
   Value residentCopy(ImplicitLocOpBuilder &b, Value hostBuffer);
@@ -81,6 +98,15 @@ private:
                                  func::FuncOp host,
                                  SmallVectorImpl<Value> &kernelArgs);
 };
+
+/// The address of `buffer` as a kernel pointer argument.
+static Value pointerTo(ImplicitLocOpBuilder &b, Value buffer) {
+  Value address = arith::IndexCastOp::create(
+      b, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, buffer));
+  return LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
+                                  address);
+}
 
 LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   auto kernelRef = host->getAttrOfType<SymbolRefAttr>(
@@ -162,10 +188,16 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   SmallVector<Value> kernelArgs;
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   SmallVector<bool> constant = constantArguments(host);
+  SmallVector<bool> onDevice = deviceArguments(host);
+  Value deviceOut;
   for (int64_t i = 0; i < numPointers; ++i) {
     Value hostBuffer = body->getArgument(i);
     if (i != numPointers - 1 && constant[i]) {
       kernelArgs.push_back(residentCopy(b, hostBuffer));
+      continue;
+    }
+    if (onDevice[i]) {
+      kernelArgs.push_back(pointerTo(b, hostBuffer));
       continue;
     }
     auto type = cast<MemRefType>(hostBuffer.getType());
@@ -179,6 +211,8 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
     deviceBuffers.push_back(device);
     if (i != numPointers - 1)
       gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, device, hostBuffer);
+    else
+      deviceOut = device;
     Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, device);
     Value address64 = arith::IndexCastOp::create(b, b.getI64Type(), address);
     kernelArgs.push_back(LLVM::IntToPtrOp::create(b, ptrType, address64));
@@ -309,8 +343,8 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   } else {
     launch(kernel);
   }
-  gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out,
-                        deviceBuffers.back());
+  if (deviceOut)
+    gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out, deviceOut);
   for (Value device : deviceBuffers)
     gpu::DeallocOp::create(b, TypeRange{}, ValueRange{}, device);
 
@@ -433,11 +467,16 @@ GpuHostLaunch::deviceInputs(ImplicitLocOpBuilder &b, func::FuncOp host,
                             ValueRange inputs,
                             SmallVectorImpl<Value> &deviceBuffers) {
   SmallVector<bool> constant = constantArguments(host);
+  SmallVector<bool> onDevice = deviceArguments(host);
   SmallVector<Value> pointers;
   for (Value hostBuffer : inputs) {
     unsigned i = cast<BlockArgument>(hostBuffer).getArgNumber();
     if (constant[i]) {
       pointers.push_back(residentCopy(b, hostBuffer));
+      continue;
+    }
+    if (onDevice[i]) {
+      pointers.push_back(pointerTo(b, hostBuffer));
       continue;
     }
     auto [device, pointer] = allocLike(b, hostBuffer);
@@ -483,8 +522,14 @@ LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
   SmallVector<Value> deviceBuffers;
   SmallVector<Value> args = deviceInputs(
       b, host, body->getArguments().take_front(numBuffers - 1), deviceBuffers);
-  auto [deviceOut, outPointer] = allocLike(b, out);
-  args.push_back(outPointer);
+  Value deviceOut;
+  if (deviceArguments(host)[numBuffers - 1]) {
+    args.push_back(pointerTo(b, out));
+  } else {
+    auto [device, pointer] = allocLike(b, out);
+    deviceOut = device;
+    args.push_back(pointer);
+  }
   for (Value size : body->getArguments().drop_front(numBuffers))
     args.push_back(arith::IndexCastOp::create(b, b.getI32Type(), size));
   int64_t threads = 256;
@@ -495,8 +540,10 @@ LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
   gpu::KernelDim3 block{index(threads), index(1), index(1)};
   gpu::LaunchFuncOp::create(b, kernel, grid, block,
                             /*dynamicSharedMemorySize=*/Value(), args);
-  gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out, deviceOut);
-  deviceBuffers.push_back(deviceOut);
+  if (deviceOut) {
+    gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out, deviceOut);
+    deviceBuffers.push_back(deviceOut);
+  }
   for (Value device : deviceBuffers)
     gpu::DeallocOp::create(b, TypeRange{}, ValueRange{}, device);
   b.setInsertionPointToEnd(body);
@@ -505,6 +552,138 @@ LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
   host->setAttr("llvm.linkage",
                 LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
   return success();
+}
+
+SmallVector<bool> GpuHostLaunch::deviceArguments(func::FuncOp host) {
+  SmallVector<bool> device(host.getNumArguments(), false);
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(host, getOperation());
+  if (!uses || uses->empty())
+    return device;
+  for (unsigned i = 0; i < host.getNumArguments(); ++i) {
+    bool all = true;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      auto call = dyn_cast<func::CallOp>(use.getUser());
+      if (!call || call.getNumOperands() != host.getNumArguments() ||
+          !call.getOperand(i).getDefiningOp<gpu::AllocOp>()) {
+        all = false;
+        break;
+      }
+    }
+    device[i] = all;
+  }
+  return device;
+}
+
+void GpuHostLaunch::placeDeviceBuffers() {
+  ModuleOp module = getOperation();
+  auto isLaunch = [&](func::CallOp call) {
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    return callee && callee->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
+  };
+  SmallVector<memref::AllocOp> allocs;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isDeclaration() &&
+        !f->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName))
+      f.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  for (memref::AllocOp alloc : allocs) {
+    // Every use: a launch function's operand, a deallocation, or the
+    // pointer bookkeeping of the ownership-based deallocation.
+    SmallVector<Operation *> deallocs;
+    bool launched = false;
+    std::function<bool(Value)> kernelsOnly = [&](Value v) {
+      for (Operation *user : v.getUsers()) {
+        if (auto call = dyn_cast<func::CallOp>(user)) {
+          if (!isLaunch(call))
+            return false;
+          launched = true;
+        } else if (isa<memref::DeallocOp>(user)) {
+          deallocs.push_back(user);
+        } else if (auto meta =
+                       dyn_cast<memref::ExtractStridedMetadataOp>(user)) {
+          if (!kernelsOnly(meta.getBaseBuffer()))
+            return false;
+        } else if (!isa<memref::ExtractAlignedPointerAsIndexOp>(user)) {
+          return false;
+        }
+      }
+      return true;
+    };
+    if (!kernelsOnly(alloc.getResult()) || !launched)
+      continue;
+    OpBuilder b(alloc);
+    auto device = gpu::AllocOp::create(
+        b, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(), ValueRange{},
+        alloc.getDynamicSizes(), alloc.getSymbolOperands());
+    alloc.getResult().replaceAllUsesWith(device.getMemref());
+    alloc.erase();
+    for (Operation *dealloc : deallocs) {
+      OpBuilder db(dealloc);
+      gpu::DeallocOp::create(db, dealloc->getLoc(), TypeRange{}, ValueRange{},
+                             dealloc->getOperand(0));
+      dealloc->erase();
+    }
+  }
+}
+
+/// Whether `use` is the result buffer of a launch function's call: its last
+/// buffer operand (the loop sizes of an elementwise kernel follow it).
+static bool isResultOperand(OpOperand &use) {
+  Operation *call = use.getOwner();
+  for (OpOperand &operand : llvm::reverse(call->getOpOperands()))
+    if (isa<MemRefType>(operand.get().getType()))
+      return &operand == &use;
+  return false;
+}
+
+void GpuHostLaunch::placeDeviceInputs() {
+  ModuleOp module = getOperation();
+  auto isLaunch = [&](Operation *user) {
+    auto call = dyn_cast<func::CallOp>(user);
+    auto callee =
+        call ? module.lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
+    return callee && callee->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
+  };
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isDeclaration() ||
+        f->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName))
+      continue;
+    Block &entry = f.getBody().front();
+    for (BlockArgument arg : entry.getArguments()) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type || !type.getLayout().isIdentity())
+        continue;
+      // Read by kernels, and on the host by the deallocation's pointer
+      // bookkeeping at most.
+      SmallVector<OpOperand *> launchUses;
+      bool kernelsOnly = true;
+      for (OpOperand &use : arg.getUses()) {
+        if (isLaunch(use.getOwner()) && !isResultOperand(use))
+          launchUses.push_back(&use);
+        else if (!isa<memref::ExtractAlignedPointerAsIndexOp,
+                      memref::ExtractStridedMetadataOp>(use.getOwner()))
+          kernelsOnly = false; // a result, or read on the host
+      }
+      if (!kernelsOnly || launchUses.size() < 2)
+        continue;
+      ImplicitLocOpBuilder b(f.getLoc(), &entry, entry.begin());
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          sizes.push_back(memref::DimOp::create(b, arg, d));
+      Value device = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
+                                          ValueRange{}, sizes, ValueRange{})
+                         .getMemref();
+      gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, device, arg);
+      for (OpOperand *use : launchUses)
+        use->set(device);
+      f.walk([&](func::ReturnOp ret) {
+        OpBuilder rb(ret);
+        gpu::DeallocOp::create(rb, ret.getLoc(), TypeRange{}, ValueRange{},
+                               device);
+      });
+    }
+  }
 }
 
 SmallVector<bool> GpuHostLaunch::constantArguments(func::FuncOp host) {
@@ -617,6 +796,8 @@ void GpuHostLaunch::runOnOperation() {
     if (f->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName) &&
         f.isDeclaration())
       hosts.push_back(f);
+  placeDeviceBuffers();
+  placeDeviceInputs();
   for (func::FuncOp host : hosts)
     if (failed(define(host)))
       return signalPassFailure();

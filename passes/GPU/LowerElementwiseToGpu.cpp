@@ -156,6 +156,11 @@ std::string LowerElementwiseToGpu::whyNot(linalg::GenericOp op) {
       outType.getElementType().getIntOrFloatBitWidth() < 8)
     return "its result has elements of type " +
            typeString(outType.getElementType());
+  for (OpOperand &operand : op->getOpOperands())
+    if (auto ranked = dyn_cast<RankedTensorType>(operand.get().getType()))
+      if (ranked.getEncoding())
+        return "it reads a tensor with an encoding (upstream's sparsifier "
+               "takes it)";
   for (OpOperand *in : op.getDpsInputOperands()) {
     Type t = in->get().getType();
     if (auto ranked = dyn_cast<RankedTensorType>(t)) {
@@ -220,14 +225,19 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   Block *entry = &kernel.getBody().front();
   ImplicitLocOpBuilder b(loc, ctx);
   b.setInsertionPointToStart(entry);
-  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, v); };
+  // Index arithmetic in i64, not `index`: a loop's index-typed block
+  // argument would not survive convert-gpu-to-nvvm (which converts the
+  // branches but not the arith ops that feed them).
+  auto index = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, i64, v).getResult();
+  };
   SmallVector<unsigned> parallel, reduction;
   op.getParallelDims(parallel);
   op.getReductionDims(reduction);
   SmallVector<Value> sizes;
   for (int64_t d = 0; d < rank; ++d)
-    sizes.push_back(arith::IndexCastUIOp::create(
-        b, b.getIndexType(), entry->getArgument(inputs.size() + 1 + d)));
+    sizes.push_back(arith::ExtUIOp::create(
+        b, i64, entry->getArgument(inputs.size() + 1 + d)));
   auto product = [&](ArrayRef<unsigned> dims) {
     Value p = index(1);
     for (unsigned d : dims)
@@ -242,8 +252,10 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
       flat = arith::DivUIOp::create(b, flat, sizes[d]);
     }
   };
-  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value tid = arith::IndexCastUIOp::create(
+      b, i64, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value bid = arith::IndexCastUIOp::create(
+      b, i64, gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value gid = arith::AddIOp::create(
       b, arith::MulIOp::create(b, bid, index(kThreads)), tid);
   Value outputs = product(parallel);
@@ -255,9 +267,8 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   split(gid, parallel);
 
   auto elementAt = [&](Value base, Type elementType, Value offset) {
-    return LLVM::GEPOp::create(
-        b, ptrType, elementType, base,
-        ValueRange{arith::IndexCastOp::create(b, i64, offset)});
+    return LLVM::GEPOp::create(b, ptrType, elementType, base,
+                               ValueRange{offset});
   };
   // Row-major offset of an operand over its own dimensions, each the loop
   // dimension its map names.
@@ -310,7 +321,9 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
             !mapping.contains(v))
           mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
       if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
-        mapping.map(idx.getResult(), ivs[idx.getDim()]);
+        mapping.map(idx.getResult(),
+                    arith::IndexCastUIOp::create(b, b.getIndexType(),
+                                                 ivs[idx.getDim()]));
         continue;
       }
       b.clone(inner, mapping);

@@ -27,6 +27,8 @@ struct EmulatedMemory {
   /// so a block is just a number.
   stc::SizeClassCache<uint64_t> pool{stc::poolCacheLimitBytes()};
   uint64_t nextBlock = 1;
+  /// The size class of every allocation not yet freed, by address.
+  std::map<int64_t, uint64_t> live;
   std::map<int64_t *, void *> residents;
   StcGpuCounters counters = {};
 };
@@ -49,22 +51,25 @@ void noteLaunch(double ms) {
 
 } // namespace stc::emu
 
-extern "C" void stc_emu_device_alloc(int64_t bytes) {
-  if (bytes <= 0)
+extern "C" void stc_emu_device_alloc(int64_t address, int64_t bytes) {
+  if (bytes <= 0 || address == 0)
     return;
   EmulatedMemory &m = memory();
   std::lock_guard<std::mutex> lock(m.mu);
-  if (!m.pool.take(stc::poolSizeClass(uint64_t(bytes))))
+  uint64_t sizeClass = stc::poolSizeClass(uint64_t(bytes));
+  m.live[address] = sizeClass;
+  if (!m.pool.take(sizeClass))
     m.counters.device_allocs++;
 }
 
-extern "C" void stc_emu_device_free(int64_t bytes) {
-  if (bytes <= 0)
-    return;
+extern "C" void stc_emu_device_free(int64_t address) {
   EmulatedMemory &m = memory();
   std::lock_guard<std::mutex> lock(m.mu);
-  m.counters.device_frees +=
-      m.pool.put(stc::poolSizeClass(uint64_t(bytes)), m.nextBlock++).size();
+  auto it = m.live.find(address);
+  if (it == m.live.end())
+    return;
+  m.counters.device_frees += m.pool.put(it->second, m.nextBlock++).size();
+  m.live.erase(it);
 }
 
 extern "C" void stc_emu_copy(int32_t toDevice, int64_t bytes) {

@@ -318,9 +318,10 @@ void stc_emu_check_cluster(int64_t grid_x, int64_t grid_y, int64_t grid_z,
  * device memory is host memory that generated code allocates itself; these
  * only count, with the CUDA runtime's pool policy
  * (runtime/DevicePoolPolicy.h): an allocation of `bytes` that a block the
- * pool would have cached serves counts as none. */
-void stc_emu_device_alloc(int64_t bytes);
-void stc_emu_device_free(int64_t bytes);
+ * pool would have cached serves counts as none. A free names the address
+ * the allocation returned (0 and unknown addresses: nothing). */
+void stc_emu_device_alloc(int64_t address, int64_t bytes);
+void stc_emu_device_free(int64_t address);
 /* A copy of `bytes` to the device (to_device 1) or from it (0). */
 void stc_emu_copy(int32_t to_device, int64_t bytes);
 /* stc_gpu_resident and stc_gpu_release_resident (stc_runtime_cuda.h) on

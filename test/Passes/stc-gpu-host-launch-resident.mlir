@@ -6,6 +6,10 @@
 // slot. Operands that are not constants (X), or a constant at one call
 // site and another global at the other (@stc_spmm_1's weight), or a
 // global that is not constant (@mutable), are copied per call as before.
+// X, which four kernels read, is uploaded once at the program's entry and
+// freed before its return; the launch functions take the device copy as it
+// is. Y, the result buffer, is not uploaded: it is written, and copied back
+// by each launch.
 // RUN: stc-opt %s --stc-gpu-host-launch | FileCheck %s
 
 module attributes {gpu.container_module} {
@@ -50,12 +54,14 @@ module attributes {gpu.container_module} {
 // CHECK: %[[S1:.*]] = llvm.mlir.addressof @__stc_resident_1
 // 256 i32: 1024 bytes.
 // CHECK: %[[DM:.*]] = func.call @stc_gpu_resident(%[[S1]], %{{.*}}, %c1024_i64)
-// CHECK: %[[DX:.*]] = gpu.alloc () : memref<32x48xf16>
-// CHECK: gpu.memcpy %[[DX]], %[[X]]
+// X is on the device already: its address, no copy.
+// CHECK-NOT: gpu.memcpy
+// CHECK: %[[XA:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: %[[XA64:.*]] = arith.index_cast %[[XA]]
+// CHECK: %[[XP:.*]] = llvm.inttoptr %[[XA64]]
 // CHECK: %[[DO:.*]] = gpu.alloc () : memref<64x48xf32>
-// CHECK: gpu.launch_func @stc_kernels::@stc_spmm_0 {{.*}} args(%[[DV]] : !llvm.ptr, %[[DM]] : !llvm.ptr,
+// CHECK: gpu.launch_func @stc_kernels::@stc_spmm_0 {{.*}} args(%[[DV]] : !llvm.ptr, %[[DM]] : !llvm.ptr, %[[XP]] : !llvm.ptr,
 // CHECK: gpu.memcpy %[[OUT]], %[[DO]]
-// CHECK-NEXT: gpu.dealloc %[[DX]]
 // CHECK-NEXT: gpu.dealloc %[[DO]]
 // CHECK-NEXT: }
 // CHECK-NEXT: return
@@ -67,6 +73,14 @@ module attributes {gpu.container_module} {
 // CHECK: gpu.alloc () : memref<256xi32>
 // CHECK: gpu.launch_func
 // CHECK: return
+
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: %[[MX:.*]]: memref<32x48xf16>, %[[MY:.*]]: memref<64x48xf32>)
+// CHECK-NEXT: %[[UP:.*]] = gpu.alloc () : memref<32x48xf16>
+// CHECK-NEXT: gpu.memcpy %[[UP]], %[[MX]]
+// CHECK-COUNT-4: call @stc_spmm_{{[01]}}_host(%{{.*}}, %{{.*}}, %[[UP]], %[[MY]])
+// CHECK-NEXT: gpu.dealloc %[[UP]]
+// CHECK-NEXT: return
 
 // CHECK: llvm.func @stc_gpu_release_resident(!llvm.ptr)
 // CHECK: llvm.func internal @__stc_release_resident() {

@@ -85,11 +85,14 @@ func.func @bools(%x: tensor<8xf32>, %e: tensor<8xi1>) -> tensor<8xi1> {
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK-SAME: stc_gpu.elementwise
 // CHECK-DAG: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
-// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
-// CHECK: %[[N0:.*]] = arith.index_castui %[[D0]] : i32 to index
-// CHECK: %[[N1:.*]] = arith.index_castui %[[D1]] : i32 to index
-// CHECK: %[[TID:.*]] = gpu.thread_id x
-// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : i64
+// Index arithmetic in i64.
+// CHECK: %[[N0:.*]] = arith.extui %[[D0]] : i32 to i64
+// CHECK: %[[N1:.*]] = arith.extui %[[D1]] : i32 to i64
+// CHECK: %[[TIDX:.*]] = gpu.thread_id x
+// CHECK: %[[TID:.*]] = arith.index_castui %[[TIDX]] : index to i64
+// CHECK: %[[BIDX:.*]] = gpu.block_id x
+// CHECK: %[[BID:.*]] = arith.index_castui %[[BIDX]] : index to i64
 // CHECK: %[[BASE:.*]] = arith.muli %[[BID]], %[[C256]]
 // CHECK: %[[GID:.*]] = arith.addi %[[BASE]], %[[TID]]
 // CHECK: %[[TOTAL:.*]] = arith.muli %[[N0]], %[[N1]]
@@ -101,19 +104,16 @@ func.func @bools(%x: tensor<8xf32>, %e: tensor<8xi1>) -> tensor<8xi1> {
 // x is read transposed: x[iv1][iv0].
 // CHECK: %[[XR:.*]] = arith.muli %[[IV1]], %[[N0]]
 // CHECK: %[[XO:.*]] = arith.addi %[[XR]], %[[IV0]]
-// CHECK: %[[XO64:.*]] = arith.index_cast %[[XO]] : index to i64
-// CHECK: %[[XP:.*]] = llvm.getelementptr %[[PX]][%[[XO64]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[XP:.*]] = llvm.getelementptr %[[PX]][%[[XO]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK: %[[XV:.*]] = llvm.load %[[XP]] : !llvm.ptr -> f32
 // b is broadcast along the rows: b[iv1].
-// CHECK: %[[BO64:.*]] = arith.index_cast %[[IV1]] : index to i64
-// CHECK: %[[BP:.*]] = llvm.getelementptr %[[PB]][%[[BO64]]]
+// CHECK: %[[BP:.*]] = llvm.getelementptr %[[PB]][%[[IV1]]]
 // CHECK: %[[BV:.*]] = llvm.load %[[BP]] : !llvm.ptr -> f32
 // CHECK: %[[S:.*]] = arith.addf %[[XV]], %[[BV]]
 // CHECK: arith.mulf %[[S]], %[[TWO]]
 // math.exp as a polynomial: no math.exp is left.
 // CHECK-NOT: math.exp
-// CHECK: %[[GID64:.*]] = arith.index_cast %[[GID]] : index to i64
-// CHECK: %[[OP:.*]] = llvm.getelementptr %[[PO]][%[[GID64]]]
+// CHECK: %[[OP:.*]] = llvm.getelementptr %[[PO]][%[[GID]]]
 // CHECK: llvm.store %{{.*}}, %[[OP]] : f32, !llvm.ptr
 // CHECK: }
 // CHECK: gpu.return
@@ -125,19 +125,20 @@ func.func @bools(%x: tensor<8xf32>, %e: tensor<8xi1>) -> tensor<8xi1> {
 // One thread per row; each walks its row, from the init's value.
 // CHECK-LABEL: gpu.func @stc_ew_2(
 // CHECK-SAME: %[[RX:.*]]: !llvm.ptr, %[[RI:.*]]: !llvm.ptr, %[[RO:.*]]: !llvm.ptr, %[[R0:.*]]: i32, %[[R1:.*]]: i32) kernel
-// CHECK: %[[ROWS:.*]] = arith.index_castui %[[R0]]
-// CHECK: %[[COLS:.*]] = arith.index_castui %[[R1]]
+// CHECK: %[[ROWS:.*]] = arith.extui %[[R0]]
+// CHECK: %[[COLS:.*]] = arith.extui %[[R1]]
 // CHECK: %[[RGID:.*]] = arith.addi
 // CHECK: %[[RIN:.*]] = arith.cmpi ult, %[[RGID]], %[[ROWS]]
 // CHECK: scf.if %[[RIN]] {
 // CHECK: %[[ROW:.*]] = arith.remui %[[RGID]], %[[ROWS]]
-// CHECK: %[[IP:.*]] = llvm.getelementptr %[[RI]]
+// CHECK: %[[IP:.*]] = llvm.getelementptr %[[RI]][%[[ROW]]]
 // CHECK: %[[START:.*]] = llvm.load %[[IP]] : !llvm.ptr -> f32
-// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %[[COLS]] step %c1 iter_args(%[[ACC:.*]] = %[[START]]) -> (f32) {
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[COLS]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[START]]) -> (f32) : i64 {
 // CHECK: %[[KK:.*]] = arith.remui %[[K]], %[[COLS]]
 // CHECK: %[[RB:.*]] = arith.muli %[[ROW]], %[[COLS]]
-// CHECK: %[[XO:.*]] = arith.addi %[[RB]], %[[KK]]
-// CHECK: %[[V:.*]] = llvm.load
+// CHECK: %[[XO2:.*]] = arith.addi %[[RB]], %[[KK]]
+// CHECK: %[[VP:.*]] = llvm.getelementptr %[[RX]][%[[XO2]]]
+// CHECK: %[[V:.*]] = llvm.load %[[VP]]
 // CHECK: %[[NEXT:.*]] = arith.addf %[[V]], %[[ACC]] : f32
 // CHECK: scf.yield %[[NEXT]]
 // CHECK: llvm.store %[[SUM]]

@@ -84,13 +84,13 @@
 // RUN: stc-compile %s --target=sm_80 --emit=stc -o - | FileCheck %s --check-prefix=STC --implicit-check-not=gpu.
 // STC-COUNT-2: stc.spmm
 
-// RUN: not stc-compile %S/Inputs/matmul-static.mlir --target=sm_80 --emit=ptx -o %t/none.ptx --kernel-info=%t/none.json 2>&1 \
+// RUN: not stc-compile %S/Inputs/host-only.mlir --target=sm_80 --emit=ptx -o %t/none.ptx --kernel-info=%t/none.json 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NONE --match-full-lines
-// NONE: stc-compile: error: no GPU kernel to write: the program has no 2:4 sparse contraction (see --sparsity and --remarks)
+// NONE: stc-compile: error: no GPU kernel to write: no op of the program runs on the GPU (see --remarks)
 // RUN: not test -e %t/none.ptx
 // RUN: not test -e %t/none.json
 // Without --emit=ptx the same program has no kernel and an empty list.
-// RUN: stc-compile %S/Inputs/matmul-static.mlir --target=sm_80 --emit=obj -o %t/none.o --kernel-info=%t/none.json
+// RUN: stc-compile %S/Inputs/host-only.mlir --target=sm_80 --emit=obj -o %t/none.o --kernel-info=%t/none.json
 // RUN: FileCheck %s --check-prefix=EMPTY --match-full-lines < %t/none.json
 // EMPTY: []
 
