@@ -502,7 +502,16 @@ def StcGpuHostLaunch : Pass<"stc-gpu-host-launch", "ModuleOp"> {
     a device buffer that the kernels share without copies, and a program
     argument that several kernels read is uploaded once per call. Nothing
     is launched for an empty result.
+
+    With `device-entry`, the public functions' buffer arguments and results
+    are device memory: no copy at the program boundary (a result the host
+    computed is copied to the device before the return). An argument the
+    host reads is an error.
   }];
+  let options = [
+    Option<"deviceEntry", "device-entry", "bool", /*default=*/"false",
+           "Public functions take and return device buffers">
+  ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

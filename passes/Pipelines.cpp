@@ -227,7 +227,9 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   // Post-condition: no stc op is left; kernels are in gpu.module
   // @stc_kernels, the host calls declared launch functions on buffers.
   addBufferization(pm);
-  pm.addPass(createStcGpuHostLaunch());
+  StcGpuHostLaunchOptions hostLaunch;
+  hostLaunch.deviceEntry = options.gpuDeviceEntry;
+  pm.addPass(createStcGpuHostLaunch(hostLaunch));
   // Post-condition: memrefs only; the host launches kernels with
   // gpu.launch_func between gpu.alloc/gpu.memcpy/gpu.dealloc.
 }

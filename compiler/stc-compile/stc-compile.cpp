@@ -117,6 +117,9 @@ static LogicalResult checkGpuOptions(StcPipelineOptions &options) {
     return fail("--emit=asm is the host assembly of --target=cpu; for the GPU "
                 "kernels of --target=" +
                 options.target + " use --emit=ptx");
+  if (!gpu && options.gpuDeviceEntry)
+    return fail("--gpu-device-entry needs a GPU target (--target=sm_80, "
+                "sm_86, sm_89, sm_90 or sm_90a)");
   if (!kernelInfoFile.empty()) {
     if (!gpu)
       return fail("--kernel-info needs a GPU target (--target=sm_80, sm_86, "

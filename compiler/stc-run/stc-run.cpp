@@ -496,12 +496,49 @@ FailureOr<CompiledProgram> compile(ModuleOp module,
 }
 
 /// Calls the entry once; returns its results.
-FailureOr<SmallVector<HostTensor>> invoke(CompiledProgram &program,
-                                          SmallVector<HostTensor> &args,
-                                          double *milliseconds) {
+/// The extent in bytes of a result buffer (the span its strides address).
+size_t extentBytes(const Descriptor &d, size_t width) {
+  int64_t last = d.offset();
+  for (int64_t i = 0; i < d.rank; ++i) {
+    if (d.size(i) == 0)
+      return 0;
+    last += (d.size(i) - 1) * d.stride(i);
+  }
+  return size_t(last + 1) * width;
+}
+
+/// `deviceEntry` (--gpu-device-entry on a CUDA device): the program takes
+/// and returns device buffers, so the arguments are copied to device memory
+/// first and the results back from it, by stc-run as any caller holding its
+/// data on the host would (outside the program's --profile counters).
+/// Where --gpu-device-entry programs keep their buffers.
+enum class EntryBuffers { Host, CudaDevice, EmulatedDevice };
+
+FailureOr<SmallVector<HostTensor>>
+invoke(CompiledProgram &program, SmallVector<HostTensor> &args,
+       double *milliseconds, EntryBuffers entry = EntryBuffers::Host) {
+  bool deviceEntry = entry == EntryBuffers::CudaDevice;
   SmallVector<Descriptor> argDescs;
-  for (HostTensor &t : args)
+  SmallVector<StcCudaDevicePtr> deviceArgs;
+  auto freeDeviceArgs = [&] {
+    for (StcCudaDevicePtr p : deviceArgs)
+      stc_cuda_mem_free(p);
+  };
+  for (HostTensor &t : args) {
     argDescs.push_back(describe(t));
+    if (!deviceEntry)
+      continue;
+    StcCudaDevicePtr p = 0;
+    if (stc_cuda_mem_alloc(t.bytes.size(), &p) != STC_CUDA_SUCCESS ||
+        stc_cuda_memcpy_htod(p, t.bytes.data(), t.bytes.size()) !=
+            STC_CUDA_SUCCESS) {
+      freeDeviceArgs();
+      (void)checkCudaError();
+      return failure();
+    }
+    deviceArgs.push_back(p);
+    argDescs.back().words[0] = argDescs.back().words[1] = int64_t(p);
+  }
   // Results: one descriptor, or a struct of them (all fields 8 bytes).
   size_t resultWords = 0;
   for (int64_t rank : program.resultRanks)
@@ -534,15 +571,43 @@ FailureOr<SmallVector<HostTensor>> invoke(CompiledProgram &program,
     d.words.assign(resultStorage.begin() + word,
                    resultStorage.begin() + word + 3 + 2 * d.rank);
     word += 3 + 2 * d.rank;
+    if (deviceEntry) {
+      // A device buffer from the runtime's pool: read it back, give it back.
+      if (ok) {
+        size_t width = elementBytes(program.resultElementTypes[r]);
+        std::vector<char> host(extentBytes(d, width));
+        if (!host.empty() &&
+            stc_cuda_memcpy_dtoh(host.data(),
+                                 StcCudaDevicePtr(int64_t(d.words[1])),
+                                 host.size()) != STC_CUDA_SUCCESS)
+          ok = false;
+        Descriptor onHost = d;
+        onHost.words[1] = reinterpret_cast<int64_t>(host.data());
+        if (ok)
+          results.push_back(readResult(onHost, program.resultElementTypes[r]));
+      }
+      bool aliasesArgument = false;
+      for (StcCudaDevicePtr p : deviceArgs)
+        aliasesArgument |= d.allocated() == reinterpret_cast<void *>(p);
+      if (!aliasesArgument)
+        mgpuMemFree(d.allocated(), nullptr);
+      continue;
+    }
     if (ok)
       results.push_back(readResult(d, program.resultElementTypes[r]));
     // The program allocated its results with malloc; arguments are ours.
     bool aliasesArgument = false;
     for (HostTensor &a : args)
       aliasesArgument |= d.allocated() == a.bytes.data();
-    if (!aliasesArgument)
-      std::free(d.allocated());
+    if (aliasesArgument)
+      continue;
+    // The emulator's device buffers are host memory; its counters see the
+    // free as the pool would.
+    if (entry == EntryBuffers::EmulatedDevice)
+      stc_emu_device_free(d.words[1]);
+    std::free(d.allocated());
   }
+  freeDeviceArgs();
   if (stc_rt_has_error()) {
     llvm::errs() << stc_rt_error_message() << "\n";
     return failure();
@@ -810,6 +875,11 @@ int main(int argc, char **argv) {
     reportError(kTool, "--repeat must be at least 1");
     return 1;
   }
+  if (options.gpuDeviceEntry && !useCuda && !options.gpuEmulate) {
+    reportError(kTool, "--gpu-device-entry needs a GPU (--device=cuda or "
+                       "--device=emulate); the program runs on the CPU");
+    return 1;
+  }
 
   DialectRegistry registry;
   registerAllStcDialects(registry);
@@ -921,7 +991,12 @@ int main(int argc, char **argv) {
     double ms = 0;
     StcGpuCounters before, after;
     readCounters(before);
-    results = invoke(*program, args, &ms);
+    EntryBuffers entryBuffers = EntryBuffers::Host;
+    if (options.gpuDeviceEntry)
+      entryBuffers = onCuda       ? EntryBuffers::CudaDevice
+                     : onEmulator ? EntryBuffers::EmulatedDevice
+                                  : EntryBuffers::Host;
+    results = invoke(*program, args, &ms, entryBuffers);
     if (failed(results))
       return 1;
     times.push_back(ms);

@@ -47,6 +47,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::stc {
 #define GEN_PASS_DEF_STCGPUHOSTLAUNCH
@@ -62,6 +63,7 @@ namespace {
 class GpuHostLaunch
     : public mlir::stc::impl::StcGpuHostLaunchBase<GpuHostLaunch> {
 public:
+  using StcGpuHostLaunchBase::StcGpuHostLaunchBase;
   void runOnOperation() override;
 
 private:
@@ -83,6 +85,17 @@ private:
   /// Uploads once per call each buffer argument of the program that more
   /// than one kernel reads.
   void placeDeviceInputs();
+  /// device-entry: the public functions' buffer arguments are device
+  /// memory (an error where the host reads one), and their results are
+  /// made device buffers.
+  LogicalResult placeDeviceEntries();
+  bool isDeviceEntry(func::FuncOp f) {
+    return deviceEntry && f.isPublic() && !f.isDeclaration();
+  }
+
+  /// Values known to be device buffers besides gpu.alloc results: the
+  /// arguments of device entries.
+  llvm::DenseSet<Value> deviceValues;
   /// The device address of constant `hostBuffer`, uploaded once into a new
   /// slot (stc_gpu_resident).
   Value residentCopy(ImplicitLocOpBuilder &b, Value hostBuffer);
@@ -565,7 +578,8 @@ SmallVector<bool> GpuHostLaunch::deviceArguments(func::FuncOp host) {
     for (const SymbolTable::SymbolUse &use : *uses) {
       auto call = dyn_cast<func::CallOp>(use.getUser());
       if (!call || call.getNumOperands() != host.getNumArguments() ||
-          !call.getOperand(i).getDefiningOp<gpu::AllocOp>()) {
+          (!call.getOperand(i).getDefiningOp<gpu::AllocOp>() &&
+           !deviceValues.contains(call.getOperand(i)))) {
         all = false;
         break;
       }
@@ -586,22 +600,63 @@ void GpuHostLaunch::placeDeviceBuffers() {
     if (!f.isDeclaration() &&
         !f->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName))
       f.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
-  for (memref::AllocOp alloc : allocs) {
-    // Every use: a launch function's operand, a deallocation, or the
-    // pointer bookkeeping of the ownership-based deallocation.
+  llvm::DenseSet<Operation *> placed;
+  for (memref::AllocOp root : allocs) {
+    if (placed.contains(root))
+      continue;
+    // Every use: a launch function's operand, a deallocation, the pointer
+    // bookkeeping of the ownership-based deallocation, and for a device
+    // entry's result, the return with the deallocation's "clone unless
+    // owned" around it (an scf.if that yields the buffer or a copy of it
+    // into a new one): those copies become device buffers too.
+    SmallVector<memref::AllocOp> group = {root};
     SmallVector<Operation *> deallocs;
+    llvm::SetVector<Operation *> copies;
+    llvm::DenseSet<Value> visited = {root.getResult()};
     bool launched = false;
     std::function<bool(Value)> kernelsOnly = [&](Value v) {
-      for (Operation *user : v.getUsers()) {
+      // Another buffer of the group, made by a memref.alloc.
+      auto join = [&](Value other) {
+        if (!visited.insert(other).second)
+          return true;
+        auto alloc = other.getDefiningOp<memref::AllocOp>();
+        if (!alloc)
+          return false;
+        group.push_back(alloc);
+        return kernelsOnly(other);
+      };
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
         if (auto call = dyn_cast<func::CallOp>(user)) {
           if (!isLaunch(call))
             return false;
           launched = true;
         } else if (isa<memref::DeallocOp>(user)) {
           deallocs.push_back(user);
+        } else if (isa<func::ReturnOp>(user) &&
+                   isDeviceEntry(user->getParentOfType<func::FuncOp>())) {
+          // A device entry's result: the caller takes the device buffer.
         } else if (auto meta =
                        dyn_cast<memref::ExtractStridedMetadataOp>(user)) {
           if (!kernelsOnly(meta.getBaseBuffer()))
+            return false;
+        } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+          auto ifOp = dyn_cast<scf::IfOp>(yield->getParentOp());
+          if (!ifOp || !deviceEntry)
+            return false;
+          unsigned index = use.getOperandNumber();
+          Value result = ifOp.getResult(index);
+          if (visited.insert(result).second && !kernelsOnly(result))
+            return false;
+          for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+            if (!region->empty() &&
+                !join(region->front().getTerminator()->getOperand(index)))
+              return false;
+        } else if (auto copy = dyn_cast<memref::CopyOp>(user)) {
+          if (!deviceEntry)
+            return false;
+          copies.insert(copy);
+          if (!join(copy.getTarget()) || !join(copy.getSource()))
             return false;
         } else if (!isa<memref::ExtractAlignedPointerAsIndexOp>(user)) {
           return false;
@@ -609,14 +664,24 @@ void GpuHostLaunch::placeDeviceBuffers() {
       }
       return true;
     };
-    if (!kernelsOnly(alloc.getResult()) || !launched)
+    if (!kernelsOnly(root.getResult()) || !launched)
       continue;
-    OpBuilder b(alloc);
-    auto device = gpu::AllocOp::create(
-        b, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(), ValueRange{},
-        alloc.getDynamicSizes(), alloc.getSymbolOperands());
-    alloc.getResult().replaceAllUsesWith(device.getMemref());
-    alloc.erase();
+    for (memref::AllocOp alloc : group) {
+      placed.insert(alloc);
+      OpBuilder b(alloc);
+      auto device = gpu::AllocOp::create(
+          b, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(),
+          ValueRange{}, alloc.getDynamicSizes(), alloc.getSymbolOperands());
+      alloc.getResult().replaceAllUsesWith(device.getMemref());
+      alloc.erase();
+    }
+    for (Operation *op : copies) {
+      auto copy = cast<memref::CopyOp>(op);
+      OpBuilder b(copy);
+      gpu::MemcpyOp::create(b, copy.getLoc(), TypeRange{}, ValueRange{},
+                            copy.getTarget(), copy.getSource());
+      copy.erase();
+    }
     for (Operation *dealloc : deallocs) {
       OpBuilder db(dealloc);
       gpu::DeallocOp::create(db, dealloc->getLoc(), TypeRange{}, ValueRange{},
@@ -646,7 +711,8 @@ void GpuHostLaunch::placeDeviceInputs() {
   };
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isDeclaration() ||
-        f->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName))
+        f->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName) ||
+        isDeviceEntry(f))
       continue;
     Block &entry = f.getBody().front();
     for (BlockArgument arg : entry.getArguments()) {
@@ -684,6 +750,81 @@ void GpuHostLaunch::placeDeviceInputs() {
       });
     }
   }
+}
+
+LogicalResult GpuHostLaunch::placeDeviceEntries() {
+  if (!deviceEntry)
+    return success();
+  ModuleOp module = getOperation();
+  auto isLaunch = [&](Operation *user) {
+    auto call = dyn_cast<func::CallOp>(user);
+    auto callee =
+        call ? module.lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
+    return callee && callee->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
+  };
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (!isDeviceEntry(f))
+      continue;
+    // Arguments: kernels read (or write) them; the host may only look at
+    // their shape and address.
+    for (BlockArgument arg : f.getBody().front().getArguments()) {
+      if (!isa<MemRefType>(arg.getType()))
+        continue;
+      for (Operation *user : arg.getUsers())
+        if (!isLaunch(user) &&
+            !isa<memref::DimOp, memref::ExtractAlignedPointerAsIndexOp,
+                 memref::ExtractStridedMetadataOp>(user))
+          return user->emitError("stc-gpu-host-launch: argument #")
+                 << arg.getArgNumber() << " of @" << f.getSymName()
+                 << " is read on the host by " << user->getName()
+                 << ", but with --gpu-device-entry it is device memory";
+      deviceValues.insert(arg);
+    }
+  }
+  return success();
+}
+
+/// Whether `v` is a device buffer: a gpu.alloc, an argument of a device
+/// entry (`deviceValues`), or an scf.if that yields one from each branch.
+static bool isDeviceValue(Value v, const llvm::DenseSet<Value> &deviceValues) {
+  if (v.getDefiningOp<gpu::AllocOp>() || deviceValues.contains(v))
+    return true;
+  auto ifOp = v.getDefiningOp<scf::IfOp>();
+  if (!ifOp || ifOp.getElseRegion().empty())
+    return false;
+  unsigned index = cast<OpResult>(v).getResultNumber();
+  for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+    if (!isDeviceValue(region->front().getTerminator()->getOperand(index),
+                       deviceValues))
+      return false;
+  return true;
+}
+
+/// device-entry: each result of `f` that is not a device buffer yet (the
+/// host computed it, or it is an argument) is copied to a new device buffer
+/// before the return; a host buffer the function allocated is freed.
+static void returnDeviceBuffers(func::FuncOp f,
+                                const llvm::DenseSet<Value> &deviceValues) {
+  f.walk([&](func::ReturnOp ret) {
+    ImplicitLocOpBuilder b(ret.getLoc(), ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (!type || (isDeviceValue(v, deviceValues) && !isa<BlockArgument>(v)))
+        continue;
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          sizes.push_back(memref::DimOp::create(b, v, d));
+      Value device = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
+                                          ValueRange{}, sizes, ValueRange{})
+                         .getMemref();
+      gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, device, v);
+      if (v.getDefiningOp<memref::AllocOp>())
+        memref::DeallocOp::create(b, v);
+      operand.set(device);
+    }
+  });
 }
 
 SmallVector<bool> GpuHostLaunch::constantArguments(func::FuncOp host) {
@@ -796,8 +937,13 @@ void GpuHostLaunch::runOnOperation() {
     if (f->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName) &&
         f.isDeclaration())
       hosts.push_back(f);
+  if (failed(placeDeviceEntries()))
+    return signalPassFailure();
   placeDeviceBuffers();
   placeDeviceInputs();
+  for (auto f : getOperation().getOps<func::FuncOp>())
+    if (isDeviceEntry(f))
+      returnDeviceBuffers(f, deviceValues);
   for (func::FuncOp host : hosts)
     if (failed(define(host)))
       return signalPassFailure();
