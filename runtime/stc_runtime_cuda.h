@@ -468,6 +468,15 @@ void stc_cuda_set_profiling(int on);
 /* Frees the pool's cached blocks on the current device. */
 int stc_cuda_release_cached_memory(void);
 
+/* Generated code called from this thread afterwards runs all its work on
+ * `stream` (the caller's; null is the legacy default stream) instead of on
+ * streams of its own, so that it is ordered with the caller's work (a
+ * PyTorch current stream, a CUDA graph capture); the runtime never destroys
+ * it. Generated code still waits for its work before each launch function
+ * returns. stc_cuda_clear_stream() goes back to the runtime's own streams. */
+void stc_cuda_set_stream(StcCudaStream stream);
+void stc_cuda_clear_stream(void);
+
 /* The mgpu* entry points and stc_gpu_tensor_map_2d/4d by name, for a JIT's
  * symbol map (stc-run registers these as it registers the
  * _mlir_ciface_stc_rt_* ones).  `*count` receives the number of entries. */

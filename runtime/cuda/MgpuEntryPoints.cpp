@@ -187,10 +187,30 @@ void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
              stream, params, extra);
 }
 
+namespace {
+/// The caller's stream for generated code on this thread
+/// (stc_cuda_set_stream), if set.
+thread_local bool callerStreamSet = false;
+thread_local CUstream callerStream = nullptr;
+} // namespace
+
+void stc_cuda_set_stream(StcCudaStream stream) {
+  callerStreamSet = true;
+  callerStream = reinterpret_cast<CUstream>(stream);
+}
+
+void stc_cuda_clear_stream(void) {
+  callerStreamSet = false;
+  callerStream = nullptr;
+}
+
 void *mgpuStreamCreate(void) {
   Call call(Call::Mgpu, "mgpuStreamCreate");
   if (!call.ready())
     return nullptr;
+  // The caller's stream: the program's work is ordered with the caller's.
+  if (callerStreamSet)
+    return callerStream;
   CUstream s = nullptr;
   // Non-blocking: generated code orders its work with events, and must not
   // be serialized with whatever else uses the legacy default stream.
@@ -201,7 +221,8 @@ void *mgpuStreamCreate(void) {
 }
 
 void mgpuStreamDestroy(void *stream) {
-  if (!stream)
+  // The caller's stream is the caller's to destroy.
+  if (!stream || (callerStreamSet && stream == callerStream))
     return;
   Call call(Call::MgpuRelease, "mgpuStreamDestroy");
   if (call.ready())

@@ -1208,6 +1208,39 @@ TEST_F(CudaFakeTest, ResidentUploadsOnceAndReleases) {
   EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
 }
 
+// stc_cuda_set_stream: generated code's streams are the caller's, which it
+// never destroys; cleared, it makes its own again.
+TEST_F(CudaFakeTest, GeneratedCodeRunsOnTheCallersStream) {
+  scenario("healthy");
+  ASSERT_EQ(stc_cuda_init(0), STC_CUDA_SUCCESS) << lastError();
+  StcCudaStream mine = nullptr;
+  ASSERT_EQ(stc_cuda_stream_create(&mine), STC_CUDA_SUCCESS);
+  long long streams = query("live_streams");
+  stc_cuda_set_stream(mine);
+  void *s = mgpuStreamCreate();
+  EXPECT_EQ(s, static_cast<void *>(mine));
+  void *module = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 2);
+  void *fn = mgpuModuleGetFunction(module, "scale");
+  void *d = mgpuMemAlloc(1024, s, 0);
+  float alpha = 2;
+  int n = 256;
+  void *params[] = {&d, &alpha, &n};
+  mgpuLaunchKernel(fn, 1, 1, 1, 256, 1, 1, 0, s, params, nullptr, 3);
+  EXPECT_EQ(query("stream"), (long long)reinterpret_cast<uintptr_t>(mine));
+  mgpuMemFree(d, s);
+  mgpuStreamSynchronize(s);
+  mgpuStreamDestroy(s);
+  EXPECT_EQ(query("live_streams"), streams);
+  stc_cuda_clear_stream();
+  void *own = mgpuStreamCreate();
+  EXPECT_NE(own, static_cast<void *>(mine));
+  EXPECT_EQ(query("live_streams"), streams + 1);
+  mgpuStreamDestroy(own);
+  mgpuModuleUnload(module);
+  EXPECT_EQ(stc_cuda_stream_destroy(mine), STC_CUDA_SUCCESS);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+}
+
 TEST_F(CudaFakeTest, ResidentRejectsBadArguments) {
   scenario("healthy");
   int64_t slot = 0;
