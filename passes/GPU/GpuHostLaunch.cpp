@@ -89,6 +89,14 @@ private:
   /// memory (an error where the host reads one), and their results are
   /// made device buffers.
   LogicalResult placeDeviceEntries();
+  /// Whether `op` calls a launch function (marked stc_gpu.launches).
+  bool isLaunchCall(Operation *op) {
+    auto call = dyn_cast<func::CallOp>(op);
+    auto callee =
+        call ? getOperation().lookupSymbol<func::FuncOp>(call.getCallee())
+             : func::FuncOp();
+    return callee && callee->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
+  }
   bool isDeviceEntry(func::FuncOp f) {
     return deviceEntry && f.isPublic() && !f.isDeclaration();
   }
@@ -119,6 +127,24 @@ static Value pointerTo(ImplicitLocOpBuilder &b, Value buffer) {
       memref::ExtractAlignedPointerAsIndexOp::create(b, buffer));
   return LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
                                   address);
+}
+
+/// The end of a launch function: the result copied back unless the kernel
+/// wrote it in place (`deviceOut` null), the device buffers freed, the
+/// return, and the function made internal to its object (two AOT objects
+/// each with a @stc_spmm_0_host must link together).
+static void finishHost(ImplicitLocOpBuilder &b, func::FuncOp host, Value out,
+                       Value deviceOut, ArrayRef<Value> deviceBuffers) {
+  if (deviceOut)
+    gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out, deviceOut);
+  for (Value device : deviceBuffers)
+    gpu::DeallocOp::create(b, TypeRange{}, ValueRange{}, device);
+  b.setInsertionPointToEnd(&host.getBody().front());
+  func::ReturnOp::create(b);
+  host->removeAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
+  host->setAttr(
+      "llvm.linkage",
+      LLVM::LinkageAttr::get(host.getContext(), LLVM::Linkage::Internal));
 }
 
 LogicalResult GpuHostLaunch::define(func::FuncOp host) {
@@ -356,18 +382,7 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   } else {
     launch(kernel);
   }
-  if (deviceOut)
-    gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out, deviceOut);
-  for (Value device : deviceBuffers)
-    gpu::DeallocOp::create(b, TypeRange{}, ValueRange{}, device);
-
-  b.setInsertionPointToEnd(body);
-  func::ReturnOp::create(b);
-  host->removeAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
-  // Internal to the object: two AOT objects each with a @stc_spmm_0_host
-  // must link together.
-  host->setAttr("llvm.linkage",
-                LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
+  finishHost(b, host, out, deviceOut, deviceBuffers);
   return success();
 }
 
@@ -553,17 +568,9 @@ LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
   gpu::KernelDim3 block{index(threads), index(1), index(1)};
   gpu::LaunchFuncOp::create(b, kernel, grid, block,
                             /*dynamicSharedMemorySize=*/Value(), args);
-  if (deviceOut) {
-    gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, out, deviceOut);
+  if (deviceOut)
     deviceBuffers.push_back(deviceOut);
-  }
-  for (Value device : deviceBuffers)
-    gpu::DeallocOp::create(b, TypeRange{}, ValueRange{}, device);
-  b.setInsertionPointToEnd(body);
-  func::ReturnOp::create(b);
-  host->removeAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
-  host->setAttr("llvm.linkage",
-                LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
+  finishHost(b, host, out, deviceOut, deviceBuffers);
   return success();
 }
 
@@ -591,10 +598,6 @@ SmallVector<bool> GpuHostLaunch::deviceArguments(func::FuncOp host) {
 
 void GpuHostLaunch::placeDeviceBuffers() {
   ModuleOp module = getOperation();
-  auto isLaunch = [&](func::CallOp call) {
-    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-    return callee && callee->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
-  };
   SmallVector<memref::AllocOp> allocs;
   for (auto f : module.getOps<func::FuncOp>())
     if (!f.isDeclaration() &&
@@ -627,8 +630,8 @@ void GpuHostLaunch::placeDeviceBuffers() {
       };
       for (OpOperand &use : v.getUses()) {
         Operation *user = use.getOwner();
-        if (auto call = dyn_cast<func::CallOp>(user)) {
-          if (!isLaunch(call))
+        if (isa<func::CallOp>(user)) {
+          if (!isLaunchCall(user))
             return false;
           launched = true;
         } else if (isa<memref::DeallocOp>(user)) {
@@ -703,12 +706,6 @@ static bool isResultOperand(OpOperand &use) {
 
 void GpuHostLaunch::placeDeviceInputs() {
   ModuleOp module = getOperation();
-  auto isLaunch = [&](Operation *user) {
-    auto call = dyn_cast<func::CallOp>(user);
-    auto callee =
-        call ? module.lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
-    return callee && callee->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
-  };
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isDeclaration() ||
         f->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName) ||
@@ -724,7 +721,7 @@ void GpuHostLaunch::placeDeviceInputs() {
       SmallVector<OpOperand *> launchUses;
       bool kernelsOnly = true;
       for (OpOperand &use : arg.getUses()) {
-        if (isLaunch(use.getOwner()) && !isResultOperand(use))
+        if (isLaunchCall(use.getOwner()) && !isResultOperand(use))
           launchUses.push_back(&use);
         else if (!isa<memref::ExtractAlignedPointerAsIndexOp,
                       memref::ExtractStridedMetadataOp>(use.getOwner()))
@@ -756,12 +753,6 @@ LogicalResult GpuHostLaunch::placeDeviceEntries() {
   if (!deviceEntry)
     return success();
   ModuleOp module = getOperation();
-  auto isLaunch = [&](Operation *user) {
-    auto call = dyn_cast<func::CallOp>(user);
-    auto callee =
-        call ? module.lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
-    return callee && callee->hasAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName);
-  };
   for (auto f : module.getOps<func::FuncOp>()) {
     if (!isDeviceEntry(f))
       continue;
@@ -771,7 +762,7 @@ LogicalResult GpuHostLaunch::placeDeviceEntries() {
       if (!isa<MemRefType>(arg.getType()))
         continue;
       for (Operation *user : arg.getUsers())
-        if (!isLaunch(user) &&
+        if (!isLaunchCall(user) &&
             !isa<memref::DimOp, memref::ExtractAlignedPointerAsIndexOp,
                  memref::ExtractStridedMetadataOp>(user))
           return user->emitError("stc-gpu-host-launch: argument #")
