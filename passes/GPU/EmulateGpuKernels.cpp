@@ -157,20 +157,26 @@ static Value addressOf(ImplicitLocOpBuilder &b, Value buffer) {
 }
 
 /// Renames the runtime function `from` (a func.func or llvm.func
-/// declaration) and every use of it to `to`.
-static LogicalResult renameRuntimeFunction(ModuleOp module, StringRef from,
-                                           StringRef to) {
+/// declaration) to `to`, and every func.call and llvm.call of it; a
+/// declaration of `to` already there takes its place.
+static void renameRuntimeFunction(ModuleOp module, StringRef from,
+                                  StringRef to) {
   Operation *decl = module.lookupSymbol(from);
   if (!decl)
-    return success();
+    return;
+  module.walk([&](Operation *op) {
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (call.getCallee() == from)
+        call.setCallee(to);
+    } else if (auto call = dyn_cast<LLVM::CallOp>(op)) {
+      if (call.getCallee() == from)
+        call.setCallee(to);
+    }
+  });
   if (module.lookupSymbol(to))
-    return decl->emitError("stc-emulate-gpu: both @")
-           << from << " and @" << to << " are declared";
-  if (failed(SymbolTable::replaceAllSymbolUses(
-          decl, StringAttr::get(module.getContext(), to), module)))
-    return decl->emitError("stc-emulate-gpu: cannot rename @") << from;
-  SymbolTable::setSymbolName(decl, to);
-  return success();
+    decl->erase();
+  else
+    SymbolTable::setSymbolName(decl, to);
 }
 
 /// The type of stc_gpu_tensor_map_2d and stc_emu_tensor_map_2d: (base,
@@ -250,14 +256,7 @@ LogicalResult EmulateGpuKernels::renameTensorMapCalls(StringRef gpuFn,
     return decl.emitError("stc-emulate-gpu: @")
            << gpuFn << " has type " << decl.getFunctionType() << ", expected "
            << type;
-  module.walk([&](func::CallOp call) {
-    if (call.getCallee() == gpuFn)
-      call.setCallee(emuFn);
-  });
-  if (module.lookupSymbol(emuFn))
-    decl.erase();
-  else
-    decl.setSymName(emuFn);
+  renameRuntimeFunction(module, gpuFn, emuFn);
   return success();
 }
 
@@ -422,13 +421,11 @@ void EmulateGpuKernels::runOnOperation() {
                                runtimeSymbol(RuntimeEntryPoint::EmuTensorMap4d),
                                tensorMap4dType(ctx))))
     return signalPassFailure();
-  if (failed(renameRuntimeFunction(
-          module, runtimeSymbol(RuntimeEntryPoint::GpuResident),
-          runtimeSymbol(RuntimeEntryPoint::EmuResident))) ||
-      failed(renameRuntimeFunction(
-          module, runtimeSymbol(RuntimeEntryPoint::GpuReleaseResident),
-          runtimeSymbol(RuntimeEntryPoint::EmuReleaseResident))))
-    return signalPassFailure();
+  renameRuntimeFunction(module, runtimeSymbol(RuntimeEntryPoint::GpuResident),
+                        runtimeSymbol(RuntimeEntryPoint::EmuResident));
+  renameRuntimeFunction(module,
+                        runtimeSymbol(RuntimeEntryPoint::GpuReleaseResident),
+                        runtimeSymbol(RuntimeEntryPoint::EmuReleaseResident));
   // The host buffers that stand for device ones, to tell a copy's direction.
   llvm::DenseSet<Value> deviceBuffers;
   for (Operation *op : hostOps) {

@@ -73,6 +73,11 @@ private:
   LogicalResult defineElementwise(func::FuncOp host, gpu::GPUFuncOp kernel);
   /// Device addresses of the host buffers `inputs` (resident uploads for
   /// constants, else copies into pool blocks recorded in `deviceBuffers`).
+  /// The kernel's pointer to `host`'s result buffer `out`: `out` itself when
+  /// it is a device buffer at every call, else a new device buffer (also in
+  /// `deviceOut` and `deviceBuffers`) that finishHost copies back.
+  Value deviceResult(ImplicitLocOpBuilder &b, func::FuncOp host, Value out,
+                     Value &deviceOut, SmallVectorImpl<Value> &deviceBuffers);
   SmallVector<Value> deviceInputs(ImplicitLocOpBuilder &b, func::FuncOp host,
                                   ValueRange inputs,
                                   SmallVectorImpl<Value> &deviceBuffers);
@@ -80,6 +85,12 @@ private:
   SmallVector<bool> constantArguments(func::FuncOp host);
   /// Which arguments of `host` are device buffers at every call.
   SmallVector<bool> deviceArguments(func::FuncOp host);
+  /// For each argument of `host`, whether `holds` is true of its operands
+  /// at all the calls of `host` (false for every argument when `host` has a
+  /// use that is not such a call).
+  SmallVector<bool>
+  argumentsAtEveryCall(func::FuncOp host,
+                       function_ref<bool(ArrayRef<Value>)> holds);
   /// Turns the buffers only kernels use into device buffers.
   void placeDeviceBuffers();
   /// Uploads once per call each buffer argument of the program that more
@@ -119,6 +130,18 @@ private:
                                  func::FuncOp host,
                                  SmallVectorImpl<Value> &kernelArgs);
 };
+
+/// A device buffer of `buffer`'s type and sizes.
+static Value allocDeviceLike(ImplicitLocOpBuilder &b, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(memref::DimOp::create(b, buffer, d));
+  return gpu::AllocOp::create(b, type, /*asyncToken=*/Type(), ValueRange{},
+                              sizes, ValueRange{})
+      .getMemref();
+}
 
 /// The address of `buffer` as a kernel pointer argument.
 static Value pointerTo(ImplicitLocOpBuilder &b, Value buffer) {
@@ -224,38 +247,10 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   b.setInsertionPointToStart(nonEmpty.thenBlock());
 
   SmallVector<Value> deviceBuffers;
-  SmallVector<Value> kernelArgs;
-  auto ptrType = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<bool> constant = constantArguments(host);
-  SmallVector<bool> onDevice = deviceArguments(host);
+  SmallVector<Value> kernelArgs = deviceInputs(
+      b, host, body->getArguments().take_front(numPointers - 1), deviceBuffers);
   Value deviceOut;
-  for (int64_t i = 0; i < numPointers; ++i) {
-    Value hostBuffer = body->getArgument(i);
-    if (i != numPointers - 1 && constant[i]) {
-      kernelArgs.push_back(residentCopy(b, hostBuffer));
-      continue;
-    }
-    if (onDevice[i]) {
-      kernelArgs.push_back(pointerTo(b, hostBuffer));
-      continue;
-    }
-    auto type = cast<MemRefType>(hostBuffer.getType());
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
-        sizes.push_back(dim(hostBuffer, d));
-    auto alloc = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
-                                      ValueRange{}, sizes, ValueRange{});
-    Value device = alloc.getMemref();
-    deviceBuffers.push_back(device);
-    if (i != numPointers - 1)
-      gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, device, hostBuffer);
-    else
-      deviceOut = device;
-    Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, device);
-    Value address64 = arith::IndexCastOp::create(b, b.getI64Type(), address);
-    kernelArgs.push_back(LLVM::IntToPtrOp::create(b, ptrType, address64));
-  }
+  kernelArgs.push_back(deviceResult(b, host, out, deviceOut, deviceBuffers));
   auto ceilDiv = [&](Value a, int64_t d) {
     return arith::CeilDivUIOp::create(b, a, index(d)).getResult();
   };
@@ -297,10 +292,7 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
             ValueRange{arith::MaxUIOp::create(b, total, index(128))},
             ValueRange{})
             .getMemref();
-    Value wordsAddress = arith::IndexCastOp::create(
-        b, b.getI64Type(),
-        memref::ExtractAlignedPointerAsIndexOp::create(b, words));
-    Value wordsPtr = LLVM::IntToPtrOp::create(b, ptrType, wordsAddress);
+    Value wordsPtr = pointerTo(b, words);
     gpu::KernelDim3 metaGrid{
         arith::MaxUIOp::create(b, ceilDiv(total, 256), index(1)), index(1),
         index(1)};
@@ -471,25 +463,6 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
   return success();
 }
 
-/// A device buffer like host buffer `hostBuffer` and its address as a
-/// kernel pointer argument.
-static std::pair<Value, Value> allocLike(ImplicitLocOpBuilder &b,
-                                         Value hostBuffer) {
-  auto type = cast<MemRefType>(hostBuffer.getType());
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      sizes.push_back(memref::DimOp::create(b, hostBuffer, d));
-  Value device = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
-                                      ValueRange{}, sizes, ValueRange{})
-                     .getMemref();
-  Value address = arith::IndexCastOp::create(
-      b, b.getI64Type(),
-      memref::ExtractAlignedPointerAsIndexOp::create(b, device));
-  return {device, LLVM::IntToPtrOp::create(
-                      b, LLVM::LLVMPointerType::get(b.getContext()), address)};
-}
-
 SmallVector<Value>
 GpuHostLaunch::deviceInputs(ImplicitLocOpBuilder &b, func::FuncOp host,
                             ValueRange inputs,
@@ -507,12 +480,22 @@ GpuHostLaunch::deviceInputs(ImplicitLocOpBuilder &b, func::FuncOp host,
       pointers.push_back(pointerTo(b, hostBuffer));
       continue;
     }
-    auto [device, pointer] = allocLike(b, hostBuffer);
+    Value device = allocDeviceLike(b, hostBuffer);
     gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, device, hostBuffer);
     deviceBuffers.push_back(device);
-    pointers.push_back(pointer);
+    pointers.push_back(pointerTo(b, device));
   }
   return pointers;
+}
+
+Value GpuHostLaunch::deviceResult(ImplicitLocOpBuilder &b, func::FuncOp host,
+                                  Value out, Value &deviceOut,
+                                  SmallVectorImpl<Value> &deviceBuffers) {
+  if (deviceArguments(host)[cast<BlockArgument>(out).getArgNumber()])
+    return pointerTo(b, out);
+  deviceOut = allocDeviceLike(b, out);
+  deviceBuffers.push_back(deviceOut);
+  return pointerTo(b, deviceOut);
 }
 
 LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
@@ -551,13 +534,7 @@ LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
   SmallVector<Value> args = deviceInputs(
       b, host, body->getArguments().take_front(numBuffers - 1), deviceBuffers);
   Value deviceOut;
-  if (deviceArguments(host)[numBuffers - 1]) {
-    args.push_back(pointerTo(b, out));
-  } else {
-    auto [device, pointer] = allocLike(b, out);
-    deviceOut = device;
-    args.push_back(pointer);
-  }
+  args.push_back(deviceResult(b, host, out, deviceOut, deviceBuffers));
   for (Value size : body->getArguments().drop_front(numBuffers))
     args.push_back(arith::IndexCastOp::create(b, b.getI32Type(), size));
   int64_t threads = 256;
@@ -568,32 +545,40 @@ LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
   gpu::KernelDim3 block{index(threads), index(1), index(1)};
   gpu::LaunchFuncOp::create(b, kernel, grid, block,
                             /*dynamicSharedMemorySize=*/Value(), args);
-  if (deviceOut)
-    deviceBuffers.push_back(deviceOut);
   finishHost(b, host, out, deviceOut, deviceBuffers);
   return success();
 }
 
-SmallVector<bool> GpuHostLaunch::deviceArguments(func::FuncOp host) {
-  SmallVector<bool> device(host.getNumArguments(), false);
+SmallVector<bool>
+GpuHostLaunch::argumentsAtEveryCall(func::FuncOp host,
+                                    function_ref<bool(ArrayRef<Value>)> holds) {
+  SmallVector<bool> result(host.getNumArguments(), false);
   std::optional<SymbolTable::UseRange> uses =
       SymbolTable::getSymbolUses(host, getOperation());
   if (!uses || uses->empty())
-    return device;
-  for (unsigned i = 0; i < host.getNumArguments(); ++i) {
-    bool all = true;
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      auto call = dyn_cast<func::CallOp>(use.getUser());
-      if (!call || call.getNumOperands() != host.getNumArguments() ||
-          (!call.getOperand(i).getDefiningOp<gpu::AllocOp>() &&
-           !deviceValues.contains(call.getOperand(i)))) {
-        all = false;
-        break;
-      }
-    }
-    device[i] = all;
+    return result;
+  SmallVector<func::CallOp> calls;
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto call = dyn_cast<func::CallOp>(use.getUser());
+    if (!call || call.getNumOperands() != host.getNumArguments())
+      return result;
+    calls.push_back(call);
   }
-  return device;
+  for (unsigned i = 0; i < host.getNumArguments(); ++i) {
+    SmallVector<Value> operands;
+    for (func::CallOp call : calls)
+      operands.push_back(call.getOperand(i));
+    result[i] = holds(operands);
+  }
+  return result;
+}
+
+SmallVector<bool> GpuHostLaunch::deviceArguments(func::FuncOp host) {
+  return argumentsAtEveryCall(host, [&](ArrayRef<Value> operands) {
+    return llvm::all_of(operands, [&](Value v) {
+      return v.getDefiningOp<gpu::AllocOp>() || deviceValues.contains(v);
+    });
+  });
 }
 
 void GpuHostLaunch::placeDeviceBuffers() {
@@ -730,13 +715,7 @@ void GpuHostLaunch::placeDeviceInputs() {
       if (!kernelsOnly || launchUses.size() < 2)
         continue;
       ImplicitLocOpBuilder b(f.getLoc(), &entry, entry.begin());
-      SmallVector<Value> sizes;
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        if (type.isDynamicDim(d))
-          sizes.push_back(memref::DimOp::create(b, arg, d));
-      Value device = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
-                                          ValueRange{}, sizes, ValueRange{})
-                         .getMemref();
+      Value device = allocDeviceLike(b, arg);
       gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, device, arg);
       for (OpOperand *use : launchUses)
         use->set(device);
@@ -803,13 +782,7 @@ static void returnDeviceBuffers(func::FuncOp f,
       auto type = dyn_cast<MemRefType>(v.getType());
       if (!type || (isDeviceValue(v, deviceValues) && !isa<BlockArgument>(v)))
         continue;
-      SmallVector<Value> sizes;
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        if (type.isDynamicDim(d))
-          sizes.push_back(memref::DimOp::create(b, v, d));
-      Value device = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
-                                          ValueRange{}, sizes, ValueRange{})
-                         .getMemref();
+      Value device = allocDeviceLike(b, v);
       gpu::MemcpyOp::create(b, TypeRange{}, ValueRange{}, device, v);
       if (v.getDefiningOp<memref::AllocOp>())
         memref::DeallocOp::create(b, v);
@@ -819,39 +792,23 @@ static void returnDeviceBuffers(func::FuncOp f,
 }
 
 SmallVector<bool> GpuHostLaunch::constantArguments(func::FuncOp host) {
-  SmallVector<bool> constant(host.getNumArguments(), false);
   ModuleOp module = getOperation();
-  std::optional<SymbolTable::UseRange> uses =
-      SymbolTable::getSymbolUses(host, module);
-  if (!uses || uses->empty())
-    return constant;
-  SmallVector<func::CallOp> calls;
-  for (const SymbolTable::SymbolUse &use : *uses) {
-    auto call = dyn_cast<func::CallOp>(use.getUser());
-    if (!call || call.getNumOperands() != host.getNumArguments())
-      return constant;
-    calls.push_back(call);
-  }
-  for (unsigned i = 0; i < host.getNumArguments(); ++i) {
+  // The same constant global at every call.
+  return argumentsAtEveryCall(host, [&](ArrayRef<Value> operands) {
     StringRef global;
-    bool same = true;
-    for (func::CallOp call : calls) {
-      Value v = call.getOperand(i);
+    for (Value v : operands) {
       while (auto cast = v.getDefiningOp<memref::CastOp>())
         v = cast.getSource();
       auto get = v.getDefiningOp<memref::GetGlobalOp>();
       auto def = get ? module.lookupSymbol<memref::GlobalOp>(get.getName())
                      : memref::GlobalOp();
       if (!def || !def.getConstant() ||
-          (!global.empty() && global != def.getSymName())) {
-        same = false;
-        break;
-      }
+          (!global.empty() && global != def.getSymName()))
+        return false;
       global = def.getSymName();
     }
-    constant[i] = same;
-  }
-  return constant;
+    return true;
+  });
 }
 
 Value GpuHostLaunch::residentCopy(ImplicitLocOpBuilder &b, Value hostBuffer) {

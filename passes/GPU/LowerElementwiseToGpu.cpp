@@ -42,6 +42,7 @@
 // and i32 parameters), so it shares their launch, residency and emulation.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/GPU/KernelHostCall.h"
 #include "passes/Passes.h"
 
 #include "dialects/StcGpu/StcGpuDialect.h"
@@ -66,6 +67,7 @@ namespace mlir::stc {
 
 using namespace mlir;
 using namespace mlir::stc;
+using namespace mlir::stc::gpu_kernel;
 
 namespace {
 
@@ -103,7 +105,6 @@ private:
               ArrayRef<OpOperand *> inputs, std::string &why);
   void emitHostCall(linalg::GenericOp op, gpu::GPUFuncOp kernel,
                     gpu::GPUModuleOp kernels, ArrayRef<OpOperand *> inputs);
-  gpu::GPUModuleOp kernelModule();
 };
 
 /// Generalizes the named ops (linalg.add, linalg.transpose,
@@ -184,17 +185,6 @@ std::string LowerElementwiseToGpu::whyNot(linalg::GenericOp op) {
         return "its body uses a value computed outside it";
   }
   return "";
-}
-
-gpu::GPUModuleOp LowerElementwiseToGpu::kernelModule() {
-  ModuleOp module = getOperation();
-  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>("stc_kernels"))
-    return existing;
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  UnitAttr::get(module.getContext()));
-  OpBuilder mb(module.getBodyRegion());
-  mb.setInsertionPointToEnd(module.getBody());
-  return gpu::GPUModuleOp::create(mb, module.getLoc(), "stc_kernels");
 }
 
 /// The constant a linalg.fill writes into `init`, if `init` is one.
@@ -379,54 +369,25 @@ void LowerElementwiseToGpu::emitHostCall(linalg::GenericOp op,
                                          gpu::GPUFuncOp kernel,
                                          gpu::GPUModuleOp kernels,
                                          ArrayRef<OpOperand *> inputs) {
-  MLIRContext *ctx = op.getContext();
   ImplicitLocOpBuilder b(op.getLoc(), op);
-  SmallVector<Value> args;
-  SmallVector<Type> argTypes;
-  auto bufferType = [](Type t) {
-    auto tensor = cast<RankedTensorType>(t);
-    return MemRefType::get(tensor.getShape(), tensor.getElementType());
-  };
-  for (OpOperand *in : inputs) {
-    MemRefType type = bufferType(in->get().getType());
-    args.push_back(bufferization::ToBufferOp::create(b, type, in->get(),
-                                                     /*readOnly=*/true));
-    argTypes.push_back(type);
-  }
+  SmallVector<Value> tensors;
+  for (OpOperand *in : inputs)
+    tensors.push_back(in->get());
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  MemRefType outType = bufferType(resultType);
-  SmallVector<Value> dynamicSizes;
+  SmallVector<Value> resultSizes;
   Value init = op.getDpsInitOperand(0)->get();
   for (int64_t d = 0; d < resultType.getRank(); ++d)
     if (resultType.isDynamicDim(d))
-      dynamicSizes.push_back(tensor::DimOp::create(b, init, d));
-  Value out = memref::AllocOp::create(b, outType, dynamicSizes);
-  args.push_back(out);
-  argTypes.push_back(outType);
+      resultSizes.push_back(tensor::DimOp::create(b, init, d));
   // Every loop's size (a reduction's is in no result dimension), after the
   // buffers.
+  SmallVector<Value> loopSizes;
   auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
-  for (Range range : linalgOp.createLoopRanges(b, op.getLoc())) {
-    args.push_back(getValueOrCreateConstantIndexOp(b, op.getLoc(), range.size));
-    argTypes.push_back(b.getIndexType());
-  }
-
-  ModuleOp module = getOperation();
-  OpBuilder mb(module.getBodyRegion());
-  mb.setInsertionPointToEnd(module.getBody());
-  auto host =
-      func::FuncOp::create(mb, op.getLoc(), (kernel.getName() + "_host").str(),
-                           FunctionType::get(ctx, argTypes, {}));
-  host.setPrivate();
-  host->setAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName,
-                SymbolRefAttr::get(kernels.getNameAttr(),
-                                   {FlatSymbolRefAttr::get(kernel)}));
-  func::CallOp::create(b, host, args);
-  Value result = bufferization::ToTensorOp::create(b, resultType, out,
-                                                   /*restrict=*/true,
-                                                   /*writable=*/true);
-  op->getResult(0).replaceAllUsesWith(result);
-  op.erase();
+  for (Range range : linalgOp.createLoopRanges(b, op.getLoc()))
+    loopSizes.push_back(
+        getValueOrCreateConstantIndexOp(b, op.getLoc(), range.size));
+  replaceWithHostCall(op, kernels, kernel.getName(), tensors, resultSizes,
+                      loopSizes);
 }
 
 void LowerElementwiseToGpu::runOnOperation() {
@@ -460,7 +421,7 @@ void LowerElementwiseToGpu::runOnOperation() {
       continue;
     }
     if (!kernels)
-      kernels = kernelModule();
+      kernels = getOrCreateKernelModule(module);
     SmallVector<OpOperand *> inputs;
     for (OpOperand *in : op.getDpsInputOperands())
       if (isa<RankedTensorType>(in->get().getType()))

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/HopperKernel.h"
 #include "passes/GPU/KernelConfig.h"
+#include "passes/GPU/KernelHostCall.h"
 #include "passes/GPU/MetadataKernel.h"
 #include "passes/GPU/MmaSpFragments.h"
 #include "passes/GPU/MmaSpKernels.h"
@@ -109,18 +110,7 @@ private:
   KernelFacts emitHopperKernel(Operation *op, gpu::GPUModuleOp kernels,
                                const Problem &pb, KernelConfigAttr config,
                                StringRef name);
-  /// Replaces `op` by a call to the private host function of kernel `name`
-  /// on the buffers of `tensors` and of a new result buffer (dynamic sizes
-  /// `dynamicSizes`).
-  void emitHostCall(Operation *op, gpu::GPUModuleOp kernels, StringRef name,
-                    ArrayRef<Value> tensors, ValueRange dynamicSizes);
 };
-
-/// memref of the same shape and element type as tensor type `t`.
-MemRefType bufferTypeOf(Type t) {
-  auto tensor = cast<RankedTensorType>(t);
-  return MemRefType::get(tensor.getShape(), tensor.getElementType());
-}
 
 } // namespace
 
@@ -254,42 +244,6 @@ KernelFacts LowerSpmmToGpu::emitHopperKernel(Operation *op,
   return facts;
 }
 
-void LowerSpmmToGpu::emitHostCall(Operation *op, gpu::GPUModuleOp kernels,
-                                  StringRef name, ArrayRef<Value> tensors,
-                                  ValueRange dynamicSizes) {
-  MLIRContext *ctx = op->getContext();
-  Location loc = op->getLoc();
-  ImplicitLocOpBuilder b(loc, op);
-  SmallVector<Value> buffers;
-  SmallVector<Type> bufferTypes;
-  for (Value t : tensors) {
-    MemRefType type = bufferTypeOf(t.getType());
-    buffers.push_back(
-        bufferization::ToBufferOp::create(b, type, t, /*readOnly=*/true));
-    bufferTypes.push_back(type);
-  }
-  auto resultTensorType = cast<RankedTensorType>(op->getResult(0).getType());
-  MemRefType outType = bufferTypeOf(resultTensorType);
-  Value outBuffer = memref::AllocOp::create(b, outType, dynamicSizes);
-  buffers.push_back(outBuffer);
-  bufferTypes.push_back(outType);
-
-  ModuleOp module = getOperation();
-  OpBuilder mb(module.getBodyRegion());
-  mb.setInsertionPointToEnd(module.getBody());
-  auto host = func::FuncOp::create(mb, loc, (name + "_host").str(),
-                                   FunctionType::get(ctx, bufferTypes, {}));
-  host.setPrivate();
-  host->setAttr(stc_gpu::StcGpuDialect::kLaunchesAttrName,
-                SymbolRefAttr::get(kernels.getNameAttr(),
-                                   {FlatSymbolRefAttr::get(ctx, name)}));
-  func::CallOp::create(b, host, buffers);
-  Value result = bufferization::ToTensorOp::create(
-      b, resultTensorType, outBuffer, /*restrict=*/true, /*writable=*/true);
-  op->getResult(0).replaceAllUsesWith(result);
-  op->erase();
-}
-
 LogicalResult LowerSpmmToGpu::lower(Operation *op, KernelConfigAttr config,
                                     gpu::GPUModuleOp kernels, unsigned index) {
   MLIRContext *ctx = op->getContext();
@@ -398,7 +352,7 @@ LogicalResult LowerSpmmToGpu::lower(Operation *op, KernelConfigAttr config,
           cst(1)));
     }
   }
-  emitHostCall(op, kernels, name, tensors, dynamicSizes);
+  replaceWithHostCall(op, kernels, name, tensors, dynamicSizes);
   return success();
 }
 
@@ -430,12 +384,7 @@ void LowerSpmmToGpu::runOnOperation() {
     }
     configs.push_back(config);
   }
-  MLIRContext *ctx = module.getContext();
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  UnitAttr::get(ctx));
-  OpBuilder mb(module.getBodyRegion());
-  mb.setInsertionPointToEnd(module.getBody());
-  auto kernels = gpu::GPUModuleOp::create(mb, module.getLoc(), "stc_kernels");
+  gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
   for (auto [index, op] : llvm::enumerate(ops))
     if (failed(lower(op, configs[index], kernels, index)))
       return signalPassFailure();

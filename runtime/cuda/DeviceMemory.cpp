@@ -67,7 +67,6 @@ struct Counters {
   double kernelMs = 0;
   /// Launches bracketed by events whose time is not yet added.
   std::vector<std::pair<CUevent, CUevent>> pending;
-  /// The start event of the launch being made, per thread.
 };
 
 Counters &counters() {
@@ -75,6 +74,7 @@ Counters &counters() {
   return c;
 }
 
+/// The start event of the launch being made, per thread.
 thread_local CUevent launchStart = nullptr;
 
 /// Really frees a block: its tensor-map copies with it.

@@ -62,11 +62,14 @@ func.func @bools(%x: tensor<8xf32>, %e: tensor<8xi1>) -> tensor<8xi1> {
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @bias_transpose(
 // CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>, %[[B:.*]]: tensor<4xf32>)
+// The result's size (from its init), then the loop sizes: the dynamic one
+// from x, then 4.
+// CHECK: %[[INIT:.*]] = tensor.empty
+// CHECK: %[[RN:.*]] = tensor.dim %[[INIT]], %{{.*}} : tensor<?x4xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x?xf32>
 // CHECK: %[[XB:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<4x?xf32> to memref<4x?xf32>
 // CHECK: %[[BB:.*]] = bufferization.to_buffer %[[B]] read_only : tensor<4xf32> to memref<4xf32>
-// CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
-// The loop sizes: the dynamic one from x, then 4.
-// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x?xf32>
+// CHECK: %[[OUT:.*]] = memref.alloc(%[[RN]]) : memref<?x4xf32>
 // CHECK: call @stc_ew_0_host(%[[XB]], %[[BB]], %[[OUT]], %[[N]], %c4) : (memref<4x?xf32>, memref<4xf32>, memref<?x4xf32>, index, index) -> ()
 // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
 // CHECK: return %[[R]]
