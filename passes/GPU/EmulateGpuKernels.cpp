@@ -101,6 +101,7 @@ void EmulateGpuKernels::declareRuntime() {
           {kernelType(), i64, i64, i64, ptr, ptr});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuMmaSp),
           {i32, i32, ptr, ptr, ptr, i32, i32, ptr});
+  declare(runtimeSymbol(RuntimeEntryPoint::EmuMma), {i32, ptr, ptr, ptr, ptr});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuWgmmaSp),
           {i32, i32, ptr, i64, i32, i32, i32, i32, i32, i32, ptr, i64, ptr});
   declare(

@@ -162,6 +162,58 @@ static LogicalResult emulateWgmma(stc_gpu::WgmmaSpOp op,
   return success();
 }
 
+/// The dense mma.sync of the dense GEMM kernel: m16n8k16 with f16 or bf16
+/// operands (A 4 registers, B 2) and f32 (or, for f16, f16x2) accumulators,
+/// row.col, through stc_emu_mma.
+static LogicalResult emulateDenseMma(NVVM::MmaOp mma) {
+  MLIRContext *ctx = mma.getContext();
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  auto f16x2 = VectorType::get({2}, Float16Type::get(ctx));
+  auto shape = mma.getShape();
+  std::optional<NVVM::MMATypes> aType = mma.getMultiplicandAPtxType();
+  bool bf16 = aType && *aType == NVVM::MMATypes::bf16;
+  bool f16 = aType && *aType == NVVM::MMATypes::f16;
+  bool f16Acc = f16 && mma.getOperandC().size() == 2 &&
+                mma.getOperandC()[0].getType() == f16x2;
+  bool legal =
+      shape.getM() == 16 && shape.getN() == 8 && shape.getK() == 16 &&
+      (f16 || bf16) && mma.getOperandA().size() == 4 &&
+      mma.getOperandB().size() == 2 &&
+      mma.getOperandC().size() == (f16Acc ? 2u : 4u) &&
+      (f16Acc || llvm::all_of(mma.getOperandC(),
+                              [&](Value v) { return v.getType() == f32; })) &&
+      mma.getLayoutA() == NVVM::MMALayout::row &&
+      mma.getLayoutB() == NVVM::MMALayout::col;
+  if (!legal)
+    return mma.emitError("stc-emulate-gpu: only the row.col m16n8k16 mma "
+                         "with f16 or bf16 operands and f32 accumulators (or "
+                         "f16 ones for f16) is emulated");
+  StcEmuMmaKind kindValue = bf16     ? STC_EMU_MMA_M16N8K16_F32_BF16
+                            : f16Acc ? STC_EMU_MMA_M16N8K16_F16_F16
+                                     : STC_EMU_MMA_M16N8K16_F32_F16;
+  auto fn = mma->getParentOfType<func::FuncOp>();
+  Location loc = mma.getLoc();
+  ImplicitLocOpBuilder b(loc, mma);
+  Value a = entryAlloca(fn, i32, 4, loc), bRegs = entryAlloca(fn, i32, 2, loc),
+        c = entryAlloca(fn, i32, 4, loc), d = entryAlloca(fn, i32, 4, loc);
+  storeWords(b, a, mma.getOperandA(), i32);
+  storeWords(b, bRegs, mma.getOperandB(), i32);
+  Type wordType = f16Acc ? i32 : f32;
+  storeWords(b, c, mma.getOperandC(), wordType);
+  func::CallOp::create(
+      b, runtimeSymbol(RuntimeEntryPoint::EmuMma), TypeRange{},
+      ValueRange{arith::ConstantIntOp::create(b, kindValue, 32), a, bRegs, c,
+                 d});
+  Value result = LLVM::UndefOp::create(b, mma.getType());
+  Type accType = f16Acc ? Type(f16x2) : f32;
+  for (int32_t i = 0; i < (f16Acc ? 2 : 4); ++i)
+    result = LLVM::InsertValueOp::create(
+        b, result, loadWord(b, d, wordType, i, accType), i);
+  mma.replaceAllUsesWith(result);
+  mma.erase();
+  return success();
+}
+
 static LogicalResult emulateMma(NVVM::MmaSpOp mma) {
   auto shape = mma.getShape();
   auto aType = mma.getMultiplicandAPtxType();
@@ -457,7 +509,7 @@ mlir::stc::gpu_kernel::emulateKernelOps(func::FuncOp fn,
   SmallVector<Operation *> toReplace;
   fn.walk([&](Operation *op) {
     if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::ReturnOp, gpu::BarrierOp,
-            NVVM::MmaSpOp, NVVM::LdMatrixOp, NVVM::CpAsyncOp,
+            NVVM::MmaSpOp, NVVM::MmaOp, NVVM::LdMatrixOp, NVVM::CpAsyncOp,
             NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
             NVVM::ConvertFloatToTF32Op, NVVM::WgmmaFenceAlignedOp,
             NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
@@ -584,6 +636,9 @@ mlir::stc::gpu_kernel::emulateKernelOps(func::FuncOp fn,
       Value v = LLVM::Exp2Op::create(b, call.getArgs()[0]);
       op->replaceAllUsesWith(ValueRange{v});
       op->erase();
+    } else if (auto dense = dyn_cast<NVVM::MmaOp>(op)) {
+      if (failed(emulateDenseMma(dense)))
+        return failure();
     } else if (failed(emulateMma(cast<NVVM::MmaSpOp>(op)))) {
       return failure();
     }

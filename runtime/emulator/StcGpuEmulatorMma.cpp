@@ -1,12 +1,14 @@
 //===- StcGpuEmulatorMma.cpp - the emulated MMA instructions ----*- C++ -*-===//
 //
 // The warp and warpgroup instructions of the emulator (stc_gpu_emulator.h):
-// mma.sp, ldmatrix and cp.async for the sm_80 kernels, wgmma.mma_async.sp
+// mma.sp (and the dense mma.sync), ldmatrix and cp.async for the sm_80
+// kernels, wgmma.mma_async.sp
 // for the sm_90a kernel.  The threads of a warp (warpgroup) meet at each
 // instruction; the last to arrive runs MmaSpModel (WgmmaSpModel) for all.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/emulator/MmaModel.h"
 #include "runtime/emulator/MmaSpModel.h"
 #include "runtime/emulator/StcGpuEmulatorState.h"
 #include "runtime/emulator/WgmmaSpModel.h"
@@ -72,23 +74,21 @@ bool instrOfKind(int32_t inputKind, MmaSpInstr &instr) {
 
 } // namespace
 
-extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
-                               const int32_t *a, const int32_t *b,
-                               const float *c, int32_t meta, int32_t selector,
-                               float *d) {
-  (void)ordered; // The model is of the ordered form; the plain form reads
-                 // the same metadata for the legal (increasing) nibbles.
+namespace {
+
+/// The rendezvous of a warp at one mma instruction: each lane deposits its
+/// registers (`aRegs`, `bRegs`, `cRegs` words; `meta`), the last to arrive
+/// runs `execute` on all of them, and each lane takes its `cRegs` result
+/// words. `inputKind` and `selector` must agree across the lanes.
+template <typename Execute>
+void warpMma(const char *what, int32_t inputKind, int32_t selector,
+             const int32_t *a, int aRegs, const int32_t *b, int bRegs,
+             const float *c, int cRegs, int32_t meta, float *d,
+             Execute execute) {
   Warp *warp = currentWarp;
   if (!warp)
-    fail("mma.sp called outside stc_emu_launch");
-  MmaSpInstr instr;
-  if (!instrOfKind(inputKind, instr))
-    fail("mma.sp of unknown input_kind " + std::to_string(inputKind));
+    fail(std::string(what) + " called outside stc_emu_launch");
   int lane = currentLane;
-  // Registers per lane: A and B by shape; C and D 4 words (f32 or s32), or
-  // 2 f16x2 words for f16 accumulators.
-  const int aRegs = mmaSpARegs(instr), bRegs = mmaSpBRegs(instr),
-            cRegs = mmaSpCRegs(instr);
   std::unique_lock<std::mutex> lock(warp->mutex);
   if (warp->arrived == 0) {
     warp->inputKind = inputKind;
@@ -97,7 +97,8 @@ extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
     warp->in.b.assign(size_t(32 * bRegs), 0);
     warp->in.c.assign(size_t(32 * cRegs), 0);
   } else if (warp->inputKind != inputKind || warp->selector != selector) {
-    fail("the lanes of a warp disagree on the mma.sp's type or selector");
+    fail(std::string("the lanes of a warp disagree on the ") + what +
+         "'s type or selector");
   }
   for (int i = 0; i < aRegs; ++i)
     warp->in.a[lane * aRegs + i] = static_cast<uint32_t>(a[i]);
@@ -111,9 +112,9 @@ extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
   warp->in.e[lane] = static_cast<uint32_t>(meta);
   uint64_t generation = warp->generation;
   if (++warp->arrived == 32) {
-    MmaSpResult result = runMmaSp(instr, warp->in, selector);
+    MmaSpResult result = execute(warp->in);
     if (!result.ok)
-      fail(mmaSpInstrName(instr) + ": " + result.error);
+      fail(result.error);
     warp->d = std::move(result.d);
     warp->arrived = 0;
     ++warp->generation;
@@ -123,6 +124,54 @@ extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
   }
   for (int i = 0; i < cRegs; ++i)
     std::memcpy(&d[i], &warp->d[lane * cRegs + i], 4);
+}
+
+} // namespace
+
+extern "C" void stc_emu_mma_sp(int32_t inputKind, int32_t ordered,
+                               const int32_t *a, const int32_t *b,
+                               const float *c, int32_t meta, int32_t selector,
+                               float *d) {
+  (void)ordered; // The model is of the ordered form; the plain form reads
+                 // the same metadata for the legal (increasing) nibbles.
+  MmaSpInstr instr;
+  if (!instrOfKind(inputKind, instr))
+    fail("mma.sp of unknown input_kind " + std::to_string(inputKind));
+  // Registers per lane: A and B by shape; C and D 4 words (f32 or s32), or
+  // 2 f16x2 words for f16 accumulators.
+  warpMma("mma.sp", inputKind, selector, a, mmaSpARegs(instr), b,
+          mmaSpBRegs(instr), c, mmaSpCRegs(instr), meta, d,
+          [&](const MmaSpFragments &in) {
+            MmaSpResult result = runMmaSp(instr, in, selector);
+            if (!result.ok)
+              result.error = mmaSpInstrName(instr) + ": " + result.error;
+            return result;
+          });
+}
+
+extern "C" void stc_emu_mma(int32_t inputKind, const int32_t *a,
+                            const int32_t *b, const float *c, float *d) {
+  MmaElem ab, acc;
+  switch (static_cast<StcEmuMmaKind>(inputKind)) {
+  case STC_EMU_MMA_M16N8K16_F32_F16:
+    ab = MmaElem::F16, acc = MmaElem::F32;
+    break;
+  case STC_EMU_MMA_M16N8K16_F32_BF16:
+    ab = MmaElem::BF16, acc = MmaElem::F32;
+    break;
+  case STC_EMU_MMA_M16N8K16_F16_F16:
+    ab = MmaElem::F16, acc = MmaElem::F16;
+    break;
+  default:
+    fail("mma of unknown input_kind " + std::to_string(inputKind));
+  }
+  warpMma("mma", inputKind, 0, a, kMmaM16N8K16ARegs, b, kMmaM16N8K16BRegs, c,
+          acc == MmaElem::F16 ? 2 : 4, 0, d, [&](const MmaSpFragments &in) {
+            MmaSpResult result = runMmaM16N8K16(ab, acc, in);
+            if (!result.ok)
+              result.error = mmaM16N8K16Name(ab, acc) + ": " + result.error;
+            return result;
+          });
 }
 
 extern "C" void stc_emu_ldmatrix(const void *row, int32_t num, int32_t trans,

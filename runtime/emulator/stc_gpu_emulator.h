@@ -114,6 +114,21 @@ void stc_emu_mma_sp(int32_t input_kind, int32_t ordered, const int32_t *a,
                     const int32_t *b, const float *c, int32_t meta,
                     int32_t selector, float *d);
 
+/* The dense mma.sync.aligned.m16n8k16.row.col.<d>.<a>.<b>.<c> of the dense
+ * GEMM kernel: the kind of stc_emu_mma. */
+typedef enum StcEmuMmaKind {
+  /* .f32.f16.f16.f32: A 4 f16x2 words, B 2; C, D 4 f32 */
+  STC_EMU_MMA_M16N8K16_F32_F16 = 0,
+  /* .f32.bf16.bf16.f32: A 4 bf16x2 words, B 2; C, D 4 f32 */
+  STC_EMU_MMA_M16N8K16_F32_BF16 = 1,
+  /* .f16.f16.f16.f16: A 4 f16x2 words, B 2; C, D 2 f16x2 */
+  STC_EMU_MMA_M16N8K16_F16_F16 = 2
+} StcEmuMmaKind;
+
+/* stc_emu_mma: like stc_emu_mma_sp, without metadata. */
+void stc_emu_mma(int32_t input_kind, const int32_t *a, const int32_t *b,
+                 const float *c, float *d);
+
 /* wgmma.mma_async.sp.sync.aligned.m64n<n>k<K>.<d>.<a>.<b> (sm_90a): the
  * kind of stc_emu_wgmma_sp and stc_emu_wgmma_sp_ss. */
 typedef enum StcEmuWgmmaSpKind {
