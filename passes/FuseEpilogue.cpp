@@ -4,8 +4,11 @@
 // contraction or convolution into the fused epilogue of stc.spmm / stc.conv,
 // so that the CPU and GPU lowerings apply them in registers instead of in
 // extra passes over memory; after a stc.spmm also the erf GELU (as the ONNX
-// importer writes it) and the per-channel rescaling of an i32 accumulator
-// to float (a QDQ MatMul). tensor.dim users of the op (a dynamic batch)
+// importer writes it), the per-channel rescaling of an i32 accumulator to
+// float (a QDQ MatMul), and a whole tail in one generic, act(x + bias +
+// residual) cast to a narrower float (a transformer's linear + tanh GELU
+// to f16, or + bias + residual), which becomes bias, acc, activation and
+// the result type at once. tensor.dim users of the op (a dynamic batch)
 // are rewritten to read the size from its operands first, so that they do
 // not stop the fusion.
 //
@@ -219,13 +222,18 @@ static bool isScaled(arith::MulFOp mul, Value x, double factor) {
 /// Matches `generic(x)` computing the erf GELU, 0.5 x (1 + erf(x / sqrt 2)),
 /// as (x * 0.5) * (erf(x * 0.7071...) + 1) with the products and sums in
 /// either order, optionally in f32 between an extf and a truncf.
+static bool isGeluErfOf(Value result, Value x);
 static bool matchGeluErf(linalg::GenericOp g, Value result, unsigned rank) {
   if (!isElementwise(g, rank) || g.getNumDpsInputs() != 1 ||
       g.getDpsInputs()[0] != result ||
       !g.getIndexingMapsArray()[0].isIdentity() || !yielded(g))
     return false;
-  Value x = g.getRegion().front().getArgument(0);
-  auto outer = throughFloatCast(yielded(g)).getDefiningOp<arith::MulFOp>();
+  return isGeluErfOf(yielded(g), g.getRegion().front().getArgument(0));
+}
+
+/// Whether `result` is the erf GELU of `x` (see matchGeluErf).
+static bool isGeluErfOf(Value result, Value x) {
+  auto outer = throughFloatCast(result).getDefiningOp<arith::MulFOp>();
   if (!outer)
     return false;
   for (int i = 0; i < 2; ++i) {
@@ -242,6 +250,193 @@ static bool matchGeluErf(linalg::GenericOp g, Value result, unsigned rank) {
     }
   }
   return false;
+}
+
+/// Whether `result` is the tanh GELU of `v`, 0.5 v (1 + tanh(sqrt(2/pi)
+/// (v + 0.044715 v^3))), as frontends write it: the outer product of v (or
+/// of 0.5 v) with the half-sum (or the sum), v^3 as v * v * v, each
+/// product and sum in either order.
+static bool isGeluTanhOf(Value result, Value v) {
+  auto mul = result.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return false;
+  // tanh(c (v + k v^3)) with c = sqrt(2/pi), k = 0.044715.
+  auto isInner = [&](Value t) {
+    auto tanh = t.getDefiningOp<math::TanhOp>();
+    auto scaled = tanh ? tanh.getOperand().getDefiningOp<arith::MulFOp>()
+                       : arith::MulFOp();
+    if (!scaled)
+      return false;
+    for (int i = 0; i < 2; ++i) {
+      auto sum = scaled->getOperand(i).getDefiningOp<arith::AddFOp>();
+      if (!sum ||
+          !isConstantNear(scaled->getOperand(1 - i), 0.7978845608028654))
+        continue;
+      for (int j = 0; j < 2; ++j) {
+        if (sum->getOperand(j) != v)
+          continue;
+        auto cubic = sum->getOperand(1 - j).getDefiningOp<arith::MulFOp>();
+        if (!cubic)
+          continue;
+        for (int q = 0; q < 2; ++q) {
+          auto cube = cubic->getOperand(q).getDefiningOp<arith::MulFOp>();
+          if (!cube || !isConstantNear(cubic->getOperand(1 - q), 0.044715))
+            continue;
+          for (int r = 0; r < 2; ++r) {
+            auto square = cube->getOperand(r).getDefiningOp<arith::MulFOp>();
+            if (square && cube->getOperand(1 - r) == v &&
+                square.getLhs() == v && square.getRhs() == v)
+              return true;
+          }
+        }
+      }
+    }
+    return false;
+  };
+  // (tanh(...) + 1), possibly times 0.5.
+  auto isOnePlusInner = [&](Value w) {
+    auto sum = w.getDefiningOp<arith::AddFOp>();
+    if (!sum)
+      return false;
+    for (int i = 0; i < 2; ++i)
+      if (isInner(sum->getOperand(i)) &&
+          isConstantNear(sum->getOperand(1 - i), 1.0))
+        return true;
+    return false;
+  };
+  auto isHalfOf = [&](Value w, auto &&inner) {
+    auto half = w.getDefiningOp<arith::MulFOp>();
+    if (!half)
+      return false;
+    for (int i = 0; i < 2; ++i)
+      if (inner(half->getOperand(i)) &&
+          isConstantNear(half->getOperand(1 - i), 0.5))
+        return true;
+    return false;
+  };
+  auto isV = [&](Value w) { return w == v; };
+  for (int i = 0; i < 2; ++i) {
+    Value a = mul->getOperand(i), b = mul->getOperand(1 - i);
+    // v * (0.5 (1 + tanh)) or (0.5 v) * (1 + tanh).
+    if ((isV(a) && isHalfOf(b, isOnePlusInner)) ||
+        (isHalfOf(a, isV) && isOnePlusInner(b)))
+      return true;
+  }
+  return false;
+}
+
+/// What an element-wise consumer of a stc.spmm result adds to its epilogue
+/// (matchSpmmTail).
+struct SpmmTail {
+  Value bias, residual;
+  Activation activation = Activation::none;
+  /// The consumer's result type (the fused op's).
+  RankedTensorType resultType;
+};
+
+/// Matches `generic(x, [bias], [residual])`, element-wise over x's two
+/// dimensions, whose body computes act(x + bias[c] + residual) in any
+/// order of the sums, then optionally rounds it to a narrower float: the
+/// tail a frontend writes after a linear layer in one generic (bias add,
+/// tanh or erf GELU or ReLU, residual add, cast to f16). x and the other
+/// inputs may be widened by arith.extf first. The bias is rank 1, indexed
+/// by loop `channelDim`; the residual has x's shape, read through the
+/// identity. Returns the tail or nothing.
+static std::optional<SpmmTail> matchSpmmTail(linalg::GenericOp g, Value x,
+                                             unsigned channelDim) {
+  if (!isElementwise(g, 2) || !yielded(g))
+    return std::nullopt;
+  Block &body = g.getRegion().front();
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  auto xType = cast<RankedTensorType>(x.getType());
+  // Each input's role, by its block argument.
+  BlockArgument xArg, biasArg, residualArg;
+  SpmmTail tail;
+  for (auto [i, in] : llvm::enumerate(g.getDpsInputs())) {
+    auto type = dyn_cast<RankedTensorType>(in.getType());
+    if (!type || !isa<FloatType>(type.getElementType()))
+      return std::nullopt;
+    if (in == x && maps[i].isIdentity() && !xArg) {
+      xArg = body.getArgument(i);
+    } else if (type.getRank() == 1 && maps[i].getNumResults() == 1 &&
+               maps[i].getResult(0) ==
+                   getAffineDimExpr(channelDim, g.getContext()) &&
+               !biasArg) {
+      biasArg = body.getArgument(i);
+      tail.bias = in;
+    } else if (type.getShape() == xType.getShape() && maps[i].isIdentity() &&
+               !residualArg) {
+      residualArg = body.getArgument(i);
+      tail.residual = in;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!xArg)
+    return std::nullopt;
+  // The value before the cast and the activation.
+  Value v = yielded(g);
+  if (auto trunc = v.getDefiningOp<arith::TruncFOp>())
+    v = trunc.getIn();
+  // Activation: identify it on the candidate pre-activation values (x, x
+  // widened, every addf of the body).
+  Value pre;
+  SmallVector<Value> candidates = {xArg};
+  for (Operation &op : body.without_terminator())
+    if (isa<arith::AddFOp>(op) ||
+        (isa<arith::ExtFOp>(op) && op.getOperand(0) == xArg))
+      candidates.push_back(op.getResult(0));
+  for (Value candidate : candidates) {
+    if (candidate == v) {
+      pre = candidate;
+      tail.activation = Activation::none;
+    } else if (isGeluTanhOf(v, candidate)) {
+      pre = candidate;
+      tail.activation = Activation::gelu_tanh;
+    } else if (isGeluErfOf(v, candidate)) {
+      pre = candidate;
+      tail.activation = Activation::gelu_erf;
+    } else if (auto max = v.getDefiningOp<arith::MaximumFOp>();
+               max && ((max.getLhs() == candidate && isZero(max.getRhs())) ||
+                       (max.getRhs() == candidate && isZero(max.getLhs())))) {
+      pre = candidate;
+      tail.activation = Activation::relu;
+    }
+  }
+  if (!pre)
+    return std::nullopt;
+  // pre must be a tree of addf whose leaves are x, the bias and the
+  // residual (each possibly widened), each exactly once.
+  int seenX = 0, seenBias = 0, seenResidual = 0;
+  std::function<bool(Value)> leaves = [&](Value w) -> bool {
+    if (auto add = w.getDefiningOp<arith::AddFOp>();
+        add && add->getBlock() == &body)
+      return leaves(add.getLhs()) && leaves(add.getRhs());
+    if (auto ext = w.getDefiningOp<arith::ExtFOp>())
+      w = ext.getIn();
+    if (w == xArg)
+      return ++seenX == 1;
+    if (biasArg && w == biasArg)
+      return ++seenBias == 1;
+    if (residualArg && w == residualArg)
+      return ++seenResidual == 1;
+    return false;
+  };
+  if (!leaves(pre) || seenX != 1 || seenBias != (biasArg ? 1 : 0) ||
+      seenResidual != (residualArg ? 1 : 0))
+    return std::nullopt;
+  // Something must be fused, and the epilogue computes in f32: the tail
+  // must too (the sums and the activation on f32 values).
+  if (!tail.bias && !tail.residual && tail.activation == Activation::none)
+    return std::nullopt;
+  // (x itself may be narrower: the activation then reads it widened.)
+  if (!v.getType().isF32() || (pre != xArg && !pre.getType().isF32()))
+    return std::nullopt;
+  tail.resultType = cast<RankedTensorType>(g->getResult(0).getType());
+  Type out = tail.resultType.getElementType();
+  if (!out.isF32() && !out.isF16() && !out.isBF16())
+    return std::nullopt;
+  return tail;
 }
 
 /// Matches `generic(x, s)` with x an i32 accumulator read through the
@@ -318,6 +513,24 @@ static void fuse(SpmmOp spmm, Operation *consumer, Value bias,
   if (bias)
     fused.getBiasMutable().assign(bias);
   fused.setActivation(activation);
+  consumer->getResult(0).replaceAllUsesWith(fused.getResult());
+  consumer->erase();
+  spmm.erase();
+}
+
+/// Replaces `consumer` by a copy of `spmm` with the tail's bias, residual
+/// (as acc, beta = 1), activation and result type.
+static void fuseTail(SpmmOp spmm, Operation *consumer, const SpmmTail &tail) {
+  OpBuilder b(consumer);
+  auto fused = cast<SpmmOp>(b.clone(*spmm.getOperation()));
+  if (tail.bias)
+    fused.getBiasMutable().assign(tail.bias);
+  if (tail.residual) {
+    fused.getAccMutable().assign(tail.residual);
+    fused.setBetaAttr(b.getF64FloatAttr(1.0));
+  }
+  fused.setActivation(tail.activation);
+  fused.getResult().setType(tail.resultType);
   consumer->getResult(0).replaceAllUsesWith(fused.getResult());
   consumer->erase();
   spmm.erase();
@@ -476,6 +689,21 @@ struct StcFuseEpiloguePass
             changed = true;
           }
           continue;
+        }
+        // A whole tail in one generic (bias, residual, activation, cast),
+        // onto a plain float product.
+        if (g && !spmm.getBias() && !spmm.getAcc() &&
+            spmm.getActivation() == Activation::none &&
+            !getElementTypeOrSelf(spmm.getType()).isInteger(32)) {
+          std::optional<SpmmTail> tail =
+              matchSpmmTail(g, spmm.getResult(), channelDim);
+          // A tail that only adds a bias of the same type is left to the
+          // bias pattern below (same result).
+          if (tail) {
+            fuseTail(spmm, g, *tail);
+            changed = true;
+            continue;
+          }
         }
         if (user->getResult(0).getType() != spmm.getType())
           continue;

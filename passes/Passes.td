@@ -197,7 +197,13 @@ def StcFuseEpilogue : Pass<"stc-fuse-epilogue", "func::FuncOp"> {
       `linalg.add`, of a tensor of the result's type) becomes `acc` with
       `beta = 1`, when the conv has no `acc` yet;
     - ReLU (`arith.maximumf` with zero, or `cmpf ugt/ogt` + `select`)
-      becomes `activation = relu`.
+      becomes `activation = relu`;
+    - for `stc.spmm`, a whole tail in one `linalg.generic`: act(x + bias +
+      residual) computed in f32 (each term optional, x and the others
+      possibly widened by `arith.extf`, the sums in any order; act ReLU,
+      the tanh or the erf GELU, or none), optionally rounded to f16/bf16,
+      becomes `bias`, `acc` with `beta = 1`, `activation` and the result
+      type of the `stc.spmm` at once.
 
     Only single-use results are folded, and only in epilogue order: bias
     and residual in either order, then the activation (conv -> bias ->
@@ -316,7 +322,10 @@ def StcConfigureGpuKernels : Pass<"stc-configure-gpu-kernels", "ModuleOp"> {
     `stc_gpu.kernel_config = #stc_gpu.kernel_config<...>` for `target`: the
     kernel `stc-lower-spmm-to-gpu` will build for it (docs/DESIGN.md, "GPU
     code generation"). An op that already has one keeps it: a program or a
-    tuner may choose itself.
+    tuner may choose itself. Dense contractions the tensor-core kernel can
+    compute (passes/GPU/DenseGemm.h: f16/bf16 matrix products, batched or
+    not, rows 16-byte aligned at compile time) get a `staged`
+    configuration too, with a remark for those it cannot.
 
     The default choice (passes/GPU/ConfigureGpuKernels.cpp):
     - on sm_90a, the warp-specialised wgmma kernel where it applies (f16/bf16
@@ -364,7 +373,10 @@ def StcLowerSpmmToGpu : Pass<"stc-lower-spmm-to-gpu", "ModuleOp"> {
     `stc_gpu.kernel_config` describes (attached by
     `stc-configure-gpu-kernels`; an op without one is an error) in
     `gpu.module @stc_kernels`, for the canonical problem
-    `Out[R, P] = S[R, K] . D[K, P]` (passes/GPU/KernelProblem.h):
+    `Out[R, P] = S[R, K] . D[K, P]` (passes/GPU/KernelProblem.h), and for
+    every configured dense contraction the `staged` kernel with a dense S
+    (`@stc_gemm_N`: `nvvm.mma.sync` m16n8k16, no metadata;
+    passes/GPU/DenseGemm.h):
 
     - `direct` and `staged` (passes/GPU/MmaSpKernel*.cpp): warps of 32 or
       64 by 32 or 64 tiles of `nvvm.mma.sp.sync` (m16n8k32 f16/bf16, m16n8k16 tf32,

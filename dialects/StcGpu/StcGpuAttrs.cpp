@@ -161,8 +161,17 @@ LogicalResult KernelInfoAttr::verify(
     return emitError() << "a meta_layout = canonical kernel names its "
                           "meta_kernel (the conversion to the kernel-ready "
                           "layout), and only it";
-  if (metaRowsPerBlock < 1 || metaKPerWord < 1 || metaThreads < 1)
-    return emitError() << "the metadata geometry must be positive";
+  bool noMeta = metaLayout == MetaLayout::none;
+  if (noMeta ? (metaRowsPerBlock || metaKPerWord || metaThreads)
+             : (metaRowsPerBlock < 1 || metaKPerWord < 1 || metaThreads < 1))
+    return emitError() << "the metadata geometry must be positive, or 0 for "
+                          "a kernel without metadata (meta_layout = none)";
+  if (noMeta && llvm::any_of(params, [](Attribute a) {
+        auto name = dyn_cast<StringAttr>(a);
+        return name && name.getValue() == "meta";
+      }))
+    return emitError() << "a kernel without metadata (meta_layout = none) "
+                          "has no meta parameter";
   if (fallbackKernel.empty() != (stagedAlign == 0) || stagedAlign < 0)
     return emitError() << "fallback_kernel and staged_align (elements, >= 1) "
                           "come together";
@@ -209,6 +218,8 @@ std::string KernelInfoAttr::getMmaShape() const {
   if (config.isWgmma())
     return "m64n" + std::to_string(config.getBlockCols()) + "k" +
            std::to_string(int8 ? 64 : 32);
+  if (getMetaLayout() == MetaLayout::none)
+    return "m16n8k16"; // the dense mma.sync, two a K step of 32
   return input.isF32() ? "m16n8k16" : int8 ? "m16n8k64" : "m16n8k32";
 }
 
@@ -280,7 +291,8 @@ DictionaryAttr KernelInfoAttr::toDictionary() const {
       b.getNamedAttr("accumulator", b.getStringAttr(stringifyAccumulator(
                                         config.getAccumulator()))),
       b.getNamedAttr("ordered_metadata",
-                     b.getBoolAttr(!wgmma && config.getOrderedMetadata())),
+                     b.getBoolAttr(!wgmma && config.getOrderedMetadata() &&
+                                   getMetaLayout() != MetaLayout::none)),
       b.getNamedAttr("variant", b.getStringAttr(
                                     stringifyKernelFamily(config.getFamily()))),
       b.getNamedAttr("stages", b.getI64IntegerAttr(config.getStages())),

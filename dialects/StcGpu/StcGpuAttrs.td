@@ -160,7 +160,9 @@ def StcGpu_KernelInfoAttr : StcGpu_Attr<"KernelInfo", "kernel_info"> {
       (`sparse_lhs`), whether the dense one is given transposed, the
       element types, and `groups` (a grouped convolution stacks each
       group's row tiles along grid y);
-    - the metadata: its `meta_layout` (`kernel_ready`: compiled in;
+    - the metadata: its `meta_layout` (`none`: the dense tensor-core kernel
+      of a contraction that stays dense, whose S operand is a dense matrix
+      and which has no meta parameter; `kernel_ready`: compiled in;
       `canonical`: converted on the device by kernel `meta_kernel`) and the
       kernel-ready geometry (rows per block of words, dense K per word,
       threads per block);

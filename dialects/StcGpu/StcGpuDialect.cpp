@@ -44,9 +44,14 @@ LogicalResult StcGpuDialect::verifyOperationAttribute(Operation *op,
   if (name == KernelConfigAttr::kAttrName) {
     if (!isa<KernelConfigAttr>(attr.getValue()))
       return op->emitError() << name << " must be a #stc_gpu.kernel_config";
-    if (opName != "stc.spmm" && opName != "stc.conv")
-      return op->emitError()
-             << name << " configures stc.spmm and stc.conv, not " << opName;
+    // A linalg op: a dense contraction for the tensor-core kernel (which
+    // ones qualify, stc-lower-spmm-to-gpu checks).
+    if (opName != "stc.spmm" && opName != "stc.conv" &&
+        !opName.starts_with("linalg."))
+      return op->emitError() << name
+                             << " configures stc.spmm, stc.conv and dense "
+                                "linalg contractions, not "
+                             << opName;
     return success();
   }
   if (name == KernelInfoAttr::kAttrName) {

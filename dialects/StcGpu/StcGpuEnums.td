@@ -56,9 +56,11 @@ def StcGpu_Accumulator : I32EnumAttr<"Accumulator",
 
 def StcGpu_MetaCanonical : I32EnumAttrCase<"canonical", 0>;
 def StcGpu_MetaKernelReady : I32EnumAttrCase<"kernel_ready", 1>;
+// The dense tensor-core kernel of a contraction that stays dense.
+def StcGpu_MetaNone : I32EnumAttrCase<"none", 2>;
 def StcGpu_MetaLayout : I32EnumAttr<"MetaLayout",
     "the layout of the metadata a kernel's host passes it",
-    [StcGpu_MetaCanonical, StcGpu_MetaKernelReady]> {
+    [StcGpu_MetaCanonical, StcGpu_MetaKernelReady, StcGpu_MetaNone]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::stc_gpu";
 }

@@ -2,7 +2,9 @@
 //-*-//
 //
 // stc-configure-gpu-kernels: attaches a #stc_gpu.kernel_config to every
-// stc.spmm and stc.conv that has none. The choice is the project's
+// stc.spmm and stc.conv that has none, and to every dense contraction the
+// tensor-core kernel can compute (DenseGemm.h; a remark says why another
+// contraction cannot). The choice is the project's
 // heuristics (chooseHopperTiling, chooseMmaSpBlockTile, the ring that fits)
 // with the knobs of KernelOptions.def on top; the result is checked with
 // checkKernelConfig, the same check stc-lower-spmm-to-gpu applies to a
@@ -11,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/ConfigureGpuKernels.h"
+#include "passes/GPU/DenseGemm.h"
 #include "passes/GPU/HopperKernelShape.h"
 #include "passes/GPU/HopperTiling.h"
 #include "passes/GPU/KernelConfig.h"
@@ -93,6 +96,13 @@ private:
                                              const GpuKernelOptions &k);
   FailureOr<KernelConfigAttr> configureMmaSp(Operation *op, const Problem &pb,
                                              GpuArch arch, bool f16Acc,
+                                             const GpuKernelOptions &k);
+  /// A dense contraction: the staged kernel with a dense S, on every
+  /// architecture (mma.sync m16n8k16 is on sm_80 and later), with the
+  /// block, warp, stage and group knobs; `kernel=` chooses among the
+  /// sparse kernels only.
+  FailureOr<KernelConfigAttr> configureDense(Operation *op, const Problem &pb,
+                                             GpuArch arch,
                                              const GpuKernelOptions &k);
 };
 
@@ -258,12 +268,60 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
   return config;
 }
 
+FailureOr<KernelConfigAttr>
+ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
+                                    GpuArch arch, const GpuKernelOptions &k) {
+  auto known = [](int64_t v) { return ShapedType::isDynamic(v) ? -1 : v; };
+  auto [tileRows, tileCols] =
+      chooseMmaSpBlockTile(known(pb.rows), known(pb.cols));
+  if (k.blockRows)
+    tileRows = std::min<int64_t>(k.blockRows, 128);
+  if (k.blockCols)
+    tileCols = std::min<int64_t>(k.blockCols, 128);
+  auto [warpRows, warpCols] = chooseMmaSpWarpTile(tileRows, tileCols);
+  if (k.warpRows)
+    warpRows = k.warpRows;
+  if (k.warpCols)
+    warpCols = k.warpCols;
+  bool f16Acc = k.accumulate == "f16" && pb.inputType.isF16();
+  KernelConfigAttr config = KernelConfigAttr::getChecked(
+      configError(op), op->getContext(), arch, KernelFamily::staged, tileRows,
+      tileCols, k.stages, /*cluster_rows=*/int64_t{1},
+      /*group_rows=*/k.groupRows, /*multicast_b=*/false,
+      stc_gpu::WgmmaASource::smem, f16Acc ? Accumulator::f16 : Accumulator::f32,
+      /*ordered_metadata=*/false, /*direct_fallback=*/false,
+      /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0}, warpRows,
+      warpCols,
+      /*stage_k_steps=*/k.stageKSteps ? k.stageKSteps : int64_t{1});
+  if (!config)
+    return failure();
+  return config;
+}
+
 void ConfigureGpuKernels::runOnOperation() {
   ModuleOp module = getOperation();
   SmallVector<Operation *> ops;
+  // The problems of the dense contractions, found once.
+  llvm::DenseMap<Operation *, Problem> dense;
   module.walk([&](Operation *op) {
-    if (isa<SpmmOp, ConvOp>(op) && !getKernelConfig(op))
+    if (getKernelConfig(op))
+      return;
+    if (isa<SpmmOp, ConvOp>(op)) {
       ops.push_back(op);
+      return;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      return;
+    std::string why;
+    FailureOr<DenseGemm> gemm = denseGemmOf(linalgOp, why);
+    if (succeeded(gemm)) {
+      dense[op] = gemm->pb;
+      ops.push_back(op);
+    } else if (!why.empty()) {
+      op->emitRemark() << kPass << ": dense " << op->getName()
+                       << " is not for the tensor-core kernel: " << why;
+    }
   });
   if (ops.empty())
     return;
@@ -281,11 +339,16 @@ void ConfigureGpuKernels::runOnOperation() {
           })))
     return signalPassFailure();
   for (Operation *op : ops) {
-    FailureOr<KernelConfigAttr> config = configure(op, *arch, k);
+    auto denseProblem = dense.find(op);
+    bool isDense = denseProblem != dense.end();
+    FailureOr<KernelConfigAttr> config =
+        isDense ? configureDense(op, denseProblem->second, *arch, k)
+                : configure(op, *arch, k);
     if (failed(config))
       return signalPassFailure();
-    Problem pb = isa<SpmmOp>(op) ? problemOf(cast<SpmmOp>(op))
-                                 : problemOf(cast<ConvOp>(op));
+    Problem pb = isDense           ? denseProblem->second
+                 : isa<SpmmOp>(op) ? problemOf(cast<SpmmOp>(op))
+                                   : problemOf(cast<ConvOp>(op));
     if (failed(checkKernelConfig(op, pb, *config, kPass)))
       return signalPassFailure();
     op->setAttr(KernelConfigAttr::kAttrName, *config);

@@ -191,7 +191,9 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   int64_t blockCols = config.getBlockCols();
   bool sparseLhs = info.getSparseLhs();
   bool denseTransposed = info.getDenseTransposed();
-  if (numPointers < 4 ||
+  // A dense kernel (meta_layout none) has no meta buffer.
+  bool hasMeta = info.getMetaLayout() != stc_gpu::MetaLayout::none;
+  if (numPointers < (hasMeta ? 4 : 3) ||
       host.getNumArguments() != static_cast<unsigned>(numPointers))
     return host.emitError("stc-gpu-host-launch: ")
            << host.getName() << " does not match its kernel's parameters";
@@ -211,13 +213,18 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   // dimension). A convolution's dense operand is its N x H x W x IC input
   // and its out N x OH x OW x OC: R is one group's rows, P = N * OH * OW
   // and K = KH * KW * Cp (static).
-  Value values = body->getArgument(0), meta = body->getArgument(1),
-        dense = body->getArgument(2);
+  Value values = body->getArgument(0);
+  Value meta = hasMeta ? body->getArgument(1) : Value();
+  Value dense = body->getArgument(hasMeta ? 2 : 1);
   Value out = body->getArgument(numPointers - 1);
   bool conv = static_cast<bool>(info.getConv());
   int64_t groups = info.getGroups();
-  Value rows = dim(values, 0);
-  Value valueCols = dim(values, 1);
+  // A batch of dense GEMMs (batch_matmul): rank-3 buffers, the batch first;
+  // grid y stacks the batch elements' row tiles.
+  int64_t lead = cast<MemRefType>(values.getType()).getRank() - 2;
+  Value batch = lead ? dim(values, 0) : Value();
+  Value rows = dim(values, lead);
+  Value valueCols = dim(values, lead + 1);
   // Kernel-ready metadata (compiled-in constants) is a flat word array;
   // canonical metadata is rows x meta_cols and converted below.
   bool canonicalMeta = info.getMetaLayout() == stc_gpu::MetaLayout::canonical;
@@ -233,14 +240,18 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
         b, convSizes[0], arith::MulIOp::create(b, convSizes[3], convSizes[4]));
   } else {
     int64_t denseK = (sparseLhs != denseTransposed) ? 0 : 1;
-    depth = dim(dense, denseK);
-    cols = dim(out, sparseLhs ? 1 : 0);
+    depth = dim(dense, lead + denseK);
+    cols = dim(out, lead + (sparseLhs ? 1 : 0));
   }
 
   // Nothing to compute for an empty result.
   Value empty = arith::OrIOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rows, index(0)),
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, cols, index(0)));
+  if (batch)
+    empty = arith::OrIOp::create(
+        b, empty,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, batch, index(0)));
   auto nonEmpty = scf::IfOp::create(
       b, arith::XOrIOp::create(b, empty, arith::ConstantIntOp::create(b, 1, 1)),
       /*withElseRegion=*/false);
@@ -324,6 +335,8 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   Value rowTiles = ceilDiv(rows, blockRows);
   if (groups > 1)
     rowTiles = arith::MulIOp::create(b, rowTiles, index(groups));
+  if (batch)
+    rowTiles = arith::MulIOp::create(b, rowTiles, batch);
   // A cluster of c blocks along y: whole clusters (the blocks past the
   // rows find zeros through TMA and store nothing).
   int64_t clusterRows = config.getClusterRows();

@@ -5,13 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/KernelConfig.h"
+#include "passes/GPU/MmaSpFragments.h"
 
 using namespace mlir;
 using namespace mlir::stc;
 using namespace mlir::stc::gpu_kernel;
 using stc_gpu::Accumulator;
 using stc_gpu::KernelConfigAttr;
-using stc_gpu::KernelFamily;
 
 KernelConfigAttr mlir::stc::gpu_kernel::getKernelConfig(Operation *op) {
   return op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kAttrName);
@@ -51,6 +51,30 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
                                                                  : "")
                    << ", got accumulator = "
                    << stc_gpu::stringifyAccumulator(acc);
+  if (pb.denseS) {
+    // The dense kernel is the staged one with twice the bytes of A a K step
+    // (no direct variant, no fallback: its rows are aligned).
+    if (!config.isStaged() || config.getDirectFallback())
+      return error() << "a dense contraction runs on the staged kernel "
+                        "without a direct fallback, got family "
+                     << stc_gpu::stringifyKernelFamily(config.getFamily());
+    int64_t bytes =
+        config.getStages() *
+        StagedLayout(config.getBlockRows(), config.getBlockCols(),
+                     pb.inputType.getIntOrFloatBitWidth() / 8,
+                     WarpTile{config.getWarpRows(), config.getWarpCols()},
+                     config.getStageKSteps(), /*denseS=*/true)
+            .stageBytes;
+    int64_t limit = stc_gpu::sharedBytesOptIn(config.getArch());
+    if (bytes > limit)
+      return error() << "the dense kernel's " << config.getStages()
+                     << " stages of a " << config.getBlockRows() << " x "
+                     << config.getBlockCols() << " tile take " << bytes
+                     << " bytes of shared memory; "
+                     << stc_gpu::stringifyGpuArch(config.getArch())
+                     << " allows " << limit << " a block";
+    return success();
+  }
   if (config.isWgmma()) {
     std::string why = wgmmaUnsupported(op, pb, /*f16Acc=*/false);
     if (!why.empty())

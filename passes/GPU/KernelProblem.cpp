@@ -168,6 +168,9 @@ static StagingFit stagingFitOfConv(const Problem &pb) {
 
 StagingFit mlir::stc::gpu_kernel::stagingFitOf(Operation *op,
                                                const Problem &pb) {
+  // denseGemmOf admits only rows that are 16-byte aligned at compile time.
+  if (pb.denseS)
+    return {Staging::always, ""};
   if (auto spmm = dyn_cast<SpmmOp>(op))
     return stagingFitOfSpmm(spmm, pb);
   return stagingFitOfConv(pb);

@@ -59,6 +59,15 @@ struct Problem {
   /// output channels of one group, and block row tiles of all groups are
   /// stacked along the grid's y.
   std::optional<ConvGeometry> conv;
+  /// S is a dense matrix (a contraction that stays dense, DenseGemm.h): its
+  /// "values" are all K elements of each row, there is no metadata, and
+  /// the kernel runs two mma.sync m16n8k16 where the sparse one runs one
+  /// mma.sp m16n8k32.
+  bool denseS = false;
+  /// A batch of problems (linalg.batch_matmul): grid y stacks the row tiles
+  /// of every batch element, as it stacks a convolution's groups, and each
+  /// operand advances by one matrix per element.
+  bool batched = false;
   /// The canonical sizes (ShapedType::kDynamic where dynamic).
   int64_t rows, cols, depth;
 };

@@ -30,7 +30,8 @@ KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(
         b, LLVM::LLVMPointerType::get(b.getContext(), 1), p);
   };
   a.values = global(entry.getArgument(arg++));
-  a.meta = global(entry.getArgument(arg++));
+  // A dense S (Problem::denseS) has no metadata parameter.
+  a.meta = pb.denseS ? Value() : global(entry.getArgument(arg++));
   a.dense = global(entry.getArgument(arg++));
   a.bias = pb.hasBias ? global(entry.getArgument(arg++)) : Value();
   a.accIn = pb.hasAcc ? global(entry.getArgument(arg++)) : Value();
@@ -96,6 +97,25 @@ KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(
     advance(a.out, pb.outputType, firstRow);
     advance(a.dense, pb.inputType, ir.wide(ir.mul(group, ir.i32(pb.conv->c))));
     k.outLd = ir.i32(pb.conv->oc);
+  } else if (pb.batched) {
+    // Grid y stacks the row tiles of every batch element: element = y /
+    // tiles; every operand (contiguous batches of matrices) advances by
+    // one matrix.
+    Value rowTiles = arith::DivUIOp::create(
+        b, ir.add(a.rows, ir.i32(blockRows - 1)), ir.i32(blockRows));
+    Value element = ir.wide(arith::DivUIOp::create(b, blockY, rowTiles));
+    blockY = arith::RemUIOp::create(b, blockY, rowTiles);
+    auto advance = [&](Value &ptr, Type type, Value elemsPerMatrix) {
+      if (ptr)
+        ptr = LLVM::GEPOp::create(b, ptr.getType(), type, ptr,
+                                  ValueRange{ir.mul(element, elemsPerMatrix)});
+    };
+    Value outElems = ir.mul(ir.wide(a.rows), ir.wide(a.cols));
+    advance(a.values, pb.inputType,
+            ir.mul(ir.wide(a.rows), ir.wide(a.valueCols)));
+    advance(a.dense, pb.inputType, ir.mul(ir.wide(a.depth), ir.wide(a.cols)));
+    advance(a.accIn, pb.accType, outElems);
+    advance(a.out, pb.outputType, outElems);
   }
   Value blockX = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   if (groupRows) {

@@ -108,11 +108,12 @@ private:
 };
 
 /// Generalizes the named ops (linalg.add, linalg.transpose,
-/// linalg.broadcast, linalg.reduce, and the dense contractions left after
-/// sparsification: linalg.matmul, linalg.batch_matmul, ...), so that fusion
-/// and lowering see generics. A contraction becomes a reduction over K with
-/// one thread per result element: correct everywhere, far from a tiled
-/// tensor-core GEMM, and still much faster than the host's scalar loops.
+/// linalg.broadcast, linalg.reduce, and the dense contractions the
+/// tensor-core kernel does not take: f32, or rows not 16-byte aligned at
+/// compile time, DenseGemm.h), so that fusion and lowering see generics. A
+/// contraction becomes a reduction over K with one thread per result
+/// element: correct everywhere, far from a tiled GEMM, and still much
+/// faster than the host's scalar loops.
 struct GeneralizeParallelNamedOp
     : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;

@@ -6,7 +6,9 @@
 // HopperKernel.h for wgmma), with its metadata prepared
 // (MetadataKernel.h) and its launch contract recorded as
 // #stc_gpu.kernel_info on the gpu.func; the op itself becomes a call of a
-// private host function on buffers.
+// private host function on buffers. A dense contraction that
+// stc-configure-gpu-kernels gave a configuration (DenseGemm.h) becomes the
+// staged kernel with a dense S, @stc_gemm_N, the same way.
 //
 // Host: this pass runs before bufferization, which cannot see through a
 // kernel launch, so it replaces the op with a call to a private function
@@ -15,6 +17,7 @@
 // after bufferization.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/GPU/DenseGemm.h"
 #include "passes/GPU/HopperKernel.h"
 #include "passes/GPU/KernelConfig.h"
 #include "passes/GPU/KernelHostCall.h"
@@ -29,6 +32,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -64,7 +68,10 @@ struct KernelFacts {
 /// acc, scale where present, out), then the canonical problem's sizes, then
 /// a convolution's. Returns the number of pointers.
 int64_t kernelParams(const Problem &pb, SmallVectorImpl<std::string> &names) {
-  names.assign({"values", "meta", "dense"});
+  if (pb.denseS)
+    names.assign({"values", "dense"});
+  else
+    names.assign({"values", "meta", "dense"});
   if (pb.hasBias)
     names.push_back("bias");
   if (pb.hasAcc)
@@ -102,6 +109,9 @@ public:
 private:
   LogicalResult lower(Operation *op, KernelConfigAttr config,
                       gpu::GPUModuleOp kernels, unsigned index);
+  /// A dense contraction (DenseGemm.h) on the staged kernel.
+  LogicalResult lowerDense(linalg::LinalgOp op, KernelConfigAttr config,
+                           gpu::GPUModuleOp kernels, unsigned index);
   /// The direct or staged kernel (and a staged kernel's direct fallback).
   KernelFacts emitMmaSpKernel(Operation *op, gpu::GPUModuleOp kernels,
                               const Problem &pb, KernelConfigAttr config,
@@ -140,9 +150,9 @@ KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
   if (config.isStaged()) {
     int64_t elemBytes = pb.inputType.getIntOrFloatBitWidth() / 8;
     int64_t kSteps = config.getStageKSteps();
-    int64_t bytes =
-        stages *
-        StagedLayout(tileRows, tileCols, elemBytes, warp, kSteps).stageBytes;
+    int64_t bytes = stages * StagedLayout(tileRows, tileCols, elemBytes, warp,
+                                          kSteps, pb.denseS)
+                                 .stageBytes;
     // Up to 48 KiB a static array; more (deeper or longer stages) is dynamic
     // shared memory, which the host opts in to (the kernel info's
     // shared_bytes), up to the limit the configuration's verifier checked.
@@ -356,11 +366,67 @@ LogicalResult LowerSpmmToGpu::lower(Operation *op, KernelConfigAttr config,
   return success();
 }
 
+LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
+                                         KernelConfigAttr config,
+                                         gpu::GPUModuleOp kernels,
+                                         unsigned index) {
+  MLIRContext *ctx = op->getContext();
+  std::string why;
+  FailureOr<DenseGemm> gemm = denseGemmOf(op, why);
+  if (failed(gemm))
+    return op->emitError() << kPass << ": " << op->getName() << " has a "
+                           << KernelConfigAttr::kAttrName
+                           << " but the dense tensor-core kernel cannot "
+                              "compute it: "
+                           << (why.empty() ? "it is not a contraction" : why);
+  Problem pb = gemm->pb;
+  if (failed(checkKernelConfig(op, pb, config, kPass)))
+    return failure();
+  pb.f16Acc = config.getAccumulator() == stc_gpu::Accumulator::f16;
+  std::string name = "stc_gemm_" + std::to_string(index);
+  KernelFacts facts = emitMmaSpKernel(op, kernels, pb, config, name);
+  auto dyn = [](int64_t v) { return ShapedType::isDynamic(v) ? -1 : v; };
+  Builder b(ctx);
+  SmallVector<Attribute> params;
+  for (const std::string &p : facts.params)
+    params.push_back(b.getStringAttr(p));
+  auto info = KernelInfoAttr::get(
+      ctx, name, config, facts.threads, facts.sharedBytes,
+      facts.staticSharedBytes, b.getArrayAttr(params), facts.numPointers,
+      dyn(pb.rows), dyn(pb.cols), dyn(pb.depth), pb.sparseLhs,
+      gemm->denseTransposed, pb.inputType, pb.outputType, /*groups=*/1,
+      stc_gpu::MetaLayout::none, /*meta_kernel=*/"", 0, 0, 0,
+      facts.fallbackKernel, facts.stagedAlign, stc_gpu::ConvGeometryAttr(),
+      ArrayAttr());
+  kernels.lookupSymbol<gpu::GPUFuncOp>(name)->setAttr(KernelInfoAttr::kAttrName,
+                                                      info);
+  SmallVector<Value> tensors = {gemm->s, gemm->d};
+  if (pb.hasAcc)
+    tensors.push_back(gemm->acc);
+  ImplicitLocOpBuilder hb(op->getLoc(), op);
+  Value init = op.getDpsInitOperand(0)->get();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d)
+    if (resultType.isDynamicDim(d))
+      dynamicSizes.push_back(tensor::DimOp::create(hb, init, d));
+  op->emitRemark() << "stc: dense " << op->getName()
+                   << " runs on the GPU's tensor cores as @" << name;
+  replaceWithHostCall(op, kernels, name, tensors, dynamicSizes);
+  for (Operation *transpose : gemm->foldedTransposes)
+    if (transpose->use_empty())
+      transpose->erase();
+  return success();
+}
+
 void LowerSpmmToGpu::runOnOperation() {
   ModuleOp module = getOperation();
   SmallVector<Operation *> ops;
   module.walk([&](Operation *op) {
-    if (isa<SpmmOp, ConvOp>(op))
+    // Sparse ops, and the dense contractions stc-configure-gpu-kernels
+    // gave the tensor-core kernel.
+    if (isa<SpmmOp, ConvOp>(op) ||
+        (isa<linalg::LinalgOp>(op) && getKernelConfig(op)))
       ops.push_back(op);
   });
   if (ops.empty())
@@ -385,7 +451,14 @@ void LowerSpmmToGpu::runOnOperation() {
     configs.push_back(config);
   }
   gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-  for (auto [index, op] : llvm::enumerate(ops))
-    if (failed(lower(op, configs[index], kernels, index)))
+  // Sparse and dense kernels are numbered apart (@stc_spmm_N/@stc_conv_N,
+  // @stc_gemm_N), so that a sparse kernel's name does not depend on the
+  // dense contractions around it.
+  unsigned sparseIndex = 0, denseIndex = 0;
+  for (auto [op, config] : llvm::zip(ops, configs)) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (failed(linalgOp ? lowerDense(linalgOp, config, kernels, denseIndex++)
+                        : lower(op, config, kernels, sparseIndex++)))
       return signalPassFailure();
+  }
 }

@@ -145,6 +145,42 @@ mlir::stc::gpu_kernel::mmaSpStep(KernelIR &ir, const Problem &pb, WarpTile warp,
   return next;
 }
 
+SmallVector<Value> mlir::stc::gpu_kernel::denseMmaStep(
+    KernelIR &ir, const Problem &pb, WarpTile warp,
+    ArrayRef<SmallVector<Value, 8>> aRegs,
+    ArrayRef<SmallVector<Value, 4>> bRegs, ValueRange acc) {
+  ImplicitLocOpBuilder &b = ir.b;
+  Type accType = pb.f16Acc ? Type(VectorType::get({2}, b.getF16Type()))
+                           : Type(b.getF32Type());
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(accRegs(pb), accType));
+  NVVM::MMATypes ptx =
+      pb.inputType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  std::array<NVVM::MMATypes, 2> ptxTypes{ptx, ptx};
+  std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col};
+  SmallVector<Value> next;
+  for (int64_t i = 0; i < warp.rowTiles(); ++i) {
+    for (int64_t j = 0; j < warp.colTiles(); ++j) {
+      int64_t base = (i * warp.colTiles() + j) * accRegs(pb);
+      SmallVector<Value, 4> c(acc.begin() + base,
+                              acc.begin() + base + accRegs(pb));
+      for (int64_t half = 0; half < 2; ++half) {
+        auto mma = NVVM::MmaOp::create(
+            b, resultType, ArrayRef<Value>(aRegs[i]).slice(4 * half, 4),
+            ArrayRef<Value>(bRegs[j]).slice(2 * half, 2), c,
+            ArrayRef<int64_t>{kMmaM, kMmaN, 16},
+            /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt, ptxTypes,
+            layouts);
+        for (int64_t e = 0; e < accRegs(pb); ++e)
+          c[e] = LLVM::ExtractValueOp::create(b, mma, e);
+      }
+      llvm::append_range(next, c);
+    }
+  }
+  return next;
+}
+
 void mlir::stc::gpu_kernel::storeWarpTile(KernelIR &ir, const Problem &pb,
                                           const KernelPrologue &k,
                                           ValueRange acc) {

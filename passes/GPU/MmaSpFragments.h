@@ -34,20 +34,23 @@ constexpr int64_t kChunkBytes = 16;
 /// The most static shared memory a kernel may declare.
 constexpr int64_t kStaticSharedLimit = 48 * 1024;
 constexpr int64_t kARowBytes = 32;
+constexpr int64_t kDenseARowBytes = 64;
 constexpr int64_t kBPMajorRowBytes = 64;
 
 /// Shared-memory geometry of the staged kernel for a block tile. A K step
 /// has the same bytes for every element type (f16/bf16: 32 k, tf32: 16 k,
-/// i8: 64 k): 32 bytes of stored A values per row, 64 bytes of B per
-/// column. A k-major B (16-bit elements only: ldmatrix.trans) is 32 rows
-/// of blockCols elements.
+/// i8: 64 k): 32 bytes of stored A values per row (64 for a dense S, whose
+/// rows store all 32 k), 64 bytes of B per column. A k-major B (16-bit
+/// elements only: ldmatrix.trans) is 32 rows of blockCols elements.
 /// A stage holds `kSteps` K steps, each such a sub-step of stepBytes.
 struct StagedLayout {
-  int64_t threads, aBytes, bBytes, bKMajorRowBytes, stepBytes, stageBytes;
+  int64_t threads, aRowBytes, aBytes, bBytes, bKMajorRowBytes, stepBytes,
+      stageBytes;
   StagedLayout(int64_t blockRows, int64_t blockCols, int64_t elemBytes,
-               WarpTile warp, int64_t kSteps = 1)
+               WarpTile warp, int64_t kSteps = 1, bool denseS = false)
       : threads(warp.warpsIn(blockRows, blockCols) * kWarpSize),
-        aBytes(blockRows * kARowBytes), bBytes(blockCols * kBPMajorRowBytes),
+        aRowBytes(denseS ? kDenseARowBytes : kARowBytes),
+        aBytes(blockRows * aRowBytes), bBytes(blockCols * kBPMajorRowBytes),
         bKMajorRowBytes(blockCols * elemBytes), stepBytes(aBytes + bBytes),
         stageBytes(kSteps * stepBytes) {}
 };
@@ -80,8 +83,10 @@ SmallVector<Value, 2> metadataWords(KernelIR &ir, const Problem &pb,
                                     const KernelPrologue &k, Value step,
                                     Value stepInRange = Value());
 /// Metadata words per K step of a warp tile: one per 16-row tile for i8,
-/// one per 32-row block otherwise.
+/// one per 32-row block otherwise, none for a dense S.
 inline int64_t metadataWordsPerStep(const Problem &pb, WarpTile warp) {
+  if (pb.denseS)
+    return 0;
   return pb.int8 ? warp.rowTiles() : warp.rows / kMetaBlockRows;
 }
 
@@ -94,6 +99,15 @@ SmallVector<Value> mmaSpStep(KernelIR &ir, const Problem &pb, WarpTile warp,
                              ArrayRef<SmallVector<Value, 4>> aRegs,
                              ArrayRef<SmallVector<Value, 4>> bRegs,
                              ArrayRef<Value> metaWords, ValueRange acc);
+
+/// One K step of 32 of the dense kernel (Problem::denseS): for each of the
+/// rowTiles x colTiles tiles two mma.sync m16n8k16, on A registers 0-3
+/// (k 0-15) and B registers 0-1, then A 4-7 (k 16-31) and B 2-3; A has
+/// eight registers per 16-row tile, B the sparse kernel's four.
+SmallVector<Value> denseMmaStep(KernelIR &ir, const Problem &pb, WarpTile warp,
+                                ArrayRef<SmallVector<Value, 8>> aRegs,
+                                ArrayRef<SmallVector<Value, 4>> bRegs,
+                                ValueRange acc);
 
 /// Stores the warp tile's accumulators through the epilogue, then returns
 /// from the kernel.

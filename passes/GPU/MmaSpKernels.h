@@ -4,7 +4,9 @@
 // MmaSpStagedKernel.cpp): blocks of warp tiles (WarpTile: 32 or 64 rows
 // by 32 or 64 columns) of mma.sp m16n8k32 (f16/bf16), m16n8k16 (tf32) or
 // m16n8k64 (i8), the fused epilogue on the accumulators. Each writes the body
-// of `func`, whose parameters are kernelParams' (LowerSpmmToGpu.cpp).
+// of `func`, whose parameters are kernelParams' (LowerSpmmToGpu.cpp). The
+// staged one also builds the dense tensor-core kernel (Problem::denseS:
+// mma.sync m16n8k16 on a dense S, DenseGemm.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STC_PASSES_GPU_MMASPKERNELS_H

@@ -5,7 +5,9 @@
 // multi-stage cp.async pipeline (16-byte chunks, zero-filled past the
 // edges) and read as mma.sp fragments with ldmatrix (.trans for a k-major
 // D). f16/bf16, tf32 and i8 (tf32 and i8 with a p-major D) when the rows it
-// copies are 16-byte aligned.
+// copies are 16-byte aligned. With a dense S (Problem::denseS) the same
+// pipeline copies 64 bytes of A a row and K step, reads two ldmatrix.x4 A
+// fragments per 16-row tile and runs two mma.sync m16n8k16 per mma.sp.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/ImplicitGemm.h"
@@ -47,7 +49,22 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   };
   // Bytes of A and B per stage (see the layout in buildStaged's comment in
   // the header of this file).
-  StagedLayout layout(blockRows, blockCols, elemBytes, warp, kSteps);
+  StagedLayout layout(blockRows, blockCols, elemBytes, warp, kSteps, pb.denseS);
+  // 16-byte chunks of one row of A a K step: 2 of stored values, 4 for a
+  // dense S (all 32 k).
+  const int64_t aChunks = layout.aRowBytes / kChunkBytes;
+  // Chunk c of row r of A lives at chunk c ^ ((r >> 2) & 1) of 2, or
+  // c ^ ((r >> 1) & 3) of 4 (as B's p-major rows): ldmatrix's 8 row
+  // addresses of one chunk hit distinct banks.
+  auto aSwizzle = [&](Value row, Value c) -> Value {
+    Value bits =
+        aChunks == 2
+            ? arith::AndIOp::create(
+                  b, arith::ShRUIOp::create(b, row, ir.i32(2)), ir.i32(1))
+            : arith::AndIOp::create(
+                  b, arith::ShRUIOp::create(b, row, ir.i32(1)), ir.i32(3));
+    return arith::XOrIOp::create(b, c, bits);
+  };
   auto stageBase = [&](Value slot) {
     return ir.mul(slot, ir.i32(layout.stageBytes));
   };
@@ -100,26 +117,23 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
                               kChunkBytes, NVVM::LoadCacheModifierKind::CG,
                               srcSize);
     };
-    // A: block rows x 2 chunks; chunk c of row r lives at chunk
-    // c ^ ((r >> 2) & 1) (ldmatrix reads 8 rows of one chunk without bank
-    // conflicts).
-    // (A row of a K step: 2 chunks of 8 f16/bf16, 4 tf32 or 16 i8 values.)
-    forChunks(blockRows * 2, [&](Value id, int64_t) {
-      Value row = arith::DivUIOp::create(b, id, ir.i32(2));
-      Value c = arith::RemUIOp::create(b, id, ir.i32(2));
+    // A: block rows x aChunks, swizzled by aSwizzle.
+    // (A row of a K step: 2 chunks of 8 f16/bf16, 4 tf32 or 16 i8 values;
+    // a dense S's, 4 chunks of 8 f16/bf16.)
+    const int64_t storedK =
+        pb.denseS ? mmaSpInstructionK(pb) : mmaSpInstructionK(pb) / 2;
+    forChunks(blockRows * aChunks, [&](Value id, int64_t) {
+      Value row = arith::DivUIOp::create(b, id, ir.i32(aChunks));
+      Value c = arith::RemUIOp::create(b, id, ir.i32(aChunks));
       Value gRow = ir.add(kp.blockRow, row);
-      Value col = ir.add(ir.mul(step, ir.i32(mmaSpInstructionK(pb) / 2)),
+      Value col = ir.add(ir.mul(step, ir.i32(storedK)),
                          ir.mul(c, ir.i32(elemsPerChunk)));
       Value valid = arith::SelectOp::create(
           b, ir.lt(gRow, kp.args.rows),
           clampChunk(arith::SubIOp::create(b, kp.args.valueCols, col)),
           ir.i32(0));
-      Value phys = arith::XOrIOp::create(
-          b, c,
-          arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(2)),
-                                ir.i32(1)));
-      Value offset = ir.add(ir.mul(row, ir.i32(kARowBytes)),
-                            ir.mul(phys, ir.i32(kChunkBytes)));
+      Value offset = ir.add(ir.mul(row, ir.i32(layout.aRowBytes)),
+                            ir.mul(aSwizzle(row, c), ir.i32(kChunkBytes)));
       Value index = ir.add(ir.mul(ir.wide(gRow), ir.wide(kp.args.valueCols)),
                            ir.wide(col));
       copyChunk(offset, kp.args.values, index, valid);
@@ -220,7 +234,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   const int64_t wordsPerStep = metadataWordsPerStep(pb, warp);
   SmallVector<Value> init = zeroAccumulators(ir, pb, warp);
   const int64_t accCount = init.size();
-  for (int64_t s = 0; s < metaLead; ++s)
+  for (int64_t s = 0; wordsPerStep > 0 && s < metaLead; ++s)
     llvm::append_range(
         init, metadataWords(ir, pb, kp, ir.i32(s), ir.lt(ir.i32(s), kp.steps)));
   auto loop = scf::ForOp::create(b, ir.i32(0), stageSteps, ir.i32(1), init);
@@ -232,7 +246,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     // Issued first, so that the loads are in flight across the wait and the
     // barrier below.
     SmallVector<Value> aheadWords;
-    for (int64_t j = 0; j < kSteps; ++j) {
+    for (int64_t j = 0; wordsPerStep > 0 && j < kSteps; ++j) {
       Value metaStep = kStepOf(step, metaLead + j);
       llvm::append_range(aheadWords, metadataWords(ir, pb, kp, metaStep,
                                                    ir.lt(metaStep, kp.steps)));
@@ -289,12 +303,14 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     SmallVector<Value> acc(carried.take_front(accCount));
     for (int64_t sub = 0; sub < kSteps; ++sub) {
       Value base = subStepBase(stageAt, sub);
-      // A: ldmatrix.x4 per 16-row tile; lane L addresses row
-      // (L % 8) + 8 ((L / 8) % 2) of the tile, chunk L / 16. Register j of
-      // lane (g, t) is row g + 8 (j % 2), bytes 4t .. 4t + 3 of chunk j / 2:
-      // stored columns 2t, 2t + 1 (+ 8) for f16/bf16, t (+ 4) for tf32, 4t ..
-      // 4t + 3 (+ 16) for i8, the A fragment of each (see build()).
-      SmallVector<SmallVector<Value, 4>> aRegs(warp.rowTiles());
+      // A: ldmatrix.x4 per 16-row tile (two for a dense S, one per 16 k);
+      // lane L addresses row (L % 8) + 8 ((L / 8) % 2) of the tile, chunk
+      // L / 16 (+ 2 for the second 16 k). Register j of lane (g, t) is row
+      // g + 8 (j % 2), bytes 4t .. 4t + 3 of chunk j / 2: stored columns
+      // 2t, 2t + 1 (+ 8) for f16/bf16, t (+ 4) for tf32, 4t .. 4t + 3
+      // (+ 16) for i8, the A fragment of each (see build()), and for a
+      // dense S the m16n8k16 A fragment of its 16 k.
+      SmallVector<SmallVector<Value, 8>> aRegs(warp.rowTiles());
       for (int64_t i = 0; i < warp.rowTiles(); ++i) {
         Value row = ir.add(
             ir.add(ir.mul(kp.warpRow, ir.i32(warp.rows)), ir.i32(i * kMmaM)),
@@ -303,17 +319,17 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
                               b, arith::ShRUIOp::create(b, kp.lane, ir.i32(3)),
                               ir.i32(1)),
                           ir.i32(8))));
-        Value c = arith::ShRUIOp::create(b, kp.lane, ir.i32(4));
-        Value phys = arith::XOrIOp::create(
-            b, c,
-            arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(2)),
-                                  ir.i32(1)));
-        Value offset = ir.add(base, ir.add(ir.mul(row, ir.i32(kARowBytes)),
-                                           ir.mul(phys, ir.i32(kChunkBytes))));
-        Value frag = NVVM::LdMatrixOp::create(b, x4Type, byteAt(smem, offset),
-                                              4, NVVM::MMALayout::row, shape,
-                                              NVVM::LdStMatrixEltType::B16);
-        aRegs[i] = regsOf(frag);
+        for (int64_t half = 0; half < aChunks / 2; ++half) {
+          Value c = ir.add(arith::ShRUIOp::create(b, kp.lane, ir.i32(4)),
+                           ir.i32(2 * half));
+          Value offset = ir.add(
+              base, ir.add(ir.mul(row, ir.i32(layout.aRowBytes)),
+                           ir.mul(aSwizzle(row, c), ir.i32(kChunkBytes))));
+          Value frag = NVVM::LdMatrixOp::create(b, x4Type, byteAt(smem, offset),
+                                                4, NVVM::MMALayout::row, shape,
+                                                NVVM::LdStMatrixEltType::B16);
+          llvm::append_range(aRegs[i], regsOf(frag));
+        }
       }
       SmallVector<Value, 2> metaWords(
           carried.begin() + accCount + sub * wordsPerStep,
@@ -356,7 +372,14 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
             4, ldLayout, shape, NVVM::LdStMatrixEltType::B16);
         bRegs[j] = regsOf(frag);
       }
-      acc = mmaSpStep(ir, pb, warp, ordered, aRegs, bRegs, metaWords, acc);
+      if (pb.denseS) {
+        acc = denseMmaStep(ir, pb, warp, aRegs, bRegs, acc);
+      } else {
+        SmallVector<SmallVector<Value, 4>> aSparse;
+        for (const SmallVector<Value, 8> &regs : aRegs)
+          aSparse.emplace_back(regs.begin(), regs.end());
+        acc = mmaSpStep(ir, pb, warp, ordered, aSparse, bRegs, metaWords, acc);
+      }
     }
     // The ring moves by one stage: drop the words just used, append the
     // ones loaded ahead.

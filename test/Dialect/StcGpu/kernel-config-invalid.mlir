@@ -222,6 +222,20 @@ func.func @empty_meta_geometry() { return }
 
 // -----
 
+// a dense kernel (no metadata) with a metadata geometry
+// expected-error @+1 {{the metadata geometry must be positive, or 0 for a kernel without metadata (meta_layout = none)}}
+#dense_meta_geometry = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3>, threads = 128, shared_bytes = 0, static_shared_bytes = 0, params = ["values", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 3, rows = 4, cols = 8, depth = 16, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = none, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32>
+func.func @dense_meta_geometry() { return }
+
+// -----
+
+// a dense kernel with a meta parameter
+// expected-error @+1 {{a kernel without metadata (meta_layout = none) has no meta parameter}}
+#dense_meta_param = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3>, threads = 128, shared_bytes = 0, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 4, cols = 8, depth = 16, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = none, meta_rows_per_block = 0, meta_k_per_word = 0, meta_threads = 0>
+func.func @dense_meta_param() { return }
+
+// -----
+
 // fallback without align
 // expected-error @+1 {{fallback_kernel and staged_align (elements, >= 1) come together}}
 #fallback_without_align = #stc_gpu.kernel_info<kernel = "k", config = <arch = sm_80, family = direct, block_rows = 64, block_cols = 64>, threads = 128, shared_bytes = 0, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 4, rows = 4, cols = 8, depth = 16, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = kernel_ready, meta_rows_per_block = 32, meta_k_per_word = 32, meta_threads = 32, fallback_kernel = "k_direct">
@@ -252,7 +266,7 @@ func.func @config_of_wrong_type() {
 // -----
 
 func.func @config_on_other_op(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{stc_gpu.kernel_config configures stc.spmm and stc.conv, not arith.addf}}
+  // expected-error @+1 {{stc_gpu.kernel_config configures stc.spmm, stc.conv and dense linalg contractions, not arith.addf}}
   %0 = arith.addf %a, %a {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 64, block_cols = 64>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

@@ -1,0 +1,180 @@
+//===- DenseGemm.cpp - a dense contraction as the tensor-core kernel's problem
+//-*- C++ -*-===//
+//
+// See DenseGemm.h.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GPU/DenseGemm.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::stc;
+using namespace mlir::stc::gpu_kernel;
+
+/// Whether `init` is a linalg.fill of a constant zero.
+static bool isZeroFill(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  return fill && (matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ||
+                  matchPattern(fill.getInputs()[0], m_Zero()));
+}
+
+/// Whether `map`'s results are exactly the loop dimensions `dims`.
+static bool isExactly(AffineMap map, ArrayRef<unsigned> dims) {
+  if (map.getNumResults() != dims.size())
+    return false;
+  for (auto [e, d] : llvm::zip(map.getResults(), dims)) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || dim.getPosition() != d)
+      return false;
+  }
+  return true;
+}
+
+/// The input of the linalg.transpose that swaps the last two dimensions of
+/// `v` (and keeps any before them), or null: the kernel reads it in the
+/// other orientation instead of a transposed copy.
+static linalg::TransposeOp swappingTranspose(Value v) {
+  auto transpose = v.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose)
+    return {};
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  if (rank < 2 || perm[rank - 1] != rank - 2 || perm[rank - 2] != rank - 1)
+    return {};
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    if (perm[d] != d)
+      return {};
+  return transpose;
+}
+
+FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseGemmOf(linalg::LinalgOp op,
+                                                        std::string &why) {
+  why.clear();
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      !linalg::isaContractionOpInterface(op))
+    return failure();
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  llvm::raw_string_ostream os(why);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1) {
+    os << "it is not one matrix product (or a batch of them)";
+    return failure();
+  }
+  OpOperand *lhs = op.getDpsInputOperand(0), *rhs = op.getDpsInputOperand(1);
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto lhsType = cast<RankedTensorType>(lhs->get().getType());
+  auto rhsType = cast<RankedTensorType>(rhs->get().getType());
+  auto outType = cast<RankedTensorType>(init->get().getType());
+  Type in = lhsType.getElementType(), out = outType.getElementType();
+  if ((!in.isF16() && !in.isBF16()) || rhsType.getElementType() != in ||
+      (!out.isF32() && !out.isF16() && !out.isBF16())) {
+    os << "the tensor-core kernel takes f16 or bf16 operands and an f32, "
+          "f16 or bf16 result, got "
+       << in << " x " << rhsType.getElementType() << " -> " << out;
+    return failure();
+  }
+  for (Value v : {lhs->get(), rhs->get(), init->get()})
+    if (cast<RankedTensorType>(v.getType()).getEncoding()) {
+      os << "an operand has an encoding";
+      return failure();
+    }
+  // Batch first, then the matrix dimensions in one of the two orders.
+  SmallVector<unsigned, 1> batch(dims->batch.begin(), dims->batch.end());
+  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+  auto with = [&](unsigned a, unsigned b) {
+    SmallVector<unsigned, 3> v(batch.begin(), batch.end());
+    v.push_back(a);
+    v.push_back(b);
+    return v;
+  };
+  AffineMap lhsMap = op.getMatchingIndexingMap(lhs);
+  AffineMap rhsMap = op.getMatchingIndexingMap(rhs);
+  if (!isExactly(op.getMatchingIndexingMap(init), with(m, n)) ||
+      !(isExactly(lhsMap, with(m, k)) || isExactly(lhsMap, with(k, m))) ||
+      !(isExactly(rhsMap, with(k, n)) || isExactly(rhsMap, with(n, k)))) {
+    os << "its operands are not matrices (a batch dimension first) indexed "
+          "by M, N and K";
+    return failure();
+  }
+  DenseGemm g;
+  Problem &pb = g.pb;
+  pb.denseS = true;
+  pb.batched = !batch.empty();
+  pb.inputType = in;
+  pb.outputType = out;
+  pb.tf32 = pb.int8 = false;
+  pb.hasBias = false;
+  pb.alpha = pb.beta = 1.0;
+  pb.activation = Activation::none;
+  if (!isZeroFill(init->get())) {
+    pb.hasAcc = true;
+    pb.accType = out;
+    g.acc = init->get();
+  } else {
+    pb.hasAcc = false;
+  }
+  int64_t lead = batch.size();
+  bool lhsKContiguous = isExactly(lhsMap, with(m, k));
+  bool rhsKContiguous = isExactly(rhsMap, with(n, k));
+  // An operand that is a transpose of the last two dimensions is read in
+  // place, the other way round.
+  Value lhsValue = lhs->get(), rhsValue = rhs->get();
+  if (linalg::TransposeOp t = swappingTranspose(lhsValue)) {
+    lhsValue = t.getInput();
+    lhsKContiguous = !lhsKContiguous;
+    g.foldedTransposes.push_back(t);
+  }
+  if (linalg::TransposeOp t = swappingTranspose(rhsValue)) {
+    rhsValue = t.getInput();
+    rhsKContiguous = !rhsKContiguous;
+    g.foldedTransposes.push_back(t);
+  }
+  RankedTensorType sType, dType;
+  if (lhsKContiguous) {
+    // S = A (M x K); D = B, K x N (k-major) or N x K (p-major, transposed).
+    pb.sparseLhs = true;
+    g.s = lhsValue;
+    g.d = rhsValue;
+    g.denseTransposed = rhsKContiguous;
+    pb.denseKMajor = !rhsKContiguous;
+  } else if (rhsKContiguous) {
+    // S = B (N x K); D = A as K x M: k-major over P = M, transposed in
+    // stc.spmm's sense for a sparse rhs. Out[N, M] is stored transposed.
+    pb.sparseLhs = false;
+    g.s = rhsValue;
+    g.d = lhsValue;
+    g.denseTransposed = true;
+    pb.denseKMajor = true;
+  } else {
+    os << "neither operand has K contiguous (A is K x M and B is K x N); "
+          "the tensor-core kernel reads S row by row";
+    return failure();
+  }
+  sType = cast<RankedTensorType>(g.s.getType());
+  dType = cast<RankedTensorType>(g.d.getType());
+  pb.rows = sType.getDimSize(lead);
+  pb.depth = sType.getDimSize(lead + 1);
+  pb.cols = outType.getDimSize(lead + (pb.sparseLhs ? 1 : 0));
+  // cp.async copies 16-byte chunks of S's rows and of D's.
+  int64_t ld = dType.getDimSize(lead + 1);
+  constexpr int64_t kAlign = 8;
+  if (ShapedType::isDynamic(pb.depth) || ShapedType::isDynamic(ld) ||
+      pb.depth % kAlign != 0 || ld % kAlign != 0) {
+    auto text = [](int64_t v) {
+      return ShapedType::isDynamic(v) ? std::string("?") : std::to_string(v);
+    };
+    os << "the tensor-core kernel copies 16-byte rows: it needs K and the "
+          "leading dimension of the other operand to be static multiples "
+          "of 8, got K = "
+       << text(pb.depth) << " and " << text(ld);
+    return failure();
+  }
+  return g;
+}

@@ -1,0 +1,39 @@
+// What stc-lower-spmm-to-gpu cannot do with a configured dense contraction
+// is an error at the op.
+// RUN: stc-opt %s -split-input-file -verify-diagnostics --stc-lower-spmm-to-gpu
+
+func.func @f32_configured(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: linalg.matmul has a stc_gpu.kernel_config but the dense tensor-core kernel cannot compute it: the tensor-core kernel takes f16 or bf16 operands and an f32, f16 or bf16 result, got f32 x f32 -> f32}}
+  %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3>}
+      ins(%a, %b : tensor<16x16xf32>, tensor<16x16xf32>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @not_a_contraction(%a: tensor<16x16xf16>, %c: tensor<16x16xf16>) -> tensor<16x16xf16> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: linalg.add has a stc_gpu.kernel_config but the dense tensor-core kernel cannot compute it: it is not a contraction}}
+  %r = linalg.add {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3>}
+      ins(%a, %a : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf16>) -> tensor<16x16xf16>
+  return %r : tensor<16x16xf16>
+}
+
+// -----
+
+func.func @direct(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: a dense contraction runs on the staged kernel without a direct fallback, got family direct}}
+  %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 64, block_cols = 64>}
+      ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// -----
+
+// The sparse kernel's 4 stages of 2 K steps of 128 x 128 fit sm_86's 99 KiB
+// (96 KiB); the dense one's, with twice the bytes of A, do not.
+func.func @too_much_shared_memory(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense kernel's 4 stages of a 128 x 128 tile take 131072 bytes of shared memory; sm_86 allows 101376 a block}}
+  %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_86, family = staged, block_rows = 128, block_cols = 128, stages = 4, stage_k_steps = 2, warp_rows = 64, warp_cols = 64>}
+      ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
