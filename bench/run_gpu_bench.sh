@@ -11,10 +11,14 @@
 #       build/bin/stc-compile --emit=ptx --kernel-info twice,
 #       --target=sm_90 (method "stc", mma.sp) and
 #       --target=sm_90a (method "stc_sm90a", TMA + wgmma.mma_async.sp),
+#       and for f16/bf16 the same product as a plain dense linalg.matmul
+#       with the first target (method "stc_dense", STC's dense tensor-core
+#       kernel, timed against cuBLAS),
 #       check them (and ptxas each for its arch when the CUDA toolkit is
 #       here), into bench/work/gpu/ (git-ignored; PTX + JSON).
 #       --quick: three shapes. --mock: a plain CUDA C kernel (nvcc) instead
-#       of STC, to test the harness (no sm_90a variant); labelled MOCK.
+#       of STC, to test the harness (no sm_90a or dense variant); labelled
+#       MOCK.
 #       Also the "cutlass2" baseline's library (nvcc, CUTLASS 2.x SparseGemm
 #       with Sm80 kernels for sm_90, bench/gpu/cutlass2/) into
 #       bench/work/gpu/cutlass2/, where nvcc and the CUTLASS archive are
@@ -56,6 +60,9 @@
 #   STC_GPU_TARGET_SM90A  target of the second kernel, stc_sm90a (sm_90a;
 #                    none: build only the first), build and build-conv
 #   STC_GPU_FLAGS_SM90A   its extra stc-compile flags (STC_GPU_FLAGS)
+#   STC_GPU_TARGET_DENSE  target of STC's dense kernel, stc_dense
+#                    (STC_GPU_TARGET; none: do not build it), build
+#   STC_GPU_FLAGS_DENSE   its extra stc-compile flags (STC_GPU_FLAGS)
 #   STC_GPU_OUT      output element type of the f16/bf16 programs: same (as
 #                    the inputs) or f32 (same); i8 programs output i32
 #   STC_GPU_CUTLASS2 auto (build the cutlass2 baseline where possible) or
@@ -157,7 +164,9 @@ case "$CMD" in
       --cutlass2 "${STC_GPU_CUTLASS2:-auto}" \
       ${CUTLASS_TARBALL:+--cutlass-tarball "$CUTLASS_TARBALL"} \
       --sm90a-target "${STC_GPU_TARGET_SM90A:-sm_90a}" \
-      --sm90a-flags="${STC_GPU_FLAGS_SM90A-${STC_GPU_FLAGS:-}}" -- "$@"
+      --sm90a-flags="${STC_GPU_FLAGS_SM90A-${STC_GPU_FLAGS:-}}" \
+      --dense-target "${STC_GPU_TARGET_DENSE:-${STC_GPU_TARGET:-sm_90}}" \
+      --dense-flags="${STC_GPU_FLAGS_DENSE-${STC_GPU_FLAGS:-}}" -- "$@"
     ;;
   run)
     run_step gemm_bench.py "$WORK" build bench/work/gpu "$@"

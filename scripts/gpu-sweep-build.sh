@@ -56,12 +56,15 @@ for v in "${variants[@]}"; do
   esac
   if [ $mma_sp = 1 ]; then
     echo "== variant $name: STC_GPU_FLAGS='$flags' (mma.sp)"
+    # The sweeps vary the sparse kernels' knobs: no dense kernel (method
+    # stc_dense) to time in each variant's share of the budget.
     STC_GPU_FLAGS="$flags" STC_GPU_TARGET_SM90A=none STC_GPU_CUTLASS2=none \
+      STC_GPU_TARGET_DENSE=none \
       GPU_BENCH_WORK="bench/work/sw-$name" bench/run_gpu_bench.sh build --only "$shapes"
   else
     echo "== variant $name: STC_GPU_FLAGS_SM90A='$flags'"
-    STC_GPU_FLAGS_SM90A="$flags" GPU_BENCH_WORK="bench/work/sw-$name" \
-      bench/run_gpu_bench.sh build --only "$shapes"
+    STC_GPU_FLAGS_SM90A="$flags" STC_GPU_TARGET_DENSE=none \
+      GPU_BENCH_WORK="bench/work/sw-$name" bench/run_gpu_bench.sh build --only "$shapes"
   fi
   dirs+=("sw-$name")
 done

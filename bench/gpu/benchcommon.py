@@ -214,7 +214,9 @@ def sim_operands(worker, args, tensors, bug, params, kinfo=None):
     faults of sim_fault: (its buffers and its sizes by role, resolved from
     the packed arguments through `tensors` (pointer -> tensor) and the
     parameter tables of `params` (kernel_info or conv_kernel), and the sparse
-    operand decompressed, its indices swapped under the "wrong" bug). The
+    operand decompressed, its indices swapped under the "wrong" bug; for a
+    kernel without a meta parameter, STC's dense one, the values as they
+    are, the first two of every four columns swapped under "wrong"). The
     tensor maps among the arguments are checked against their buffers
     (and, given `kinfo`, the kernel info's boxes and element strides)."""
     sim_fault(bug)
@@ -228,7 +230,12 @@ def sim_operands(worker, args, tensors, bug, params, kinfo=None):
             sizes[params.SIZE_PARAMS[name]] = v
     if maps:
         sim_check_tensor_maps(worker, maps, buf, kinfo)
-    if bug == "wrong":
+    if "meta" not in buf:
+        a = buf["values"]
+        if bug == "wrong":
+            rows, k = a.shape
+            a = a.reshape(rows, k // 4, 4)[:, :, [1, 0, 2, 3]].reshape(rows, k)
+    elif bug == "wrong":
         a = decode_swapped(worker, buf["values"], buf["meta"])
     else:
         a = worker.f24.decompress24(buf["values"], buf["meta"], worker.tops)
@@ -758,8 +765,9 @@ class Worker:
         (judge(), and a second run, for determinism), then times it over all
         input copies. ctx also holds ctx["flop"] (and "unit", its rate's)
         and what the hooks need; `method` names the result's method (stc,
-        stc_sm90a), for the messages and --simulate-bug. Returns ent; a
-        lost context or a hang is marked in it (the worker then ends)."""
+        stc_sm90a, stc_dense), for the messages and --simulate-bug. Returns
+        ent; a lost context or a hang is marked in it (the worker then
+        ends)."""
         module = None
         self._method = method
         label = {"stc": "STC"}.get(method, "STC " + method.replace("stc_", ""))

@@ -24,7 +24,11 @@ for each of STC's two kernels (method "stc": --target=sm_90, mma.sp;
 kernel where stc-compile made one) loads the PTX through stc_runtime's C API (stcrt.py,
 launch.py) and launches it as its kernel info says (tensor maps, cluster, dynamic shared
 memory); poisons the output with NaN, runs once and compares with float64
-torch (relative Frobenius error < 1e-2, NaN fails); then times it and the
+torch (relative Frobenius error < 1e-2, NaN fails); then times it. Where the
+build made one (f16, bf16), STC's dense tensor-core kernel of the same
+product ("stc_dense": a plain linalg.matmul that stc-compile keeps dense)
+goes the same way on the unpruned A, the operands cuBLAS gets, checked
+against float64 A @ B. Then it times the
 baselines (dense cuBLAS torch.mm on the unpruned A, PyTorch semi-structured
 2:4 with CUTLASS and with cuSPARSELt, and "cutlass2": CUTLASS 2.x's Ampere
 SparseGemm built for sm_90, bench/gpu/cutlass2.py, the fastest of its tile
@@ -104,7 +108,8 @@ class _SimLaunch:
 
 class GemmWorker(bc.Worker):
     """The GEMM worker: inputs A (2:4 pruned, compressed) and B, STC's
-    spmm kernels (sm_90 and sm_90a), cuBLAS and PyTorch's 2:4 backends; for
+    spmm kernels (sm_90 and sm_90a) and its dense kernel (on the unpruned
+    A), cuBLAS and PyTorch's 2:4 backends; for
     i8 programs B given transposed, exact int32 results and the int8
     baselines (torch._int_mm, cuSPARSELt with int32 outputs)."""
 
@@ -117,19 +122,24 @@ class GemmWorker(bc.Worker):
     TIME_WRONG_RESULTS = True
 
     # -- hooks of bc.Worker.run_stc ---------------------------------------------
+    # ctx["MT"] is None for STC's dense kernel (dense_context): its values are
+    # A whole and it has no metadata, which its kernel info must say too.
     def parse_kernel_info(self, text, where):
         return kernel_info.parse_kernel_info(text, where=where)
 
     def check_kernel(self, ki, p, ctx):
         return kernel_info.check_problem(ki, ctx["m"], ctx["n"], ctx["k"], p["dtype"],
-                                        p["out_dtype"], dense_transposed=transposed(p))
+                                        p["out_dtype"], dense_transposed=transposed(p),
+                                        sparse=ctx["MT"] is not None)
 
     def stc_operands(self, c, ki, ctx):
         V, MT = ctx["V"], ctx["MT"]
         sizes = {"M": ctx["m"], "N": ctx["n"], "K": ctx["k"], "VC": V[c].shape[1],
-                 "MC": MT[c].shape[1]}
-        return sizes, {"values": V[c], "meta": MT[c], "dense": ctx["B"][c],
-                       "out": ctx["out"][c]}
+                 "MC": 0 if MT is None else MT[c].shape[1]}
+        named = {"values": V[c], "dense": ctx["B"][c], "out": ctx["out"][c]}
+        if MT is not None:
+            named["meta"] = MT[c]
+        return sizes, named
 
     def kernel_args(self, ki, bufs, sizes):
         return kernel_info.kernel_arg_values(ki, bufs, sizes)
@@ -371,20 +381,30 @@ class GemmWorker(bc.Worker):
                     res["prep_seconds"]))
         stream = self.stream.cuda_stream
 
-        # ---- STC: the sm_90 mma.sp kernel, then the sm_90a one ----------------
+        # ---- STC: the sm_90 mma.sp kernel, the sm_90a one, the dense one -------
         ctx = {"m": m, "n": n, "k": k, "V": V, "MT": MT, "B": B, "out": OUT, "ref": ref,
                "flop": res["flop"], "unit": unit}
-        for method in report.STC_METHODS:
+        # float64 A @ B, the unpruned product: made once, for STC's dense
+        # kernel and cuBLAS, which both multiply A.
+        dense_ref = []
+
+        def unpruned_ref():
+            if not dense_ref:
+                dense_ref.append(A[0].to(torch.float64) @ BK[0].to(torch.float64))
+            return dense_ref[0]
+        for method in report.GEMM_STC_METHODS:
             status, error, kp = report.stc_build(p, method)
             if status != "ok":
-                # Not built (a build failure, the mock, an older manifest).
+                # Not built (a build failure, the mock, i8 for the dense
+                # kernel, an older manifest).
                 meths[method] = {"status": status, "error": error}
                 self.say("  %s: %s" % (report.NAMES[method],
                                        self.line(meths[method], res["flop"], unit)))
                 continue
             ent = {"kernel_source": self.manifest.get("kernel_source"),
                    "target": kp.get("target")}
-            meths[method] = self.run_stc(kp, ent, ctx, stream, budget_s, method=method)
+            mctx = dense_context(ctx, A, unpruned_ref()) if method == "stc_dense" else ctx
+            meths[method] = self.run_stc(kp, ent, mctx, stream, budget_s, method=method)
             if meths[method].get("context_lost") or meths[method].get("hang"):
                 return res
 
@@ -403,7 +423,7 @@ class GemmWorker(bc.Worker):
                 return OD[0]
             attempts.append(self.run_baseline(
                 ent, dense_first, lambda i: mm(A[i % copies], BD[i % copies], OD[i % copies]),
-                lambda: A[0].to(torch.float64) @ BK[0].to(torch.float64), budget_s, integer))
+                unpruned_ref, budget_s, integer))
             BD = None
             if ent["status"] == "ok":
                 break
@@ -415,7 +435,7 @@ class GemmWorker(bc.Worker):
                                     for x in attempts if x is not ent]
         meths["cublas"] = ent
         self.say("  cuBLAS dense: %s" % self.line(ent, res["flop"], unit))
-        del A[:], OD[:]
+        del A[:], OD[:], dense_ref[:]
 
         # ---- PyTorch semi-structured 2:4 ---------------------------------------
         for name, api, prepare, sparse_mm in self.sparse_baselines(integer):
@@ -447,6 +467,15 @@ class GemmWorker(bc.Worker):
             res["context_lost"] = True
             return res
         return self.finish_result(res, res["flop"], t_start)
+
+
+def dense_context(ctx, A, ref):
+    """The run_stc context of STC's dense kernel (stc_dense) from the 2:4
+    kernels' ctx: the same B, outputs and rotation over input copies, but
+    A whole as the values (every copy's unpruned M x K A, the operand
+    cuBLAS multiplies; value_cols = K), no metadata (MT None: meta_cols = 0,
+    no conversion), and `ref`, float64 A @ B, to check against."""
+    return dict(ctx, V=A, MT=None, ref=ref)
 
 
 def transposed(p):

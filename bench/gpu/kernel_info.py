@@ -26,7 +26,9 @@ PARAM_TYPES = {"ptr": 8, "i32": 4, "i64": 8}
 #: stc-compile's names, passes/GpuKernelInfo.h), given compressed as values
 #: M x VC and metadata M x MC (VC = K/2 and MC = K/16 for K a multiple of
 #: 16: the row strides); the dense operand is K x N (K x P), or N x K when
-#: the kernel info says "dense_transposed" (the i8 programs).
+#: the kernel info says "dense_transposed" (the i8 programs). STC's dense
+#: kernel (meta_layout "none": has_metadata) has no meta parameter and
+#: takes A whole as its values, M x K: VC = K, MC = 0.
 BUFFER_PARAMS = {
     "values": "values", "meta": "meta", "metadata": "meta",
     "dense": "dense", "out": "out", "output": "out", "result": "out",
@@ -124,7 +126,22 @@ def meta_geometry(kinfo):
 META_GEOMETRY_KEYS = ("meta_rows_per_block", "meta_k_per_word", "meta_threads")
 
 
+def has_metadata(kinfo):
+    """Whether the kernel takes 2:4 metadata: every kernel but STC's dense
+    tensor-core kernel, whose meta_layout is "none" (a contraction that
+    stays dense: its values are A whole and it has no meta parameter)."""
+    return kinfo.get("meta_layout", "canonical") != "none"
+
+
 def _check_meta_geometry(k, w):
+    if not has_metadata(k):
+        # stc-compile writes 0 for the geometry of a kernel without metadata.
+        bad = [key for key in META_GEOMETRY_KEYS if k.get(key, 0) != 0]
+        if bad:
+            raise KernelInfoError("%s: a kernel without metadata (meta_layout \"none\") has no "
+                                  "metadata geometry, but %s" % (w, ", ".join(
+                                      "%s=%r" % (key, k[key]) for key in bad)))
+        return
     for key in META_GEOMETRY_KEYS:
         if key in k and not _pos_int(k[key]):
             raise KernelInfoError("%s: \"%s\" must be a positive integer, got %r"
@@ -336,7 +353,13 @@ def parse_kernel_info(text, where="kernel-info"):
         roles = [BUFFER_PARAMS[p] for p, t in zip(params, types)
                  if t == "ptr" and p not in maps]
         for need in ("values", "meta", "dense", "out"):
-            if roles.count(need) != 1:
+            if need == "meta" and not has_metadata(k):
+                if roles.count(need):
+                    raise KernelInfoError(
+                        "%s: a kernel without metadata (meta_layout \"none\") has no "
+                        "pointer parameter for 'meta', found %d in %r"
+                        % (w, roles.count(need), params))
+            elif roles.count(need) != 1:
                 raise KernelInfoError(
                     "%s: expected exactly one pointer parameter for %r, found "
                     "%d in %r" % (w, need, roles.count(need), params))
@@ -370,12 +393,16 @@ def kernel_arg_values(kinfo, buffers, sizes):
     return args
 
 
-def check_problem(kinfo, m, n, k, dtype=None, out_dtype=None, dense_transposed=False):
+def check_problem(kinfo, m, n, k, dtype=None, out_dtype=None, dense_transposed=False,
+                  sparse=True):
     """Compares what the kernel info says about the problem with the
     benchmark's: sizes R/M, P/N, K (top level, as stc-compile writes them,
     or in a "problem" object; -1 means dynamic and is not compared),
     input_type / output_type, sparse ("lhs") and dense_transposed (the
-    program's: B given N x K, or K x N; absent in the kernel info: false).
+    program's: B given N x K, or K x N; absent in the kernel info: false),
+    and whether the kernel takes metadata as the program's A needs
+    (`sparse`: A 2:4, given compressed; else the dense program, which
+    stc-compile must keep on its dense kernel, meta_layout "none").
     Returns a list of mismatch messages (empty when consistent)."""
     want = {"M": m, "N": n, "K": k}
     bad = []
@@ -396,6 +423,11 @@ def check_problem(kinfo, m, n, k, dtype=None, out_dtype=None, dense_transposed=F
     if kinfo.get("dense_transposed", False) is not bool(dense_transposed):
         bad.append("kernel info dense_transposed=%r; the benchmark's B is %s row-major"
                    % (kinfo.get("dense_transposed"), "N x K" if dense_transposed else "K x N"))
+    if has_metadata(kinfo) != bool(sparse):
+        bad.append("kernel info meta_layout=%r, but the program's A is %s"
+                   % (kinfo.get("meta_layout", "canonical"),
+                      "2:4 sparse, given compressed with its metadata" if sparse else
+                      "dense (no metadata): not STC's dense kernel (meta_layout \"none\")"))
     return bad
 
 
@@ -472,6 +504,9 @@ def metadata_layout(kinfo):
     with rows_per_block, k_per_word, threads (meta_geometry), row_blocks =
     ceil(R / rows_per_block), vectors = ceil(ceil(K / k_per_word) / 4),
     total = groups x row_blocks x vectors x 4 x threads words."""
+    if not has_metadata(kinfo):
+        raise KernelInfoError("%s: a kernel without metadata (meta_layout \"none\") has no "
+                              "metadata layout" % kinfo["kernel"])
     rows, depth = int(kinfo["R"]), int(kinfo["K"])
     if rows < 0 or depth < 0:
         raise KernelInfoError("%s: dynamic R or K; the benchmark needs static "

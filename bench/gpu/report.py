@@ -6,29 +6,34 @@ on synthetic records.
 
 import shapes
 
-#: STC's kernels of a GEMM program: "stc" (stc-compile --target=sm_90, the
-#: mma.sp kernel) and "stc_sm90a" (--target=sm_90a: the warp-specialised
-#: TMA + wgmma.mma_async.sp kernel for f16/bf16).
+#: STC's 2:4 kernels of a program (both benchmarks): "stc" (stc-compile
+#: --target=sm_90, the mma.sp kernel) and "stc_sm90a" (--target=sm_90a: the
+#: warp-specialised TMA + wgmma.mma_async.sp kernel for f16/bf16).
 STC_METHODS = ("stc", "stc_sm90a")
+#: STC's kernels of a GEMM program: those two, and "stc_dense", STC's dense
+#: tensor-core kernel (mma.sync m16n8k16) on the same product given dense
+#: (a plain linalg.matmul of the unpruned A, as cuBLAS multiplies it; f16
+#: and bf16 programs), compiled for the "stc" method's target.
+GEMM_STC_METHODS = STC_METHODS + ("stc_dense",)
 #: The baselines: cuBLAS dense; PyTorch's 2:4 backends ("cutlass": its
 #: _FORCE_CUTLASS kernels, which refuse sm_90; "cusparselt"); "cutlass2":
 #: CUTLASS 2.x's Ampere SparseGemm (Sm80 kernels, mma.sp) built for sm_90 by
 #: the benchmark itself (bench/gpu/cutlass2), the open yardstick of STC's own
 #: mma.sp kernel.
-METHODS = STC_METHODS + ("cublas", "cutlass", "cusparselt", "cutlass2")
 BASELINES = ("cublas", "cutlass", "cusparselt", "cutlass2")
-NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "cublas": "cuBLAS dense",
-         "cutlass": "CUTLASS 2:4", "cusparselt": "cuSPARSELt 2:4",
+METHODS = GEMM_STC_METHODS + BASELINES
+NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "stc_dense": "STC dense",
+         "cublas": "cuBLAS dense", "cutlass": "CUTLASS 2:4", "cusparselt": "cuSPARSELt 2:4",
          "cutlass2": "CUTLASS 2.x 2:4 (sm80 kernel)"}
 #: Methods that results written before they existed lack: such a document
 #: renders as it did then (no column, no status line for them).
-LATER_METHODS = ("cutlass2",)
+LATER_METHODS = ("cutlass2", "stc_dense")
 #: The names of the i8 programs' methods where it matters (targets).
 INT8_NAMES = dict(NAMES, cublas="cuBLAS int8 dense", cusparselt="cuSPARSELt int8 2:4")
 #: The manifest key of each STC method's build: None = the program entry's
 #: own fields (ptx, kernel_info, kernel, status, ...), else a sub-object
 #: with the same fields.
-BUILD_KEYS = {"stc": None, "stc_sm90a": "sm90a"}
+BUILD_KEYS = {"stc": None, "stc_sm90a": "sm90a", "stc_dense": "dense"}
 #: Statuses of an STC method that do not make a run "not ok": the kernel
 #: was not built on purpose (the mock, a build without sm_90a, an older
 #: manifest), which the report says.
@@ -39,6 +44,13 @@ NOT_A_FAILURE = ("not_built",)
 #: dimension at least shapes.LARGE_MIN_DIM (shapes.is_large).
 TARGET_DENSE = {"shape": "square-8192", "dtype": "f16", "baseline": "cublas", "ratio": 1.35}
 TARGET_LARGE = {"baseline": "cusparselt", "ratio": 1.0}
+#: The target of STC's dense kernel (stc_dense), the issue that added it
+#: (not DESIGN §8): at least 0.8x cuBLAS dense at 4096^3 f16 on an
+#: H100/H200 (median times; > 1: STC faster). Reported beside the
+#: measured ratio like the sm_90a targets, under design_targets'
+#: "stc_dense_vs_cublas_dense".
+TARGET_STC_DENSE = {"shape": "square-4096", "dtype": "f16", "baseline": "cublas",
+                    "ratio": 0.8}
 #: The dtypes docs/DESIGN.md's targets are about (TFLOP/s). The i8 programs get
 #: the same comparisons in a block of their own (design_targets' "int8":
 #: square-8192-i8 against cuBLAS int8, the large i8 programs against
@@ -71,7 +83,7 @@ def stc_build(p, method):
 def gemm_runnable(p):
     """Whether a GEMM program has any STC kernel to run (else the parent
     records it as build_failed without a worker)."""
-    return any(stc_build(p, m)[0] == "ok" for m in STC_METHODS)
+    return any(stc_build(p, m)[0] == "ok" for m in GEMM_STC_METHODS)
 
 
 def gemm_methods(doc):
@@ -144,22 +156,24 @@ def _methods_of(rec, e, methods_run, result_keys=RESULT_KEYS):
     return methods
 
 
+def _add_speedup(ratios, methods, method, other):
+    """ratios["<method>_speedup_vs_<other>"] = other's median / method's
+    (> 1: `method` faster), where both are ok."""
+    a, b = methods[method], methods[other]
+    if a.get("status") == "ok" and b.get("status") == "ok":
+        ratios["%s_speedup_vs_%s" % (method, other)] = b["median_ms"] / a["median_ms"]
+
+
 def _ratios(methods, baselines, dense, others, stc_methods=("stc",)):
     """Median-time ratios of methods both ok: each STC method against every
     baseline ("<method>_speedup_vs_<baseline>", > 1: STC faster), and each
     of `others` against the dense baseline."""
     ratios = {}
     for sm in stc_methods:
-        stc = methods[sm]
         for b in baselines:
-            be = methods[b]
-            if stc.get("status") == "ok" and be.get("status") == "ok":
-                ratios[sm + "_speedup_vs_" + b] = be["median_ms"] / stc["median_ms"]
-    de = methods[dense]
+            _add_speedup(ratios, methods, sm, b)
     for b in others:
-        be = methods[b]
-        if de.get("status") == "ok" and be.get("status") == "ok":
-            ratios[b + "_speedup_vs_" + dense] = de["median_ms"] / be["median_ms"]
+        _add_speedup(ratios, methods, b, dense)
     return ratios
 
 
@@ -268,11 +282,14 @@ def _md_head(doc, title, mock_source, library, library_key):
                   smi1.get("clocks_event_reasons.active")))
     md.append("- torch %s (CUDA %s), %s %s, Python %s" % (
         sw.get("torch"), sw.get("torch_cuda"), library, sw.get(library_key), sw.get("python")))
-    md.append("- Kernels: %s, target %s%s%s, built %s from commit `%s`%s; %s" % (
+    md.append("- Kernels: %s, target %s%s%s%s, built %s from commit `%s`%s; %s" % (
         b.get("kernel_source"), b.get("target"),
         (" flags `%s`" % " ".join(b["flags"])) if b.get("flags") else "",
         (" (and %s%s)" % (b["target_sm90a"], (" flags `%s`" % " ".join(b["flags_sm90a"]))
                           if b.get("flags_sm90a") else "")) if b.get("target_sm90a") else "",
+        (" (dense kernel %s%s)" % (b["target_dense"], (" flags `%s`" % " ".join(
+            b["flags_dense"])) if b.get("flags_dense") else ""))
+        if b.get("target_dense") else "",
         b.get("utc"), (doc.get("commit") or "unknown")[:12],
         " (dirty tree)" if doc.get("dirty") else "", b.get("stc_version") or ""))
     return md
@@ -385,12 +402,13 @@ def _entry_from(rec, prog):
             "ptxas")
     build = {k: prog.get(k) for k in keys}
     e["build"] = {k: v for k, v in build.items() if v is not None}
-    if isinstance(prog.get("sm90a"), dict):
-        sub = prog["sm90a"]
-        e["build"]["sm90a"] = {k: sub.get(k) for k in ("target", "status", "error") + keys
+    for key in ("sm90a", "dense"):
+        if isinstance(prog.get(key), dict):
+            sub = prog[key]
+            e["build"][key] = {k: sub.get(k) for k in ("target", "status", "error") + keys
                                if sub.get(k) is not None}
     e["methods"] = methods = _methods_of(rec, e, METHODS)
-    for m in STC_METHODS:
+    for m in GEMM_STC_METHODS:
         # A kernel that was not built never ran: the manifest says why (the
         # worker's or the parent's record may not, e.g. for a skipped program).
         status, error, _ = stc_build(prog, m)
@@ -398,9 +416,10 @@ def _entry_from(rec, prog):
             methods[m] = {"status": status, "error": error}
     e["ratios"] = _ratios(methods, BASELINES, "cublas", ("cutlass", "cusparselt", "cutlass2"),
                           STC_METHODS)
-    a, b = methods["stc_sm90a"], methods["stc"]
-    if a.get("status") == "ok" and b.get("status") == "ok":
-        e["ratios"]["stc_sm90a_speedup_vs_stc"] = b["median_ms"] / a["median_ms"]
+    _add_speedup(e["ratios"], methods, "stc_sm90a", "stc")
+    # STC's dense kernel does what cuBLAS does (the unpruned A): compared
+    # with it alone.
+    _add_speedup(e["ratios"], methods, "stc_dense", "cublas")
     return e
 
 
@@ -410,22 +429,31 @@ def _variant(ent):
     return k.get("variant")
 
 
+def _target_at(results, program, method, prefix, target):
+    """One STC method against `target`'s baseline at one program: the
+    ratio (None: not in the run or not measured), the target, both
+    statuses and the kernel variant (keys "<prefix>_status",
+    "<prefix>_variant")."""
+    hit = [e for e in results if e["name"] == program]
+    t = {"program": program, "baseline": target["baseline"], "target_ratio": target["ratio"],
+         "in_run": bool(hit), "ratio": None}
+    if hit:
+        e = hit[0]
+        t["ratio"] = e["ratios"].get("%s_speedup_vs_%s" % (method, target["baseline"]))
+        t[prefix + "_status"] = e["methods"][method].get("status")
+        t["baseline_status"] = e["methods"][target["baseline"]].get("status")
+        t[prefix + "_variant"] = _variant(e["methods"][method])
+    if t["ratio"] is not None:
+        t["at_or_above_target"] = t["ratio"] >= target["ratio"]
+    return t
+
+
 def _targets(results, dense_program, dtypes):
     """The two target comparisons on the results of `dtypes`: STC sm_90a
     against TARGET_DENSE's baseline at `dense_program`, and against
     TARGET_LARGE's on every large program."""
-    td, tl = TARGET_DENSE, TARGET_LARGE
-    hit = [e for e in results if e["name"] == dense_program]
-    dense = {"program": dense_program, "baseline": td["baseline"], "target_ratio": td["ratio"],
-             "in_run": bool(hit), "ratio": None}
-    if hit:
-        e = hit[0]
-        dense.update(ratio=e["ratios"].get("stc_sm90a_speedup_vs_" + td["baseline"]),
-                     sm90a_status=e["methods"]["stc_sm90a"].get("status"),
-                     baseline_status=e["methods"][td["baseline"]].get("status"),
-                     sm90a_variant=_variant(e["methods"]["stc_sm90a"]))
-    if dense["ratio"] is not None:
-        dense["at_or_above_target"] = dense["ratio"] >= td["ratio"]
+    tl = TARGET_LARGE
+    dense = _target_at(results, dense_program, "stc_sm90a", "sm90a", TARGET_DENSE)
     rows = []
     for e in results:
         if not e.get("large") or e.get("dtype") not in dtypes:
@@ -454,10 +482,16 @@ def design_targets(results):
     ratio with its threshold): the ratio to cuBLAS at TARGET_DENSE's
     program, and the ratio to cuSPARSELt on every large program, both on
     the TARGET_DTYPES programs; under "int8" the same comparisons on the
-    i8 programs (square-8192-i8, int8 baselines)."""
+    i8 programs (square-8192-i8, int8 baselines); under
+    "stc_dense_vs_cublas_dense" STC's dense kernel against cuBLAS at
+    TARGET_STC_DENSE's program (an issue's target, not DESIGN's)."""
     doc = _targets(results, "%s-%s" % (TARGET_DENSE["shape"], TARGET_DENSE["dtype"]),
                    TARGET_DTYPES)
     doc["int8"] = _targets(results, "%s-i8" % TARGET_DENSE["shape"], INT8_DTYPES)
+    td = TARGET_STC_DENSE
+    doc["stc_dense_vs_cublas_dense"] = dict(
+        _target_at(results, "%s-%s" % (td["shape"], td["dtype"]), "stc_dense", "stc_dense", td),
+        source="the issue that added the stc_dense method (not DESIGN §8)")
     return doc
 
 
@@ -481,27 +515,41 @@ def assemble(manifest, recs, programs, selected, meta):
             "stc_methods": {"stc": "stc-compile --target=%s (mma.sp)" % manifest.get("target"),
                             "stc_sm90a": "stc-compile --target=%s (TMA + wgmma.mma_async.sp "
                                          "where the kernel info's variant is wgmma)"
-                                         % (manifest.get("target_sm90a") or "sm_90a")},
+                                         % (manifest.get("target_sm90a") or "sm_90a"),
+                            "stc_dense": "stc-compile --target=%s of the product as a dense "
+                                         "linalg.matmul (the dense tensor-core kernel, "
+                                         "mma.sync m16n8k16) on the unpruned A, checked "
+                                         "against A @ B like cuBLAS; f16/bf16"
+                                         % (manifest.get("target_dense")
+                                            or manifest.get("target"))},
             "timing": TIMING + "; median and min",
             "rotation": "every call uses the next of `copies` input sets (A/B/output), "
                         "chosen so STC's working set is at least twice the L2 size"},
         fmt, results,
-        _summary(results, METHODS, BASELINES, fmt, by_type.get("fatal", []), STC_METHODS),
+        _summary(results, METHODS, BASELINES, fmt, by_type.get("fatal", []),
+                 GEMM_STC_METHODS),
         extra={"design_targets": design_targets(results)})
 
 
-def _md_target_lines(t, names):
-    """The two lines of one _targets() block (names: the baselines')."""
-    d, g = t["sm90a_vs_cublas_dense"], t["sm90a_vs_cusparselt_large"]
+def _md_target_at(d, method, prefix, names):
+    """The line of one _target_at() comparison (names: the methods')."""
     if not d["in_run"]:
         got = "not in this run"
     elif d["ratio"] is None:
-        got = "not measured (STC sm_90a %s, %s %s)" % (
-            d.get("sm90a_status"), names[d["baseline"]], d.get("baseline_status"))
+        got = "not measured (%s %s, %s %s)" % (
+            names[method], d.get(prefix + "_status"), names[d["baseline"]],
+            d.get("baseline_status"))
     else:
-        got = "measured %s (kernel variant `%s`)" % (_ratio(d["ratio"]), d.get("sm90a_variant"))
-    md = ["- ≥ %.2f× %s at %s: %s." % (d["target_ratio"], names[d["baseline"]],
-                                       d["program"], got)]
+        got = "measured %s (kernel variant `%s`)" % (_ratio(d["ratio"]),
+                                                    d.get(prefix + "_variant"))
+    return "- ≥ %.2f× %s at %s: %s." % (d["target_ratio"], names[d["baseline"]],
+                                        d["program"], got)
+
+
+def _md_target_lines(t, names):
+    """The two lines of one _targets() block (names: the methods')."""
+    g = t["sm90a_vs_cusparselt_large"]
+    md = [_md_target_at(t["sm90a_vs_cublas_dense"], "stc_sm90a", "sm90a", names)]
     if not g["large_programs_in_run"]:
         got = "no large program in this run"
     elif not g["measured"]:
@@ -536,34 +584,58 @@ def _md_targets(doc):
                   "states its targets for f16/bf16; these thresholds are for comparison):\n")
         md += _md_target_lines(t["int8"], INT8_NAMES)
     md.append("")
+    # Documents written before the stc_dense method have no such target.
+    if t.get("stc_dense_vs_cublas_dense"):
+        md += ["## Target of STC's dense kernel\n",
+               "STC dense is stc-compile's dense tensor-core kernel on the same product (the "
+               "unpruned A, as cuBLAS gets it); the target is the issue's that added the "
+               "method, on an H100/H200 (median times; > 1: STC dense faster).\n",
+               _md_target_at(t["stc_dense_vs_cublas_dense"], "stc_dense", "stc_dense", NAMES),
+               ""]
     return md
+
+
+def _has_stc_dense(rows):
+    """Whether any of `rows` has STC's dense kernel (a status other than
+    not_built: i8 programs, mock runs and documents written before the
+    method have none), so that its columns are shown."""
+    return any(e["methods"].get("stc_dense", {}).get("status", "not_built")
+               not in NOT_A_FAILURE for e in rows)
 
 
 def _md_dtype_table(rows, dt, unit, c2=False):
     """The table of every method on the `dt` programs (rates in `unit`);
-    c2: with the cutlass2 columns (documents that have the method)."""
+    c2: with the cutlass2 columns (documents that have the method); STC
+    dense's rate beside cuBLAS's and its ratio last, where the rows have
+    that kernel (_has_stc_dense)."""
+    sd = _has_stc_dense(rows)
     md = ["## %s%s\n" % (dt, " (rates in TOPS: dense-equivalent 2·M·N·K integer operations "
                                 "per second; int8 baselines)" if unit == "TOPS" else "")]
     md.append("| shape | M | N | K | STC ms (min) | STC {u} | STC sm_90a ms (min) | "
-              "STC sm_90a {u} | cuBLAS {u} | CUTLASS 2:4 {u} | "
+              "STC sm_90a {u} | {sd}cuBLAS {u} | CUTLASS 2:4 {u} | "
               "cuSPARSELt 2:4 {u} | {c2}STC vs cuBLAS | STC vs CUTLASS | "
-              "STC vs cuSPARSELt |{c2r}".format(
+              "STC vs cuSPARSELt |{c2r}{sdr}".format(
                   u=unit, c2=("%s %s | " % (NAMES["cutlass2"], unit)) if c2 else "",
-                  c2r=" STC vs CUTLASS 2.x |" if c2 else ""))
+                  c2r=" STC vs CUTLASS 2.x |" if c2 else "",
+                  sd=("%s %s | " % (NAMES["stc_dense"], unit)) if sd else "",
+                  sdr=" STC dense vs cuBLAS |" if sd else ""))
     md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-              + ("---:|---:|" if c2 else ""))
+              + ("---:|---:|" if c2 else "") + ("---:|---:|" if sd else ""))
     for e in rows:
         mt, r = e["methods"], e["ratios"]
-        md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s%s | %s | %s |%s"
+        md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s%s | %s | %s | %s%s | %s | %s |%s%s"
                   % (e["shape"], e["M"], e["N"], e["K"], _cell(mt["stc"], "ms"),
                      _cell(mt["stc"], "tf"), _cell(mt["stc_sm90a"], "ms"),
-                     _cell(mt["stc_sm90a"], "tf"), _cell(mt["cublas"], "tf"),
+                     _cell(mt["stc_sm90a"], "tf"),
+                     ("%s | " % _cell(mt["stc_dense"], "tf")) if sd else "",
+                     _cell(mt["cublas"], "tf"),
                      _cell(mt["cutlass"], "tf"), _cell(mt["cusparselt"], "tf"),
                      ("%s | " % _cell(mt["cutlass2"], "tf")) if c2 else "",
                      _ratio(r.get("stc_speedup_vs_cublas")),
                      _ratio(r.get("stc_speedup_vs_cutlass")),
                      _ratio(r.get("stc_speedup_vs_cusparselt")),
-                     (" %s |" % _ratio(r.get("stc_speedup_vs_cutlass2"))) if c2 else ""))
+                     (" %s |" % _ratio(r.get("stc_speedup_vs_cutlass2"))) if c2 else "",
+                     (" %s |" % _ratio(r.get("stc_dense_speedup_vs_cublas"))) if sd else ""))
     md.append("")
     return md
 
@@ -649,6 +721,13 @@ def markdown(doc):
                   "operations) and their ratios compare int8 methods only.")
     methods = gemm_methods(doc)
     c2 = "cutlass2" in methods
+    if _has_stc_dense(doc["results"]):
+        md.append("- %s: stc-compile's dense tensor-core kernel (`mma.sync` m16n8k16, "
+                  "`cp.async` pipeline) for the same product written as a plain "
+                  "`linalg.matmul`, which STC keeps dense, built for STC's target; f16 and "
+                  "bf16 programs. It multiplies the unpruned A, as cuBLAS does, and is "
+                  "checked against float64 A·B; its ratio is cuBLAS's median / its median."
+                  % NAMES["stc_dense"])
     if c2:
         md.append("- %s: CUTLASS 2.x's `cutlass::gemm::device::SparseGemm` with "
                   "`cutlass::arch::Sm80` kernels (`mma.sp`, as CUTLASS's example 15) compiled "
@@ -672,7 +751,8 @@ def markdown(doc):
     md += _md_kernels(doc, [
         ("variant", "---", lambda k: k.get("variant", "?")),
         ("cluster", "---", lambda k: "×".join(map(str, k.get("cluster") or [1, 1, 1]))),
-        ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))], STC_METHODS)
+        ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))],
+        tuple(m for m in GEMM_STC_METHODS if m in methods))
     md += _md_tail(doc, methods, NAMES)
     return "\n".join(md) + "\n"
 
@@ -682,14 +762,18 @@ def compact(doc):
     TFLOP/s (dense-equivalent; TOPS for i8 programs) or status, and STC's
     ratios."""
     methods = gemm_methods(doc)
-    labels = {"stc": "STC", "stc_sm90a": "STC sm_90a", "cublas": "cuBLAS", "cutlass": "CUTLASS",
-              "cusparselt": "cuSPARSELt", "cutlass2": "CUTLASS 2.x"}
+    labels = {"stc": "STC", "stc_sm90a": "STC sm_90a", "stc_dense": "STC dense",
+              "cublas": "cuBLAS", "cutlass": "CUTLASS", "cusparselt": "cuSPARSELt",
+              "cutlass2": "CUTLASS 2.x"}
     cols = [("STC vs cuBLAS / cuSPARSELt", "stc_speedup_vs_cublas", "stc_speedup_vs_cusparselt"),
             ("sm_90a vs cuBLAS / cuSPARSELt", "stc_sm90a_speedup_vs_cublas",
              "stc_sm90a_speedup_vs_cusparselt")]
     if "cutlass2" in methods:
         cols.append(("STC / sm_90a vs CUTLASS 2.x", "stc_speedup_vs_cutlass2",
                      "stc_sm90a_speedup_vs_cutlass2"))
+    if "stc_dense" in methods:
+        cols.append(("dense vs cuBLAS / sm_90a vs cuBLAS", "stc_dense_speedup_vs_cublas",
+                     "stc_sm90a_speedup_vs_cublas"))
     return _compact(doc, methods, tuple(labels[m] for m in methods), 40, cols,
                     title="program (TFLOP/s; i8: TOPS)")
 
@@ -729,9 +813,7 @@ def _conv_entry(rec, prog):
         if status != "ok":
             methods[m] = {"status": status, "error": error}
     e["ratios"] = _ratios(methods, CONV_BASELINES, "cudnn", ("cudnn_pruned",), STC_METHODS)
-    a, b = methods["stc_sm90a"], methods["stc"]
-    if a.get("status") == "ok" and b.get("status") == "ok":
-        e["ratios"]["stc_sm90a_speedup_vs_stc"] = b["median_ms"] / a["median_ms"]
+    _add_speedup(e["ratios"], methods, "stc_sm90a", "stc")
     return e
 
 

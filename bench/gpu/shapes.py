@@ -19,11 +19,16 @@ DTYPES = ("f16", "bf16", "i8")
 #: whether B is given as N x K (K contiguous), which the i8 sm_90a kernel
 #: (TMA + wgmma s8) needs, instead of K x N; `integer`: exact results, rates
 #: in TOPS; `k_multiple`: what K must be a multiple of for STC (a value row,
-#: K/2 elements, must be a multiple of 16 bytes for the i8 kernels).
+#: K/2 elements, must be a multiple of 16 bytes for the i8 kernels);
+#: `stc_dense`: whether STC's dense tensor-core kernel (method stc_dense,
+#: mma.sync m16n8k16) is built for it: f16 and bf16 products only.
 DTYPE_INFO = {
-    "f16": {"out": None, "dense_transposed": False, "integer": False, "k_multiple": 16},
-    "bf16": {"out": None, "dense_transposed": False, "integer": False, "k_multiple": 16},
-    "i8": {"out": "i32", "dense_transposed": True, "integer": True, "k_multiple": 32},
+    "f16": {"out": None, "dense_transposed": False, "integer": False, "k_multiple": 16,
+            "stc_dense": True},
+    "bf16": {"out": None, "dense_transposed": False, "integer": False, "k_multiple": 16,
+             "stc_dense": True},
+    "i8": {"out": "i32", "dense_transposed": True, "integer": True, "k_multiple": 32,
+           "stc_dense": False},
 }
 
 
@@ -45,6 +50,11 @@ def dense_transposed(dtype):
 def is_integer(dtype):
     """Whether `dtype` programs are integer (exact results; rates in TOPS)."""
     return DTYPE_INFO.get(dtype, {}).get("integer", False)
+
+
+def has_stc_dense(dtype):
+    """Whether `dtype` programs also get STC's dense kernel (stc_dense)."""
+    return DTYPE_INFO.get(dtype, {}).get("stc_dense", False)
 
 
 def rate_unit(dtype):

@@ -5,12 +5,14 @@ no torch, for launch-equivalence.test and scripts in the same directory.
 
     launch_trace.py --bench DIR --trace-lib libstc_trace_cuda.so
                     [--runtime-lib libstc_runtime_cuda.so] [--copies 2]
-                    MANIFEST... > TRACE
+                    [--methods stc,stc_sm90a,...] MANIFEST... > TRACE
 
 DIR is a bench/gpu directory: this checkout's, or an older one taken from
 git (compare-launch-traces.sh does that). For every program of each build
 manifest (`run_gpu_bench.sh build` / `build-conv`) and every STC kernel it
-has (methods stc and stc_sm90a), the worker's own `run_stc` runs as on a GPU
+has (methods stc and stc_sm90a; for a GEMM also stc_dense, STC's dense
+kernel, where DIR's version has it; --methods: only those of the given
+methods), the worker's own `run_stc` runs as on a GPU
 -- kernel-info checks, module load, function attributes, shared-memory
 opt-in, occupancy, the metadata conversion and tensor maps of every input
 copy, the check launch and its repeat, timed launches over the copies,
@@ -130,7 +132,11 @@ def stub_worker(w, torch, copies):
     w.time_method = time_method
 
 
-def gemm_ctx(torch, p, copies):
+def gemm_ctx(torch, p, copies, method, gemm_bench):
+    """The worker's context of a GEMM program's STC kernel `method`: the
+    2:4 kernels' (values, metadata, B, outputs per copy), or for STC's
+    dense kernel gemm_bench's dense_context of it, with an unpruned A per
+    copy (allocated after the others)."""
     dt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
           "i8": torch.int8}[p["dtype"]]
     odt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
@@ -144,6 +150,9 @@ def gemm_ctx(torch, p, copies):
         ctx["MT"].append(torch.empty((m, k // 16), dtype=torch.int16))
         ctx["B"].append(torch.empty((n, k) if tr else (k, n), dtype=dt))
         ctx["out"].append(torch.empty((m, n), dtype=odt))
+    if method == "stc_dense":
+        ctx = gemm_bench.dense_context(
+            ctx, [torch.empty((m, k), dtype=dt) for _ in range(copies)], None)
     return ctx
 
 
@@ -184,6 +193,8 @@ def main():
     ap.add_argument("--trace-lib", required=True)
     ap.add_argument("--runtime-lib")
     ap.add_argument("--copies", type=int, default=2)
+    ap.add_argument("--methods", help="comma-separated STC methods to trace (default: every "
+                                      "one DIR's version knows)")
     ap.add_argument("manifests", nargs="+")
     args = ap.parse_args()
     log = tempfile.NamedTemporaryFile(prefix="stc-trace-", suffix=".log", delete=False).name
@@ -226,14 +237,19 @@ def main():
             w.drv = w.cudrv.Driver(os.path.abspath(args.trace_lib))
             w.drv.init()
         stub_worker(w, torch, args.copies)
+        # STC's kernels as DIR's version names them (older ones: no dense kernel).
+        methods = report.STC_METHODS if conv else getattr(report, "GEMM_STC_METHODS",
+                                                          report.STC_METHODS)
+        if args.methods:
+            methods = [m for m in methods if m in args.methods.split(",")]
         for p in manifest["programs"]:
-            for method in report.STC_METHODS:
+            for method in methods:
                 status, _, kp = report.stc_build(p, method)
                 if status != "ok":
                     continue
                 torch.next_addr = TENSOR_BASE
                 ctx = (conv_ctx(torch, p, kp, args.copies) if conv
-                       else gemm_ctx(torch, p, args.copies))
+                       else gemm_ctx(torch, p, args.copies, method, mod))
                 ent = w.run_stc(kp, {}, ctx, 0, 0.5, method=method)
                 with open(log) as f:
                     f.seek(pos)

@@ -167,6 +167,28 @@ I8_WGMMA = {"accumulator": "s32", "dense_transposed": True, "input_type": "i8",
                              "param": "dense_map", "swizzle": 128}]}
 
 
+#: The kernel info of STC's dense tensor-core kernel as stc-compile
+#: --target=sm_90 writes it for the benchmark's dense program of square-4096
+#: f16 (method stc_dense): meta_layout "none", no meta parameter, values =
+#: A whole, the metadata geometry 0.
+DENSE_INFO = {
+    "K": 4096, "P": 4096, "R": 4096, "accumulator": "f32", "block": [128, 1, 1],
+    "cluster": [1, 1, 1], "dense_transposed": False, "grid": [32, 32, 1], "groups": 1,
+    "input_type": "f16", "kernel": "stc_gemm_0", "meta_k_per_word": 0, "meta_layout": "none",
+    "meta_rows_per_block": 0, "meta_threads": 0, "mma": "m16n8k16", "num_pointers": 3,
+    "ordered_metadata": False, "output_type": "f16",
+    "param_types": ["ptr"] * 3 + ["i32"] * 5,
+    "params": ["values", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"],
+    "shared_bytes": 0, "sparse": "lhs", "stages": 3, "static_shared_bytes": 49152,
+    "tile": [128, 128], "variant": "staged"}
+
+
+def dense_info(**kw):
+    k = json.loads(json.dumps(DENSE_INFO))
+    k.update(kw)
+    return k
+
+
 def fake_ptx_for(kinfo):
     """A PTX text whose .entry has the kernel info's parameters."""
     sz = {"ptr": "u64", "i32": "u32", "i64": "u64"}
@@ -243,7 +265,10 @@ def timing(ms):
             "repeats": 3, "warmup": 4}
 
 
-def fake_programs(table=shapes.QUICK, dtypes=("f16", "bf16")):
+def fake_programs(table=shapes.QUICK, dtypes=("f16", "bf16"), dense=False):
+    """Manifest programs of `table` x `dtypes`, both 2:4 kernels built;
+    dense: also STC's dense kernel where the dtype has it (else its
+    not_built entry, as the build writes them)."""
     progs = []
     for i, (name, group, m, n, k) in enumerate(table):
         for dt in dtypes:
@@ -254,6 +279,13 @@ def fake_programs(table=shapes.QUICK, dtypes=("f16", "bf16")):
                           "status": "ok", "kernel": GOOD_INFO[0],
                           "sm90a": {"target": "sm_90a", "status": "ok", "kernel": WGMMA_INFO,
                                     "ptx": "k_sm90a.ptx", "kernel_info": "k_sm90a.json"}})
+            if dense:
+                why = build_programs.dense_not_built(False, "sm_90", dt)
+                progs[-1]["dense"] = (
+                    {"target": "sm_90", "status": "not_built", "error": why} if why else
+                    {"target": "sm_90", "status": "ok", "kernel": dense_info(input_type=dt,
+                                                                             output_type=dt),
+                     "ptx": "k_dense.ptx", "kernel_info": "k_dense.json"})
     return progs
 
 
@@ -288,9 +320,13 @@ def bench_run(script, mp, tmp, tag, args):
 def check_build_dir(work, expect_mock, nprogs, parse, check=None):
     """A `build --quick` / `build-conv --quick` work directory: nprogs
     programs, all ok, each with PTX, kernel info (parse: the benchmark's
-    parser; check(program, kernel info) asserts the rest) and program text,
-    the PTX .entry matching, ptxas -arch=<target> accepting it. Returns
-    (manifest, the check's summary)."""
+    parser; check(program, kernel info, build key) asserts the rest: key
+    None for the program's own kernel, else its manifest key) and program
+    text, the PTX .entry matching, ptxas -arch=<target> accepting it; the
+    same for every further kernel (build_programs.SUB_BUILDS: sm_90a, and
+    the GEMM's dense one) the program has, ok unless the build leaves it
+    out on purpose (--mock; the dense kernel of a dtype without it).
+    Returns (manifest, the check's summary)."""
     with open(os.path.join(work, "manifest.json")) as f:
         man = json.load(f)
     assert man["mock"] == expect_mock and man["quick"] is True
@@ -301,25 +337,29 @@ def check_build_dir(work, expect_mock, nprogs, parse, check=None):
     for p in progs:
         assert p["status"] == "ok", "%s: %s" % (p["name"], p.get("error"))
         assert os.path.getsize(os.path.join(work, p["mlir"])) > 0, p["name"]
-        # The program's kernel, and the sm_90a one where the build made it
-        # (the GEMM benchmark's "sm90a"; --mock: not built).
-        builds = [(man["target"], p)]
-        sub = p.get("sm90a")
-        if isinstance(sub, dict):
-            assert sub["status"] == ("not_built" if expect_mock else "ok"), (p["name"], sub)
+        # The program's kernel, and the others where the build made them.
+        builds = [(man["target"], p, None)]
+        for key, _ in build_programs.SUB_BUILDS:
+            sub = p.get(key)
+            if not isinstance(sub, dict):
+                continue
+            skipped = expect_mock or (key == "dense" and not shapes.has_stc_dense(p["dtype"]))
+            assert sub["status"] == ("not_built" if skipped else "ok"), (p["name"], key, sub)
             if sub["status"] == "ok":
-                builds.append((sub["target"], sub))
-        for target, b in builds:
-            for key in ("ptx", "kernel_info"):
-                assert os.path.getsize(os.path.join(work, b[key])) > 0, (p["name"], key)
+                assert sub["target"] == man["target_" + key], (p["name"], key, sub)
+                builds.append((sub["target"], sub, key))
+        for target, b, key in builds:
+            for field in ("ptx", "kernel_info"):
+                assert os.path.getsize(os.path.join(work, b[field])) > 0, (p["name"], field)
             with open(os.path.join(work, b["kernel_info"])) as f:
                 ki = parse(f.read())
             assert len(ki) == 1
             with open(os.path.join(work, b["ptx"])) as f:
                 kernel_info.check_ptx_against_info(f.read(), ki[0])
             if check:
-                check(p, ki[0])
-            variants.setdefault(target, []).append(ki[0].get("variant", "?"))
+                check(p, ki[0], key)
+            variants.setdefault(target if key != "dense" else "%s dense" % target,
+                                []).append(ki[0].get("variant", "?"))
             if os.access(ptxas, os.X_OK):
                 r = subprocess.run([ptxas, "-arch=" + target, os.path.join(work, b["ptx"]),
                                     "-o", os.devnull],

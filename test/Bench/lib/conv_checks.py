@@ -531,7 +531,9 @@ def t_conv_direct():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def conv_kernel_fits(p, ki):
+def conv_kernel_fits(p, ki, key=None):
+    """Each of a program's kernels (key: which; check_build_dir) fits its
+    geometry."""
     bad = conv_kernel.check(ki, p["conv"])[0]
     assert bad == [], (p["name"], bad)
 

@@ -1,9 +1,10 @@
 """The GEMM benchmark's checks without torch: format24 against the
 independent reference test/lib/stc_ref.py; kernel-info and PTX validation
-(kernel_info.py) with every error message; the report from synthetic
-records (f16/bf16 and i8); the program text through stc-opt and stc-run
-(CPU, and the emulator); `build --quick` (stc-compile + ptxas) and
-`build --quick --mock` (nvcc)."""
+(kernel_info.py) with every error message, for the 2:4 kernels and STC's
+dense one; the report from synthetic records (f16/bf16 and i8, the
+stc_dense method and its target); the program text (2:4 and dense) through
+stc-opt and stc-run (CPU, and the emulator); `build --quick` (stc-compile +
+ptxas) and `build --quick --mock` (nvcc)."""
 
 import json
 import os
@@ -221,6 +222,53 @@ def t_kernel_info_sm90a():
             "geometry, %d error messages" % 19)
 
 
+def t_kernel_info_dense():
+    """STC's dense kernel (meta_layout "none"): its kernel info accepted,
+    its arguments (values = A whole, no meta, value_cols = K, meta_cols =
+    0), the program check telling a dense kernel from a 2:4 one, and what
+    a kernel info without metadata must not have."""
+    ki = kernel_info.parse_kernel_info(json.dumps([DENSE_INFO]))[0]
+    kernel_info.check_ptx_against_info(fake_ptx_for(ki), ki)
+    assert not kernel_info.has_metadata(ki) and kernel_info.has_metadata(GOOD_INFO[0])
+    assert kernel_info.check_problem(ki, 4096, 4096, 4096, "f16", "f16", sparse=False) == []
+    bad = kernel_info.check_problem(ki, 4096, 4096, 4096, "f16", "f16")
+    assert bad == ["kernel info meta_layout='none', but the program's A is 2:4 sparse, given "
+                   "compressed with its metadata"], bad
+    bad = kernel_info.check_problem(dict(GOOD_INFO[0], meta_layout="canonical"), 256, 128, 512,
+                                    sparse=False)
+    assert bad == ["kernel info meta_layout='canonical', but the program's A is dense (no "
+                   "metadata): not STC's dense kernel (meta_layout \"none\")"], bad
+    # A 2:4 kernel info without meta_layout (older ones) has metadata.
+    assert "not STC's dense kernel" in kernel_info.check_problem(GOOD_INFO[0], 256, 128, 512,
+                                                                 sparse=False)[0]
+    args = kernel_info.kernel_arg_values(ki, {"values": 1, "dense": 3, "out": 4},
+                                         {"M": 4096, "N": 4096, "K": 4096, "VC": 4096, "MC": 0})
+    assert args == [("values", "ptr", 1), ("dense", "ptr", 3), ("out", "ptr", 4),
+                    ("R", "i32", 4096), ("P", "i32", 4096), ("K", "i32", 4096),
+                    ("value_cols", "i32", 4096), ("meta_cols", "i32", 0)], args
+    assert kernel_info.check_tensor_maps(ki, {"values": (4096, 4096), "dense": (4096, 4096),
+                                              "out": (4096, 4096)}, {}) == []
+    assert kernel_info.kernel_to_launch(ki, 4096, 4096) == "stc_gemm_0"
+    parse = kernel_info.parse_kernel_info
+    with_meta = dense_info(params=["values", "meta", "dense", "out", "R", "P", "K",
+                                   "value_cols", "meta_cols"],
+                           param_types=["ptr"] * 4 + ["i32"] * 5, num_pointers=4)
+    expect_error(lambda: parse(json.dumps([with_meta])),
+                 "a kernel without metadata (meta_layout \"none\") has no pointer parameter "
+                 "for 'meta', found 1")
+    expect_error(lambda: parse(json.dumps([dense_info(meta_threads=32)])),
+                 "has no metadata geometry, but meta_threads=32")
+    expect_error(lambda: parse(json.dumps([dense_info(meta_layout="canonical",
+                                                      meta_kernel="k_meta")])),
+                 "\"meta_rows_per_block\" must be a positive integer, got 0")
+    expect_error(lambda: parse(json.dumps([dense_info(
+        meta_layout="canonical", meta_rows_per_block=32, meta_k_per_word=32, meta_threads=32)])),
+        "expected exactly one pointer parameter for 'meta', found 0")
+    expect_error(lambda: kernel_info.metadata_layout(ki), "has no metadata layout")
+    return ("kernel info, arguments (values = A, value_cols = K, meta_cols = 0), dense vs 2:4 "
+            "program check, 5 error messages")
+
+
 def t_report():
     progs = fake_programs()
     progs[1]["sm90a"] = {"target": "sm_90a", "status": "failed",
@@ -324,6 +372,102 @@ def t_report():
     assert "## STC sm_90a speedups" not in report.markdown(d3)
     return ("ratios (both STC kernels), statuses, tables, docs/DESIGN.md §8 targets, a manifest "
             "without sm_90a")
+
+
+def t_report_dense():
+    """STC's dense kernel (method stc_dense) in the report: built for f16
+    and bf16 only (i8: not_built with the reason, which is not a failure),
+    stc_dense_speedup_vs_cublas = cuBLAS's median / its median and no ratio
+    against the 2:4 baselines, a wrong or failed result left out of the
+    ratios and failing the run, its columns (none in the i8 table), its
+    kernel rows, and the issue's target (>= 0.8x cuBLAS at square-4096-f16)
+    measured, missed, not measured and not in the run."""
+    table = [("square-4096", "square", 4096, 4096, 4096),
+             ("bert-base-attn-768x768-b8", "bert", 768, 1024, 768)]
+    progs = fake_programs(table, dtypes=("f16", "bf16", "i8"), dense=True)
+    ok = lambda ms, **kw: dict(timing(ms), status="ok", rel_error=1e-3, **kw)  # noqa: E731
+    unav = {"status": "unavailable", "error": "RuntimeError: only sm_8x"}
+    base = lambda **kw: dict({"stc": ok(2.0), "stc_sm90a": ok(0.5), "cublas": ok(1.0),  # noqa: E731
+                              "cutlass": unav, "cusparselt": ok(0.8)}, **kw)
+    dk = dict(DENSE_INFO, registers=238, blocks_per_sm=1)
+    recs = [
+        {"type": "env", "gpu": {"name": "Fake GPU"}, "software": {"torch": "x"}},
+        {"type": "format_check", "ok": True},
+        {"type": "result", "index": 0, "methods": base(stc_dense=ok(1.25, kernel=dk))},
+        {"type": "result", "index": 1, "methods": base(stc_dense=dict(
+            timing(3.0), status="wrong", rel_error=0.5, error="differs"))},
+        {"type": "result", "index": 2, "unit": "TOPS", "methods": base()},
+        {"type": "result", "index": 3, "methods": base(stc_dense=ok(0.1),
+                                                        cublas=ok(0.05))},
+        {"type": "result", "index": 4, "methods": base(stc_dense={
+            "status": "failed", "error": "CudaError: cuLaunchKernel failed"})},
+        {"type": "result", "index": 5, "unit": "TOPS", "methods": base()},
+    ]
+    meta = {"utc": "20260101T000000Z", "time_budget_s": 400, "stall_s": 150,
+            "max_method_s": 0.5, "max_repeats": 200, "tolerance": 1e-2}
+    man = {"target": "sm_90", "target_sm90a": "sm_90a", "target_dense": "sm_90",
+           "flags_dense": []}
+    doc = report.assemble(man, recs, progs, list(range(len(progs))), meta)
+    json.dumps(doc)
+    by = {e["name"]: e for e in doc["results"]}
+    r = by["square-4096-f16"]["ratios"]
+    assert abs(r["stc_dense_speedup_vs_cublas"] - 0.8) < 1e-12, r
+    assert not [k for k in r if k.startswith("stc_dense_") and k != "stc_dense_speedup_vs_cublas"]
+    assert abs(by["bert-base-attn-768x768-b8-f16"]["ratios"]["stc_dense_speedup_vs_cublas"]
+               - 0.5) < 1e-12
+    assert "stc_dense_speedup_vs_cublas" not in by["square-4096-bf16"]["ratios"]
+    i8 = by["square-4096-i8"]["methods"]["stc_dense"]
+    assert i8["status"] == "not_built" and "f16 and bf16 only" in i8["error"], i8
+    assert doc["summary"]["status_counts"]["stc_dense"] == {
+        "ok": 2, "wrong": 1, "failed": 1, "not_built": 2}, doc["summary"]
+    assert doc["summary"]["ok"] is False
+    assert "mma.sync m16n8k16" in doc["settings"]["stc_methods"]["stc_dense"]
+    t = doc["design_targets"]["stc_dense_vs_cublas_dense"]
+    assert (t["program"], t["baseline"], t["target_ratio"], t["stc_dense_status"],
+            t["stc_dense_variant"], t["at_or_above_target"]) == (
+        "square-4096-f16", "cublas", 0.8, "ok", "staged", True), t
+    assert abs(t["ratio"] - 0.8) < 1e-12, t
+    md = report.markdown(doc)
+    flop = 2 * 4096 ** 3
+    for x in ("## Target of STC's dense kernel",
+              "- ≥ 0.80× cuBLAS dense at square-4096-f16: measured 0.80× (kernel variant "
+              "`staged`).",
+              "target sm_90 (and sm_90a) (dense kernel sm_90), built",
+              "- STC dense: stc-compile's dense tensor-core kernel (`mma.sync` m16n8k16",
+              "| STC sm_90a TFLOP/s | STC dense TFLOP/s | cuBLAS TFLOP/s |",
+              "| STC vs CUTLASS 2.x | STC dense vs cuBLAS |\n",
+              "| 274.9 | %.1f | %.1f |" % (flop / 1.25e-3 / 1e12, flop / 1e-3 / 1e12),
+              "| – | 0.80× |\n", "| 45.8 (wrong) | 137.4 |",
+              "| square-4096-f16 | STC dense | `stc_gemm_0` | 32×32×1 | 128×1×1 | staged "
+              "| 1×1×1 | 0 | 238 |",
+              "- STC dense: wrong: differs, on 1 program(s): square-4096-bf16 (rel. error "
+              "5.00e-01)",
+              "- STC dense: not_built: i8: STC's dense tensor-core kernel (mma.sync m16n8k16) "
+              "multiplies f16 and bf16 only, on 2 program(s)"):
+        assert x in md, "markdown lacks %r:\n%s" % (x, md)
+    # The i8 table has no STC dense column: no i8 program has the kernel.
+    i8_part = md.split("## i8")[1].split("## STC sm_90a speedups")[0]
+    assert "STC dense" not in i8_part and "| STC sm_90a TOPS | cuBLAS TOPS |" in i8_part, i8_part
+    cp = report.compact(doc)
+    assert "dense vs cuBLAS / sm_90a vs cuBLAS" in cp and "0.80× / 2.00×" in cp, cp
+    # The target missed, not measured (a wrong result), not in the run.
+    recs[2]["methods"]["stc_dense"] = ok(2.0)
+    t = report.assemble(man, recs, progs, list(range(len(progs))),
+                        meta)["design_targets"]["stc_dense_vs_cublas_dense"]
+    assert t["ratio"] == 0.5 and t["at_or_above_target"] is False, t
+    recs[2]["methods"]["stc_dense"] = dict(timing(1.0), status="wrong", rel_error=0.3)
+    d2 = report.assemble(man, recs, progs, list(range(len(progs))), meta)
+    assert "- ≥ 0.80× cuBLAS dense at square-4096-f16: not measured (STC dense wrong, cuBLAS "\
+        "dense ok)." in report.markdown(d2)
+    d3 = report.assemble(man, recs, progs, [3, 4, 5], meta)
+    assert "at square-4096-f16: not in this run." in report.markdown(d3)
+    # No program with the kernel (an i8-only run, a mock or older build): no
+    # dense column and no description; the target still says why.
+    d4 = report.assemble(man, recs, progs, [2, 5], meta)
+    md4 = report.markdown(d4)
+    assert "STC dense TOPS" not in md4 and "- STC dense: stc-compile" not in md4, md4
+    return ("stc_dense_speedup_vs_cublas, statuses (i8 not_built), columns beside cuBLAS, "
+            "kernel rows, the 0.8x target at square-4096-f16 met/missed/not measured/not run")
 
 
 def t_report_int8():
@@ -592,12 +736,26 @@ def program_inputs(dt, tmp):
     return paths, pr.astype(np.float64) @ kn.astype(np.float64)
 
 
-def stc_run_program(run, prog, inputs, dev, target, out_path, ref, what, notes):
-    """stc-run of a 64x48 program on `inputs` (--device=dev, --target):
-    its rel. error against `ref` (< 1e-2), or for an integer output
-    "exact" (equal to it); None, with a note, when the sm_90a kernel does
-    not run on the emulator yet."""
-    p = subprocess.run([run, prog, "--entry=spmm", "--device=" + dev]
+def dense_program_inputs(dt, tmp):
+    """The dense program's inputs (method stc_dense) for a 64x48x128 product:
+    A and B seeded normal, A not pruned, saved as .npy in tmp: (their
+    paths, the float64 reference A @ B)."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((64, 128)).astype(np.float16)
+    b = rng.standard_normal((128, 48)).astype(np.float16)
+    paths = []
+    for nm, arr in (("a", a), ("b", b)):
+        paths.append(os.path.join(tmp, "dense_%s_%s.npy" % (nm, dt)))
+        np.save(paths[-1], arr)
+    return paths, a.astype(np.float64) @ b.astype(np.float64)
+
+
+def stc_run_program(run, prog, inputs, dev, target, out_path, ref, what, notes, entry="spmm"):
+    """stc-run of a 64x48 program's `entry` on `inputs` (--device=dev,
+    --target): its rel. error against `ref` (< 1e-2), or for an integer
+    output "exact" (equal to it); None, with a note, when the sm_90a kernel
+    does not run on the emulator yet."""
+    p = subprocess.run([run, prog, "--entry=" + entry, "--device=" + dev]
                        + ["--input=" + x for x in inputs] + ["--output=" + out_path]
                        + (["--target=" + target] if target else []),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
@@ -628,15 +786,22 @@ def t_program_text():
         return ("SKIP", "no %s (build the project first)" % opt)
     tmp = tempfile.mkdtemp(prefix="gpu-bench-prog-")
     try:
-        for dt in shapes.DTYPES:
-            path = os.path.join(tmp, "p_%s.mlir" % dt)
+        texts = [("p_%s" % dt, build_programs.program_text("t", dt, shapes.out_dtype(dt), 64,
+                                                            48, 128)) for dt in shapes.DTYPES]
+        # STC's dense kernel's programs (stc_dense), with either output type.
+        texts += [("dense_%s_%s" % (dt, out), build_programs.dense_program_text(
+            "t", dt, out, 64, 48, 128)) for dt in shapes.DTYPES if shapes.has_stc_dense(dt)
+            for out in (dt, "f32")]
+        for stem, text in texts:
+            path = os.path.join(tmp, stem + ".mlir")
             with open(path, "w") as f:
-                f.write(build_programs.program_text("t", dt, shapes.out_dtype(dt), 64, 48, 128))
+                f.write(text)
             p = subprocess.run([opt, path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            assert p.returncode == 0, "stc-opt rejected the %s program:\n%s" % (
-                dt, p.stdout.decode())
+            assert p.returncode == 0, "stc-opt rejected %s:\n%s" % (stem, p.stdout.decode())
+        parsed = "%s (and the dense %s)" % ("/".join(shapes.DTYPES), "/".join(
+            dt for dt in shapes.DTYPES if shapes.has_stc_dense(dt)))
         if not os.access(run, os.X_OK):
-            return "stc-opt parses %s (no stc-run: CPU run skipped)" % "/".join(shapes.DTYPES)
+            return "stc-opt parses %s (no stc-run: CPU run skipped)" % parsed
         h = subprocess.run([run, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         # The CPU kernel, and where stc-run has it, the sm_90 GPU kernel run
         # on the CPU by the project's emulator; the sm_90a kernel too once the
@@ -652,9 +817,18 @@ def t_program_text():
                                       target, os.path.join(tmp, "o.npy"), ref, what, notes)
                 if err is not None:
                     errs.append("%s %s" % (what, err))
+        # The dense f16 program on the CPU and, where stc-run has it, its
+        # kernel for the "stc" target (the dense tensor-core kernel) on the
+        # emulator: the product of the unpruned A.
+        inputs, ref = dense_program_inputs("f16", tmp)
+        for dev, target in [d for d in devices if d[1] != "sm_90a"]:
+            what = "dense f16 %s%s" % (dev, "/" + target if target else "")
+            err = stc_run_program(run, os.path.join(tmp, "dense_f16_f16.mlir"), inputs, dev,
+                                  target, os.path.join(tmp, "o.npy"), ref, what, notes,
+                                  entry="gemm")
+            errs.append("%s %s" % (what, err))
         return ("stc-opt parses %s; stc-run on format24's inputs (i8: exact int32): %s%s"
-                % ("/".join(shapes.DTYPES), ", ".join(errs),
-                   ("; " + "; ".join(notes)) if notes else ""))
+                % (parsed, ", ".join(errs), ("; " + "; ".join(notes)) if notes else ""))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -677,10 +851,39 @@ def check_int8_kernel(p, ki):
         assert {m["data_type"] for m in k["tensor_maps"]} == {0}, (p["name"], k)
 
 
+def check_dense_kernel(work, p, ki):
+    """A built program's dense kernel (method stc_dense): its own
+    dense.mlir in work (a linalg.matmul, no stc.spmm), and STC's dense
+    tensor-core kernel of the program's product (no metadata, values = A
+    whole, mma.sync m16n8k16, B K x N, the program's types), not a 2:4
+    kernel or the naive one."""
+    with open(os.path.join(work, p["dense"]["mlir"])) as f:
+        text = f.read()
+    assert "linalg.matmul" in text and "stc.spmm" not in text, (p["name"], text)
+    assert kernel_info.check_problem(ki, p["M"], p["N"], p["K"], p["dtype"], p["out_dtype"],
+                                     sparse=False) == [], (p["name"], ki)
+    assert (ki["meta_layout"], ki["mma"], ki["variant"]) == ("none", "m16n8k16", "staged"), (
+        p["name"], ki)
+    assert ki["params"][:3] == ["values", "dense", "out"], (p["name"], ki["params"])
+
+
 def check_build(work, expect_mock):
+    def check_kernel(p, ki, key):
+        if key == "dense":
+            check_dense_kernel(work, p, ki)
+        else:
+            check_int8_kernel(p, ki)
     res = check_build_dir(work, expect_mock, len(shapes.QUICK) * len(shapes.DTYPES),
-                          kernel_info.parse_kernel_info, check_int8_kernel)[1]
-    return res + "; " + check_cutlass2_build(work)
+                          kernel_info.parse_kernel_info, check_kernel)
+    man = res[0]
+    # Every program says what became of its dense kernel: built for each
+    # f16/bf16 program (not --mock), with the "stc" method's target.
+    dense = [p["dense"]["status"] for p in man["programs"]]
+    want = ["not_built" if expect_mock or not shapes.has_stc_dense(p["dtype"]) else "ok"
+            for p in man["programs"]]
+    assert dense == want, (dense, want)
+    assert man["target_dense"] == (None if expect_mock else man["target"]), man["target_dense"]
+    return "%s; %d dense kernels; %s" % (res[1], dense.count("ok"), check_cutlass2_build(work))
 
 
 def t_build_mock():
@@ -744,9 +947,11 @@ CHECKS = {
     "format-errors": t_format_errors,
     "kernel-info": t_kernel_info,
     "kernel-info-sm90a": t_kernel_info_sm90a,
+    "kernel-info-dense": t_kernel_info_dense,
     "fallback-kernel": t_fallback_kernel,
     "report": t_report,
     "report-int8": t_report_int8,
+    "report-dense": t_report_dense,
     "report-cutlass2": t_report_cutlass2,
     "cutlass2-library": t_cutlass2_library,
     "committed-results": t_committed_results,

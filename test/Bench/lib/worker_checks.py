@@ -76,11 +76,13 @@ def t_torch_ops():
 
 
 def sim_manifest(tmp):
-    """Programs a, b, c in f16, bf16 and i8 (both STC kernels built: the
-    sm_90 one, and an sm_90a one with tensor maps, a cluster and 201 KiB of
-    shared memory; i8: B given N x K, byte tensor maps, i32 outputs), d-f16
-    (the sm_90 build failed, the sm_90a one not), d-bf16 (the other way
-    round) and e-f16 (no sm_90a kernel built, as the mock)."""
+    """Programs a, b, c in f16, bf16 and i8 (both STC 2:4 kernels built:
+    the sm_90 one, and an sm_90a one with tensor maps, a cluster and 201
+    KiB of shared memory; i8: B given N x K, byte tensor maps, i32 outputs;
+    f16/bf16 also STC's dense kernel, no metadata, A whole), d-f16 (the
+    sm_90 build failed, the sm_90a and dense ones not), d-bf16 (the sm_90a
+    and dense builds failed) and e-f16 (no sm_90a or dense kernel built,
+    as the mock)."""
     progs = []
     ptx = SAMPLE_PTX
     for name, m, n, k in (("a", 64, 32, 128), ("b", 96, 16, 256), ("c", 128, 64, 64),
@@ -107,22 +109,37 @@ def sim_manifest(tmp):
                 f.write(fake_ptx_for(ka))
             with open(os.path.join(tmp, "gpu", rel, "k_sm90a.json"), "w") as f:
                 json.dump([ka], f)
+            kd = dense_info(R=m, P=n, K=k, grid=[1, 1, 1], input_type=dt, output_type=out)
+            with open(os.path.join(tmp, "gpu", rel, "k_dense.ptx"), "w") as f:
+                f.write(fake_ptx_for(kd))
+            with open(os.path.join(tmp, "gpu", rel, "k_dense.json"), "w") as f:
+                json.dump([kd], f)
             p = {"name": pn, "shape": name, "group": "t", "M": m, "N": n, "K": k,
                  "dtype": dt, "out_dtype": out, "dense_transposed": tr, "status": "ok",
                  "kernel": ki,
                  "ptx": os.path.join(rel, "k.ptx"), "kernel_info": os.path.join(rel, "k.json"),
                  "sm90a": {"target": "sm_90a", "status": "ok", "kernel": ka,
                            "ptx": os.path.join(rel, "k_sm90a.ptx"),
-                           "kernel_info": os.path.join(rel, "k_sm90a.json")}}
+                           "kernel_info": os.path.join(rel, "k_sm90a.json")},
+                 "dense": {"target": "sm_90", "status": "ok", "kernel": kd,
+                           "ptx": os.path.join(rel, "k_dense.ptx"),
+                           "kernel_info": os.path.join(rel, "k_dense.json")}}
+            why = build_programs.dense_not_built(False, "sm_90", dt)
+            if why:
+                p["dense"] = {"target": "sm_90", "status": "not_built", "error": why}
             if pn == "d-f16":
                 p.update(status="failed", error="stc-compile exited with status 1: planted")
             if pn == "d-bf16":
                 p["sm90a"].update(status="failed", error="ptxas -arch=sm_90a rejected: planted")
+                p["dense"].update(status="failed", error="stc-compile exited with status 1: "
+                                                         "planted (dense)")
             if pn == "e-f16":
                 p["sm90a"] = {"target": None, "status": "not_built", "error": "planted"}
+                p["dense"] = {"target": None, "status": "not_built", "error": "planted"}
             progs.append(p)
     return write_manifest(os.path.join(tmp, "gpu", "manifest.json"), "stc-gpu-gemm-build/1",
-                          progs, kernel_source="simulated", target_sm90a="sm_90a")
+                          progs, kernel_source="simulated", target_sm90a="sm_90a",
+                          target_dense="sm_90")
 
 
 def check_int8_baselines(e):
@@ -182,9 +199,10 @@ def t_worker_sim():
                 assert text in str(e), e
         mp = sim_manifest(tmp)
         rc, doc, text = sim_run("gemm_bench.py", mp, tmp, "clean", ["--only", "^[ace]-"])
-        for method in report.STC_METHODS:
+        for method in report.GEMM_STC_METHODS:
             st = {e["name"]: e["methods"][method] for e in doc["results"]
-                  if e["name"] != "e-f16" or method == "stc"}
+                  if (e["name"] != "e-f16" or method == "stc")
+                  and (method != "stc_dense" or shapes.has_stc_dense(e["dtype"]))}
             assert all(e["status"] == "ok" and e["rel_error"] < 1e-2 and e["deterministic"]
                        for e in st.values()), {k: (e["status"], e.get("error"))
                                                for k, e in st.items()}
@@ -198,6 +216,17 @@ def t_worker_sim():
         check_int8_baselines(by["a-i8"])
         assert by["a-i8"]["unit"] == "TOPS" and by["a-i8"]["out_dtype"] == "i32"
         assert by["e-f16"]["methods"]["stc_sm90a"]["status"] == "not_built"
+        # STC's dense kernel: A whole as its values (value_cols K, meta_cols
+        # 0, no meta argument), right against A @ B; not built for i8.
+        sd = by["a-f16"]["methods"]["stc_dense"]
+        args = dict((nm, v) for nm, _, v in sd["kernel"]["args_copy0"])
+        assert "meta" not in args and (args["value_cols"], args["meta_cols"]) == (128, 0), args
+        assert sd["kernel"]["meta_layout"] == "none", sd["kernel"]
+        # (cuBLAS's ratio where torch.mm runs f16 on this CPU.)
+        assert ("stc_dense_speedup_vs_cublas" in by["a-f16"]["ratios"]) == (
+            by["a-f16"]["methods"]["cublas"]["status"] == "ok"), by["a-f16"]
+        assert by["e-f16"]["methods"]["stc_dense"]["status"] == "not_built"
+        assert by["a-i8"]["methods"]["stc_dense"]["status"] == "not_built"
         # cutlass2: the simulated manifest has no library: unavailable with
         # the reason, in every program, never a crash or "not_run".
         for e in doc["results"]:
@@ -213,7 +242,7 @@ def t_worker_sim():
         assert "stc_sm90a_speedup_vs_stc" in by["a-f16"]["ratios"]
         bugs = ["nan@^a-f16$", "wrong@^a-bf16$", "error@^b-f16$", "crash:stc_sm90a@^b-bf16$",
                 "hang@^c-f16$", "wrong:stc_sm90a@^c-bf16$", "nan@^a-i8$",
-                "wrong:stc_sm90a@^c-i8$"]
+                "wrong:stc_sm90a@^c-i8$", "wrong:stc_dense@^c-bf16$", "nan:stc_dense@^d-f16$"]
         extra = ["--stall", "8"]
         for b in bugs:
             extra += ["--simulate-bug", b]
@@ -232,6 +261,19 @@ def t_worker_sim():
                 "e-f16": "not_built", "a-i8": "wrong", "b-i8": "ok", "c-i8": "wrong"}
         got = {k: e["status"] for k, e in sm.items()}
         assert got == want, "sm_90a statuses %s, expected %s\n%s" % (got, want, text[-3000:])
+        # The dense kernel: the faults planted in every kernel, two of its
+        # own (its A's columns swapped, a row unwritten), its build statuses;
+        # after the crash in b-bf16's sm_90a kernel and the hang in c-f16's
+        # sm_90 one it did not run.
+        sd = {e["name"]: e["methods"]["stc_dense"] for e in doc["results"]}
+        want = {"a-f16": "wrong", "a-bf16": "wrong", "b-f16": "failed", "b-bf16": "not_run",
+                "c-f16": "not_run", "c-bf16": "wrong", "d-f16": "wrong",
+                "d-bf16": "build_failed", "e-f16": "not_built", "a-i8": "not_built",
+                "b-i8": "not_built", "c-i8": "not_built"}
+        got = {k: e["status"] for k, e in sd.items()}
+        assert got == want, "dense statuses %s, expected %s\n%s" % (got, want, text[-3000:])
+        assert sd["c-bf16"]["rel_error"] > 0.1 and "median_ms" in sd["c-bf16"], sd["c-bf16"]
+        assert sd["d-f16"]["nan_outputs"] > 0 and "planted (dense)" in sd["d-bf16"]["error"]
         assert sm["c-bf16"]["rel_error"] > 0.1 and "median_ms" in sm["c-bf16"], sm["c-bf16"]
         assert "planted" in sm["d-bf16"]["error"] and "planted" in st["d-f16"]["error"]
         # d-f16 ran (its sm_90a kernel and the baselines) although its sm_90
@@ -256,10 +298,11 @@ def t_worker_sim():
         assert c8["mismatches"] > 0 and c8["nan_outputs"] == 0 and "median_ms" in c8, c8
         assert "diagnosis" in c8 and st["c-i8"]["status"] == "ok"
         check_int8_baselines({e["name"]: e for e in doc["results"]}["b-i8"])
-        return ("clean run ok (both STC kernels; the sm_90a one through its tensor maps and "
-                "cluster; i8 exact, B transposed); NaN, swapped metadata, launch error, crash, "
-                "hang each recorded (i8: unwritten row, swapped metadata); build failures of "
-                "either kernel; int8 baselines %s"
+        return ("clean run ok (the three STC kernels; the sm_90a one through its tensor maps "
+                "and cluster; the dense one on A whole; i8 exact, B transposed); NaN, swapped "
+                "metadata, launch error, crash, hang each recorded (i8: unwritten row, swapped "
+                "metadata; dense: swapped columns, unwritten row); build failures of every "
+                "kernel; int8 baselines %s"
                 % ", ".join("%s %s" % (m, by["a-i8"]["methods"][m]["status"])
                             for m in report.BASELINES))
     finally:
