@@ -100,6 +100,34 @@ gpu::GPUFuncOp newKernel(ImplicitLocOpBuilder &kb, StringRef name,
   return kernel;
 }
 
+/// Records the launch contract of the kernel `facts` describes, for
+/// stc-gpu-host-launch, the emulator and tools (stc-compile --kernel-info),
+/// as #stc_gpu.kernel_info on its gpu.func. `meta` null: a dense kernel.
+void recordKernelInfo(gpu::GPUModuleOp kernels, const KernelFacts &facts,
+                      KernelConfigAttr config, const Problem &pb,
+                      bool denseTransposed, const KernelMetadata *meta,
+                      stc_gpu::ConvGeometryAttr geometry) {
+  MLIRContext *ctx = kernels.getContext();
+  auto dyn = [](int64_t v) { return ShapedType::isDynamic(v) ? -1 : v; };
+  Builder b(ctx);
+  SmallVector<Attribute> params;
+  for (const std::string &p : facts.params)
+    params.push_back(b.getStringAttr(p));
+  auto info = KernelInfoAttr::get(
+      ctx, facts.name, config, facts.threads, facts.sharedBytes,
+      facts.staticSharedBytes, b.getArrayAttr(params), facts.numPointers,
+      dyn(pb.rows), dyn(pb.cols), dyn(pb.depth), pb.sparseLhs, denseTransposed,
+      pb.inputType, pb.outputType, pb.conv ? pb.conv->groups : 1,
+      meta ? meta->layout : stc_gpu::MetaLayout::none,
+      meta ? meta->conversionKernel : "", meta ? meta->rowsPerBlock : 0,
+      meta ? meta->kPerWord : 0, meta ? meta->threads : 0, facts.fallbackKernel,
+      facts.stagedAlign, geometry,
+      facts.tensorMaps.empty() ? ArrayAttr()
+                               : b.getArrayAttr(facts.tensorMaps));
+  kernels.lookupSymbol<gpu::GPUFuncOp>(facts.name)
+      ->setAttr(KernelInfoAttr::kAttrName, info);
+}
+
 class LowerSpmmToGpu
     : public mlir::stc::impl::StcLowerSpmmToGpuBase<LowerSpmmToGpu> {
 public:
@@ -275,8 +303,7 @@ LogicalResult LowerSpmmToGpu::lower(Operation *op, KernelConfigAttr config,
                           ? emitHopperKernel(op, kernels, pb, config, name)
                           : emitMmaSpKernel(op, kernels, pb, config, name);
 
-  // The launch contract, for stc-gpu-host-launch, the emulator and tools
-  // (stc-compile --kernel-info).
+  // The launch contract, with a convolution's geometry.
   auto dyn = [](int64_t v) { return ShapedType::isDynamic(v) ? -1 : v; };
   stc_gpu::ConvGeometryAttr geometry;
   if (conv) {
@@ -290,22 +317,8 @@ LogicalResult LowerSpmmToGpu::lower(Operation *op, KernelConfigAttr config,
         dyn(input.getDimSize(2)), dyn(result.getDimSize(1)),
         dyn(result.getDimSize(2)));
   }
-  Builder b(ctx);
-  SmallVector<Attribute> params;
-  for (const std::string &p : facts.params)
-    params.push_back(b.getStringAttr(p));
-  auto info = KernelInfoAttr::get(
-      ctx, name, config, facts.threads, facts.sharedBytes,
-      facts.staticSharedBytes, b.getArrayAttr(params), facts.numPointers,
-      dyn(pb.rows), dyn(pb.cols), dyn(pb.depth), pb.sparseLhs,
-      spmm && spmm.getDenseTransposed(), pb.inputType, pb.outputType,
-      pb.conv ? pb.conv->groups : 1, meta->layout, meta->conversionKernel,
-      meta->rowsPerBlock, meta->kPerWord, meta->threads, facts.fallbackKernel,
-      facts.stagedAlign, geometry,
-      facts.tensorMaps.empty() ? ArrayAttr()
-                               : b.getArrayAttr(facts.tensorMaps));
-  auto kernel = kernels.lookupSymbol<gpu::GPUFuncOp>(name);
-  kernel->setAttr(KernelInfoAttr::kAttrName, info);
+  recordKernelInfo(kernels, facts, config, pb,
+                   spmm && spmm.getDenseTransposed(), &*meta, geometry);
 
   // The host side: a call to a private function on buffers, defined after
   // bufferization by stc-gpu-host-launch.
@@ -370,7 +383,6 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
                                          KernelConfigAttr config,
                                          gpu::GPUModuleOp kernels,
                                          unsigned index) {
-  MLIRContext *ctx = op->getContext();
   std::string why;
   FailureOr<DenseGemm> gemm = denseGemmOf(op, why);
   if (failed(gemm))
@@ -385,21 +397,8 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
   pb.f16Acc = config.getAccumulator() == stc_gpu::Accumulator::f16;
   std::string name = "stc_gemm_" + std::to_string(index);
   KernelFacts facts = emitMmaSpKernel(op, kernels, pb, config, name);
-  auto dyn = [](int64_t v) { return ShapedType::isDynamic(v) ? -1 : v; };
-  Builder b(ctx);
-  SmallVector<Attribute> params;
-  for (const std::string &p : facts.params)
-    params.push_back(b.getStringAttr(p));
-  auto info = KernelInfoAttr::get(
-      ctx, name, config, facts.threads, facts.sharedBytes,
-      facts.staticSharedBytes, b.getArrayAttr(params), facts.numPointers,
-      dyn(pb.rows), dyn(pb.cols), dyn(pb.depth), pb.sparseLhs,
-      gemm->denseTransposed, pb.inputType, pb.outputType, /*groups=*/1,
-      stc_gpu::MetaLayout::none, /*meta_kernel=*/"", 0, 0, 0,
-      facts.fallbackKernel, facts.stagedAlign, stc_gpu::ConvGeometryAttr(),
-      ArrayAttr());
-  kernels.lookupSymbol<gpu::GPUFuncOp>(name)->setAttr(KernelInfoAttr::kAttrName,
-                                                      info);
+  recordKernelInfo(kernels, facts, config, pb, gemm->denseTransposed,
+                   /*meta=*/nullptr, stc_gpu::ConvGeometryAttr());
   SmallVector<Value> tensors = {gemm->s, gemm->d};
   if (pb.hasAcc)
     tensors.push_back(gemm->acc);

@@ -96,6 +96,45 @@ mlir::stc::gpu_kernel::metadataWords(KernelIR &ir, const Problem &pb,
   return words;
 }
 
+/// The struct an mma of `pb` returns: its accumulator registers (f32, s32
+/// or f16x2).
+static LLVM::LLVMStructType accumulatorStruct(ImplicitLocOpBuilder &b,
+                                              const Problem &pb) {
+  Type accType = pb.f16Acc ? Type(VectorType::get({2}, b.getF16Type()))
+                 : pb.int8 ? Type(b.getI32Type())
+                           : Type(b.getF32Type());
+  return LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(accRegs(pb), accType));
+}
+
+/// The accumulators after `step(i, j, c)`, which gives the new registers
+/// of tile (i, j) of the warp tile from its registers `c`, tile by tile in
+/// the order of `acc`.
+static SmallVector<Value> eachTile(
+    const Problem &pb, WarpTile warp, ValueRange acc,
+    function_ref<SmallVector<Value, 4>(int64_t, int64_t, SmallVector<Value, 4>)>
+        step) {
+  SmallVector<Value> next;
+  for (int64_t i = 0; i < warp.rowTiles(); ++i) {
+    for (int64_t j = 0; j < warp.colTiles(); ++j) {
+      int64_t base = (i * warp.colTiles() + j) * accRegs(pb);
+      SmallVector<Value, 4> c(acc.begin() + base,
+                              acc.begin() + base + accRegs(pb));
+      llvm::append_range(next, step(i, j, std::move(c)));
+    }
+  }
+  return next;
+}
+
+/// The accumulator registers of an mma's result struct.
+static SmallVector<Value, 4> registersOf(ImplicitLocOpBuilder &b,
+                                         const Problem &pb, Value mma) {
+  SmallVector<Value, 4> regs;
+  for (int64_t e = 0; e < accRegs(pb); ++e)
+    regs.push_back(LLVM::ExtractValueOp::create(b, mma, e));
+  return regs;
+}
+
 SmallVector<Value>
 mlir::stc::gpu_kernel::mmaSpStep(KernelIR &ir, const Problem &pb, WarpTile warp,
                                  bool ordered,
@@ -103,11 +142,7 @@ mlir::stc::gpu_kernel::mmaSpStep(KernelIR &ir, const Problem &pb, WarpTile warp,
                                  ArrayRef<SmallVector<Value, 4>> bRegs,
                                  ArrayRef<Value> metaWords, ValueRange acc) {
   ImplicitLocOpBuilder &b = ir.b;
-  Type accType = pb.f16Acc ? Type(VectorType::get({2}, b.getF16Type()))
-                 : pb.int8 ? Type(b.getI32Type())
-                           : Type(b.getF32Type());
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(accRegs(pb), accType));
+  auto resultType = accumulatorStruct(b, pb);
   std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
   if (pb.inputType.isBF16())
     ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
@@ -122,27 +157,20 @@ mlir::stc::gpu_kernel::mmaSpStep(KernelIR &ir, const Problem &pb, WarpTile warp,
     // Wrapping s32 accumulation, as the CPU path's i32 adds.
     overflow = NVVM::MMAIntOverflow::wrapped;
   }
-  SmallVector<Value> next;
-  for (int64_t i = 0; i < warp.rowTiles(); ++i) {
-    for (int64_t j = 0; j < warp.colTiles(); ++j) {
-      int64_t base = (i * warp.colTiles() + j) * accRegs(pb);
-      SmallVector<Value, 4> c(acc.begin() + base,
-                              acc.begin() + base + accRegs(pb));
-      // i8: each tile's own word, F = 0; otherwise the word of the tile's
-      // 32-row block, F = the tile's half of it.
-      Value word = pb.int8 ? metaWords[i] : metaWords[i / 2];
-      auto mma = NVVM::MmaSpOp::create(
-          b, resultType, aRegs[i], bRegs[j], c, word,
-          ir.i32(pb.int8 ? 0 : i % 2),
-          ArrayRef<int64_t>{kMmaM, kMmaN, mmaSpInstructionK(pb)}, overflow,
-          ptxTypes);
-      if (ordered)
-        mma.setOrderedMetadata(true);
-      for (int64_t e = 0; e < accRegs(pb); ++e)
-        next.push_back(LLVM::ExtractValueOp::create(b, mma, e));
-    }
-  }
-  return next;
+  return eachTile(pb, warp, acc,
+                  [&](int64_t i, int64_t j, SmallVector<Value, 4> c) {
+                    // i8: each tile's own word, F = 0; otherwise the word of
+                    // the tile's 32-row block, F = the tile's half of it.
+                    Value word = pb.int8 ? metaWords[i] : metaWords[i / 2];
+                    auto mma = NVVM::MmaSpOp::create(
+                        b, resultType, aRegs[i], bRegs[j], c, word,
+                        ir.i32(pb.int8 ? 0 : i % 2),
+                        ArrayRef<int64_t>{kMmaM, kMmaN, mmaSpInstructionK(pb)},
+                        overflow, ptxTypes);
+                    if (ordered)
+                      mma.setOrderedMetadata(true);
+                    return registersOf(b, pb, mma);
+                  });
 }
 
 SmallVector<Value> mlir::stc::gpu_kernel::denseMmaStep(
@@ -150,35 +178,25 @@ SmallVector<Value> mlir::stc::gpu_kernel::denseMmaStep(
     ArrayRef<SmallVector<Value, 8>> aRegs,
     ArrayRef<SmallVector<Value, 4>> bRegs, ValueRange acc) {
   ImplicitLocOpBuilder &b = ir.b;
-  Type accType = pb.f16Acc ? Type(VectorType::get({2}, b.getF16Type()))
-                           : Type(b.getF32Type());
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(accRegs(pb), accType));
+  auto resultType = accumulatorStruct(b, pb);
   NVVM::MMATypes ptx =
       pb.inputType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
   std::array<NVVM::MMATypes, 2> ptxTypes{ptx, ptx};
   std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row,
                                          NVVM::MMALayout::col};
-  SmallVector<Value> next;
-  for (int64_t i = 0; i < warp.rowTiles(); ++i) {
-    for (int64_t j = 0; j < warp.colTiles(); ++j) {
-      int64_t base = (i * warp.colTiles() + j) * accRegs(pb);
-      SmallVector<Value, 4> c(acc.begin() + base,
-                              acc.begin() + base + accRegs(pb));
-      for (int64_t half = 0; half < 2; ++half) {
-        auto mma = NVVM::MmaOp::create(
-            b, resultType, ArrayRef<Value>(aRegs[i]).slice(4 * half, 4),
-            ArrayRef<Value>(bRegs[j]).slice(2 * half, 2), c,
-            ArrayRef<int64_t>{kMmaM, kMmaN, 16},
-            /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt, ptxTypes,
-            layouts);
-        for (int64_t e = 0; e < accRegs(pb); ++e)
-          c[e] = LLVM::ExtractValueOp::create(b, mma, e);
-      }
-      llvm::append_range(next, c);
-    }
-  }
-  return next;
+  return eachTile(
+      pb, warp, acc, [&](int64_t i, int64_t j, SmallVector<Value, 4> c) {
+        for (int64_t half = 0; half < 2; ++half) {
+          auto mma = NVVM::MmaOp::create(
+              b, resultType, ArrayRef<Value>(aRegs[i]).slice(4 * half, 4),
+              ArrayRef<Value>(bRegs[j]).slice(2 * half, 2), c,
+              ArrayRef<int64_t>{kMmaM, kMmaN, 16},
+              /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt, ptxTypes,
+              layouts);
+          c = registersOf(b, pb, mma);
+        }
+        return c;
+      });
 }
 
 void mlir::stc::gpu_kernel::storeWarpTile(KernelIR &ir, const Problem &pb,

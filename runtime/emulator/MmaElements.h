@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace stc::emu::detail {
 
@@ -74,6 +75,17 @@ inline const char *elemName(MmaElem e) {
     return "s32";
   }
   return "?";
+}
+
+/// Stores the result bits of one accumulator element into register `reg`
+/// of `d`: the whole word (f32, s32), or half `half` of an f16x2 word
+/// (`f16`; d starts zeroed).
+inline void putAccumulator(std::vector<uint32_t> &d, size_t reg, bool f16,
+                           int half, uint32_t bits) {
+  if (f16)
+    d[reg] |= bits << (16 * half);
+  else
+    d[reg] = bits;
 }
 
 } // namespace stc::emu::detail

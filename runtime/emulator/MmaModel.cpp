@@ -100,10 +100,7 @@ MmaSpResult runMmaM16N8K16(MmaElem ab, MmaElem c, const MmaSpFragments &in) {
       for (int k = 0; k < kK; ++k)
         acc += a[cell.row][k] * b[k][cell.col];
       uint32_t dBits = f16Acc ? format::floatToF16(acc) : bitsOfFloat(acc);
-      if (f16Acc)
-        result.d[reg] |= dBits << (16 * (i % 2));
-      else
-        result.d[reg] = dBits;
+      putAccumulator(result.d, reg, f16Acc, i % 2, dBits);
     }
   result.ok = true;
   return result;

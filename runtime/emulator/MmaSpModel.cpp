@@ -361,10 +361,7 @@ MmaSpResult runMmaSp(const MmaSpInstr &instr, const MmaSpFragments &in,
         }
         dBits = f16Acc ? format::floatToF16(acc) : bitsOfFloat(acc);
       }
-      if (f16Acc)
-        result.d[reg] |= dBits << (16 * (i % 2));
-      else
-        result.d[reg] = dBits;
+      putAccumulator(result.d, reg, f16Acc, i % 2, dBits);
     }
   result.ok = true;
   return result;

@@ -500,10 +500,7 @@ WgmmaSpResult runWgmmaSp(const WgmmaSpInstr &instr, const WgmmaSpOperands &in) {
         }
         dBits = f16Acc ? format::floatToF16(acc) : bitsOfFloat(acc);
       }
-      if (f16Acc)
-        result.d[reg] |= dBits << (16 * (v % 2));
-      else
-        result.d[reg] = dBits;
+      putAccumulator(result.d, reg, f16Acc, v % 2, dBits);
     }
   result.ok = true;
   return result;
