@@ -69,7 +69,7 @@ LogicalResult StcGpuDialect::verifyOperationAttribute(Operation *op,
              << name << " marks a host function, not " << opName;
     return success();
   }
-  if (name == kElementwiseAttrName) {
+  if (name == kElementwiseAttrName || name == kBlockPerElementAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << name << " is a unit attribute";
     return success();
@@ -77,6 +77,6 @@ LogicalResult StcGpuDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown stc_gpu attribute " << name
                          << " (expected " << KernelConfigAttr::kAttrName << ", "
                          << KernelInfoAttr::kAttrName << ", "
-                         << kLaunchesAttrName << " or " << kElementwiseAttrName
-                         << ")";
+                         << kLaunchesAttrName << ", " << kElementwiseAttrName
+                         << " or " << kBlockPerElementAttrName << ")";
 }

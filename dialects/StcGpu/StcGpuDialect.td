@@ -50,6 +50,12 @@ def StcGpu_Dialect : Dialect {
     /// launches ceil(elements / 256) blocks of 256 threads).
     static constexpr ::llvm::StringLiteral kElementwiseAttrName =
         "stc_gpu.elementwise";
+    /// A unit attribute beside kElementwiseAttrName on a reduction kernel
+    /// that computes each result element with a whole block (its threads
+    /// stride over the row, then combine in shared memory):
+    /// stc-gpu-host-launch launches one block per element.
+    static constexpr ::llvm::StringLiteral kBlockPerElementAttrName =
+        "stc_gpu.block_per_element";
   }];
 }
 

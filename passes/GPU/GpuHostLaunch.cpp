@@ -553,8 +553,15 @@ LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
   int64_t threads = 256;
   if (auto known = kernel.getKnownBlockSizeAttr())
     threads = known[0];
-  gpu::KernelDim3 grid{arith::CeilDivUIOp::create(b, total, index(threads)),
-                       index(1), index(1)};
+  // One thread per result element, or a block per element for a reduction
+  // kernel whose threads share each row.
+  bool blockPerElement =
+      kernel->hasAttr(stc_gpu::StcGpuDialect::kBlockPerElementAttrName);
+  gpu::KernelDim3 grid{
+      blockPerElement
+          ? total
+          : arith::CeilDivUIOp::create(b, total, index(threads)).getResult(),
+      index(1), index(1)};
   gpu::KernelDim3 block{index(threads), index(1), index(1)};
   gpu::LaunchFuncOp::create(b, kernel, grid, block,
                             /*dynamicSharedMemorySize=*/Value(), args);

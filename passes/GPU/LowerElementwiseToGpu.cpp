@@ -28,9 +28,14 @@
 //   defines after bufferization like those of the sparse kernels (the
 //   kernel's `stc_gpu.elementwise` attribute tells it which body to write).
 //
-// A reduction thread walks its whole row: right for the rows of a
-// transformer (hundreds to thousands of elements) and the pooling of a CNN,
-// not fast for a long reduction over few results (a warp per row is next).
+// A reduction whose body combines the result with one new value by an
+// associative op (add, multiply, max, min) over rows of at least 64 (or a
+// dynamic number of) elements runs a block per result element instead:
+// its threads stride over the row, adjacent threads reading adjacent
+// elements, then combine their partial values in a tree in shared memory,
+// and thread 0 adds the starting value and stores the result (the floating-
+// point sums are reassociated, as on every GPU). Other reductions, and
+// short rows, keep one thread per result walking its row.
 //
 // An op that does not qualify stays on the host; with --remarks a remark
 // says why. Why not upstream's linalg-to-parallel-loops + gpu-map-parallel-
@@ -195,6 +200,64 @@ static arith::ConstantOp filledConstant(Value init) {
               : arith::ConstantOp();
 }
 
+/// The op of `op`'s body that combines the result with one new value, if
+/// the body is `combine(acc, f(inputs))` for an associative and commutative
+/// `combine` with an identity (identityOf) and reads the result nowhere
+/// else: its rows can be reduced by many threads.
+static Operation *reductionCombiner(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  BlockArgument acc =
+      body.getArgument(op.getDpsInitOperand(0)->getOperandNumber());
+  Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!acc.hasOneUse() || !combine || combine->getBlock() != &body ||
+      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
+           arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MulIOp,
+           arith::MaxSIOp, arith::MinSIOp>(combine) ||
+      (combine->getOperand(0) != acc && combine->getOperand(1) != acc))
+    return nullptr;
+  return combine;
+}
+
+/// The identity of `combine` (reductionCombiner) for values of `type`.
+static Value identityOf(ImplicitLocOpBuilder &b, Operation *combine,
+                        Type type) {
+  if (auto f = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    APFloat v = isa<arith::AddFOp>(combine)   ? APFloat::getZero(sem)
+                : isa<arith::MulFOp>(combine) ? APFloat::getOne(sem)
+                : isa<arith::MaximumFOp, arith::MaxNumFOp>(combine)
+                    ? APFloat::getInf(sem, /*Negative=*/true)
+                    : APFloat::getInf(sem);
+    return arith::ConstantOp::create(b, f, b.getFloatAttr(f, v));
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt v = isa<arith::AddIOp>(combine)    ? APInt::getZero(width)
+            : isa<arith::MulIOp>(combine)  ? APInt(width, 1)
+            : isa<arith::MaxSIOp>(combine) ? APInt::getSignedMinValue(width)
+                                           : APInt::getSignedMaxValue(width);
+  return arith::ConstantOp::create(b, type, b.getIntegerAttr(type, v));
+}
+
+/// Threads of a block that reduces one row of `rows` elements (-1:
+/// dynamic): a power of two from 32 (one warp) to kThreads, about the row;
+/// 0 when a row is too short to share (one thread per result then).
+static int64_t rowReductionThreads(int64_t rowLength) {
+  constexpr int64_t kMinRow = 64;
+  if (rowLength < 0)
+    return kThreads;
+  if (rowLength < kMinRow)
+    return 0;
+  return std::min<int64_t>(kThreads, llvm::PowerOf2Ceil(rowLength));
+}
+
+/// Erases a kernel that cannot be built, with its shared memory.
+static void eraseKernel(gpu::GPUModuleOp kernels, gpu::GPUFuncOp kernel) {
+  if (Operation *partials = SymbolTable::lookupSymbolIn(
+          kernels, (kernel.getName() + "_partials").str()))
+    partials->erase();
+  kernel.erase();
+}
+
 FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
     linalg::GenericOp op, gpu::GPUModuleOp kernels, StringRef name,
     ArrayRef<OpOperand *> inputs, std::string &why) {
@@ -212,7 +275,26 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
   kernel->setAttr(stc_gpu::StcGpuDialect::kElementwiseAttrName,
                   UnitAttr::get(ctx));
-  kernel.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr({kThreads, 1, 1}));
+  // A reduction with an associative combiner over long enough rows: a
+  // block per result element, its threads striding over the row (adjacent
+  // threads, adjacent elements) and combining in shared memory. A thread
+  // walking a whole row alone reads it one element at a time, each of a
+  // warp's threads from another row.
+  SmallVector<unsigned> reductionDims;
+  op.getReductionDims(reductionDims);
+  Operation *combiner = reductionDims.empty() ? nullptr : reductionCombiner(op);
+  int64_t rowLength = 1;
+  SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
+  for (unsigned d : reductionDims)
+    rowLength = ShapedType::isDynamic(staticRanges[d]) || rowLength < 0
+                    ? -1
+                    : rowLength * staticRanges[d];
+  int64_t blockThreads = combiner ? rowReductionThreads(rowLength) : 0;
+  if (blockThreads)
+    kernel->setAttr(stc_gpu::StcGpuDialect::kBlockPerElementAttrName,
+                    UnitAttr::get(ctx));
+  kernel.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(blockThreads ? blockThreads : kThreads), 1, 1}));
   Block *entry = &kernel.getBody().front();
   ImplicitLocOpBuilder b(loc, ctx);
   b.setInsertionPointToStart(entry);
@@ -247,8 +329,11 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
       b, i64, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value bid = arith::IndexCastUIOp::create(
       b, i64, gpu::BlockIdOp::create(b, gpu::Dimension::x));
-  Value gid = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, bid, index(kThreads)), tid);
+  Value gid = blockThreads
+                  ? bid
+                  : arith::AddIOp::create(
+                        b, arith::MulIOp::create(b, bid, index(kThreads)), tid)
+                        .getResult();
   Value outputs = product(parallel);
   Value inRange =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gid, outputs);
@@ -324,6 +409,64 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   Value result;
   if (reduction.empty()) {
     result = emitBody(start);
+  } else if (blockThreads) {
+    // Each thread combines the elements tid, tid + threads, ... of the row
+    // from the identity; then a tree in shared memory; thread 0 combines
+    // the row's value with the start and stores it.
+    Type type = start.getType();
+    auto combine = [&](Value x, Value y) {
+      OperationState state(loc, combiner->getName());
+      state.addOperands({x, y});
+      state.addTypes(type);
+      state.addAttributes(combiner->getAttrs());
+      return b.create(state)->getResult(0);
+    };
+    auto loop =
+        scf::ForOp::create(b, tid, product(reduction), index(blockThreads),
+                           ValueRange{identityOf(b, combiner, type)});
+    {
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(loop.getBody());
+      split(loop.getInductionVar(), reduction);
+      scf::YieldOp::create(b, emitBody(loop.getRegionIterArg(0)));
+    }
+    OpBuilder gb(kernels.getBodyRegion());
+    gb.setInsertionPointToStart(kernels.getBody());
+    auto partials = LLVM::GlobalOp::create(
+        gb, loc, LLVM::LLVMArrayType::get(type, blockThreads),
+        /*isConstant=*/false, LLVM::Linkage::Internal,
+        (name + "_partials").str(), Attribute(), /*alignment=*/16,
+        /*addrSpace=*/3);
+    auto sharedPtr = LLVM::LLVMPointerType::get(ctx, 3);
+    Value smem =
+        LLVM::AddressOfOp::create(b, sharedPtr, partials.getSymNameAttr());
+    auto slot = [&](Value i) {
+      return LLVM::GEPOp::create(b, sharedPtr, type, smem, ValueRange{i});
+    };
+    LLVM::StoreOp::create(b, loop.getResult(0), slot(tid));
+    gpu::BarrierOp::create(b);
+    for (int64_t half = blockThreads / 2; half > 0; half /= 2) {
+      auto lower = scf::IfOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid, index(half)),
+          /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard inIf(b);
+        b.setInsertionPointToStart(lower.thenBlock());
+        Value other = arith::AddIOp::create(b, tid, index(half));
+        LLVM::StoreOp::create(
+            b,
+            combine(LLVM::LoadOp::create(b, type, slot(tid)),
+                    LLVM::LoadOp::create(b, type, slot(other))),
+            slot(tid));
+      }
+      gpu::BarrierOp::create(b);
+    }
+    auto first = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, index(0)),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(first.thenBlock());
+    result = combine(start, LLVM::LoadOp::create(b, type, slot(index(0))));
   } else {
     auto loop = scf::ForOp::create(b, index(0), product(reduction), index(1),
                                    ValueRange{start});
@@ -349,7 +492,7 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   populateMathPolynomialApproximationPatterns(patterns, all);
   if (failed(applyPatternsGreedily(kernel, std::move(patterns)))) {
     why = "its math did not simplify";
-    kernel.erase();
+    eraseKernel(kernels, kernel);
     return failure();
   }
   Operation *unsupported = nullptr;
@@ -360,7 +503,7 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   if (unsupported) {
     why = "it uses " + unsupported->getName().getStringRef().str() +
           ", which has no GPU lowering without libdevice";
-    kernel.erase();
+    eraseKernel(kernels, kernel);
     return failure();
   }
   return kernel;
@@ -443,9 +586,13 @@ void LowerElementwiseToGpu::runOnOperation() {
       op.emitRemark() << "stc: linalg.generic stays on the host: " << why;
       continue;
     }
-    op.emitRemark() << "stc: "
-                    << (op.getNumReductionLoops() ? "reduction" : "elementwise")
-                    << " linalg.generic runs on the GPU as @" << name;
+    InFlightDiagnostic remark = op.emitRemark();
+    remark << "stc: "
+           << (op.getNumReductionLoops() ? "reduction" : "elementwise")
+           << " linalg.generic runs on the GPU as @" << name;
+    if ((*kernel)->hasAttr(stc_gpu::StcGpuDialect::kBlockPerElementAttrName))
+      remark << " (a block of " << (*kernel).getKnownBlockSizeAttr()[0]
+             << " threads per result element)";
     emitHostCall(op, *kernel, kernels, inputs);
   }
 }

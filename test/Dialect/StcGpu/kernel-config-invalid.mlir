@@ -298,7 +298,12 @@ func.func private @elementwise_not_unit() attributes {stc_gpu.elementwise = 1}
 
 // -----
 
-// expected-error @+1 {{unknown stc_gpu attribute stc_gpu.config (expected stc_gpu.kernel_config, stc_gpu.kernel_info, stc_gpu.launches or stc_gpu.elementwise)}}
+// expected-error @+1 {{stc_gpu.block_per_element is a unit attribute}}
+func.func private @block_per_element_not_unit() attributes {stc_gpu.block_per_element = "yes"}
+
+// -----
+
+// expected-error @+1 {{unknown stc_gpu attribute stc_gpu.config (expected stc_gpu.kernel_config, stc_gpu.kernel_info, stc_gpu.launches, stc_gpu.elementwise or stc_gpu.block_per_element)}}
 func.func @unknown_attribute() attributes {stc_gpu.config = 1} {
   return
 }
