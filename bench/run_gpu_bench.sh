@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # GPU GEMM benchmark of STC against cuBLAS dense, PyTorch's 2:4
 # semi-structured sparse (CUTLASS and cuSPARSELt backends) and CUTLASS 2.x's
-# Ampere sparse GEMM built for sm_90 (cutlass2), docs/DESIGN.md §8.
-# See bench/README.md ("GPU GEMM").
+# Ampere sparse GEMM built for sm_90 (cutlass2), docs/DESIGN.md §8; the
+# convolution benchmark; and whole blocks end to end (build-e2e, run-e2e).
+# See bench/README.md ("GPU GEMM", "GPU convolutions", "GPU end-to-end
+# blocks").
 #
 #   bench/run_gpu_bench.sh build [--quick] [--mock] [--only REGEX]
 #       On the build machine (no GPU): write one MLIR program per shape and
@@ -42,6 +44,27 @@
 #       kernels (sm_90 and sm_90a) against cuDNN (torch conv2d,
 #       channels_last f16) with the dense and the pruned filter; writes
 #       bench/results/gpu-conv-<UTC>-<commit>.*
+#   bench/run_gpu_bench.sh build-e2e [--quick] [--tiny] [--only REGEX]
+#       The end-to-end benchmark (bench/README.md, "GPU end-to-end blocks"):
+#       the LLaMA-7B MLP (hidden 4096, intermediate 11008, f16) at 16, 128,
+#       512, 2048 and 4096 tokens as MLIR programs whose weights are
+#       arguments already in STC's compressed 2:4 format (stc.spmm),
+#       compiled by stc-compile --sparsity=explicit --gpu-device-entry
+#       --emit=obj for --target=sm_90 (method "stc") and sm_90a
+#       ("stc_sm90a") and linked with stc_runtime into one shared library
+#       (ctypes on the GPU machine: no MLIR there) in bench/work/gpu-e2e/
+#       (a few MiB; weights are made on the GPU machine). --quick: the
+#       smallest and largest token counts; --tiny: the self test's sizes.
+#   bench/run_gpu_bench.sh run-e2e [--copy-to DIR] [--only REGEX] [--no-compile]
+#         [--method-budget S] [--time-budget S]
+#       On the GPU machine with bench/work/gpu-e2e carried: every block
+#       timed per forward call (CUDA events; STC on PyTorch's current
+#       stream through its device-pointer entry point) against PyTorch
+#       dense f16, to_sparse_semi_structured (cuSPARSELt) and torch.compile
+#       with the same pruned weights; every result checked against PyTorch
+#       dense first; writes bench/results/gpu-e2e-<UTC>-<commit>.{json,md}.
+#       --time-budget (480 s): blocks not started by then are recorded as
+#       skipped (torch.compile is skipped with under 90 s left).
 #   bench/run_gpu_bench.sh selftest
 #       On the build machine: the benchmark's tests, test/Bench (lit; the
 #       build directory must be configured and built): format code against
@@ -49,7 +72,9 @@
 #       through stc_runtime against the fake CUDA driver (the same driver
 #       calls as before the move onto the runtime), the program text through
 #       stc-opt/stc-run, `build --quick [--mock]`, `build-conv --quick
-#       [--mock]`, the workers simulated on the CPU where torch imports.
+#       [--mock]`, the workers simulated on the CPU where torch imports;
+#       `build-e2e --tiny` with its programs on the emulator, through ctypes
+#       (CPU build) and on the fake driver, and its run step simulated.
 #
 # Environment overrides:
 #   STC_BUILD_DIR    the STC build directory (build): its stc-compile,
@@ -72,6 +97,7 @@
 #                    beside the checkout), unpacked once in bench/work/cutlass
 #   GPU_BENCH_WORK   the build directory that travels (bench/work/gpu)
 #   GPU_CONV_WORK    the convolution build directory (bench/work/gpu-conv)
+#   GPU_E2E_WORK     the end-to-end build directory (bench/work/gpu-e2e)
 #   PYTHON           the Python to use (run: one with torch; build/selftest:
 #                    /usr/bin/python3, which has NumPy)
 #   CUDA_HOME        CUDA toolkit for ptxas/nvcc (/usr/local/cuda)
@@ -86,6 +112,7 @@ BENCH="$ROOT/bench"
 GPU="$BENCH/gpu"
 WORK="${GPU_BENCH_WORK:-$BENCH/work/gpu}"
 CONV_WORK="${GPU_CONV_WORK:-$BENCH/work/gpu-conv}"
+E2E_WORK="${GPU_E2E_WORK:-$BENCH/work/gpu-e2e}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 
 log() { echo "[run_gpu_bench] $*" >&2; }
@@ -179,6 +206,18 @@ case "$CMD" in
   run-conv)
     run_step conv_bench.py "$CONV_WORK" build-conv bench/work/gpu-conv "$@"
     ;;
+  build-e2e)
+    py="${PYTHON:-/usr/bin/python3}"
+    command -v "$py" >/dev/null 2>&1 || py=python3
+    exec "$py" "$GPU/e2e_build.py" --work "$E2E_WORK" \
+      --stc-compile "${STC_COMPILE:-$BUILD/bin/stc-compile}" \
+      --runtime-static-dir "$BUILD/runtime" \
+      --target "${STC_GPU_TARGET:-sm_90}" --flags="${STC_GPU_FLAGS:-}" \
+      --sm90a-target "${STC_GPU_TARGET_SM90A:-sm_90a}" "$@"
+    ;;
+  run-e2e)
+    run_step e2e_bench.py "$E2E_WORK" build-e2e bench/work/gpu-e2e "$@"
+    ;;
   selftest)
     [ $# -eq 0 ] || { log "selftest takes no arguments (lit runs test/Bench)"; exit 2; }
     lit="${LIT:-/usr/lib/llvm-22/bin/lit}"
@@ -186,5 +225,5 @@ case "$CMD" in
     exec "$lit" -sv "$BUILD/test/Bench"
     ;;
   -h|--help) usage; exit 0 ;;
-  *) log "unknown subcommand '$CMD' (build, run, build-conv, run-conv or selftest)"; usage; exit 2 ;;
+  *) log "unknown subcommand '$CMD' (build, run, build-conv, run-conv, build-e2e, run-e2e or selftest)"; usage; exit 2 ;;
 esac

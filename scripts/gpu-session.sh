@@ -8,6 +8,8 @@
 #   bench/run_gpu_bench.sh build && bench/run_gpu_bench.sh build-conv
 #   tar -C bench/work -cJf .gpu-carry/bench-work.tar.xz gpu gpu-conv
 #   scripts/gpu-sweep-build.sh       (optional: sm_90a kernel variants)
+#   bench/run_gpu_bench.sh build-e2e && tar -C bench/work -cJf .gpu-carry/e2e-work.tar.xz gpu-e2e
+#                                    (optional: step e2e)
 #
 # then with the device tool, carry=[".gpu-carry"]:
 #
@@ -32,6 +34,10 @@
 #    of SWEEP_BUDGET_S (120 s): bench/work/sw-NAME GEMM build directories
 #    (scripts/gpu-sweep-build.sh makes sm_90a ones), bench/work/swc-NAME
 #    convolution ones; results in OUT_DIR/sweep-results.tar.
+# 4. step e2e (not in the default steps; its own call, carrying
+#    .gpu-carry/libstc_runtime_cuda.so and e2e-work.tar.xz): the whole
+#    blocks against PyTorch (run-e2e, its own time budget),
+#    STC_SESSION_E2E_ONLY limits them; results in OUT_DIR/e2e-results.tar.
 # Every step runs even when an earlier one failed; the exit status says
 # whether all passed. STC_SESSION_STEPS (default "tests bench sweep")
 # picks the steps: a call that only times kernels ("bench sweep") carries
@@ -125,6 +131,21 @@ for b in gemm conv; do
   tar -C "$out" -cf "$out/$b-results.tar" "$b" && rm -rf "${out:?}/$b"
   tail -n 5 "$out/$b.log"
 done
+fi
+if step e2e; then
+  # Whole blocks end to end (bench/run_gpu_bench.sh run-e2e): LLaMA MLP,
+  # BERT layer, ResNet bottleneck against PyTorch, from
+  # .gpu-carry/e2e-work.tar.xz; results in OUT_DIR/e2e-results.tar.
+  echo "== end-to-end blocks $(date -u +%T)"
+  mkdir -p bench/work
+  xz -dc "$carry/e2e-work.tar.xz" | tar -C bench/work -xf - || status=1
+  rm -rf "$out/e2e" && mkdir -p "$out/e2e"
+  only=()
+  [ -n "${STC_SESSION_E2E_ONLY:-}" ] && only=("--only=$STC_SESSION_E2E_ONLY")
+  bench/run_gpu_bench.sh run-e2e --copy-to "$out/e2e" "${only[@]}" \
+    > "$out/e2e.log" 2>&1 || status=1
+  tar -C "$out" -cf "$out/e2e-results.tar" e2e && rm -rf "${out:?}/e2e"
+  tail -n 5 "$out/e2e.log"
 fi
 if step sweep && [ -f "$carry/sweep.tar.xz" ]; then
   echo "== kernel variants $(date -u +%T)"
