@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lib/InputText.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -73,10 +75,40 @@ mlir::stc::describeBinaryInput(llvm::StringRef text) {
   return std::nullopt;
 }
 
+/// The label of a block defined at offset `i` of `text` (the first
+/// non-blank character of a line, `^label` ... `:` ending the line before
+/// any comment), or "".
+static llvm::StringRef blockDefinedAt(llvm::StringRef text, size_t i) {
+  if (text[i] != '^')
+    return "";
+  size_t end = i + 1;
+  while (end < text.size() &&
+         (isIdentifierChar(text[end]) || text[end] == '$' || text[end] == '.'))
+    ++end;
+  llvm::StringRef line = text.substr(i, text.find('\n', i) - i);
+  line = line.substr(0, line.find("//")).rtrim();
+  if (end == i + 1 || !line.ends_with(":"))
+    return "";
+  return text.slice(i, end);
+}
+
 std::optional<std::pair<size_t, std::string>>
 mlir::stc::findParserCrasher(llvm::StringRef text) {
+  // Regions by their opening brace (0: top level), and the blocks each
+  // defines: MLIR 22's parser uses freed memory (and may crash, later)
+  // after a block label defined twice in one region.
+  llvm::SmallVector<size_t> regions = {0};
+  llvm::DenseSet<std::pair<size_t, llvm::StringRef>> blocks;
+  bool lineStart = true;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
+    if (c == '\n') {
+      lineStart = true;
+      continue;
+    }
+    bool first = lineStart && c != ' ' && c != '\t' && c != '\r';
+    if (first)
+      lineStart = false;
     if (c == '"') {
       // A string literal: skip to its closing quote (escapes included).
       for (++i; i < text.size() && text[i] != '"'; ++i)
@@ -88,7 +120,25 @@ mlir::stc::findParserCrasher(llvm::StringRef text) {
       i = text.find('\n', i);
       if (i == llvm::StringRef::npos)
         break;
+      lineStart = true;
       continue;
+    }
+    if (c == '{') {
+      regions.push_back(i + 1);
+      continue;
+    }
+    if (c == '}') {
+      if (regions.size() > 1)
+        regions.pop_back();
+      continue;
+    }
+    if (first) {
+      llvm::StringRef label = blockDefinedAt(text, i);
+      if (!label.empty() && !blocks.insert({regions.back(), label}).second)
+        return std::make_pair(
+            i, "block " + label.str() +
+                   " is defined twice in one region: MLIR 22's parser "
+                   "uses freed memory on it (and may crash); rename one");
     }
     if (!text.substr(i).starts_with("array") ||
         (i > 0 && isIdentifierChar(text[i - 1])))

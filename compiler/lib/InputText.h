@@ -28,7 +28,8 @@ namespace mlir::stc {
 std::optional<std::string> describeBinaryInput(llvm::StringRef text);
 
 /// The offset and message of the first construct in `text` on which the
-/// upstream parser crashes (outside strings and comments), or none.
+/// upstream parser crashes (outside strings and comments): a dense array
+/// of index, a block label defined twice in one region; or none.
 std::optional<std::pair<size_t, std::string>>
 findParserCrasher(llvm::StringRef text);
 
