@@ -92,6 +92,10 @@ static llvm::StringRef blockDefinedAt(llvm::StringRef text, size_t i) {
   return text.slice(i, end);
 }
 
+/// The largest result number an SSA use may name (`%x#N`): far beyond any
+/// real op's results, far below what makes the parser allocate gigabytes.
+constexpr unsigned long long kMaxResultNumber = 65535;
+
 std::optional<std::pair<size_t, std::string>>
 mlir::stc::findParserCrasher(llvm::StringRef text) {
   // Regions by their opening brace (0: top level), and the blocks each
@@ -139,6 +143,30 @@ mlir::stc::findParserCrasher(llvm::StringRef text) {
             i, "block " + label.str() +
                    " is defined twice in one region: MLIR 22's parser "
                    "uses freed memory on it (and may crash); rename one");
+    }
+    // %name#N with a huge N: the parser makes a forward reference with
+    // N + 1 results (LLVM's "out of memory" abort for N = 2^31).
+    if (c == '#' && i > 0 &&
+        (isIdentifierChar(text[i - 1]) || text[i - 1] == '$' ||
+         text[i - 1] == '.')) {
+      size_t at = i;
+      size_t end = i + 1;
+      while (end < text.size() && llvm::isDigit(text[end]))
+        ++end;
+      // Only an SSA use: walk back over the name to its '%'.
+      size_t start = i;
+      while (start > 0 && (isIdentifierChar(text[start - 1]) ||
+                           text[start - 1] == '$' || text[start - 1] == '.'))
+        --start;
+      constexpr size_t kMaxResultDigits = 6;
+      if (start > 0 && text[start - 1] == '%' && end > i + 1 &&
+          (end - i - 1 > kMaxResultDigits ||
+           std::stoull(text.slice(i + 1, end).str()) > kMaxResultNumber))
+        return std::make_pair(
+            at, "result number " + text.slice(i + 1, end).str() +
+                    " is out of range (at most " +
+                    std::to_string(kMaxResultNumber) +
+                    "): MLIR 22's parser runs out of memory on a huge one");
     }
     if (!text.substr(i).starts_with("array") ||
         (i > 0 && isIdentifierChar(text[i - 1])))
