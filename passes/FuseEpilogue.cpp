@@ -252,6 +252,20 @@ static bool isGeluErfOf(Value result, Value x) {
   return false;
 }
 
+/// Whether `w` is `OpTy(x, c)`, either order, with `matches(x)` and the
+/// constant c near `constant`.
+template <typename OpTy, typename Pred>
+static bool isWithConstant(Value w, double constant, Pred &&matches) {
+  auto op = w.getDefiningOp<OpTy>();
+  if (!op)
+    return false;
+  for (int i = 0; i < 2; ++i)
+    if (matches(op->getOperand(i)) &&
+        isConstantNear(op->getOperand(1 - i), constant))
+      return true;
+  return false;
+}
+
 /// Whether `result` is the tanh GELU of `v`, 0.5 v (1 + tanh(sqrt(2/pi)
 /// (v + 0.044715 v^3))), as frontends write it: the outer product of v (or
 /// of 0.5 v) with the half-sum (or the sum), v^3 as v * v * v, each
@@ -293,26 +307,12 @@ static bool isGeluTanhOf(Value result, Value v) {
     }
     return false;
   };
-  // (tanh(...) + 1), possibly times 0.5.
+  // (tanh(...) + 1), and 0.5 times something.
   auto isOnePlusInner = [&](Value w) {
-    auto sum = w.getDefiningOp<arith::AddFOp>();
-    if (!sum)
-      return false;
-    for (int i = 0; i < 2; ++i)
-      if (isInner(sum->getOperand(i)) &&
-          isConstantNear(sum->getOperand(1 - i), 1.0))
-        return true;
-    return false;
+    return isWithConstant<arith::AddFOp>(w, 1.0, isInner);
   };
   auto isHalfOf = [&](Value w, auto &&inner) {
-    auto half = w.getDefiningOp<arith::MulFOp>();
-    if (!half)
-      return false;
-    for (int i = 0; i < 2; ++i)
-      if (inner(half->getOperand(i)) &&
-          isConstantNear(half->getOperand(1 - i), 0.5))
-        return true;
-    return false;
+    return isWithConstant<arith::MulFOp>(w, 0.5, inner);
   };
   auto isV = [&](Value w) { return w == v; };
   for (int i = 0; i < 2; ++i) {

@@ -162,6 +162,43 @@ static LogicalResult emulateWgmma(stc_gpu::WgmmaSpOp op,
   return success();
 }
 
+/// One warp-MMA instruction as the emulator runtime takes it: the lane's A,
+/// B and C registers stored as 32-bit words in stack slots (C as
+/// `wordType`: f32 bits, f16x2 or s32), and a slot of four words for D.
+struct MmaWords {
+  Value a, b, c, d;
+  Type wordType;
+};
+
+static MmaWords storeMmaWords(ImplicitLocOpBuilder &b, Operation *mma,
+                              ValueRange aRegs, ValueRange bRegs,
+                              ValueRange cRegs, Type wordType) {
+  auto fn = mma->getParentOfType<func::FuncOp>();
+  Type i32 = b.getI32Type();
+  Location loc = mma->getLoc();
+  MmaWords w{entryAlloca(fn, i32, 4, loc),
+             entryAlloca(fn, i32, static_cast<int64_t>(bRegs.size()), loc),
+             entryAlloca(fn, i32, 4, loc), entryAlloca(fn, i32, 4, loc),
+             wordType};
+  storeWords(b, w.a, aRegs, i32);
+  storeWords(b, w.b, bRegs, i32);
+  storeWords(b, w.c, cRegs, wordType);
+  return w;
+}
+
+/// Replaces `mma` by the struct of its `count` result registers of type
+/// `accType`, read back from the D words the runtime wrote.
+static void replaceByResultWords(ImplicitLocOpBuilder &b, Operation *mma,
+                                 const MmaWords &w, int32_t count,
+                                 Type accType) {
+  Value result = LLVM::UndefOp::create(b, mma->getResult(0).getType());
+  for (int32_t i = 0; i < count; ++i)
+    result = LLVM::InsertValueOp::create(
+        b, result, loadWord(b, w.d, w.wordType, i, accType), i);
+  mma->getResult(0).replaceAllUsesWith(result);
+  mma->erase();
+}
+
 /// The dense mma.sync of the dense GEMM kernel: m16n8k16 with f16 or bf16
 /// operands (A 4 registers, B 2) and f32 (or, for f16, f16x2) accumulators,
 /// row.col, through stc_emu_mma.
@@ -191,26 +228,14 @@ static LogicalResult emulateDenseMma(NVVM::MmaOp mma) {
   StcEmuMmaKind kindValue = bf16     ? STC_EMU_MMA_M16N8K16_F32_BF16
                             : f16Acc ? STC_EMU_MMA_M16N8K16_F16_F16
                                      : STC_EMU_MMA_M16N8K16_F32_F16;
-  auto fn = mma->getParentOfType<func::FuncOp>();
-  Location loc = mma.getLoc();
-  ImplicitLocOpBuilder b(loc, mma);
-  Value a = entryAlloca(fn, i32, 4, loc), bRegs = entryAlloca(fn, i32, 2, loc),
-        c = entryAlloca(fn, i32, 4, loc), d = entryAlloca(fn, i32, 4, loc);
-  storeWords(b, a, mma.getOperandA(), i32);
-  storeWords(b, bRegs, mma.getOperandB(), i32);
-  Type wordType = f16Acc ? i32 : f32;
-  storeWords(b, c, mma.getOperandC(), wordType);
+  ImplicitLocOpBuilder b(mma.getLoc(), mma);
+  MmaWords w = storeMmaWords(b, mma, mma.getOperandA(), mma.getOperandB(),
+                             mma.getOperandC(), f16Acc ? i32 : f32);
   func::CallOp::create(
       b, runtimeSymbol(RuntimeEntryPoint::EmuMma), TypeRange{},
-      ValueRange{arith::ConstantIntOp::create(b, kindValue, 32), a, bRegs, c,
-                 d});
-  Value result = LLVM::UndefOp::create(b, mma.getType());
-  Type accType = f16Acc ? Type(f16x2) : f32;
-  for (int32_t i = 0; i < (f16Acc ? 2 : 4); ++i)
-    result = LLVM::InsertValueOp::create(
-        b, result, loadWord(b, d, wordType, i, accType), i);
-  mma.replaceAllUsesWith(result);
-  mma.erase();
+      ValueRange{arith::ConstantIntOp::create(b, kindValue, 32), w.a, w.b, w.c,
+                 w.d});
+  replaceByResultWords(b, mma, w, f16Acc ? 2 : 4, f16Acc ? Type(f16x2) : f32);
   return success();
 }
 
@@ -286,31 +311,21 @@ static LogicalResult emulateMma(NVVM::MmaSpOp mma) {
                 : f16Acc ? STC_EMU_MMA_SP_M16N8K32_F16_F16
                          : STC_EMU_MMA_SP_M16N8K32_F32_F16;
   }
-  auto fn = mma->getParentOfType<func::FuncOp>();
-  Location loc = mma.getLoc();
-  ImplicitLocOpBuilder b(loc, mma);
-  Value a = entryAlloca(fn, i32, 4, loc), bRegs = entryAlloca(fn, i32, 4, loc),
-        c = entryAlloca(fn, i32, 4, loc), d = entryAlloca(fn, i32, 4, loc);
-  storeWords(b, a, mma.getOperandA(), i32);
-  storeWords(b, bRegs, mma.getOperandB(), i32);
+  ImplicitLocOpBuilder b(mma.getLoc(), mma);
   // The accumulators as 32-bit words: f32 bits, f16x2 or s32.
   Type wordType = f16Acc || int8 ? i32 : f32;
-  storeWords(b, c, mma.getOperandC(), wordType);
+  MmaWords w = storeMmaWords(b, mma, mma.getOperandA(), mma.getOperandB(),
+                             mma.getOperandC(), wordType);
   Value kind = arith::ConstantIntOp::create(b, kindValue, 32);
   Value ordered =
       arith::ConstantIntOp::create(b, mma.getOrderedMetadata() ? 1 : 0, 32);
   func::CallOp::create(
       b, runtimeSymbol(RuntimeEntryPoint::EmuMmaSp), TypeRange{},
-      ValueRange{kind, ordered, a, bRegs, c, mma.getSparseMetadata(),
-                 mma.getSparsitySelector(), d});
-  Value result = LLVM::UndefOp::create(b, mma.getType());
-  Type accType =
-      f16Acc ? Type(VectorType::get({2}, Float16Type::get(ctx))) : wordType;
-  for (int32_t i = 0; i < cRegs; ++i)
-    result = LLVM::InsertValueOp::create(
-        b, result, loadWord(b, d, wordType, i, accType), i);
-  mma.replaceAllUsesWith(result);
-  mma.erase();
+      ValueRange{kind, ordered, w.a, w.b, w.c, mma.getSparseMetadata(),
+                 mma.getSparsitySelector(), w.d});
+  replaceByResultWords(
+      b, mma, w, cRegs,
+      f16Acc ? Type(VectorType::get({2}, Float16Type::get(ctx))) : wordType);
   return success();
 }
 
