@@ -24,7 +24,11 @@ def StcSparsifyContractions : Pass<"stc-sparsify-contractions", "ModuleOp"> {
     - `explicit` (default): only the two cases above;
     - `enable`: also constant weights that already satisfy 2:4;
     - `force`: prune every eligible weight by magnitude (the constant operand
-      when exactly one is constant, otherwise the right-hand operand).
+      when exactly one is constant, otherwise the right-hand operand);
+    - `auto`: like `force`, but on a GPU `target` a contraction stays dense
+      when its tuning-database entry or the cost model (docs/TUNING.md)
+      says the dense kernel is faster; a remark gives both times. On the
+      CPU every eligible weight is pruned (the dense path is scalar loops).
 
     Transposes in front of the sparse operand (`linalg.transpose` or a
     transposing `linalg.generic`) are looked through, so the weight is
@@ -47,13 +51,20 @@ def StcSparsifyContractions : Pass<"stc-sparsify-contractions", "ModuleOp"> {
   }];
   let options = [
     Option<"sparsity", "sparsity", "std::string", "\"explicit\"",
-           "Which operands are sparse: explicit, enable or force">,
+           "Which operands are sparse: explicit, enable, force or auto">,
     Option<"pattern", "pattern", "std::string", "\"2:4\"",
            "N:M pattern for pruned operands (2:4, or 1:2 for f32)">,
     Option<"pruneMethod", "prune-method", "std::string", "\"strip\"",
            "How sparsity=force prunes: strip or tile (2:4 only)">,
     Option<"permuteChannels", "permute-channels", "bool", "false",
            "Mark the weights sparsity=force prunes with permute_channels">,
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "sparsity=auto: the target whose kernels are compared (cpu or a "
+           "GPU architecture)">,
+    Option<"tuningDb", "tuning-db", "std::string", "\"\"",
+           "sparsity=auto: a tuning database used with the committed one">,
+    Option<"tuningDevice", "tuning-device", "std::string", "\"\"",
+           "sparsity=auto: the tuning database's device">,
   ];
   let dependentDialects = [
     "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",
@@ -110,7 +121,8 @@ def StcSparsifyConvolutions : Pass<"stc-sparsify-convolutions", "ModuleOp"> {
   }];
   let options = [
     Option<"sparsity", "sparsity", "std::string", "\"explicit\"",
-           "Which filters are sparse: explicit, enable or force">,
+           "Which filters are sparse: explicit, enable, force or auto (as "
+           "force: convolutions are not tuned yet)">,
     Option<"pattern", "pattern", "std::string", "\"2:4\"",
            "N:M pattern for pruned filters (2:4, or 1:2 for f32)">,
   ];
@@ -346,7 +358,18 @@ def StcConfigureGpuKernels : Pass<"stc-configure-gpu-kernels", "ModuleOp"> {
     `warp-rows`, `warp-cols`, `wgmma-stages`, `cluster-rows`,
     `group-rows`, `tma-multicast`,
     `wgmma-a`, `accumulate`, `ordered-metadata`; the tools spell them
-    `--gpu-NAME`). Errors: values outside their range (as the tools check
+    `--gpu-NAME`).
+
+    Where no knob is set, the tuning databases (the committed
+    `tuning/stc-tuning-db.json` and `tuning-db`; docs/TUNING.md) choose
+    among the op's candidate configurations: a measured configuration for
+    the op's key (remark `tuning database: exact hit`), else, when the
+    target's device has measurements, the cost model's best prediction
+    (the heuristic's choice unless another is predicted 3 % faster; remark
+    `cost model`), each remark with the predicted times of the best sparse
+    and dense kernels. Errors: a database that cannot be read or is
+    malformed, a measured configuration that does not parse. A database
+    without data for the target is ignored with a remark. Errors: values outside their range (as the tools check
     them), `kernel=wgmma` or `kernel=staged` for an op that kernel cannot
     compute, a grouped order that splits the heuristic's cluster, an sm_90a
     ring that does not fit in shared memory. Remarks: f16 accumulation
@@ -357,6 +380,11 @@ def StcConfigureGpuKernels : Pass<"stc-configure-gpu-kernels", "ModuleOp"> {
     Option<"target", "target", "std::string", "\"sm_80\"",
            "GPU the kernels are for: sm_80, sm_86, sm_89, sm_90 (mma.sp "
            "kernels) or sm_90a (wgmma.mma_async.sp kernels where they apply)">,
+    Option<"tuningDb", "tuning-db", "std::string", "\"\"",
+           "A tuning database (docs/TUNING.md) used with the committed one">,
+    Option<"tuningDevice", "tuning-device", "std::string", "\"\"",
+           "The device of the tuning database whose measurements apply "
+           "(default: the one with the most entries for the target)">,
   ];
   let statistics = [
     Statistic<"numConfigured", "num-configured",

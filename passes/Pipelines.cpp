@@ -49,6 +49,9 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   sparsify.pattern = options.pattern;
   sparsify.pruneMethod = options.pruneMethod;
   sparsify.permuteChannels = options.permuteChannels;
+  sparsify.target = options.target;
+  sparsify.tuningDb = options.tuningDb;
+  sparsify.tuningDevice = options.tuningDevice;
   pm.addPass(createStcSparsifyContractions(sparsify));
   // What STC did not specialize keeps its encodings for upstream's
   // sparsifier (stc-bufferize); public functions take dense tensors.
@@ -174,9 +177,11 @@ StcPipelineOptions::verify(Spelling spelling,
   auto name = [&](StringRef option) {
     return (spelling.prefix + option).str();
   };
-  if (sparsity != "explicit" && sparsity != "enable" && sparsity != "force")
-    return fail(name("sparsity") + " must be explicit, enable or force, got '" +
-                sparsity + "'");
+  bool prunes = sparsity == "force" || sparsity == "auto";
+  if (sparsity != "explicit" && sparsity != "enable" && !prunes)
+    return fail(name("sparsity") +
+                " must be explicit, enable, force or auto, got '" + sparsity +
+                "'");
   if (failed(gpu.verify(gpuArch(), spelling, error)))
     return failure();
   if (pattern != "2:4" && pattern != "1:2")
@@ -186,14 +191,17 @@ StcPipelineOptions::verify(Spelling spelling,
                 pruneMethod + "'");
   // Both only shape the prunes that force adds: elsewhere they would be
   // silently ignored.
-  if (sparsity != "force" && pruneMethod != "strip")
+  if (!prunes && pruneMethod != "strip")
     return fail(name("prune-method") + "=" + pruneMethod + " needs " +
                 name("sparsity") +
-                "=force (an explicit stc.prune says `method " + pruneMethod +
-                "`)");
-  if (sparsity != "force" && permuteChannels)
+                "=force or auto (an explicit stc.prune says `method " +
+                pruneMethod + "`)");
+  if (!prunes && permuteChannels)
     return fail(name("permute-channels") + " needs " + name("sparsity") +
-                "=force (an explicit stc.prune says `permute_channels`)");
+                "=force or auto (an explicit stc.prune says "
+                "`permute_channels`)");
+  if (!tuningDevice.empty() && !gpuArch())
+    return fail(name("tuning-device") + " needs a GPU " + name("target"));
   if (permuteMaxRounds < 1)
     return fail(name("permute-max-rounds") + " must be at least 1, got " +
                 Twine(permuteMaxRounds));
@@ -215,6 +223,8 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   // heuristics' choice with the knobs on top), then exactly that kernel.
   StcConfigureGpuKernelsOptions configure;
   configure.target = options.target;
+  configure.tuningDb = options.tuningDb;
+  configure.tuningDevice = options.tuningDevice;
   pm.addPass(createStcConfigureGpuKernels(configure, options.gpu));
   pm.addPass(createStcLowerSpmmToGpu());
   // What is left of the tensor computation (bias adds, activations,

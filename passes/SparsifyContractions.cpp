@@ -8,6 +8,7 @@
 // (stc-bufferize runs it).
 //
 //===----------------------------------------------------------------------===//
+#include "passes/GPU/SparseOrDense.h"
 #include "passes/Passes.h"
 #include "passes/RuntimeCalls.h"
 #include "passes/SparsityPolicy.h"
@@ -213,10 +214,17 @@ private:
   static std::string upstreamReason(const Contraction &c,
                                     const OperandTrace &lhs,
                                     const OperandTrace &rhs);
+  /// sparsity=auto: whether `c` with operand `sparse` pruned is predicted
+  /// faster than dense (a remark says why either way); failure after an
+  /// error reading the tuning data.
+  FailureOr<bool> autoKeepsSparse(const Contraction &c, int sparse);
   /// Strips the encodings the rewrites consumed (see runOnOperation).
   void stripConsumedEncodings();
 
   SparsityMode mode = SparsityMode::Explicit;
+  /// sparsity=auto on a GPU target: the tuning data, loaded at first use.
+  /// (shared: the pass is copied when a pass manager clones it).
+  std::shared_ptr<gpu_kernel::TuningData> tuning;
   /// How weights pruned under sparsity=force are pruned.
   PruneMethod forceMethod = PruneMethod::strip;
   /// Valid during runOnOperation only.
@@ -398,7 +406,7 @@ int StcSparsifyContractionsPass::chooseSparseOperand(const Contraction &c,
       return preferredOperand(lhs, rhs);
     return lhsOk ? 0 : rhsOk ? 1 : -1;
   }
-  if (mode == SparsityMode::Force) {
+  if (prunesWeights(mode)) {
     int choice = preferredOperand(lhs, rhs);
     if (eligible(choice == 0 ? lhs : rhs))
       return choice;
@@ -435,8 +443,8 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
       bypassedConverts.insert(convert);
   // Prune in the stored orientation: pruning commutes with transposes as
   // long as it runs along the reduction dimension.
-  bool prune = trace.pruned ||
-               (mode == SparsityMode::Force && !trace.isExplicitlySparse());
+  bool prune =
+      trace.pruned || (prunesWeights(mode) && !trace.isExplicitlySparse());
   if (prune) {
     // An explicit stc.prune keeps its own method and permutation request;
     // the ones force adds follow the pass options.
@@ -518,6 +526,7 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
                    << (trace.encoded                 ? "sparse_tensor encoding"
                        : trace.pruned                ? "stc.prune"
                        : mode == SparsityMode::Force ? "sparsity=force"
+                       : mode == SparsityMode::Auto  ? "sparsity=auto"
                                                      : "sparsity=enable")
                    << "), rewritten to stc.spmm";
   Value result = spmm.getResult();
@@ -538,6 +547,7 @@ void StcSparsifyContractionsPass::runOnOperation() {
   ModuleOp module = getOperation();
   RuntimeCallBuilder runtimeCalls(module);
   calls = &runtimeCalls;
+  tuning.reset();
   FailureOr<SparsityMode> parsedMode = parseSparsityMode(module, sparsity);
   if (failed(parsedMode))
     return signalPassFailure();
@@ -571,7 +581,7 @@ void StcSparsifyContractionsPass::runOnOperation() {
             return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
           }))
         continue;
-      if (mode == SparsityMode::Force || hasConstant2To4Operand(op, pruneAs))
+      if (prunesWeights(mode) || hasConstant2To4Operand(op, pruneAs))
         splitBatchMatmul(op);
     }
   }
@@ -604,6 +614,13 @@ void StcSparsifyContractionsPass::runOnOperation() {
     if (sparse < 0)
       continue;
     const OperandTrace &trace = sparse == 0 ? lhs : rhs;
+    if (mode == SparsityMode::Auto && !trace.isExplicitlySparse()) {
+      FailureOr<bool> keep = autoKeepsSparse(*c, sparse);
+      if (failed(keep))
+        return signalPassFailure();
+      if (!*keep)
+        continue;
+    }
     NMPatternAttr pattern = trace.pattern ? trace.pattern : pruneAs;
     if (failed(rewrite(*c, sparse, trace, pattern)))
       failedAny = true;
@@ -611,6 +628,35 @@ void StcSparsifyContractionsPass::runOnOperation() {
   if (failedAny)
     return signalPassFailure();
   stripConsumedEncodings();
+}
+
+FailureOr<bool>
+StcSparsifyContractionsPass::autoKeepsSparse(const Contraction &c, int sparse) {
+  Operation *op = c.op;
+  std::optional<stc_gpu::GpuArch> arch = stc_gpu::symbolizeGpuArch(target);
+  if (!arch) {
+    // The CPU's dense path is the naive loops of convert-linalg-to-loops,
+    // far slower than the sparse microkernel at any size.
+    op->emitRemark() << "stc: sparsity=auto on " << target
+                     << ": sparse (a dense contraction runs as scalar loops "
+                        "there, the 2:4 one on the sparse microkernel)";
+    return true;
+  }
+  if (!tuning) {
+    FailureOr<std::unique_ptr<gpu_kernel::TuningData>> loaded =
+        gpu_kernel::TuningData::load(op, "stc-sparsify-contractions", *arch,
+                                     tuningDb, tuningDevice);
+    if (failed(loaded))
+      return failure();
+    tuning = std::move(*loaded);
+  }
+  gpu_kernel::SparsityDecision decision =
+      gpu_kernel::decideSparsity(c.op, c.lhs, c.rhs, c.lhsK, c.rhsK, sparse,
+                                 !isZeroFilled(c.init), *arch, *tuning);
+  op->emitRemark() << "stc: sparsity=auto on " << target << ": "
+                   << (decision.sparse ? "sparse" : "kept dense") << ", "
+                   << decision.why;
+  return decision.sparse;
 }
 
 std::string StcSparsifyContractionsPass::upstreamReason(

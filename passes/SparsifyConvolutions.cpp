@@ -425,8 +425,7 @@ private:
 LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
                                                     const FilterTrace &trace) {
   Value filterOperand = op.getDpsInputs()[1];
-  bool wouldBeSparse = trace.isExplicitlySparse() ||
-                       mode == SparsityMode::Force ||
+  bool wouldBeSparse = trace.isExplicitlySparse() || prunesWeights(mode) ||
                        (mode == SparsityMode::Enable && trace.isConstant());
   // An encoding STC cannot honour is left to upstream's sparsifier; any
   // other sparse filter that cannot be used stays dense. Both with a remark.
@@ -501,8 +500,11 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   } else if (canonicalPrune) {
     pattern = trace.prune.getPattern();
     why = "stc.prune";
-  } else if (mode == SparsityMode::Force) {
-    why = "sparsity=force";
+  } else if (prunesWeights(mode)) {
+    why = mode == SparsityMode::Force
+              ? "sparsity=force"
+              : "sparsity=auto: convolutions are not tuned yet, pruned as "
+                "with force";
   } else if (mode == SparsityMode::Enable && trace.isConstant()) {
     why = "sparsity=enable";
   } else {
@@ -561,7 +563,7 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   if (trace.encoded)
     if (auto convert = filterOperand.getDefiningOp<sparse_tensor::ConvertOp>())
       bypassedConverts.insert(convert);
-  if (!trace.isExplicitlySparse() && mode == SparsityMode::Force)
+  if (!trace.isExplicitlySparse() && prunesWeights(mode))
     toCompress = PruneOp::create(
         b, loc, toCompress, pattern, b.getI64IntegerAttr(1),
         PruneMethodAttr::get(b.getContext(), PruneMethod::strip), UnitAttr());

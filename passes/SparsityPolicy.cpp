@@ -19,8 +19,10 @@ FailureOr<stc::SparsityMode> stc::parseSparsityMode(Operation *where,
     return SparsityMode::Enable;
   if (value == "force")
     return SparsityMode::Force;
+  if (value == "auto")
+    return SparsityMode::Auto;
   where->emitError() << "unknown sparsity mode '" << value
-                     << "' (expected explicit, enable or force)";
+                     << "' (expected explicit, enable, force or auto)";
   return failure();
 }
 

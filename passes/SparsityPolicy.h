@@ -16,10 +16,17 @@
 namespace mlir::stc {
 
 /// Which operands the `sparsity` option makes sparse (docs/DESIGN.md §5).
-enum class SparsityMode { Explicit, Enable, Force };
+/// Auto is Force where the target's cost model predicts the 2:4 kernel to
+/// be faster (docs/TUNING.md).
+enum class SparsityMode { Explicit, Enable, Force, Auto };
 
-/// Parses the `sparsity` option (explicit, enable or force); emits an error
-/// on `where` otherwise.
+/// Whether `mode` prunes weights that are not 2:4 yet (force and auto).
+inline bool prunesWeights(SparsityMode mode) {
+  return mode == SparsityMode::Force || mode == SparsityMode::Auto;
+}
+
+/// Parses the `sparsity` option (explicit, enable, force or auto); emits an
+/// error on `where` otherwise.
 FailureOr<SparsityMode> parseSparsityMode(Operation *where, StringRef value);
 
 /// Parses the `pattern` option (2:4 or 1:2); emits an error on `where`

@@ -36,6 +36,7 @@ if stc_run_prefix:
         os.path.join(config.stc_tools_dir, "stc-run"))
 llvm_config.add_tool_substitutions(
     ["stc-opt", "stc-compile", stc_run_tool, "stc-prune", "stc-import-onnx",
+     "stc-tune",
      "StcUnitTests"], tool_dirs)
 # %python: STC_TEST_PYTHON where set (a GPU machine whose NumPy is not in
 # /usr/bin/python3, scripts/gpu-remote-tests.sh), else the system's.

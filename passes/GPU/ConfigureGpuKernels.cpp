@@ -16,14 +16,19 @@
 #include "passes/GPU/DenseGemm.h"
 #include "passes/GPU/HopperKernelShape.h"
 #include "passes/GPU/HopperTiling.h"
+#include "passes/GPU/KernelCandidates.h"
 #include "passes/GPU/KernelConfig.h"
 #include "passes/GPU/KernelOptions.h"
 #include "passes/GPU/KernelProblem.h"
 #include "passes/GPU/MmaSpTiling.h"
+#include "passes/GPU/TuningData.h"
 #include "passes/Passes.h"
 
 #include "dialects/Stc/StcOps.h"
 #include "dialects/StcGpu/StcGpuAttrs.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <functional>
 
@@ -104,6 +109,15 @@ private:
   FailureOr<KernelConfigAttr> configureDense(Operation *op, const Problem &pb,
                                              GpuArch arch,
                                              const GpuKernelOptions &k);
+  /// The configuration the tuning data chooses for an op whose heuristic
+  /// choice is `heuristic` (docs/TUNING.md, "Using it"): a measured one
+  /// for its key, else the cost model's best candidate when the device has
+  /// measurements, else `heuristic`.
+  KernelConfigAttr tunedChoice(Operation *op, const Problem &pb, GpuArch arch,
+                               bool dense, KernelConfigAttr heuristic);
+
+  /// Valid during runOnOperation only.
+  std::unique_ptr<TuningData> tuning;
 };
 
 } // namespace
@@ -298,6 +312,76 @@ ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
   return config;
 }
 
+KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
+                                                  const Problem &pb,
+                                                  GpuArch arch, bool dense,
+                                                  KernelConfigAttr heuristic) {
+  std::optional<tuning::TuningKey> key = tuningKeyOf(op, pb, arch);
+  if (!key || !tuning->hasData())
+    return heuristic;
+  const tuning::CostModel &model = tuning->model();
+  tuning::ModelProblem mp = modelProblemOf(*key);
+  auto quietlyFits = [&](KernelConfigAttr config) {
+    ScopedDiagnosticHandler quiet(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    return succeeded(checkKernelConfig(op, pb, config, kPass));
+  };
+  // Both alternatives' best predictions, so that the remark says how far
+  // the other kind of kernel is.
+  bool hasDenseKernel = pb.inputType.isF16() || pb.inputType.isBF16();
+  std::optional<PredictedBest> bestSparse = predictBest(
+      model, mp,
+      modelCandidates(arch, /*sparse=*/true,
+                      stc_gpu::hasWgmma(arch) &&
+                          (dense || wgmmaUnsupported(op, pb, false).empty())));
+  std::optional<PredictedBest> bestDense =
+      hasDenseKernel
+          ? predictBest(model, mp, modelCandidates(arch, false, false))
+          : std::nullopt;
+  auto alternatives = [&](InFlightDiagnostic &d) {
+    d << "; predicted best sparse "
+      << llvm::formatv("{0:F1}", bestSparse->prediction.us) << " us ("
+      << bestSparse->kernel.classKey() << ")";
+    if (bestDense)
+      d << ", best dense " << llvm::formatv("{0:F1}", bestDense->prediction.us)
+        << " us (" << bestDense->kernel.classKey() << ")";
+  };
+  if (std::optional<TuningData::Hit> hit = tuning->exactHit(*key, !dense);
+      hit && quietlyFits(hit->config)) {
+    InFlightDiagnostic d = op->emitRemark();
+    d << kPass << ": tuning database: exact hit for " << key->str() << " on "
+      << tuning->deviceName()
+      << (hit->epilogueFallback ? " (measured without the epilogue)" : "")
+      << ": " << hit->config << " measured "
+      << llvm::formatv("{0:F1}", hit->measured->medianUs) << " us";
+    alternatives(d);
+    return hit->config;
+  }
+  KernelConfigAttr chosen = heuristic;
+  tuning::CostModel::Prediction heuristicTime =
+      model.predict(mp, modelKernelOf(heuristic, !dense));
+  tuning::CostModel::Prediction chosenTime = heuristicTime;
+  for (KernelConfigAttr candidate :
+       kernelCandidates(op, pb, arch, dense, heuristic)) {
+    tuning::CostModel::Prediction p =
+        model.predict(mp, modelKernelOf(candidate, !dense));
+    // The heuristic stays unless another is predicted clearly faster.
+    if (p.us < chosenTime.us && p.us < 0.97 * heuristicTime.us) {
+      chosen = candidate;
+      chosenTime = p;
+    }
+  }
+  InFlightDiagnostic d = op->emitRemark();
+  d << kPass << ": cost model (" << tuning->deviceName() << "): " << chosen
+    << " predicted " << llvm::formatv("{0:F1}", chosenTime.us) << " us ("
+    << chosenTime.basis << ")";
+  if (chosen != heuristic)
+    d << "; the heuristic's " << llvm::formatv("{0:F1}", heuristicTime.us)
+      << " us";
+  alternatives(d);
+  return chosen;
+}
+
 void ConfigureGpuKernels::runOnOperation() {
   ModuleOp module = getOperation();
   SmallVector<Operation *> ops;
@@ -338,6 +422,13 @@ void ConfigureGpuKernels::runOnOperation() {
             ops.front()->emitError() << kPass << ": " << message.str();
           })))
     return signalPassFailure();
+  // The tuning databases choose where no knob did.
+  FailureOr<std::unique_ptr<TuningData>> loaded =
+      TuningData::load(ops.front(), kPass, *arch, tuningDb, tuningDevice);
+  if (failed(loaded))
+    return signalPassFailure();
+  tuning = std::move(*loaded);
+  bool tuned = !k.overridesHeuristics();
   for (Operation *op : ops) {
     auto denseProblem = dense.find(op);
     bool isDense = denseProblem != dense.end();
@@ -351,6 +442,8 @@ void ConfigureGpuKernels::runOnOperation() {
                                    : problemOf(cast<ConvOp>(op));
     if (failed(checkKernelConfig(op, pb, *config, kPass)))
       return signalPassFailure();
+    if (tuned)
+      config = tunedChoice(op, pb, *arch, isDense, *config);
     op->setAttr(KernelConfigAttr::kAttrName, *config);
     ++numConfigured;
   }

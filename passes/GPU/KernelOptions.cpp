@@ -81,3 +81,12 @@ std::optional<stc_gpu::KernelFamily> GpuKernelOptions::requestedFamily() const {
     return std::nullopt;
   return stc_gpu::symbolizeKernelFamily(kernel);
 }
+
+bool GpuKernelOptions::overridesHeuristics() const {
+  GpuKernelOptions defaults;
+#define STC_GPU_KERNEL_OPTION(TYPE, FIELD, NAME, DEFAULT, HELP)                \
+  if (FIELD != defaults.FIELD)                                                 \
+    return true;
+#include "passes/GPU/KernelOptions.def"
+  return false;
+}

@@ -44,6 +44,10 @@ struct GpuKernelOptions {
   LogicalResult verify(std::optional<stc_gpu::GpuArch> arch, Spelling spelling,
                        function_ref<void(const Twine &)> error) const;
 
+  /// Whether any knob differs from its default: the kernel is then the
+  /// user's choice, not the tuning database's.
+  bool overridesHeuristics() const;
+
   /// The kernel family asked for; nullopt for `auto`. Valid after verify().
   std::optional<stc_gpu::KernelFamily> requestedFamily() const;
 };

@@ -12,7 +12,7 @@
 // RUN: not stc-opt %s -split-input-file --pass-pipeline='builtin.module(stc-sparsify-convolutions{sparsity=sometimes})' 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not stc-opt %s -split-input-file --pass-pipeline='builtin.module(stc-sparsify-convolutions{pattern=4:8})' 2>&1 | FileCheck %s --check-prefix=PATTERN
 
-// MODE: error: unknown sparsity mode 'sometimes' (expected explicit, enable or force)
+// MODE: error: unknown sparsity mode 'sometimes' (expected explicit, enable, force or auto)
 // PATTERN: error: unsupported pattern '4:8' (expected 2:4 or 1:2)
 
 // A rewrite says which filter, in which layout, and how many values per

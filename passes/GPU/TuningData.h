@@ -1,0 +1,79 @@
+//===- TuningData.h - the tuning databases a pass run uses -----*- C++ -*-===//
+//
+// The committed tuning database plus a user's --tuning-db, narrowed to the
+// device that applies to the target, with the cost model fitted to its
+// measurements (docs/TUNING.md). Loaded once per pass run by
+// stc-configure-gpu-kernels, --sparsity=auto and stc-tune.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STC_PASSES_GPU_TUNINGDATA_H
+#define STC_PASSES_GPU_TUNINGDATA_H
+
+#include "dialects/StcGpu/StcGpuAttrs.h"
+#include "passes/Tuning/CostModel.h"
+#include "passes/Tuning/TuningDb.h"
+
+#include <memory>
+
+namespace mlir::stc::gpu_kernel {
+
+class TuningData {
+public:
+  /// Reads the committed database and `userPath` (when not empty) for
+  /// `arch`. A file that cannot be read or is malformed, or a measured
+  /// configuration that does not parse, is an error on `where` beginning
+  /// with `pass`; a database with no entry for the target is a remark
+  /// (it is ignored).
+  static FailureOr<std::unique_ptr<TuningData>>
+  load(Operation *where, StringRef pass, stc_gpu::GpuArch arch,
+       StringRef userPath, StringRef requestedDevice);
+
+  /// Whether measurements apply to the target.
+  bool hasData() const { return !device.empty(); }
+  /// The device whose measurements apply ("" without data).
+  StringRef deviceName() const { return device; }
+
+  /// The fastest measured candidate of the kind asked for (a sparse or a
+  /// dense kernel) for `key`'s problem, or null. A key with an epilogue
+  /// also takes the entry without one (an epilogue barely moves a GEMM's
+  /// time); `epilogueFallback` says when that happened.
+  struct Hit {
+    const tuning::MeasuredConfig *measured = nullptr;
+    stc_gpu::KernelConfigAttr config;
+    bool epilogueFallback = false;
+    /// The entry's overall best (sparse or dense).
+    const tuning::MeasuredConfig *best = nullptr;
+  };
+  std::optional<Hit> exactHit(tuning::TuningKey key, bool sparse) const;
+
+  /// The cost model of the device (its spec-sheet model without data).
+  const tuning::CostModel &model() const { return *costModel; }
+
+private:
+  TuningData(MLIRContext *context, stc_gpu::GpuArch arch)
+      : context(context), arch(arch) {}
+
+  MLIRContext *context;
+  stc_gpu::GpuArch arch;
+  tuning::TuningDb db;
+  std::string device;
+  std::unique_ptr<tuning::CostModel> costModel;
+};
+
+/// The best of `kernels` on `pb` by the model: the kernel, its prediction.
+struct PredictedBest {
+  tuning::ModelKernel kernel;
+  tuning::CostModel::Prediction prediction;
+};
+std::optional<PredictedBest> predictBest(const tuning::CostModel &model,
+                                         const tuning::ModelProblem &pb,
+                                         ArrayRef<tuning::ModelKernel> kernels);
+
+/// Parses a #stc_gpu.kernel_config text; null (with `why`) when it does not
+/// parse or is another attribute.
+stc_gpu::KernelConfigAttr parseKernelConfig(MLIRContext *context,
+                                            StringRef text, std::string &why);
+
+} // namespace mlir::stc::gpu_kernel
+
+#endif // STC_PASSES_GPU_TUNINGDATA_H

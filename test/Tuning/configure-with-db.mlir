@@ -1,0 +1,59 @@
+// stc-configure-gpu-kernels with a tuning database (docs/TUNING.md,
+// "Using it"): a measured configuration for an op's key wins (even one that
+// is not the heuristic's: 128x128 with 3 slots); an op with an epilogue
+// takes the entry measured without one; an op without an entry gets the
+// cost model's choice among its candidates (the database's samples make
+// 128x128 wgmma tiles three times as efficient as 128x256 ones, so the
+// heuristic's 128x256 loses); a dense contraction looks up dense
+// candidates only; a knob keeps the database out. Inputs/h200-db.json is
+// made by hand.
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a tuning-db=%S/Inputs/h200-db.json" 2>&1 | FileCheck %s
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a tuning-db=%S/Inputs/h200-db.json block-rows=64" 2>&1 | FileCheck %s --check-prefix=KNOB
+// Without a database (the committed one is empty): the heuristics, no remark.
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a" 2>&1 | FileCheck %s --check-prefix=NONE
+
+// CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for matmul 4096x4096x4096 f16->f16 none on sm_90a on NVIDIA H200: #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 3> measured 180.0 us; predicted best sparse {{[0-9.]+}} us (sparse wgmma 128x128), best dense {{[0-9.]+}} us (dense staged
+// CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for matmul 4096x4096x4096 f16->f16 bias on sm_90a on NVIDIA H200 (measured without the epilogue): #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 3> measured 180.0 us
+// CHECK: remark: stc-configure-gpu-kernels: cost model (NVIDIA H200): #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 6> predicted {{[0-9.]+}} us (3 samples of sparse wgmma 128x128); the heuristic's {{[0-9.]+}} us
+// CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for matmul 4096x4096x4096 f16->f16 none on sm_90a on NVIDIA H200: #stc_gpu.kernel_config<arch = sm_90a, family = staged, block_rows = 128, block_cols = 128, stages = 3, ordered_metadata = false, warp_rows = 64, warp_cols = 64> measured 420.0 us
+
+// CHECK-LABEL: func.func @measured
+// CHECK: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 3>}
+// NONE-LABEL: func.func @measured
+// NONE: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 256, stages = 5, cluster_rows = 2>}
+// KNOB-NOT: remark
+// KNOB-LABEL: func.func @measured
+// KNOB: stc.spmm {{.*}}block_rows = 64,
+func.func @measured(%v: tensor<4096x2048xf16>, %m: tensor<4096x256xi16>, %d: tensor<4096x4096xf16>) -> tensor<4096x4096xf16> {
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<4096x2048xf16>, tensor<4096x256xi16>, tensor<4096x4096xf16> -> tensor<4096x4096xf16>
+  return %y : tensor<4096x4096xf16>
+}
+
+// CHECK-LABEL: func.func @with_bias
+// CHECK: stc.spmm {{.*}}block_rows = 128, block_cols = 128, stages = 3>}
+func.func @with_bias(%v: tensor<4096x2048xf16>, %m: tensor<4096x256xi16>, %d: tensor<4096x4096xf16>, %b: tensor<4096xf16>) -> tensor<4096x4096xf16> {
+  %y = stc.spmm %v, %m, %d bias(%b : tensor<4096xf16>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<4096x2048xf16>, tensor<4096x256xi16>, tensor<4096x4096xf16> -> tensor<4096x4096xf16>
+  return %y : tensor<4096x4096xf16>
+}
+
+// CHECK-LABEL: func.func @predicted
+// CHECK: stc.spmm {{.*}}block_rows = 128, block_cols = 128, stages = 6>}
+// NONE-LABEL: func.func @predicted
+// NONE: stc.spmm {{.*}}block_rows = 128, block_cols = 256, stages = 5, cluster_rows = 2>}
+func.func @predicted(%v: tensor<12288x6144xf16>, %m: tensor<12288x768xi16>, %d: tensor<12288x12288xf16>) -> tensor<12288x12288xf16> {
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>}
+      : tensor<12288x6144xf16>, tensor<12288x768xi16>, tensor<12288x12288xf16> -> tensor<12288x12288xf16>
+  return %y : tensor<12288x12288xf16>
+}
+
+// CHECK-LABEL: func.func @dense
+// CHECK: linalg.matmul {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = staged, block_rows = 128, block_cols = 128, stages = 3, ordered_metadata = false, warp_rows = 64, warp_cols = 64>
+func.func @dense(%a: tensor<4096x4096xf16>, %b: tensor<4096x4096xf16>) -> tensor<4096x4096xf16> {
+  %zero = arith.constant 0.0 : f16
+  %init = tensor.empty() : tensor<4096x4096xf16>
+  %c0 = linalg.fill ins(%zero : f16) outs(%init : tensor<4096x4096xf16>) -> tensor<4096x4096xf16>
+  %y = linalg.matmul ins(%a, %b : tensor<4096x4096xf16>, tensor<4096x4096xf16>) outs(%c0 : tensor<4096x4096xf16>) -> tensor<4096x4096xf16>
+  return %y : tensor<4096x4096xf16>
+}
