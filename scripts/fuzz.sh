@@ -26,7 +26,7 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz_build="${STC_FUZZ_BUILD_DIR:-$root/build-asan}"
 release_build="${STC_BUILD_DIR:-$root/build}"
-targets="npy safetensors runtime onnx pipeline-cpu pipeline-ptx"
+targets="npy safetensors runtime onnx tuning-db pipeline-cpu pipeline-ptx"
 reader_runs=10000000
 pipeline_runs=1000000
 max_time=21600
@@ -78,7 +78,7 @@ first=1
 for target in $targets; do
   case "$target" in
     pipeline-*) runs=$pipeline_runs; seeds="$work/seeds/mlir"; timeout=120 ;;
-    npy|safetensors|runtime|onnx) runs=$reader_runs; seeds="$work/seeds/$target"; timeout=30 ;;
+    npy|safetensors|runtime|onnx|tuning-db) runs=$reader_runs; seeds="$work/seeds/$target"; timeout=30 ;;
     *) echo "fuzz.sh: unknown target $target"; exit 2 ;;
   esac
   corpus="$work/corpus/$target"

@@ -93,7 +93,9 @@ double CostModel::efficiencyOf(const ModelProblem &pb,
   // The launch is not the kernel's to improve; a time below it (a tiny
   // problem) still leaves a tenth of the measurement for the kernel.
   double kernelUs = std::max(measuredUs - device.launchUs, 0.1 * measuredUs);
-  return rooflineUs(pb, kernel) / kernelUs;
+  // Bounded, so that an absurd measurement cannot make a prediction zero
+  // or infinite.
+  return std::clamp(rooflineUs(pb, kernel) / kernelUs, 1e-6, 1e3);
 }
 
 void CostModel::addSample(const ModelProblem &pb, const ModelKernel &kernel,

@@ -94,9 +94,10 @@ private:
                                {"n", &k.n},
                                {"k", &k.k},
                                {"batch", &k.batch}}) {
+      // Sizes a kernel could have (the model's arithmetic stays in range).
       std::optional<int64_t> v = key.getInteger(name);
-      if (!v || *v <= 0)
-        return std::string("key has no positive integer \"") + name + "\"";
+      if (!v || *v <= 0 || *v > (int64_t{1} << 31))
+        return std::string("key has no integer \"") + name + "\" in 1..2^31";
       *field = *v;
     }
     if (k.op != "matmul")

@@ -19,6 +19,7 @@ const Entry kTargets[] = {
     {"safetensors", stc::fuzz::safetensorsTarget},
     {"runtime", stc::fuzz::runtimeTarget},
     {"onnx", stc::fuzz::onnxTarget},
+    {"tuning-db", stc::fuzz::tuningDbTarget},
     {"pipeline-cpu", stc::fuzz::pipelineCpuTarget},
     {"pipeline-ptx", stc::fuzz::pipelinePtxTarget},
 };
@@ -33,5 +34,5 @@ extern "C" StcFuzzTarget stcFuzzTarget(const char *name) {
 }
 
 extern "C" const char *stcFuzzTargetNames(void) {
-  return "npy safetensors runtime onnx pipeline-cpu pipeline-ptx";
+  return "npy safetensors runtime onnx tuning-db pipeline-cpu pipeline-ptx";
 }

@@ -21,7 +21,7 @@ extern "C" {
 typedef int (*StcFuzzTarget)(const uint8_t *data, size_t size);
 
 /// The target called `name` ("npy", "safetensors", "runtime", "onnx",
-/// "pipeline-cpu", "pipeline-ptx"), or null.
+/// "tuning-db", "pipeline-cpu", "pipeline-ptx"), or null.
 StcFuzzTarget stcFuzzTarget(const char *name);
 
 /// The names above, separated by spaces (for messages).
@@ -49,6 +49,12 @@ int runtimeTarget(const uint8_t *data, size_t size);
 /// (OnnxTargets.cpp): a refusal says why (no module); an accepted model
 /// gives a module that verifies, with no error diagnostic.
 int onnxTarget(const uint8_t *data, size_t size);
+
+/// The tuning-database reader (passes/Tuning) on the bytes as a JSON file:
+/// a refusal names the file and adds nothing; accepted entries are
+/// complete and the cost model fitted to them predicts finite, positive
+/// times.
+int tuningDbTarget(const uint8_t *data, size_t size);
 
 /// The .mlir front end and the whole CPU pipeline (parse -> verify ->
 /// buildStcPipeline with sparsity=force -> LLVM IR), without running.

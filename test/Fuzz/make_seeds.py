@@ -13,6 +13,8 @@ from the project's test inputs, one directory per target kind:
                    QDQ MatMuls, external data, the importer's error cases,
                    truncated models; where python3-onnx is missing, only a
                    few hand-written byte strings
+  OUT/tuning-db    tuning databases: the committed one and the tests'
+                   (tuning/, test/Tuning/Inputs)
   OUT/mlir         every .mlir test and example program of at most 64 KiB,
                    split at "// -----" (for pipeline-cpu and pipeline-ptx)
 
@@ -27,7 +29,7 @@ import sys
 import numpy as np
 
 root, out = sys.argv[1:3]
-KINDS = ("npy", "safetensors", "runtime", "onnx", "mlir")
+KINDS = ("npy", "safetensors", "runtime", "onnx", "tuning-db", "mlir")
 for kind in KINDS:
     os.makedirs(os.path.join(out, kind), exist_ok=True)
 
@@ -179,6 +181,13 @@ if onnx_cases is not None:
     for name, build in sorted(onnx_bad.MODELS.items()):
         write("onnx", "bad-%s.onnx" % name, build().SerializeToString())
 
+# Tuning databases (docs/TUNING.md).
+for d in ("tuning", os.path.join("test", "Tuning", "Inputs")):
+    for name in sorted(os.listdir(os.path.join(root, d))):
+        if name.endswith(".json"):
+            with open(os.path.join(root, d, name), "rb") as f:
+                write("tuning-db", name, f.read())
+
 # .mlir programs
 count = 0
 for base in ("test", "examples"):
@@ -199,5 +208,5 @@ for base in ("test", "examples"):
             for i, part in enumerate(text.split("\n// -----\n")):
                 write("mlir", "%s.%d.mlir" % (rel, i), part.encode())
                 count += 1
-print("make_seeds.py: %d npy, %d safetensors, %d runtime, %d onnx, %d mlir "
-      "seeds" % tuple(len(os.listdir(os.path.join(out, k))) for k in KINDS))
+print("make_seeds.py: %d npy, %d safetensors, %d runtime, %d onnx, "
+      "%d tuning-db, %d mlir seeds" % tuple(len(os.listdir(os.path.join(out, k))) for k in KINDS))

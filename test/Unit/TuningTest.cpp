@@ -128,8 +128,11 @@ TEST(TuningDb, RefusesMalformedFilesWithTheEntryAndTheReason) {
     return dbJson(good + "," + text);
   };
   EXPECT_EQ(error(replaced(R"("m": 64)", R"("m": -1)")),
-            "tuning database x.json: entry 1: key has no positive integer "
-            "\"m\"");
+            "tuning database x.json: entry 1: key has no integer \"m\" in "
+            "1..2^31");
+  EXPECT_EQ(error(replaced(R"("n": 4096)", R"("n": 4294967296)")),
+            "tuning database x.json: entry 1: key has no integer \"n\" in "
+            "1..2^31");
   EXPECT_EQ(error(replaced(R"("dtype": "f16")", R"("dtype": 5)")),
             "tuning database x.json: entry 1: key has no string \"dtype\"");
   EXPECT_EQ(error(replaced(R"("op": "matmul")", R"("op": "conv")")),
