@@ -54,7 +54,9 @@ static cl::opt<std::string>
     shapesFile("shapes",
                cl::desc("A shape list instead of a program: lines "
                         "`matmul M N K DTYPE [OUT]` (DTYPE f16, bf16 or i8; "
-                        "OUT the result type, by default DTYPE, i32 for i8)"),
+                        "OUT the result type, by default DTYPE, i32 for i8) "
+                        "and `conv N H W C F KH KW STRIDE PAD DTYPE [OUT]` "
+                        "(NHWC, f16 or bf16)"),
                cl::value_desc("file"), cl::init(""));
 static cl::opt<std::string> outputDir("o",
                                       cl::desc("Directory to write the "
@@ -130,6 +132,41 @@ std::string denseProgram(const tuning::TuningKey &key) {
       a, b, out, integer ? "0" : "0.0", o);
 }
 
+/// A convolution as one stc.conv (the filter given compressed, F x
+/// KH*KW*Cp along its input channels; the input NHWC).
+std::string convProgram(const tuning::TuningKey &key) {
+  const tuning::ConvShape &c = *key.conv;
+  std::string t = typeText(key.dtype), o = typeText(key.out);
+  int64_t oh = (c.h + c.padTop + c.padBottom - c.dilationH * (c.kh - 1) - 1) /
+                   c.strideH +
+               1;
+  int64_t ow = (c.w + c.padLeft + c.padRight - c.dilationW * (c.kw - 1) - 1) /
+                   c.strideW +
+               1;
+  // k is KH * KW * Cp: 2:4 keeps half of it padded to whole 16-bit
+  // metadata words (16 of K each).
+  std::string v =
+      llvm::formatv("tensor<{0}x{1}x{2}>", c.f, (key.k + 15) / 16 * 8, t);
+  std::string mt = llvm::formatv("tensor<{0}x{1}xi16>", c.f, (key.k + 15) / 16);
+  std::string in =
+      llvm::formatv("tensor<{0}x{1}x{2}x{3}x{4}>", c.n, c.h, c.w, c.c, t);
+  std::string out =
+      llvm::formatv("tensor<{0}x{1}x{2}x{3}x{4}>", c.n, oh, ow, c.f, o);
+  return llvm::formatv(
+      "func.func @conv(%values: {0}, %meta: {1}, %input: {2}) -> {3} {{\n"
+      "  %out = stc.conv %values, %meta, %input\n"
+      "      {{pattern = #stc.nm<2:4>, filter_size = array<i64: {4}, {5}>,\n"
+      "       strides = array<i64: {6}, {7}>, dilations = array<i64: {8}, "
+      "{9}>,\n"
+      "       pad_low = array<i64: {10}, {11}>, pad_high = array<i64: {12}, "
+      "{13}>, groups = {14} : i64}\n"
+      "      : {0}, {1}, {2} -> {3}\n"
+      "  return %out : {3}\n"
+      "}\n",
+      v, mt, in, out, c.kh, c.kw, c.strideH, c.strideW, c.dilationH,
+      c.dilationW, c.padTop, c.padLeft, c.padBottom, c.padRight, c.groups);
+}
+
 /// Reads a shape list; errors as "FILE:LINE: error: ...".
 FailureOr<std::vector<TuneOp>> readShapes(const std::string &path,
                                           llvm::StringRef arch) {
@@ -153,28 +190,68 @@ FailureOr<std::vector<TuneOp>> readShapes(const std::string &path,
     };
     llvm::SmallVector<llvm::StringRef> words;
     line.split(words, ' ', -1, /*KeepEmpty=*/false);
-    if (words.size() < 5 || words.size() > 6 || words[0] != "matmul")
-      return fail("expected `matmul M N K DTYPE [OUT]`, got '" + line + "'");
+    bool conv = !words.empty() && words[0] == "conv";
+    size_t sizes = conv ? 9 : 3;
+    if (words.empty() || (words[0] != "matmul" && !conv) ||
+        words.size() < sizes + 2 || words.size() > sizes + 3)
+      return fail("expected `matmul M N K DTYPE [OUT]` or `conv N H W C F KH "
+                  "KW STRIDE PAD DTYPE [OUT]`, got '" +
+                  line + "'");
     TuneOp op;
     op.source = where;
     tuning::TuningKey &key = op.key;
     key.arch = arch.str();
-    for (auto [word, size] :
-         {std::pair{words[1], &key.m}, {words[2], &key.n}, {words[3], &key.k}})
-      if (word.getAsInteger(10, *size) || *size <= 0 || *size > (1 << 20))
-        return fail("size '" + word + "' is not an integer in 1..1048576");
-    key.dtype = words[4].str();
+    SmallVector<int64_t> values;
+    for (llvm::StringRef word : ArrayRef(words).slice(1, sizes)) {
+      int64_t size;
+      if (word.getAsInteger(10, size) || size < 0 || size > (1 << 20))
+        return fail("size '" + word + "' is not an integer in 0..1048576");
+      values.push_back(size);
+    }
+    // Every size but a convolution's padding is at least 1.
+    for (auto [i, size] : llvm::enumerate(values))
+      if (size == 0 && !(conv && i == 8))
+        return fail("size '" + words[i + 1] + "' must be at least 1");
+    if (conv) {
+      tuning::ConvShape c;
+      c.n = values[0];
+      c.h = values[1];
+      c.w = values[2];
+      c.c = values[3];
+      c.f = values[4];
+      c.kh = values[5];
+      c.kw = values[6];
+      c.strideH = c.strideW = values[7];
+      c.padTop = c.padLeft = c.padBottom = c.padRight = values[8];
+      if (c.h + 2 * c.padTop < c.kh || c.w + 2 * c.padLeft < c.kw)
+        return fail("the filter is larger than the padded input");
+      int64_t oh = (c.h + 2 * c.padTop - c.kh) / c.strideH + 1;
+      int64_t ow = (c.w + 2 * c.padLeft - c.kw) / c.strideW + 1;
+      key.op = "conv";
+      key.conv = c;
+      key.m = c.f;
+      key.n = c.n * oh * ow;
+      key.k = c.kh * c.kw * ((c.c + 3) / 4 * 4);
+      op.tryDense = false;
+    } else {
+      key.m = values[0];
+      key.n = values[1];
+      key.k = values[2];
+    }
+    key.dtype = words[sizes + 1].str();
     if (key.dtype != "f16" && key.dtype != "bf16" && key.dtype != "i8")
       return fail("DTYPE must be f16, bf16 or i8, got '" + key.dtype + "'");
-    key.out = words.size() == 6   ? words[5].str()
-              : key.dtype == "i8" ? std::string("i32")
-                                  : key.dtype;
+    if (conv && key.dtype == "i8")
+      return fail("i8 convolutions are not supported (f16 or bf16)");
+    key.out = words.size() == sizes + 3 ? words[sizes + 2].str()
+              : key.dtype == "i8"       ? std::string("i32")
+                                        : key.dtype;
     bool floatOut = key.out == "f16" || key.out == "bf16" || key.out == "f32";
     if (key.dtype == "i8" ? key.out != "i32" : !floatOut)
       return fail("OUT '" + key.out + "' does not go with " + key.dtype +
                   " (f16, bf16 or f32 for floats; i32 for i8)");
     int64_t kMultiple = key.dtype == "i8" ? 32 : 16;
-    if (key.k % kMultiple)
+    if (!conv && key.k % kMultiple)
       return fail(llvm::formatv("K={0} is not a multiple of {1} (the "
                                 "compressed format's rows)",
                                 key.k, kMultiple));
@@ -211,6 +288,8 @@ FailureOr<std::vector<TuneOp>> programOps(ModuleOp module, GpuArch arch,
     bool dense = false;
     if (auto spmm = dyn_cast<SpmmOp>(op)) {
       pb = problemOf(spmm);
+    } else if (auto conv = dyn_cast<ConvOp>(op)) {
+      pb = problemOf(conv);
     } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
       std::string why;
       FailureOr<DenseGemm> gemm = denseGemmOf(linalgOp, why);
@@ -223,15 +302,13 @@ FailureOr<std::vector<TuneOp>> programOps(ModuleOp module, GpuArch arch,
     }
     std::optional<tuning::TuningKey> key = tuningKeyOf(op, *pb, arch);
     if (!key || key->batch != 1) {
-      op->emitRemark() << kTool
-                       << ": not tuned (a convolution, dynamic sizes or a "
-                          "batch)";
+      op->emitRemark() << kTool << ": not tuned (dynamic sizes or a batch)";
       return;
     }
     // The benchmark forms have no epilogue; the database lookup falls back
     // to the entry without one.
     key->epilogue = "none";
-    TuneOp t{*key, locationText(op->getLoc()), !dense, true};
+    TuneOp t{*key, locationText(op->getLoc()), !dense, !key->conv};
     auto same = llvm::find_if(
         ops, [&](const TuneOp &o) { return o.key.sameProblem(t.key); });
     if (same == ops.end())
@@ -272,7 +349,7 @@ OwningOpRef<ModuleOp> configuredModule(MLIRContext &context,
 Operation *productOf(ModuleOp module) {
   Operation *found = nullptr;
   module.walk([&](Operation *op) {
-    if (isa<SpmmOp, linalg::MatmulOp>(op))
+    if (isa<SpmmOp, ConvOp, linalg::MatmulOp>(op))
       found = op;
   });
   return found;
@@ -307,8 +384,9 @@ LogicalResult addCandidates(const TuneOp &t, const std::string &opName,
     return failure();
   }
   std::string why;
-  Problem pb = sparse ? problemOf(cast<SpmmOp>(op))
-                      : denseGemmOf(cast<linalg::LinalgOp>(op), why)->pb;
+  Problem pb = !sparse ? denseGemmOf(cast<linalg::LinalgOp>(op), why)->pb
+               : isa<ConvOp>(op) ? problemOf(cast<ConvOp>(op))
+                                 : problemOf(cast<SpmmOp>(op));
   tuning::ModelProblem mp = modelProblemOf(t.key);
   std::vector<std::pair<double, KernelConfigAttr>> ranked;
   for (KernelConfigAttr c : kernelCandidates(op, pb, arch, !sparse, chosen))
@@ -338,10 +416,25 @@ LogicalResult addCandidates(const TuneOp &t, const std::string &opName,
 }
 
 llvm::json::Object keyJson(const tuning::TuningKey &key) {
-  return llvm::json::Object{
+  llvm::json::Object object{
       {"arch", key.arch},   {"op", key.op},   {"m", key.m},
       {"n", key.n},         {"k", key.k},     {"batch", key.batch},
       {"dtype", key.dtype}, {"out", key.out}, {"epilogue", key.epilogue}};
+  if (const std::optional<tuning::ConvShape> &c = key.conv)
+    object["conv"] = llvm::json::Object{
+        {"n", c->n},
+        {"h", c->h},
+        {"w", c->w},
+        {"c", c->c},
+        {"f", c->f},
+        {"kh", c->kh},
+        {"kw", c->kw},
+        {"stride", llvm::json::Array{c->strideH, c->strideW}},
+        {"pad",
+         llvm::json::Array{c->padTop, c->padLeft, c->padBottom, c->padRight}},
+        {"dilation", llvm::json::Array{c->dilationH, c->dilationW}},
+        {"groups", c->groups}};
+  return object;
 }
 
 /// Writes every file or none.
@@ -477,20 +570,29 @@ int main(int argc, char **argv) {
   llvm::json::Array manifestOps;
   for (auto [index, t] : llvm::enumerate(ops)) {
     std::string name = llvm::formatv("t{0}", index).str();
-    OwningOpRef<ModuleOp> denseModule =
-        configuredModule(context, denseProgram(t.key), options);
-    if (!denseModule)
-      return 1;
-    auto matmul = cast<linalg::LinalgOp>(productOf(*denseModule));
-    // The auto decision, as --sparsity=auto makes it for this product.
-    SparsityDecision decision = decideSparsity(
-        matmul, matmul->getOperand(0), matmul->getOperand(1), 1, 0, 0,
-        /*accumulates=*/false, *arch, **data);
+    // The auto decision, as --sparsity=auto makes it for this product
+    // (convolutions: always sparse, with no dense tensor-core kernel).
+    OwningOpRef<ModuleOp> denseModule;
+    SparsityDecision decision;
+    Operation *matmul = nullptr;
+    if (t.key.conv) {
+      decision.why = "convolutions are pruned as with force (no dense "
+                     "tensor-core kernel for them)";
+    } else {
+      denseModule = configuredModule(context, denseProgram(t.key), options);
+      if (!denseModule)
+        return 1;
+      matmul = productOf(*denseModule);
+      decision = decideSparsity(cast<linalg::LinalgOp>(matmul),
+                                matmul->getOperand(0), matmul->getOperand(1), 1,
+                                0, 0, /*accumulates=*/false, *arch, **data);
+    }
     std::vector<Candidate> candidates;
     std::string autoConfig;
     if (t.trySparse && (kinds != "dense" || decision.sparse)) {
-      OwningOpRef<ModuleOp> sparseModule =
-          configuredModule(context, sparseProgram(t.key), options);
+      OwningOpRef<ModuleOp> sparseModule = configuredModule(
+          context, t.key.conv ? convProgram(t.key) : sparseProgram(t.key),
+          options);
       if (!sparseModule)
         return 1;
       if (decision.sparse)
@@ -500,7 +602,7 @@ int main(int argc, char **argv) {
                                                    *arch, **data, candidates)))
         return 1;
     }
-    bool hasDense = matmul->hasAttr(KernelConfigAttr::kAttrName);
+    bool hasDense = matmul && matmul->hasAttr(KernelConfigAttr::kAttrName);
     if (hasDense && !decision.sparse)
       autoConfig = attrText(matmul->getAttr(KernelConfigAttr::kAttrName));
     if (hasDense && t.tryDense && kinds != "sparse" &&
@@ -509,6 +611,8 @@ int main(int argc, char **argv) {
       return 1;
     if (candidates.empty())
       continue;
+    if (t.key.conv)
+      decision.sparseUs = candidates.front().predictedUs;
     llvm::json::Array list;
     for (Candidate &c : candidates) {
       list.push_back(llvm::json::Object{{"name", c.name},

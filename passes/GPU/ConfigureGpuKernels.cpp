@@ -328,7 +328,9 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
   };
   // Both alternatives' best predictions, so that the remark says how far
   // the other kind of kernel is.
-  bool hasDenseKernel = pb.inputType.isF16() || pb.inputType.isBF16();
+  // Convolutions that stay dense have no tensor-core kernel.
+  bool hasDenseKernel =
+      !pb.conv && (pb.inputType.isF16() || pb.inputType.isBF16());
   std::optional<PredictedBest> bestSparse = predictBest(
       model, mp,
       modelCandidates(arch, /*sparse=*/true,

@@ -54,14 +54,21 @@ KernelConfigAttr variantOf(Operation *op, KernelConfigAttr base,
                                   ? chooseMmaSpWarpTile(rows, cols)
                                   : std::pair<int64_t, int64_t>{32, 32};
   bool wgmma = family == KernelFamily::wgmma;
+  // A wgmma convolution's pixel tile covers the block's columns: rows of
+  // 8 or 16 pixels, as the heuristic makes them.
+  int64_t pixelW = 0, pixelH = 0;
+  if (wgmma && base.getPixelTileW()) {
+    pixelW = cols == 64 ? 8 : 16;
+    pixelH = cols / pixelW;
+  }
   return KernelConfigAttr::getChecked(
       [op] { return op->emitError(); }, op->getContext(), base.getArch(),
       family, rows, cols, stages, clusterRows,
       /*group_rows=*/int64_t{0}, /*multicast_b=*/false,
       wgmma ? base.getASource() : stc_gpu::WgmmaASource::smem,
       base.getAccumulator(), base.getOrderedMetadata() || wgmma,
-      family == KernelFamily::staged && base.getDirectFallback(),
-      base.getPixelTileH(), base.getPixelTileW(), warpRows, warpCols,
+      family == KernelFamily::staged && base.getDirectFallback(), pixelH,
+      pixelW, warpRows, warpCols,
       /*stage_k_steps=*/int64_t{1});
 }
 
@@ -135,12 +142,49 @@ std::string gpu_kernel::tuningTypeName(Type type) {
   return "";
 }
 
+namespace {
+
+/// The convolution of an stc.conv with static sizes.
+std::optional<tuning::ConvShape> convShapeOf(ConvOp op) {
+  RankedTensorType input = op.getInput().getType();
+  auto result = cast<RankedTensorType>(op.getResult().getType());
+  if (!input.hasStaticShape() || !result.hasStaticShape())
+    return std::nullopt;
+  tuning::ConvShape c;
+  c.n = input.getDimSize(0);
+  c.h = input.getDimSize(1);
+  c.w = input.getDimSize(2);
+  c.c = input.getDimSize(3);
+  c.f = result.getDimSize(3);
+  c.kh = op.getFilterSize()[0];
+  c.kw = op.getFilterSize()[1];
+  c.strideH = op.getStrides()[0];
+  c.strideW = op.getStrides()[1];
+  c.dilationH = op.getDilations()[0];
+  c.dilationW = op.getDilations()[1];
+  c.padTop = op.getPadLow()[0];
+  c.padLeft = op.getPadLow()[1];
+  c.padBottom = op.getPadHigh()[0];
+  c.padRight = op.getPadHigh()[1];
+  c.groups = op.getGroups();
+  return c;
+}
+
+} // namespace
+
 std::optional<tuning::TuningKey>
 gpu_kernel::tuningKeyOf(Operation *op, const Problem &pb, GpuArch arch) {
-  if (pb.conv || ShapedType::isDynamic(pb.rows) ||
-      ShapedType::isDynamic(pb.cols) || ShapedType::isDynamic(pb.depth))
+  if (ShapedType::isDynamic(pb.rows) || ShapedType::isDynamic(pb.cols) ||
+      ShapedType::isDynamic(pb.depth))
     return std::nullopt;
   tuning::TuningKey key;
+  if (pb.conv) {
+    auto conv = dyn_cast<ConvOp>(op);
+    key.conv = conv ? convShapeOf(conv) : std::nullopt;
+    if (!key.conv)
+      return std::nullopt;
+    key.op = "conv";
+  }
   key.arch = stc_gpu::stringifyGpuArch(arch).str();
   key.m = pb.rows;
   key.n = pb.cols;
@@ -177,5 +221,13 @@ tuning::ModelProblem gpu_kernel::modelProblemOf(const tuning::TuningKey &key) {
   pb.outBytes = bytes(key.out);
   pb.int8 = key.dtype == "i8";
   pb.readsAcc = key.epilogue == "acc";
+  if (key.conv) {
+    // Independent groups; each reads its share of the input once.
+    pb.batch = key.conv->groups;
+    pb.denseBytes = static_cast<double>(key.conv->n * key.conv->h *
+                                        key.conv->w * key.conv->c) *
+                    static_cast<double>(pb.inBytes) /
+                    static_cast<double>(key.conv->groups);
+  }
   return pb;
 }

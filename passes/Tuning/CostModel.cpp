@@ -78,8 +78,10 @@ double CostModel::rooflineUs(const ModelProblem &pb,
   double aBytes = kernel.sparse
                       ? mk / 2 * static_cast<double>(pb.inBytes) + mk / 8
                       : mk * static_cast<double>(pb.inBytes);
-  double bBytes = static_cast<double>(pb.k) * static_cast<double>(pb.n) *
-                  static_cast<double>(pb.inBytes);
+  double bBytes = pb.denseBytes >= 0
+                      ? pb.denseBytes
+                      : static_cast<double>(pb.k) * static_cast<double>(pb.n) *
+                            static_cast<double>(pb.inBytes);
   double cBytes = static_cast<double>(pb.m) * static_cast<double>(pb.n) *
                   static_cast<double>(pb.outBytes) * (pb.readsAcc ? 2 : 1);
   double bytes = (aBytes + bBytes + cBytes) * static_cast<double>(pb.batch);

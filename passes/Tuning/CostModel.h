@@ -45,6 +45,10 @@ struct ModelProblem {
   bool int8 = false;
   /// The epilogue reads an initial value of C's size.
   bool readsAcc = false;
+  /// Bytes of B read from memory per product, where that is not k x n
+  /// elements (a convolution reads its input, not the im2col matrix);
+  /// negative: k x n.
+  double denseBytes = -1;
 };
 
 /// A candidate kernel as the model sees it.

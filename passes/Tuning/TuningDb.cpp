@@ -19,13 +19,34 @@
 using namespace mlir::stc::tuning;
 namespace json = llvm::json;
 
+bool ConvShape::operator==(const ConvShape &o) const {
+  return n == o.n && h == o.h && w == o.w && c == o.c && f == o.f &&
+         kh == o.kh && kw == o.kw && strideH == o.strideH &&
+         strideW == o.strideW && padTop == o.padTop && padLeft == o.padLeft &&
+         padBottom == o.padBottom && padRight == o.padRight &&
+         dilationH == o.dilationH && dilationW == o.dilationW &&
+         groups == o.groups;
+}
+
+std::string ConvShape::str() const {
+  return llvm::formatv("{0}x{1}x{2}x{3} * {4}x{5}x{6} s{7},{8} "
+                       "p{9},{10},{11},{12} d{13},{14} g{15}",
+                       n, h, w, c, f, kh, kw, strideH, strideW, padTop, padLeft,
+                       padBottom, padRight, dilationH, dilationW, groups)
+      .str();
+}
+
 bool TuningKey::sameProblem(const TuningKey &other) const {
   return arch == other.arch && op == other.op && m == other.m && n == other.n &&
          k == other.k && batch == other.batch && dtype == other.dtype &&
-         out == other.out && epilogue == other.epilogue;
+         out == other.out && epilogue == other.epilogue && conv == other.conv;
 }
 
 std::string TuningKey::str() const {
+  if (conv)
+    return llvm::formatv("conv {0} {1}->{2} {3} on {4}", conv->str(), dtype,
+                         out, epilogue, arch)
+        .str();
   return llvm::formatv("{0} {1}x{2}x{3}{4} {5}->{6} {7} on {8}", op, m, n, k,
                        batch == 1 ? std::string()
                                   : llvm::formatv(" batch {0}", batch).str(),
@@ -100,8 +121,58 @@ private:
         return std::string("key has no integer \"") + name + "\" in 1..2^31";
       *field = *v;
     }
+    if (k.op == "conv")
+      return readConv(key, k);
     if (k.op != "matmul")
-      return "key op \"" + k.op + "\" is not tuned (expected matmul)";
+      return "key op \"" + k.op + "\" is not tuned (expected matmul or conv)";
+    return "";
+  }
+
+  /// A convolution's "conv" object: sizes, and [h, w] / [top, left,
+  /// bottom, right] arrays.
+  static std::string readConv(const json::Object &key, TuningKey &k) {
+    const json::Object *conv = key.getObject("conv");
+    if (!conv)
+      return "key op \"conv\" has no \"conv\" object";
+    ConvShape c;
+    auto integer = [](const json::Value *v, int64_t min, int64_t &out) {
+      std::optional<int64_t> i = v ? v->getAsInteger() : std::nullopt;
+      if (!i || *i < min || *i > (int64_t{1} << 31))
+        return false;
+      out = *i;
+      return true;
+    };
+    for (auto [name, field] : {std::pair<const char *, int64_t *>{"n", &c.n},
+                               {"h", &c.h},
+                               {"w", &c.w},
+                               {"c", &c.c},
+                               {"f", &c.f},
+                               {"kh", &c.kh},
+                               {"kw", &c.kw},
+                               {"groups", &c.groups}})
+      if (!integer(conv->get(name), 1, *field))
+        return std::string("conv has no integer \"") + name + "\" in 1..2^31";
+    auto array = [&](const char *name, std::initializer_list<int64_t *> fields,
+                     int64_t min) {
+      const json::Array *a = conv->getArray(name);
+      if (!a || a->size() != fields.size())
+        return false;
+      size_t i = 0;
+      for (int64_t *field : fields)
+        if (!integer(&(*a)[i++], min, *field))
+          return false;
+      return true;
+    };
+    if (!array("stride", {&c.strideH, &c.strideW}, 1))
+      return "conv has no \"stride\" [h, w] of integers >= 1";
+    if (!array("dilation", {&c.dilationH, &c.dilationW}, 1))
+      return "conv has no \"dilation\" [h, w] of integers >= 1";
+    if (!array("pad", {&c.padTop, &c.padLeft, &c.padBottom, &c.padRight}, 0))
+      return "conv has no \"pad\" [top, left, bottom, right] of integers "
+             ">= 0";
+    if (c.c % c.groups || c.f % c.groups)
+      return "conv's channels are not a multiple of its groups";
+    k.conv = c;
     return "";
   }
 

@@ -20,14 +20,31 @@
 
 namespace mlir::stc::tuning {
 
+/// A convolution (op "conv"): an NHWC input n x h x w x c, f filters of
+/// kh x kw, strides, padding (top, left, bottom, right), dilations, groups.
+struct ConvShape {
+  int64_t n = 0, h = 0, w = 0, c = 0, f = 0, kh = 0, kw = 0;
+  int64_t strideH = 1, strideW = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  int64_t dilationH = 1, dilationW = 1, groups = 1;
+
+  bool operator==(const ConvShape &o) const;
+  /// "32x56x56x64 * 256x3x3 s2 p1,1,1,1 d1 g1".
+  std::string str() const;
+};
+
 /// One tuned problem (docs/TUNING.md, "Keys").
 struct TuningKey {
   std::string device; // cuDeviceGetName, e.g. "NVIDIA H200"
   std::string cc;     // "9.0"
   std::string arch;   // the --target the kernels were built for
   std::string op = "matmul";
+  /// The product; for a convolution its implicit GEMM per group (m = f /
+  /// groups, n = n * oh * ow, k = kh * kw * c padded to the pattern).
   int64_t m = 0, n = 0, k = 0, batch = 1;
   std::string dtype, out, epilogue = "none";
+  /// Set for op "conv".
+  std::optional<ConvShape> conv;
 
   /// Everything but the device and compute capability.
   bool sameProblem(const TuningKey &other) const;

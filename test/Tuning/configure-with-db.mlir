@@ -16,6 +16,7 @@
 // CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for matmul 4096x4096x4096 f16->f16 bias on sm_90a on NVIDIA H200 (measured without the epilogue): #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 3> measured 180.0 us
 // CHECK: remark: stc-configure-gpu-kernels: cost model (NVIDIA H200): #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 6> predicted {{[0-9.]+}} us (3 samples of sparse wgmma 128x128); the heuristic's {{[0-9.]+}} us
 // CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for matmul 4096x4096x4096 f16->f16 none on sm_90a on NVIDIA H200: #stc_gpu.kernel_config<arch = sm_90a, family = staged, block_rows = 128, block_cols = 128, stages = 3, ordered_metadata = false, warp_rows = 64, warp_cols = 64> measured 420.0 us
+// CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for conv 2x8x8x64 * 64x3x3 s1,1 p1,1,1,1 d1,1 g1 f16->f16 none on sm_90a on NVIDIA H200: #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16> measured 7.5 us; predicted best sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}}){{$}}
 
 // CHECK-LABEL: func.func @measured
 // CHECK: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 3>}
@@ -56,4 +57,16 @@ func.func @dense(%a: tensor<4096x4096xf16>, %b: tensor<4096x4096xf16>) -> tensor
   %c0 = linalg.fill ins(%zero : f16) outs(%init : tensor<4096x4096xf16>) -> tensor<4096x4096xf16>
   %y = linalg.matmul ins(%a, %b : tensor<4096x4096xf16>, tensor<4096x4096xf16>) outs(%c0 : tensor<4096x4096xf16>) -> tensor<4096x4096xf16>
   return %y : tensor<4096x4096xf16>
+}
+
+// A convolution's key holds its geometry: the measured 64x128 tile wins
+// over the heuristic's 64x64; no dense alternative is predicted.
+// CHECK-LABEL: func.func @conv
+// CHECK: stc.conv {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16>
+// NONE-LABEL: func.func @conv
+// NONE: stc.conv {{.*}}block_rows = 64, block_cols = 64, stages = 6, pixel_tile_h = 8, pixel_tile_w = 8>
+func.func @conv(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>, %x: tensor<2x8x8x64xf16>) -> tensor<2x8x8x64xf16> {
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>}
+      : tensor<64x288xf16>, tensor<64x36xi16>, tensor<2x8x8x64xf16> -> tensor<2x8x8x64xf16>
+  return %y : tensor<2x8x8x64xf16>
 }

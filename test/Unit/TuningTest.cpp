@@ -136,8 +136,11 @@ TEST(TuningDb, RefusesMalformedFilesWithTheEntryAndTheReason) {
   EXPECT_EQ(error(replaced(R"("dtype": "f16")", R"("dtype": 5)")),
             "tuning database x.json: entry 1: key has no string \"dtype\"");
   EXPECT_EQ(error(replaced(R"("op": "matmul")", R"("op": "conv")")),
-            "tuning database x.json: entry 1: key op \"conv\" is not tuned "
-            "(expected matmul)");
+            "tuning database x.json: entry 1: key op \"conv\" has no \"conv\" "
+            "object");
+  EXPECT_EQ(error(replaced(R"("op": "matmul")", R"("op": "attention")")),
+            "tuning database x.json: entry 1: key op \"attention\" is not "
+            "tuned (expected matmul or conv)");
   EXPECT_EQ(error(replaced(R"("best": {"sparse": true, "median_us": 1.000000)",
                            R"("best": {"sparse": true, "median_us": 0)")),
             "tuning database x.json: entry 1: best has no positive "
@@ -150,6 +153,61 @@ TEST(TuningDb, RefusesMalformedFilesWithTheEntryAndTheReason) {
             "(#stc_gpu.kernel_config<...>)");
   EXPECT_EQ(error(dbJson(R"({"key": {}})")),
             "tuning database x.json: entry 0: key has no string \"device\"");
+}
+
+TEST(TuningDb, ConvolutionKeysHoldTheirGeometry) {
+  auto conv = [](const std::string &geometry) {
+    return dbJson(
+        R"({"key": {"device": "D", "cc": "9.0", "arch": "sm_90a",
+          "op": "conv", "m": 64, "n": 128, "k": 576, "batch": 1,
+          "dtype": "f16", "out": "f16", "epilogue": "none", )" +
+        geometry + R"(}, "best": {"sparse": true, "median_us": 7.5,
+          "config": "#stc_gpu.kernel_config<...>"}})");
+  };
+  std::string good = R"("conv": {"n": 2, "h": 8, "w": 8, "c": 64, "f": 64,
+      "kh": 3, "kw": 3, "stride": [1, 2], "pad": [1, 1, 0, 0],
+      "dilation": [1, 1], "groups": 1})";
+  TuningDb db;
+  ASSERT_FALSE(db.add(conv(good), "c.json"));
+  const TuningKey &key = db.entries()[0].key;
+  ASSERT_TRUE(key.conv);
+  EXPECT_EQ(key.conv->strideW, 2);
+  EXPECT_EQ(key.conv->padBottom, 0);
+  EXPECT_EQ(key.str(), "conv 2x8x8x64 * 64x3x3 s1,2 p1,1,0,0 d1,1 g1 "
+                       "f16->f16 none on sm_90a");
+  // The geometry is part of the key: the same GEMM sizes with another
+  // stride are another problem.
+  TuningKey other = key;
+  other.conv->strideW = 1;
+  EXPECT_FALSE(db.find("D", other));
+  EXPECT_TRUE(db.find("D", key));
+
+  auto error = [&](const std::string &geometry) {
+    TuningDb d;
+    return d.add(conv(geometry), "c.json").value_or("(accepted)");
+  };
+  EXPECT_EQ(error(R"("x": 1)"), "tuning database c.json: entry 0: key op "
+                                "\"conv\" has no \"conv\" object");
+  auto replaced = [&](const std::string &from, const std::string &to) {
+    std::string text = good;
+    text.replace(text.find(from), from.size(), to);
+    return error(text);
+  };
+  EXPECT_EQ(replaced(R"("kh": 3)", R"("kh": 0)"),
+            "tuning database c.json: entry 0: conv has no integer \"kh\" in "
+            "1..2^31");
+  EXPECT_EQ(replaced(R"("stride": [1, 2])", R"("stride": [1])"),
+            "tuning database c.json: entry 0: conv has no \"stride\" [h, w] "
+            "of integers >= 1");
+  EXPECT_EQ(replaced(R"("pad": [1, 1, 0, 0])", R"("pad": [1, 1, 0, -1])"),
+            "tuning database c.json: entry 0: conv has no \"pad\" [top, "
+            "left, bottom, right] of integers >= 0");
+  EXPECT_EQ(replaced(R"("dilation": [1, 1])", R"("dilation": "1")"),
+            "tuning database c.json: entry 0: conv has no \"dilation\" [h, "
+            "w] of integers >= 1");
+  EXPECT_EQ(replaced(R"("groups": 1)", R"("groups": 3)"),
+            "tuning database c.json: entry 0: conv's channels are not a "
+            "multiple of its groups");
 }
 
 TEST(TuningDb, ComputeCapabilities) {
