@@ -317,6 +317,8 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
                                                   GpuArch arch, bool dense,
                                                   KernelConfigAttr heuristic) {
   std::optional<tuning::TuningKey> key = tuningKeyOf(op, pb, arch);
+  // Without measurements the model knows only the families' priors, which
+  // do not tell the tiles of one family apart: the heuristic stays, quietly.
   if (!key || !tuning->hasData())
     return heuristic;
   const tuning::CostModel &model = tuning->model();
@@ -326,27 +328,33 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
                                   [](Diagnostic &) { return success(); });
     return succeeded(checkKernelConfig(op, pb, config, kPass));
   };
-  // Both alternatives' best predictions, so that the remark says how far
-  // the other kind of kernel is.
-  // Convolutions that stay dense have no tensor-core kernel.
-  bool hasDenseKernel =
-      !pb.conv && (pb.inputType.isF16() || pb.inputType.isBF16());
-  std::optional<PredictedBest> bestSparse = predictBest(
-      model, mp,
-      modelCandidates(arch, /*sparse=*/true,
-                      stc_gpu::hasWgmma(arch) &&
-                          (dense || wgmmaUnsupported(op, pb, false).empty())));
-  std::optional<PredictedBest> bestDense =
-      hasDenseKernel
-          ? predictBest(model, mp, modelCandidates(arch, false, false))
-          : std::nullopt;
+  // Every candidate of the op's own kind, predicted.
+  SmallVector<std::pair<KernelConfigAttr, tuning::CostModel::Prediction>>
+      predicted;
+  for (KernelConfigAttr candidate :
+       kernelCandidates(op, pb, arch, dense, heuristic))
+    predicted.push_back(
+        {candidate, model.predict(mp, modelKernelOf(candidate, !dense))});
+  // The remark says how far the best of each kind is: the op's own from
+  // its candidates, the other kind's from its families' tiles (a
+  // convolution that stays dense has no tensor-core kernel).
+  auto ownBest = llvm::min_element(
+      predicted, [](auto &a, auto &b) { return a.second.us < b.second.us; });
+  std::optional<PredictedBest> otherBest;
+  if (dense)
+    otherBest = predictBest(
+        model, mp,
+        modelCandidates(arch, /*sparse=*/true, stc_gpu::hasWgmma(arch)));
+  else if (!pb.conv && (pb.inputType.isF16() || pb.inputType.isBF16()))
+    otherBest = predictBest(model, mp, modelCandidates(arch, false, false));
   auto alternatives = [&](InFlightDiagnostic &d) {
-    d << "; predicted best sparse "
-      << llvm::formatv("{0:F1}", bestSparse->prediction.us) << " us ("
-      << bestSparse->kernel.classKey() << ")";
-    if (bestDense)
-      d << ", best dense " << llvm::formatv("{0:F1}", bestDense->prediction.us)
-        << " us (" << bestDense->kernel.classKey() << ")";
+    d << "; predicted best " << (dense ? "dense " : "sparse ")
+      << llvm::formatv("{0:F1}", ownBest->second.us) << " us ("
+      << modelKernelOf(ownBest->first, !dense).classKey() << ")";
+    if (otherBest)
+      d << ", best " << (dense ? "sparse " : "dense ")
+        << llvm::formatv("{0:F1}", otherBest->prediction.us) << " us ("
+        << otherBest->kernel.classKey() << ")";
   };
   if (std::optional<TuningData::Hit> hit = tuning->exactHit(*key, !dense);
       hit && quietlyFits(hit->config)) {
@@ -359,20 +367,16 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
     alternatives(d);
     return hit->config;
   }
+  // The heuristic (the first candidate) stays unless another is predicted
+  // clearly faster.
   KernelConfigAttr chosen = heuristic;
-  tuning::CostModel::Prediction heuristicTime =
-      model.predict(mp, modelKernelOf(heuristic, !dense));
+  tuning::CostModel::Prediction heuristicTime = predicted.front().second;
   tuning::CostModel::Prediction chosenTime = heuristicTime;
-  for (KernelConfigAttr candidate :
-       kernelCandidates(op, pb, arch, dense, heuristic)) {
-    tuning::CostModel::Prediction p =
-        model.predict(mp, modelKernelOf(candidate, !dense));
-    // The heuristic stays unless another is predicted clearly faster.
+  for (auto &[candidate, p] : predicted)
     if (p.us < chosenTime.us && p.us < 0.97 * heuristicTime.us) {
       chosen = candidate;
       chosenTime = p;
     }
-  }
   InFlightDiagnostic d = op->emitRemark();
   d << kPass << ": cost model (" << tuning->deviceName() << "): " << chosen
     << " predicted " << llvm::formatv("{0:F1}", chosenTime.us) << " us ("
