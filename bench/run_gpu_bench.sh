@@ -2,9 +2,10 @@
 # GPU GEMM benchmark of STC against cuBLAS dense, PyTorch's 2:4
 # semi-structured sparse (CUTLASS and cuSPARSELt backends) and CUTLASS 2.x's
 # Ampere sparse GEMM built for sm_90 (cutlass2), docs/DESIGN.md §8; the
-# convolution benchmark; and whole blocks end to end (build-e2e, run-e2e).
+# convolution benchmark; whole blocks end to end (build-e2e, run-e2e); and
+# the tuning runs that fill the tuning database (build-tune, run-tune).
 # See bench/README.md ("GPU GEMM", "GPU convolutions", "GPU end-to-end
-# blocks").
+# blocks", "GPU tuning").
 #
 #   bench/run_gpu_bench.sh build [--quick] [--mock] [--only REGEX]
 #       On the build machine (no GPU): write one MLIR program per shape and
@@ -16,6 +17,10 @@
 #       and for f16/bf16 the same product as a plain dense linalg.matmul
 #       with the first target (method "stc_dense", STC's dense tensor-core
 #       kernel, timed against cuBLAS),
+#       and what --sparsity=auto chooses for the product (method "stc_auto":
+#       stc-tune's "auto" decision with the committed tuning database, the
+#       2:4 or the dense program with the chosen kernel configuration,
+#       for the sm_90a target; not built without stc-tune),
 #       check them (and ptxas each for its arch when the CUDA toolkit is
 #       here), into bench/work/gpu/ (git-ignored; PTX + JSON).
 #       --quick: three shapes. --mock: a plain CUDA C kernel (nvcc) instead
@@ -65,6 +70,32 @@
 #       dense first; writes bench/results/gpu-e2e-<UTC>-<commit>.{json,md}.
 #       --time-budget (480 s): blocks not started by then are recorded as
 #       skipped (torch.compile is skipped with under 90 s left).
+#   bench/run_gpu_bench.sh build-tune [--quick] [--only REGEX] [--candidates N]
+#         [--shapes FILE] [-j N]
+#       The tuning flow's build (bench/README.md, "GPU tuning";
+#       docs/TUNING.md): a shape list of the GEMM table (f16 and bf16;
+#       --quick: its three shapes, f16), stc-tune --shapes for --target=sm_90a
+#       and --target=sm_90 (one output directory each: bench/work/gpu-tune/
+#       sm_90a, sm_90), every candidate program compiled with stc-compile
+#       --emit=ptx --kernel-info (-j: in parallel, default nproc), checked
+#       and assembled with ptxas; each manifest written back with the
+#       candidates' PTX, kernel info and build status; a failed candidate is
+#       recorded, not fatal. Carry it compressed:
+#       tar -C bench/work -cJf .gpu-carry/tune-work.tar.xz gpu-tune
+#   bench/run_gpu_bench.sh run-tune [--copy-to DIR] [--time-budget S] [--only REGEX]
+#         [--tuning-db FILE | --no-db] [--synthetic]
+#       On the GPU machine with bench/work/gpu-tune carried: every candidate
+#       checked against torch, then timed as the GEMM benchmark times (its
+#       worker); writes bench/results/tune-<UTC>-<commit>.{json,md} and
+#       merges the ok candidates into the tuning database (default
+#       tuning/stc-tuning-db.json; copied to DIR too). --time-budget (420 s):
+#       candidates not started by then are recorded as skipped.
+#       --synthetic: on the build machine (no GPU, no torch): each candidate
+#       run on stc-run's GPU emulator and checked against NumPy, "timed" by
+#       a formula (device SYNTHETIC, entries marked synthetic); small shapes
+#       only (build-tune --shapes); results in bench/work/gpu-tune-synthetic,
+#       database bench/work/gpu-tune/stc-tuning-db.synthetic.json (never
+#       the committed one).
 #   bench/run_gpu_bench.sh selftest
 #       On the build machine: the benchmark's tests, test/Bench (lit; the
 #       build directory must be configured and built): format code against
@@ -98,6 +129,10 @@
 #   GPU_BENCH_WORK   the build directory that travels (bench/work/gpu)
 #   GPU_CONV_WORK    the convolution build directory (bench/work/gpu-conv)
 #   GPU_E2E_WORK     the end-to-end build directory (bench/work/gpu-e2e)
+#   GPU_TUNE_WORK    the tuning build directory (bench/work/gpu-tune)
+#   STC_TUNE         stc-tune ($STC_BUILD_DIR/bin/stc-tune): build-tune's
+#                    candidates, build's stc_auto decisions (none: no stc_auto)
+#   STC_TUNE_TARGETS build-tune's targets (sm_90a,sm_90)
 #   PYTHON           the Python to use (run: one with torch; build/selftest:
 #                    /usr/bin/python3, which has NumPy)
 #   CUDA_HOME        CUDA toolkit for ptxas/nvcc (/usr/local/cuda)
@@ -113,6 +148,7 @@ GPU="$BENCH/gpu"
 WORK="${GPU_BENCH_WORK:-$BENCH/work/gpu}"
 CONV_WORK="${GPU_CONV_WORK:-$BENCH/work/gpu-conv}"
 E2E_WORK="${GPU_E2E_WORK:-$BENCH/work/gpu-e2e}"
+TUNE_WORK="${GPU_TUNE_WORK:-$BENCH/work/gpu-tune}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 
 log() { echo "[run_gpu_bench] $*" >&2; }
@@ -193,7 +229,8 @@ case "$CMD" in
       --sm90a-target "${STC_GPU_TARGET_SM90A:-sm_90a}" \
       --sm90a-flags="${STC_GPU_FLAGS_SM90A-${STC_GPU_FLAGS:-}}" \
       --dense-target "${STC_GPU_TARGET_DENSE:-${STC_GPU_TARGET:-sm_90}}" \
-      --dense-flags="${STC_GPU_FLAGS_DENSE-${STC_GPU_FLAGS:-}}" -- "$@"
+      --dense-flags="${STC_GPU_FLAGS_DENSE-${STC_GPU_FLAGS:-}}" \
+      --stc-tune "${STC_TUNE:-$BUILD/bin/stc-tune}" -- "$@"
     ;;
   run)
     run_step gemm_bench.py "$WORK" build bench/work/gpu "$@"
@@ -218,6 +255,31 @@ case "$CMD" in
   run-e2e)
     run_step e2e_bench.py "$E2E_WORK" build-e2e bench/work/gpu-e2e "$@"
     ;;
+  build-tune)
+    py="${PYTHON:-/usr/bin/python3}"
+    command -v "$py" >/dev/null 2>&1 || py=python3
+    exec "$py" "$GPU/tune_build.py" --work "$TUNE_WORK" \
+      --stc-tune "${STC_TUNE:-$BUILD/bin/stc-tune}" \
+      --stc-compile "${STC_COMPILE:-$BUILD/bin/stc-compile}" \
+      --runtime-lib "$BUILD/lib/libstc_runtime_cuda.so" \
+      --targets "${STC_TUNE_TARGETS:-sm_90a,sm_90}" --cuda "$CUDA_HOME" "$@"
+    ;;
+  run-tune)
+    synthetic=0
+    for a in "$@"; do [ "$a" = --synthetic ] && synthetic=1; done
+    if [ "$synthetic" = 1 ]; then
+      # No GPU and no torch: NumPy and stc-run's emulator on this machine.
+      [ -f "$TUNE_WORK/manifest.json" ] || {
+        log "no $TUNE_WORK/manifest.json: run 'bench/run_gpu_bench.sh build-tune --shapes FILE' first"
+        exit 2; }
+      py="${PYTHON:-/usr/bin/python3}"
+      command -v "$py" >/dev/null 2>&1 || py=python3
+      cd "$ROOT" || exit 2
+      exec "$py" -u "$GPU/tune_bench.py" run --manifest "$TUNE_WORK/manifest.json" \
+        --results-dir "$BENCH/work/gpu-tune-synthetic" --stc-run "$BUILD/bin/stc-run" "$@"
+    fi
+    run_step tune_bench.py "$TUNE_WORK" build-tune bench/work/gpu-tune "$@"
+    ;;
   selftest)
     [ $# -eq 0 ] || { log "selftest takes no arguments (lit runs test/Bench)"; exit 2; }
     lit="${LIT:-/usr/lib/llvm-22/bin/lit}"
@@ -225,5 +287,5 @@ case "$CMD" in
     exec "$lit" -sv "$BUILD/test/Bench"
     ;;
   -h|--help) usage; exit 0 ;;
-  *) log "unknown subcommand '$CMD' (build, run, build-conv, run-conv, build-e2e, run-e2e or selftest)"; usage; exit 2 ;;
+  *) log "unknown subcommand '$CMD' (build, run, build-conv, run-conv, build-e2e, run-e2e, build-tune, run-tune or selftest)"; usage; exit 2 ;;
 esac

@@ -10,6 +10,8 @@
 #   scripts/gpu-sweep-build.sh       (optional: sm_90a kernel variants)
 #   bench/run_gpu_bench.sh build-e2e && tar -C bench/work -cJf .gpu-carry/e2e-work.tar.xz gpu-e2e
 #                                    (optional: step e2e)
+#   bench/run_gpu_bench.sh build-tune --quick && tar -C bench/work -cJf .gpu-carry/tune-work.tar.xz gpu-tune
+#                                    (optional: step tune; without --quick every table shape)
 #
 # then with the device tool, carry=[".gpu-carry"]:
 #
@@ -38,6 +40,14 @@
 #    .gpu-carry/libstc_runtime_cuda.so and e2e-work.tar.xz): the whole
 #    blocks against PyTorch (run-e2e, its own time budget),
 #    STC_SESSION_E2E_ONLY limits them; results in OUT_DIR/e2e-results.tar.
+# 5. step tune (not in the default steps; its own call, e.g.
+#    STC_SESSION_STEPS=tune, carrying .gpu-carry/libstc_runtime_cuda.so and
+#    tune-work.tar.xz): every candidate of a build-tune checked and timed
+#    (run-tune, STC_SESSION_TUNE_BUDGET_S, default 420 s; candidates not
+#    reached are recorded as skipped; STC_SESSION_TUNE_ONLY limits them),
+#    merged into this checkout's tuning/stc-tuning-db.json; the results and
+#    the updated database in OUT_DIR/tune-results.tar, the database also as
+#    OUT_DIR/stc-tuning-db.json (copy it over tuning/ and commit it).
 # Every step runs even when an earlier one failed; the exit status says
 # whether all passed. STC_SESSION_STEPS (default "tests bench sweep")
 # picks the steps: a call that only times kernels ("bench sweep") carries
@@ -146,6 +156,24 @@ if step e2e; then
     > "$out/e2e.log" 2>&1 || status=1
   tar -C "$out" -cf "$out/e2e-results.tar" e2e && rm -rf "${out:?}/e2e"
   tail -n 5 "$out/e2e.log"
+fi
+if step tune; then
+  # Tuning (bench/run_gpu_bench.sh run-tune): the candidates of
+  # .gpu-carry/tune-work.tar.xz checked and timed, merged into
+  # tuning/stc-tuning-db.json; results in OUT_DIR/tune-results.tar.
+  echo "== tuning $(date -u +%T)"
+  mkdir -p bench/work
+  xz -dc "$carry/tune-work.tar.xz" | tar -C bench/work -xf - || status=1
+  rm -rf "$out/tune" && mkdir -p "$out/tune"
+  only=()
+  [ -n "${STC_SESSION_TUNE_ONLY:-}" ] && only=("--only=$STC_SESSION_TUNE_ONLY")
+  STC_BENCH_CHECK_TIMEOUT_S="${STC_BENCH_CHECK_TIMEOUT_S:-15}" \
+    bench/run_gpu_bench.sh run-tune --copy-to "$out/tune" \
+    --time-budget "${STC_SESSION_TUNE_BUDGET_S:-420}" "${only[@]}" > "$out/tune.log" 2>&1 || status=1
+  cp tuning/stc-tuning-db.json "$out/stc-tuning-db.json" || status=1
+  cp "$out/tune.log" "$out/tune/" 2>/dev/null
+  tar -C "$out" -cf "$out/tune-results.tar" tune && rm -rf "${out:?}/tune"
+  tail -n 8 "$out/tune.log"
 fi
 if step sweep && [ -f "$carry/sweep.tar.xz" ]; then
   echo "== kernel variants $(date -u +%T)"

@@ -352,17 +352,24 @@ class Worker:
         names)."""
         return {}
 
+    #: Whether the worker imports torch (every GPU worker; tune_bench.py's
+    #: synthetic worker, which runs on the build machine, does not).
+    USES_TORCH = True
+
     def __init__(self, args):
-        import torch
         import format24
-        self.torch, self.f24 = torch, format24
+        self.f24 = format24
+        self.torch = None
+        if self.USES_TORCH:
+            import torch
+            self.torch = torch
         self.args = args
         self.jsonl = open(args.jsonl, "a")
         with open(args.manifest) as f:
             self.manifest = json.load(f)
         self.base = os.path.dirname(os.path.abspath(args.manifest))
         self.deadline = args.deadline
-        self.tops = format24.TorchOps()
+        self.tops = format24.TorchOps() if self.USES_TORCH else None
         try:
             self.nops = format24.NumpyOps()
         except ImportError:
@@ -999,7 +1006,7 @@ class Worker:
                 return EXIT_CONTEXT_LOST
             if any(m.get("hang") for m in ms):
                 os._exit(EXIT_HANG)  # do not wait for the stuck kernel at teardown
-            if not self.sim:
+            if not self.sim and self.torch is not None:
                 self.torch.cuda.empty_cache()
         return 0
 
@@ -1011,9 +1018,12 @@ def _type_name(t):
         str(t.dtype).replace("torch.", ""))
 
 
-def worker_main(argv, worker_class, max_copies):
+def worker_main(argv, worker_class, max_copies, add_args=None):
     """The worker process: `<benchmark>.py worker ...` (started by
-    parent_main). max_copies: the default of --max-copies."""
+    parent_main). max_copies: the default of --max-copies; add_args(ap,
+    "worker"): a benchmark's own worker options (RunSpec.add_args);
+    worker_class(args) makes the worker (a class, or a function that picks
+    one by the options)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--manifest", required=True)
     ap.add_argument("--jsonl", required=True)
@@ -1027,6 +1037,8 @@ def worker_main(argv, worker_class, max_copies):
     ap.add_argument("--total", type=int, default=0)
     ap.add_argument("--simulate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--simulate-bug", action="append", help=argparse.SUPPRESS)
+    if add_args:
+        add_args(ap, "worker")
     args = ap.parse_args(argv)
     return worker_class(args).main()
 
@@ -1145,11 +1157,18 @@ class RunSpec:
     kernel's file; time_budget: the default --time-budget; assemble,
     markdown, compact: report.py's functions; runnable(program): whether a
     manifest program has a kernel to run (default: its status is "ok"), the
-    others are recorded as build_failed without starting a worker."""
+    others are recorded as build_failed without starting a worker.
+    Optional, for a benchmark with options of its own (tune_bench.py):
+    add_args(ap, role): adds them to the parent's ("parent") and the
+    worker's ("worker") parser; worker_args(args): the parent's options
+    passed on to the worker; finish(doc, out_base, args, say): called
+    after the results are written (out_base: their path without .json),
+    returns an exit status that replaces a 0 (or None)."""
 
     def __init__(self, script, step, build_step, work, run_dir, prefix, mock_source,
                  time_budget, assemble, markdown, compact, schema=None, schema_hint="",
-                 runnable=None):
+                 runnable=None, add_args=None, worker_args=None, finish=None):
+        self.add_args, self.worker_args, self.finish = add_args, worker_args, finish
         self.runnable = runnable or (lambda p: p.get("status") == "ok")
         self.script, self.step, self.build_step = script, step, build_step
         self.work, self.run_dir, self.prefix = work, run_dir, prefix
@@ -1177,6 +1196,8 @@ def parent_main(argv, spec):
     # stand-in kernel; KIND@REGEX plants a fault in the matching programs.
     ap.add_argument("--simulate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--simulate-bug", action="append", default=[], help=argparse.SUPPRESS)
+    if spec.add_args:
+        spec.add_args(ap, "parent")
     args = ap.parse_args(argv)
     t_start = time.time()
     stamp = utc_now()
@@ -1254,6 +1275,8 @@ def parent_main(argv, spec):
             cmd.append("--simulate")
             for b in args.simulate_bug:
                 cmd += ["--simulate-bug", b]
+        if spec.worker_args:
+            cmd += spec.worker_args(args)
         rc, killed, lines = run_worker(cmd, args.stall, hard)
         first = False
         recs = read_jsonl(jsonl)
@@ -1320,17 +1343,20 @@ def parent_main(argv, spec):
     say("wrote %s.json and .md%s" % (out_base, (" (copies in %s)" % args.copy_to)
                                       if args.copy_to else ""))
     st = doc["summary"]
-    if st["ok"]:
-        return 0
-    say("NOT all ok: %s" % json.dumps({k: v for k, v in st.items() if k != "ok"}))
-    return 1
+    rc = 0
+    if not st["ok"]:
+        say("NOT all ok: %s" % json.dumps({k: v for k, v in st.items() if k != "ok"}))
+        rc = 1
+    if spec.finish:
+        rc = spec.finish(doc, out_base, args, say) or rc
+    return rc
 
 
 def main(spec, worker_class, max_copies):
     """A benchmark script's command line: `run ...` (the parent) or
     `worker ...` (started by the parent)."""
     if len(sys.argv) > 1 and sys.argv[1] == "worker":
-        return worker_main(sys.argv[2:], worker_class, max_copies)
+        return worker_main(sys.argv[2:], worker_class, max_copies, spec.add_args)
     if len(sys.argv) > 1 and sys.argv[1] == "run":
         return parent_main(sys.argv[2:], spec)
     print("usage: %s run --manifest FILE [...] (see the module docstring)"

@@ -22,7 +22,15 @@ tensor-core kernel, and compiles it for the "stc_dense" method,
     stc-compile dense.mlir --target=T --emit=ptx -o k_dense.ptx
                 --kernel-info=k_dense.json
 (--dense-target, default --target: the same target as "stc"; none: skip;
-recorded under the program's "dense" key). It checks each kernel info (one
+recorded under the program's "dense" key). For the "stc_auto" method it
+asks stc-tune (--stc-tune; --shapes of the table's products, one list per
+dtype, --target of the sm_90a kernel, --tuning-db: the committed database)
+for --sparsity=auto's decision of each product and writes
+DIR/programs/<name>-<dtype>/auto.mlir, the 2:4 or the dense program with
+the decided kernel configuration attached, compiled for that target into
+k_auto.ptx/k_auto.json and checked against the configuration too
+(recorded under the program's "auto" key; not_built without stc-tune). It
+checks each kernel info (one
 kernel, known parameters, the program's problem, metadata for the 2:4
 programs and none for the dense one, tensor maps that fit the operands,
 matching the PTX .entry) and assembles each PTX with ptxas -arch=<its
@@ -61,6 +69,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import kernel_info  # noqa: E402
 import shapes  # noqa: E402
+import tunelib  # noqa: E402
 
 ELEM = {"f16": "f16", "bf16": "bf16", "f32": "f32", "i8": "i8", "i32": "i32"}
 #: nvcc -D flags selecting bench/gpu/mock_spmm.cu's entry for each dtype.
@@ -78,7 +87,17 @@ def log(msg):
     print("[run_gpu_bench build] " + msg, file=sys.stderr, flush=True)
 
 
-def program_text(name, dtype, out_dtype, m, n, k):
+def config_attr(config):
+    """The `stc_gpu.kernel_config = ...` attribute of a configuration text
+    (`#stc_gpu.kernel_config<...>`, as stc-tune and the compiler print it):
+    stc-compile keeps it on the op instead of choosing one."""
+    return "stc_gpu.kernel_config = " + config
+
+
+def program_text(name, dtype, out_dtype, m, n, k, config=None):
+    """The 2:4 program (func.func @spmm: one stc.spmm, A given compressed;
+    i8: B given transposed, N x K), with the kernel configuration text
+    `config` attached to the stc.spmm when given."""
     t, to = ELEM[dtype], ELEM[out_dtype]
     tr = shapes.dense_transposed(dtype)
     v = "tensor<%dx%dx%s>" % (m, k // 2, t)
@@ -98,21 +117,22 @@ def program_text(name, dtype, out_dtype, m, n, k):
         "// canonical compressed format (values %dx%d, metadata %dx%d i16); %s.\n"
         "func.func @spmm(%%values: %s, %%meta: %s, %%dense: %s) -> %s {\n"
         "  %%out = stc.spmm %%values, %%meta, %%dense\n"
-        "      {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>%s}\n"
+        "      {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>%s%s}\n"
         "      : %s, %s, %s -> %s\n"
         "  return %%out : %s\n"
         "}\n" % (name, dtype, m, k, m, k // 2, m, k // 16, dense,
                  v, mt, d, o, ", dense_transposed = true" if tr else "",
-                 v, mt, d, o, o))
+                 (", " + config_attr(config)) if config else "", v, mt, d, o, o))
 
 
-def dense_program_text(name, dtype, out_dtype, m, n, k):
+def dense_program_text(name, dtype, out_dtype, m, n, k, config=None):
     """The dense counterpart of program_text's product (method stc_dense):
     C = A . B with A the whole M x K operand, as a frontend emits a linear
     layer that is not sparse (a zero-filled init and linalg.matmul), so
     stc-compile keeps it dense and runs it on its dense tensor-core kernel.
     B is K x N: only dtypes with a K x N B have the method
-    (shapes.has_stc_dense)."""
+    (shapes.has_stc_dense). `config`: a kernel configuration text attached
+    to the linalg.matmul."""
     if shapes.dense_transposed(dtype):
         raise ValueError("%s programs give B transposed; the dense program takes it K x N"
                          % dtype)
@@ -127,10 +147,10 @@ def dense_program_text(name, dtype, out_dtype, m, n, k):
         "  %%zero = arith.constant 0.0 : %s\n"
         "  %%init = tensor.empty() : %s\n"
         "  %%c0 = linalg.fill ins(%%zero : %s) outs(%%init : %s) -> %s\n"
-        "  %%out = linalg.matmul ins(%%a, %%b : %s, %s) outs(%%c0 : %s) -> %s\n"
+        "  %%out = linalg.matmul%s ins(%%a, %%b : %s, %s) outs(%%c0 : %s) -> %s\n"
         "  return %%out : %s\n"
         "}\n" % (name, dtype, m, k, k, n, m, n, out_dtype, a, b, o, to, o, to, o, o,
-                 a, b, o, o, o))
+                 (" {%s}" % config_attr(config)) if config else "", a, b, o, o, o))
 
 
 def run(cmd, timeout, cwd=None):
@@ -318,7 +338,7 @@ def manifest_fields(schema, args, kernel_source, stc_version, flags, out_dtype,
 #: kernel (both benchmarks) and STC's dense kernel of the same product (the
 #: GEMM benchmark's stc_dense); the manifest says each one's target under
 #: "target_<key>".
-SUB_BUILDS = (("sm90a", "%s"), ("dense", "dense %s"))
+SUB_BUILDS = (("sm90a", "%s"), ("dense", "dense %s"), ("auto", "auto %s"))
 
 
 def finish(work, manifest, nfail, log, what, max_bytes, over):
@@ -363,16 +383,22 @@ def finish(work, manifest, nfail, log, what, max_bytes, over):
 
 
 def compile_stc(args, target, flags, pdir, rel, stem, prog, ptxas, say, source="prog.mlir",
-                sparse=True):
+                sparse=True, config=None, log=log):
     """Compiles program `prog` (name, M, N, K, dtype, out_dtype) in pdir
     from `source` (prog.mlir, the 2:4 program; dense.mlir, its dense
     counterpart: sparse=False) with stc-compile --target=TARGET into
     STEM.ptx and STEM.json, checks the kernel info (one kernel, the
     program's problem, metadata where A is sparse and none where it is
     dense, tensor maps that fit the operands) and the PTX .entry, and
-    assembles the PTX with ptxas -arch=TARGET. Returns the build's fields
-    (ptx, kernel_info, command, compile_seconds, kernel,
-    ptx_version/target/bytes, ptxas, status "ok" or "failed" with error)."""
+    assembles the PTX with ptxas -arch=TARGET. `config`: the kernel
+    configuration text the program carries (stc-tune's candidates, the
+    stc_auto method), which the kernel must have (family, tile, stages,
+    cluster: tunelib.config_mismatches). The compile log is
+    compile.log (stem k), compile_X.log (stem k_X) or compile_STEM.log.
+    Returns the build's fields (ptx, kernel_info, command,
+    compile_seconds, kernel, ptx_version/target/bytes, ptxas, status "ok"
+    or "failed" with error). `log`: where its outcome is said (a parallel
+    build names the program in it)."""
     m, n, k, dt, out_dt = prog["M"], prog["N"], prog["K"], prog["dtype"], prog["out_dtype"]
     tr = shapes.dense_transposed(dt)
     res = {"ptx": os.path.join(rel, stem + ".ptx"),
@@ -385,7 +411,8 @@ def compile_stc(args, target, flags, pdir, rel, stem, prog, ptxas, say, source="
     say(res["command"])
     rc, out, secs = run(cmd, 900, cwd=pdir)
     res["compile_seconds"] = round(secs, 2)
-    log_name = "compile.log" if stem == "k" else "compile_%s.log" % stem[2:]
+    log_name = "compile.log" if stem == "k" else "compile_%s.log" % (
+        stem[2:] if stem.startswith("k_") else stem)
     with open(os.path.join(pdir, log_name), "w") as f:
         f.write(out)
     if rc != 0:
@@ -404,6 +431,9 @@ def compile_stc(args, target, flags, pdir, rel, stem, prog, ptxas, say, source="
             kinfo, {"values": (m, k // 2 if sparse else k), "dense": (n, k) if tr else (k, n),
                     "out": (m, n)},
             {"values": dt, "dense": dt, "out": out_dt})
+        if config:
+            bad += ["not the configuration it was built with (%s): %s" % (config, x)
+                    for x in tunelib.config_mismatches(config, kinfo)]
         if bad:
             raise kernel_info.KernelInfoError("; ".join(bad))
         res["kernel"] = kinfo
@@ -528,6 +558,106 @@ def build_cutlass2(args, work):
     return ent
 
 
+#: The committed tuning database (docs/TUNING.md), given to stc-tune for
+#: the stc_auto method's decisions.
+TUNING_DB = os.path.join(ROOT, "tuning", "stc-tuning-db.json")
+
+
+def auto_decisions(args, target, todo, out_dtype, work):
+    """--sparsity=auto's decision for each program of `todo` ((row, dtype)
+    pairs) with the committed tuning database, for the stc_auto method:
+    stc-tune --shapes (one list per dtype, so that one dtype stc-tune
+    refuses does not take the others with it) --target=TARGET
+    [--tuning-db=args.tuning_db], its manifest's "auto" of each key.
+    Returns {(m, n, k, dtype, out): ("ok", auto) or (status, why)}, status
+    "not_built" where there is nothing to decide with (no target, the mock,
+    no stc-tune) and "failed" where stc-tune failed."""
+    keys = {}
+    for (name, _g, m, n, k), dt in todo:
+        keys.setdefault(dt, {})[(m, n, k, dt, shapes.out_dtype(dt, out_dtype))] = name
+    why = None
+    if args.mock:
+        why = "--mock: the mock kernel has no stc_auto variant"
+    elif target is None:
+        why = "built with the sm_90a kernel disabled (STC_GPU_TARGET_SM90A=none): stc_auto " \
+              "takes its target"
+    elif args.stc_tune in ("", "none"):
+        why = "built without stc-tune (STC_TUNE=none)"
+    elif not os.access(args.stc_tune, os.X_OK):
+        why = "no stc-tune at %s at build time (ninja -C build stc-tune)" % args.stc_tune
+    out = {}
+    if why:
+        for ks in keys.values():
+            out.update((key, ("not_built", why)) for key in ks)
+        return out
+    db = args.tuning_db if args.tuning_db and os.path.isfile(args.tuning_db) else None
+    tmp = tempfile.mkdtemp(prefix=".auto-", dir=work)
+    try:
+        for dt, ks in keys.items():
+            lst = os.path.join(tmp, "shapes-%s.txt" % dt)
+            with open(lst, "w") as f:
+                f.write(tunelib.shape_list_text(
+                    [(nm,) + key for key, nm in ks.items()],
+                    "bench/gpu/build_programs.py: the stc_auto method's shapes (%s)" % dt))
+            d = os.path.join(tmp, dt)
+            rc, text, cmd, secs = tunelib.run_stc_tune(args.stc_tune, lst, target, d, db)
+            log("stc_auto %s: %s (%.1f s)" % (dt, cmd.replace(tmp + os.sep, ""), secs))
+            err = None
+            if rc != 0:
+                err = "%s exited with status %d:\n%s" % (cmd.replace(tmp + os.sep, ""), rc,
+                                                         tail(text))
+            else:
+                try:
+                    man = tunelib.read_manifest(os.path.join(d, "manifest.json"))
+                    got = {}
+                    for op in man["ops"]:
+                        kk = op["key"]
+                        auto = op.get("auto")
+                        if not isinstance(auto, dict) or not isinstance(auto.get("sparse"), bool):
+                            raise tunelib.TuneError("op %s has no \"auto\" decision"
+                                                    % op["name"])
+                        tunelib.parse_config(auto.get("config"))
+                        got[(kk["m"], kk["n"], kk["k"], kk["dtype"], kk["out"])] = auto
+                    for key in ks:
+                        out[key] = ("ok", got[key]) if key in got else (
+                            "failed", "stc-tune's manifest has no op for %s" % (key,))
+                except (tunelib.TuneError, OSError) as e:
+                    err = "stc-tune's manifest: %s" % e
+            if err:
+                log("  stc_auto %s FAILED: %s" % (dt, err.splitlines()[0]))
+                out.update((key, ("failed", err)) for key in ks)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def build_auto(args, target, flags, decision, pdir, rel, entry, ptxas, say):
+    """The stc_auto method's kernel of program `entry` (the manifest's
+    "auto"): from its decision ((status, auto) of auto_decisions), the
+    2:4 program (auto.mlir, the form of prog.mlir) or the dense one (the
+    form of dense.mlir) with the decided configuration attached, compiled
+    for `target` and checked as the others (and against the
+    configuration)."""
+    status, auto = decision
+    if status != "ok":
+        return {"target": target, "status": status, "error": auto}
+    sparse, config = auto["sparse"], auto["config"]
+    ent = {"target": target, "sparse": sparse, "config": config, "decision": auto,
+           "mlir": os.path.join(rel, "auto.mlir")}
+    name, dt, out_dt = entry["name"], entry["dtype"], entry["out_dtype"]
+    m, n, k = entry["M"], entry["N"], entry["K"]
+    if not sparse and shapes.dense_transposed(dt):
+        return dict(ent, status="failed",
+                    error="--sparsity=auto keeps the %s product dense, but the benchmark's "
+                          "dense program takes B K x N (%s programs give it N x K)" % (dt, dt))
+    with open(os.path.join(pdir, "auto.mlir"), "w") as f:
+        f.write(program_text(name, dt, out_dt, m, n, k, config) if sparse
+                else dense_program_text(name, dt, out_dt, m, n, k, config))
+    ent.update(compile_stc(args, target, flags, pdir, rel, "k_auto", entry, ptxas, say,
+                           source="auto.mlir", sparse=sparse, config=config))
+    return ent
+
+
 def dense_not_built(mock, target, dtype):
     """Why a `dtype` program gets no dense kernel (method stc_dense), or
     None when it gets one."""
@@ -560,6 +690,12 @@ def main():
                     help="the CUTLASS sources of the cutlass2 baseline")
     ap.add_argument("--cutlass-src", default=os.path.join(ROOT, "bench", "work", "cutlass"),
                     help="where they are unpacked (once; not carried to the GPU machine)")
+    build = os.environ.get("STC_BUILD_DIR") or os.path.join(ROOT, "build")
+    ap.add_argument("--stc-tune", default=os.path.join(build, "bin", "stc-tune"),
+                    help="stc-tune, which decides each product's stc_auto form and "
+                         "configuration (none: no stc_auto method)")
+    ap.add_argument("--tuning-db", default=TUNING_DB,
+                    help="the tuning database stc-tune is given for those decisions")
     args = ap.parse_args()
     sm90a = None if args.sm90a_target in ("", "none") else args.sm90a_target
     dense_target = (args.target if args.dense_target is None
@@ -605,6 +741,8 @@ def main():
     if not todo:
         log("no program matches --only %r" % args.only)
         return 2
+    # --sparsity=auto's decisions (method stc_auto), for the sm_90a target.
+    decisions = auto_decisions(args, sm90a, todo, args.out_dtype, work)
     for i, ((name, group, m, n, k), dt) in enumerate(todo):
         pname = "%s-%s" % (name, dt)
         rel = os.path.join("programs", pname)
@@ -626,6 +764,11 @@ def main():
             entry["sm90a"] = {"target": None, "status": "not_built",
                               "error": "built with the sm_90a kernel disabled "
                                        "(STC_GPU_TARGET_SM90A=none)"}
+        # --sparsity=auto's choice (method stc_auto): nothing to decide with.
+        status, why = decisions[(m, n, k, dt, out_dt)]
+        if status == "not_built":
+            entry["auto"] = {"target": None if args.mock else sm90a, "status": status,
+                             "error": why}
         # STC's dense kernel of the same product (report method stc_dense).
         why_not = dense_not_built(args.mock, dense_target, dt)
         if why_not:
@@ -634,7 +777,7 @@ def main():
         why = shapes.check_shape(m, n, k, dt)
         if why:
             entry.update(status="failed", error="shape unsupported: " + "; ".join(why))
-            for key, target in (("sm90a", sm90a), ("dense", dense_target)):
+            for key, target in (("sm90a", sm90a), ("dense", dense_target), ("auto", sm90a)):
                 if key not in entry:
                     entry[key] = {"target": target, "status": "failed", "error": entry["error"]}
             nfail += 1
@@ -694,6 +837,11 @@ def main():
                                                 "k_dense", entry, ptxas, say,
                                                 source="dense.mlir", sparse=False))
             failed = failed or entry["dense"]["status"] != "ok"
+        # --sparsity=auto's form and configuration (report method stc_auto).
+        entry["auto"] = entry.get("auto") or build_auto(args, sm90a, flags_sm90a,
+                                   decisions[(m, n, k, dt, out_dt)], pdir, rel, entry, ptxas,
+                                   say)
+        failed = failed or entry["auto"]["status"] == "failed"
         nfail += failed
 
     manifest = manifest_fields(
@@ -704,6 +852,9 @@ def main():
     manifest["flags_sm90a"] = flags_sm90a if sm90a and not args.mock else []
     manifest["target_dense"] = None if args.mock else dense_target
     manifest["flags_dense"] = flags_dense if dense_target and not args.mock else []
+    manifest["target_auto"] = None if args.mock else sm90a
+    manifest["auto"] = {"stc_tune": args.stc_tune, "tuning_db": os.path.relpath(
+        args.tuning_db, ROOT) if args.tuning_db and os.path.isfile(args.tuning_db) else None}
     # The cutlass2 baseline (after the programs: its compile is the longest
     # step, and the programs do not depend on it).
     manifest["cutlass2"] = build_cutlass2(args, work)

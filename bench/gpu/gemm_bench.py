@@ -28,7 +28,10 @@ torch (relative Frobenius error < 1e-2, NaN fails); then times it. Where the
 build made one (f16, bf16), STC's dense tensor-core kernel of the same
 product ("stc_dense": a plain linalg.matmul that stc-compile keeps dense)
 goes the same way on the unpruned A, the operands cuBLAS gets, checked
-against float64 A @ B. Then it times the
+against float64 A @ B. "stc_auto" (where the build made it) is the form
+and kernel configuration --sparsity=auto chose for the product (the 2:4
+kernel on the pruned A, or the dense one on A, checked as those). Then it
+times the
 baselines (dense cuBLAS torch.mm on the unpruned A, PyTorch semi-structured
 2:4 with CUTLASS and with cuSPARSELt, and "cutlass2": CUTLASS 2.x's Ampere
 SparseGemm built for sm_90, bench/gpu/cutlass2.py, the fastest of its tile
@@ -327,25 +330,23 @@ class GemmWorker(bc.Worker):
                 op.free()
         return ent
 
-    # -- one program ----------------------------------------------------------
-    def run_program(self, idx, p, budget_s):
+    # -- inputs ---------------------------------------------------------------
+    def make_inputs(self, p, res, seed, t_start):
+        """Program p's inputs (run_program's, and tune_bench.py's for every
+        candidate of one product): `copies` input sets, enough for a working
+        set of twice the L2 (within the free memory), each a random A (M x
+        K), A pruned 2:4 (P) and compressed (V values, MT metadata), B (K x
+        N; i8: N x K), STC's output (OUT) and cuBLAS's (OD); BK: every B as
+        K x N (i8: a view); ref: float64 P[0] @ BK[0]. Records copies, the
+        working set, the format checks of copy 0 (round trip, torch ==
+        NumPy on 64 rows) and the preparation time in res. Returns a dict
+        of those names."""
         torch, f24 = self.torch, self.f24
-        t_start = time.time()
         m, n, k, dt = p["M"], p["N"], p["K"], p["dtype"]
         integer, tr = shapes.is_integer(dt), transposed(p)
-        unit = shapes.rate_unit(dt)
         tdt, odt = self.tdtype(dt), self.tdtype(p["out_dtype"])
         bdt = torch.int32 if integer else tdt  # cuBLAS's output
         es, oes, bes = (torch.empty(0, dtype=x).element_size() for x in (tdt, odt, bdt))
-        res = {"type": "result", "index": idx, "name": p["name"], "shape": p["shape"],
-               "group": p["group"], "M": m, "N": n, "K": k, "dtype": dt,
-               "out_dtype": p["out_dtype"], "dense_transposed": tr, "unit": unit,
-               "flop": 2 * m * n * k, "methods": {}}
-        meths = res["methods"]
-        seed = zlib.crc32(p["name"].encode()) & 0x7FFFFFFF
-        res["seed"] = seed
-
-        # ---- inputs ----------------------------------------------------------
         stc_bytes = m * k // 2 * es + m * k // 16 * 2 + k * n * es + m * n * oes
         held = stc_bytes + 2 * m * k * es + m * n * bes + (m * k // 2 * es + m * k // 8) * 2
         free = (8 << 30) if self.sim else torch.cuda.mem_get_info()[0]
@@ -379,11 +380,40 @@ class GemmWorker(bc.Worker):
         self.say("  inputs: %d cop%s (%.0f MiB for STC), prep %.1f s"
                  % (copies, "y" if copies == 1 else "ies", copies * stc_bytes / 2**20,
                     res["prep_seconds"]))
+        return {"A": A, "P": P, "V": V, "MT": MT, "B": B, "BK": BK, "OUT": OUT, "OD": OD,
+                "copies": copies, "ref": ref}
+
+    def stc_context(self, p, inp):
+        """run_stc's context of program p's 2:4 kernels (inp: make_inputs'):
+        every copy's compressed A and B, the outputs, the reference."""
+        m, n, k = p["M"], p["N"], p["K"]
+        return {"m": m, "n": n, "k": k, "V": inp["V"], "MT": inp["MT"], "B": inp["B"],
+                "out": inp["OUT"], "ref": inp["ref"], "flop": 2 * m * n * k,
+                "unit": shapes.rate_unit(p["dtype"])}
+
+    # -- one program ----------------------------------------------------------
+    def run_program(self, idx, p, budget_s):
+        torch = self.torch
+        t_start = time.time()
+        m, n, k, dt = p["M"], p["N"], p["K"], p["dtype"]
+        integer, tr = shapes.is_integer(dt), transposed(p)
+        unit = shapes.rate_unit(dt)
+        res = {"type": "result", "index": idx, "name": p["name"], "shape": p["shape"],
+               "group": p["group"], "M": m, "N": n, "K": k, "dtype": dt,
+               "out_dtype": p["out_dtype"], "dense_transposed": tr, "unit": unit,
+               "flop": 2 * m * n * k, "methods": {}}
+        meths = res["methods"]
+        seed = zlib.crc32(p["name"].encode()) & 0x7FFFFFFF
+        res["seed"] = seed
+
+        # ---- inputs ----------------------------------------------------------
+        inp = self.make_inputs(p, res, seed, t_start)
+        A, P, B, BK, OUT, OD = (inp[x] for x in ("A", "P", "B", "BK", "OUT", "OD"))
+        copies, ref = inp["copies"], inp["ref"]
         stream = self.stream.cuda_stream
 
         # ---- STC: the sm_90 mma.sp kernel, the sm_90a one, the dense one -------
-        ctx = {"m": m, "n": n, "k": k, "V": V, "MT": MT, "B": B, "out": OUT, "ref": ref,
-               "flop": res["flop"], "unit": unit}
+        ctx = self.stc_context(p, inp)
         # float64 A @ B, the unpruned product: made once, for STC's dense
         # kernel and cuBLAS, which both multiply A.
         dense_ref = []
@@ -403,7 +433,13 @@ class GemmWorker(bc.Worker):
                 continue
             ent = {"kernel_source": self.manifest.get("kernel_source"),
                    "target": kp.get("target")}
-            mctx = dense_context(ctx, A, unpruned_ref()) if method == "stc_dense" else ctx
+            # STC's dense kernel, and stc_auto where --sparsity=auto's
+            # decision (the build's "sparse") keeps the product dense: the
+            # unpruned A, checked against A @ B.
+            dense = method == "stc_dense" or kp.get("sparse") is False
+            if method == "stc_auto":
+                ent.update(sparse=not dense, config=kp.get("config"))
+            mctx = dense_context(ctx, A, unpruned_ref()) if dense else ctx
             meths[method] = self.run_stc(kp, ent, mctx, stream, budget_s, method=method)
             if meths[method].get("context_lost") or meths[method].get("hang"):
                 return res

@@ -14,7 +14,12 @@ STC_METHODS = ("stc", "stc_sm90a")
 #: tensor-core kernel (mma.sync m16n8k16) on the same product given dense
 #: (a plain linalg.matmul of the unpruned A, as cuBLAS multiplies it; f16
 #: and bf16 programs), compiled for the "stc" method's target.
-GEMM_STC_METHODS = STC_METHODS + ("stc_dense",)
+#: Last "stc_auto": what --sparsity=auto decides for the product with the
+#: committed tuning database (docs/TUNING.md; stc-tune's "auto" of the
+#: product for the stc_sm90a method's target): the 2:4 program or the dense
+#: one, with the decided kernel configuration attached, compiled for that
+#: target (dense: on the unpruned A, checked against A @ B).
+GEMM_STC_METHODS = STC_METHODS + ("stc_dense", "stc_auto")
 #: The baselines: cuBLAS dense; PyTorch's 2:4 backends ("cutlass": its
 #: _FORCE_CUTLASS kernels, which refuse sm_90; "cusparselt"); "cutlass2":
 #: CUTLASS 2.x's Ampere SparseGemm (Sm80 kernels, mma.sp) built for sm_90 by
@@ -23,17 +28,18 @@ GEMM_STC_METHODS = STC_METHODS + ("stc_dense",)
 BASELINES = ("cublas", "cutlass", "cusparselt", "cutlass2")
 METHODS = GEMM_STC_METHODS + BASELINES
 NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "stc_dense": "STC dense",
+         "stc_auto": "STC auto",
          "cublas": "cuBLAS dense", "cutlass": "CUTLASS 2:4", "cusparselt": "cuSPARSELt 2:4",
          "cutlass2": "CUTLASS 2.x 2:4 (sm80 kernel)"}
 #: Methods that results written before they existed lack: such a document
 #: renders as it did then (no column, no status line for them).
-LATER_METHODS = ("cutlass2", "stc_dense")
+LATER_METHODS = ("cutlass2", "stc_dense", "stc_auto")
 #: The names of the i8 programs' methods where it matters (targets).
 INT8_NAMES = dict(NAMES, cublas="cuBLAS int8 dense", cusparselt="cuSPARSELt int8 2:4")
 #: The manifest key of each STC method's build: None = the program entry's
 #: own fields (ptx, kernel_info, kernel, status, ...), else a sub-object
 #: with the same fields.
-BUILD_KEYS = {"stc": None, "stc_sm90a": "sm90a", "stc_dense": "dense"}
+BUILD_KEYS = {"stc": None, "stc_sm90a": "sm90a", "stc_dense": "dense", "stc_auto": "auto"}
 #: Statuses of an STC method that do not make a run "not ok": the kernel
 #: was not built on purpose (the mock, a build without sm_90a, an older
 #: manifest), which the report says.
@@ -402,10 +408,11 @@ def _entry_from(rec, prog):
             "ptxas")
     build = {k: prog.get(k) for k in keys}
     e["build"] = {k: v for k, v in build.items() if v is not None}
-    for key in ("sm90a", "dense"):
+    for key in ("sm90a", "dense", "auto"):
         if isinstance(prog.get(key), dict):
             sub = prog[key]
-            e["build"][key] = {k: sub.get(k) for k in ("target", "status", "error") + keys
+            e["build"][key] = {k: sub.get(k) for k in ("target", "status", "error", "sparse",
+                                                       "config", "decision") + keys
                                if sub.get(k) is not None}
     e["methods"] = methods = _methods_of(rec, e, METHODS)
     for m in GEMM_STC_METHODS:
@@ -420,6 +427,10 @@ def _entry_from(rec, prog):
     # STC's dense kernel does what cuBLAS does (the unpruned A): compared
     # with it alone.
     _add_speedup(e["ratios"], methods, "stc_dense", "cublas")
+    # --sparsity=auto's choice against both libraries, whichever form it
+    # took (dense: the unpruned A, as cuBLAS; 2:4: the pruned one).
+    for b in ("cublas", "cusparselt"):
+        _add_speedup(e["ratios"], methods, "stc_auto", b)
     return e
 
 
@@ -640,6 +651,35 @@ def _md_dtype_table(rows, dt, unit, c2=False):
     return md
 
 
+def _md_auto(doc):
+    """The table of the stc_auto method (--sparsity=auto's choice with the
+    committed tuning database), where the run has it: per program the form
+    it chose, the configuration, its rate and its ratios."""
+    rows = [e for e in doc["results"]
+            if e["methods"].get("stc_auto", {}).get("status", "not_built") not in NOT_A_FAILURE]
+    if not rows:
+        return []
+    md = ["## STC auto (--sparsity=auto)\n",
+          "%s: the form --sparsity=auto chose for the product with the committed tuning "
+          "database (stc-tune's `auto`, docs/TUNING.md) — the 2:4 program or the dense one "
+          "(which multiplies the unpruned A) — with the chosen kernel configuration attached, "
+          "built for the sm_90a method's target. Ratio = the other method's median / STC "
+          "auto's median.\n" % NAMES["stc_auto"]]
+    md.append("| program | form | configuration | STC auto rate | vs cuBLAS | vs cuSPARSELt |")
+    md.append("|---|---|---|---:|---:|---:|")
+    for e in rows:
+        a = e["methods"]["stc_auto"]
+        b = (e.get("build") or {}).get("auto") or {}
+        sparse = a.get("sparse", b.get("sparse"))
+        md.append("| %s | %s | `%s` | %s | %s | %s |" % (
+            e["name"], {True: "2:4", False: "dense"}.get(sparse, "?"),
+            a.get("config") or b.get("config") or "–", _cell(a, "tf"),
+            _ratio(e["ratios"].get("stc_auto_speedup_vs_cublas")),
+            _ratio(e["ratios"].get("stc_auto_speedup_vs_cusparselt"))))
+    md.append("")
+    return md
+
+
 def _md_cutlass2_configs(doc):
     """Which of cutlass2's tile configurations each program timed fastest
     (the reported one), and every configuration's rate."""
@@ -747,6 +787,7 @@ def markdown(doc):
             rows = [e for e in doc["results"] if _unit(e) == unit]
             if rows:
                 md += _md_sm90a_speedups(rows, unit, c2)
+    md += _md_auto(doc)
     md += _md_cutlass2_configs(doc)
     md += _md_kernels(doc, [
         ("variant", "---", lambda k: k.get("variant", "?")),
@@ -763,8 +804,8 @@ def compact(doc):
     ratios."""
     methods = gemm_methods(doc)
     labels = {"stc": "STC", "stc_sm90a": "STC sm_90a", "stc_dense": "STC dense",
-              "cublas": "cuBLAS", "cutlass": "CUTLASS", "cusparselt": "cuSPARSELt",
-              "cutlass2": "CUTLASS 2.x"}
+              "stc_auto": "STC auto", "cublas": "cuBLAS", "cutlass": "CUTLASS",
+              "cusparselt": "cuSPARSELt", "cutlass2": "CUTLASS 2.x"}
     cols = [("STC vs cuBLAS / cuSPARSELt", "stc_speedup_vs_cublas", "stc_speedup_vs_cusparselt"),
             ("sm_90a vs cuBLAS / cuSPARSELt", "stc_sm90a_speedup_vs_cublas",
              "stc_sm90a_speedup_vs_cusparselt")]
@@ -774,6 +815,9 @@ def compact(doc):
     if "stc_dense" in methods:
         cols.append(("dense vs cuBLAS / sm_90a vs cuBLAS", "stc_dense_speedup_vs_cublas",
                      "stc_sm90a_speedup_vs_cublas"))
+    if "stc_auto" in methods:
+        cols.append(("auto vs cuBLAS / cuSPARSELt", "stc_auto_speedup_vs_cublas",
+                     "stc_auto_speedup_vs_cusparselt"))
     return _compact(doc, methods, tuple(labels[m] for m in methods), 40, cols,
                     title="program (TFLOP/s; i8: TOPS)")
 

@@ -871,6 +871,14 @@ def check_build(work, expect_mock):
     def check_kernel(p, ki, key):
         if key == "dense":
             check_dense_kernel(work, p, ki)
+        elif key == "auto":
+            # stc_auto: the form --sparsity=auto chose, with its configuration.
+            sub = p["auto"]
+            assert kernel_info.check_problem(
+                ki, p["M"], p["N"], p["K"], p["dtype"], p["out_dtype"],
+                dense_transposed=p["dense_transposed"], sparse=sub["sparse"]) == [], (
+                p["name"], ki)
+            assert tunelib.config_mismatches(sub["config"], ki) == [], (p["name"], ki)
         else:
             check_int8_kernel(p, ki)
     res = check_build_dir(work, expect_mock, len(shapes.QUICK) * len(shapes.DTYPES),

@@ -79,7 +79,8 @@ def sim_manifest(tmp):
     """Programs a, b, c in f16, bf16 and i8 (both STC 2:4 kernels built:
     the sm_90 one, and an sm_90a one with tensor maps, a cluster and 201
     KiB of shared memory; i8: B given N x K, byte tensor maps, i32 outputs;
-    f16/bf16 also STC's dense kernel, no metadata, A whole), d-f16 (the
+    f16/bf16 also STC's dense kernel, no metadata, A whole; stc_auto the
+    sm_90a kernel (f16, i8) or the dense one (bf16)), d-f16 (the
     sm_90 build failed, the sm_90a and dense ones not), d-bf16 (the sm_90a
     and dense builds failed) and e-f16 (no sm_90a or dense kernel built,
     as the mock)."""
@@ -133,9 +134,16 @@ def sim_manifest(tmp):
                 p["sm90a"].update(status="failed", error="ptxas -arch=sm_90a rejected: planted")
                 p["dense"].update(status="failed", error="stc-compile exited with status 1: "
                                                          "planted (dense)")
+            # stc_auto: --sparsity=auto's choice, the sm_90a 2:4 kernel (f16,
+            # i8) or the dense one (bf16), with its configuration.
+            cfg = "#stc_gpu.kernel_config<arch = sm_90a, family = wgmma>"
+            p["auto"] = (dict(p["dense"], target="sm_90a", sparse=False, config=cfg)
+                         if dt == "bf16" else
+                         dict(p["sm90a"], sparse=True, config=cfg))
             if pn == "e-f16":
                 p["sm90a"] = {"target": None, "status": "not_built", "error": "planted"}
                 p["dense"] = {"target": None, "status": "not_built", "error": "planted"}
+                p["auto"] = {"target": None, "status": "not_built", "error": "planted"}
             progs.append(p)
     return write_manifest(os.path.join(tmp, "gpu", "manifest.json"), "stc-gpu-gemm-build/1",
                           progs, kernel_source="simulated", target_sm90a="sm_90a",
@@ -240,9 +248,17 @@ def t_worker_sim():
         args = dict((nm, v) for nm, _, v in sa["kernel"]["args_copy0"])
         assert {"values_map", "dense_map"} <= set(args) and args["value_cols"] == 64, args
         assert "stc_sm90a_speedup_vs_stc" in by["a-f16"]["ratios"]
+        # stc_auto: the 2:4 choice (f16) and the dense one (bf16: A whole,
+        # checked against A @ B), with their ratios.
+        au = by["a-bf16"]["methods"]["stc_auto"]
+        assert au["sparse"] is False and au["kernel"]["meta_layout"] == "none", au
+        assert by["a-f16"]["methods"]["stc_auto"]["sparse"] is True
+        assert "stc_auto_speedup_vs_cusparselt" in by["a-f16"]["ratios"] or \
+            by["a-f16"]["methods"]["cusparselt"]["status"] != "ok", by["a-f16"]["ratios"]
         bugs = ["nan@^a-f16$", "wrong@^a-bf16$", "error@^b-f16$", "crash:stc_sm90a@^b-bf16$",
                 "hang@^c-f16$", "wrong:stc_sm90a@^c-bf16$", "nan@^a-i8$",
-                "wrong:stc_sm90a@^c-i8$", "wrong:stc_dense@^c-bf16$", "nan:stc_dense@^d-f16$"]
+                "wrong:stc_sm90a@^c-i8$", "wrong:stc_dense@^c-bf16$", "nan:stc_dense@^d-f16$",
+                "wrong:stc_auto@^b-i8$"]
         extra = ["--stall", "8"]
         for b in bugs:
             extra += ["--simulate-bug", b]
@@ -298,6 +314,8 @@ def t_worker_sim():
         assert c8["mismatches"] > 0 and c8["nan_outputs"] == 0 and "median_ms" in c8, c8
         assert "diagnosis" in c8 and st["c-i8"]["status"] == "ok"
         check_int8_baselines({e["name"]: e for e in doc["results"]}["b-i8"])
+        au = {e["name"]: e["methods"]["stc_auto"]["status"] for e in doc["results"]}
+        assert (au["b-i8"], au["c-i8"], au["e-f16"]) == ("wrong", "ok", "not_built"), au
         return ("clean run ok (the three STC kernels; the sm_90a one through its tensor maps "
                 "and cluster; the dense one on A whole; i8 exact, B transposed); NaN, swapped "
                 "metadata, launch error, crash, hang each recorded (i8: unwritten row, swapped "
