@@ -390,8 +390,8 @@ LogicalResult addCandidates(const TuneOp &t, const std::string &opName,
   tuning::ModelProblem mp = modelProblemOf(t.key);
   std::vector<std::pair<double, KernelConfigAttr>> ranked;
   for (KernelConfigAttr c : kernelCandidates(op, pb, arch, !sparse, chosen))
-    ranked.push_back(
-        {data.model().predict(mp, modelKernelOf(c, sparse)).us, c});
+    ranked.emplace_back(data.model().predict(mp, modelKernelOf(c, sparse)).us,
+                        c);
   // The default first, the others by prediction.
   std::stable_sort(ranked.begin() + 1, ranked.end(),
                    [](auto &a, auto &b) { return a.first < b.first; });
@@ -621,7 +621,7 @@ int main(int argc, char **argv) {
                                         {"predicted_us", c.predictedUs},
                                         {"config", c.config},
                                         {"program", c.program}});
-      files.push_back({(outputDir + "/" + c.program), std::move(c.text)});
+      files.emplace_back(outputDir + "/" + c.program, std::move(c.text));
     }
     llvm::json::Object entry{{"name", name},
                              {"key", keyJson(t.key)},
@@ -645,6 +645,6 @@ int main(int argc, char **argv) {
   llvm::raw_string_ostream os(manifestText);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
   os.flush();
-  files.push_back({outputDir + "/manifest.json", manifestText});
+  files.emplace_back(outputDir + "/manifest.json", manifestText);
   return failed(writeAll(files)) ? 1 : 0;
 }

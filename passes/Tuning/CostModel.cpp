@@ -128,7 +128,7 @@ CostModel::Prediction CostModel::predict(const ModelProblem &pb,
       bool same = byClass ? s.kernel.classKey() == kernel.classKey()
                           : s.kernel.familyKey() == kernel.familyKey();
       if (same && s.pb.int8 == pb.int8)
-        near.push_back({logDistance(s.pb), s.efficiency});
+        near.emplace_back(logDistance(s.pb), s.efficiency);
     }
     if (near.empty())
       continue;

@@ -258,7 +258,7 @@ std::string TuningDb::chooseDevice(llvm::StringRef cc, llvm::StringRef arch,
     auto it =
         llvm::find_if(counts, [&](auto &c) { return c.first == e.key.device; });
     if (it == counts.end())
-      counts.push_back({e.key.device, 1});
+      counts.emplace_back(e.key.device, 1);
     else
       ++it->second;
   }
