@@ -217,7 +217,9 @@ private:
   /// sparsity=auto: whether `c` with operand `sparse` pruned is predicted
   /// faster than dense (a remark says why either way); failure after an
   /// error reading the tuning data.
-  FailureOr<bool> autoKeepsSparse(const Contraction &c, int sparse);
+  /// `atRunTime`: the operand is not a constant (pruned on every call).
+  FailureOr<bool> autoKeepsSparse(const Contraction &c, int sparse,
+                                  bool atRunTime);
   /// Strips the encodings the rewrites consumed (see runOnOperation).
   void stripConsumedEncodings();
 
@@ -615,7 +617,7 @@ void StcSparsifyContractionsPass::runOnOperation() {
       continue;
     const OperandTrace &trace = sparse == 0 ? lhs : rhs;
     if (mode == SparsityMode::Auto && !trace.isExplicitlySparse()) {
-      FailureOr<bool> keep = autoKeepsSparse(*c, sparse);
+      FailureOr<bool> keep = autoKeepsSparse(*c, sparse, !trace.isConstant());
       if (failed(keep))
         return signalPassFailure();
       if (!*keep)
@@ -631,7 +633,8 @@ void StcSparsifyContractionsPass::runOnOperation() {
 }
 
 FailureOr<bool>
-StcSparsifyContractionsPass::autoKeepsSparse(const Contraction &c, int sparse) {
+StcSparsifyContractionsPass::autoKeepsSparse(const Contraction &c, int sparse,
+                                             bool atRunTime) {
   Operation *op = c.op;
   std::optional<stc_gpu::GpuArch> arch = stc_gpu::symbolizeGpuArch(target);
   if (!arch) {
@@ -650,9 +653,9 @@ StcSparsifyContractionsPass::autoKeepsSparse(const Contraction &c, int sparse) {
       return failure();
     tuning = std::move(*loaded);
   }
-  gpu_kernel::SparsityDecision decision =
-      gpu_kernel::decideSparsity(c.op, c.lhs, c.rhs, c.lhsK, c.rhsK, sparse,
-                                 !isZeroFilled(c.init), *arch, *tuning);
+  gpu_kernel::SparsityDecision decision = gpu_kernel::decideSparsity(
+      c.op, c.lhs, c.rhs, c.lhsK, c.rhsK, sparse, !isZeroFilled(c.init),
+      atRunTime, *arch, *tuning);
   op->emitRemark() << "stc: sparsity=auto on " << target << ": "
                    << (decision.sparse ? "sparse" : "kept dense") << ", "
                    << decision.why;

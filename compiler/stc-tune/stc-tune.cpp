@@ -583,9 +583,10 @@ int main(int argc, char **argv) {
       if (!denseModule)
         return 1;
       matmul = productOf(*denseModule);
-      decision = decideSparsity(cast<linalg::LinalgOp>(matmul),
-                                matmul->getOperand(0), matmul->getOperand(1), 1,
-                                0, 0, /*accumulates=*/false, *arch, **data);
+      decision =
+          decideSparsity(cast<linalg::LinalgOp>(matmul), matmul->getOperand(0),
+                         matmul->getOperand(1), 1, 0, 0, /*accumulates=*/false,
+                         /*atRunTime=*/false, *arch, **data);
     }
     std::vector<Candidate> candidates;
     std::string autoConfig;

@@ -25,7 +25,8 @@ std::string timeText(double us, const std::string &what) {
 SparsityDecision gpu_kernel::decideSparsity(linalg::LinalgOp op, Value lhs,
                                             Value rhs, int64_t lhsK,
                                             int64_t rhsK, int sparseOperand,
-                                            bool accumulates, GpuArch arch,
+                                            bool accumulates, bool atRunTime,
+                                            GpuArch arch,
                                             const TuningData &data) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
@@ -78,6 +79,21 @@ SparsityDecision gpu_kernel::decideSparsity(linalg::LinalgOp op, Value lhs,
     d.sparseUs = best->prediction.us;
     sparseText = timeText(d.sparseUs, best->kernel.classKey() + ", " +
                                           best->prediction.basis);
+  }
+  if (atRunTime) {
+    // Prune and compress on every call: read the operand, write half of
+    // it and its metadata, in two launches (stc_gpu's conversion kernels
+    // are bandwidth-bound).
+    const tuning::DeviceModel &device = data.model().deviceModel();
+    double mk = static_cast<double>(key.m) * static_cast<double>(key.k);
+    double bytes =
+        mk * static_cast<double>(sparseProblem.inBytes) * 1.5 + mk / 8;
+    double compressUs = bytes / (device.dramTBs * 1e6) + 2 * device.launchUs;
+    d.sparseUs += compressUs;
+    sparseText += llvm::formatv(" + {0:F1} us to prune and compress it at "
+                                "run time",
+                                compressUs)
+                      .str();
   }
   if (!hasDense) {
     d.why = "sparse " + sparseText + "; no dense tensor-core kernel for it (" +

@@ -34,11 +34,14 @@ struct SparsityDecision {
 /// The decision for `op`, a 2-D contraction of `lhs` and `rhs` (their
 /// reduction dimensions `lhsK`, `rhsK`) whose operand `sparseOperand`
 /// (0: lhs, 1: rhs) would be pruned; `accumulates`: its init is not a
-/// zero fill.
+/// zero fill; `atRunTime`: the operand is not a constant, so every call
+/// prunes and compresses it before the product (a cost the sparse side
+/// pays: reading the operand and writing its compressed form, two
+/// launches).
 SparsityDecision decideSparsity(linalg::LinalgOp op, Value lhs, Value rhs,
                                 int64_t lhsK, int64_t rhsK, int sparseOperand,
-                                bool accumulates, stc_gpu::GpuArch arch,
-                                const TuningData &data);
+                                bool accumulates, bool atRunTime,
+                                stc_gpu::GpuArch arch, const TuningData &data);
 
 } // namespace mlir::stc::gpu_kernel
 
