@@ -13,6 +13,7 @@
 #include "passes/GPU/MmaSpTiling.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::stc;
@@ -45,31 +46,42 @@ gpu_kernel::candidateTiles(KernelFamily family, GpuArch arch) {
 
 namespace {
 
-/// `base` with another family, tile, ring or pipeline depth and cluster;
-/// null when the attribute's verifier refuses it.
+/// What a candidate changes of the heuristic's configuration.
+struct Variant {
+  KernelFamily family;
+  int64_t rows, cols, stages, clusterRows = 1;
+  /// Grouped block order (row tiles per group), 0 for launch order.
+  int64_t groupRows = 0;
+  /// wgmma: TMA multicast of B in a cluster of 2; A from registers.
+  bool multicastB = false, aFromRegisters = false;
+  /// staged: mma.sp K steps per pipeline stage.
+  int64_t stageKSteps = 1;
+};
+
+/// `base` changed as `v` says; null when the attribute's verifier refuses
+/// it.
 KernelConfigAttr variantOf(Operation *op, KernelConfigAttr base,
-                           KernelFamily family, int64_t rows, int64_t cols,
-                           int64_t stages, int64_t clusterRows) {
-  auto [warpRows, warpCols] = family == KernelFamily::staged
-                                  ? chooseMmaSpWarpTile(rows, cols)
+                           const Variant &v) {
+  auto [warpRows, warpCols] = v.family == KernelFamily::staged
+                                  ? chooseMmaSpWarpTile(v.rows, v.cols)
                                   : std::pair<int64_t, int64_t>{32, 32};
-  bool wgmma = family == KernelFamily::wgmma;
+  bool wgmma = v.family == KernelFamily::wgmma;
   // A wgmma convolution's pixel tile covers the block's columns: rows of
   // 8 or 16 pixels, as the heuristic makes them.
   int64_t pixelW = 0, pixelH = 0;
   if (wgmma && base.getPixelTileW()) {
-    pixelW = cols == 64 ? 8 : 16;
-    pixelH = cols / pixelW;
+    pixelW = v.cols == 64 ? 8 : 16;
+    pixelH = v.cols / pixelW;
   }
   return KernelConfigAttr::getChecked(
       [op] { return op->emitError(); }, op->getContext(), base.getArch(),
-      family, rows, cols, stages, clusterRows,
-      /*group_rows=*/int64_t{0}, /*multicast_b=*/false,
-      wgmma ? base.getASource() : stc_gpu::WgmmaASource::smem,
+      v.family, v.rows, v.cols, v.stages, v.clusterRows, v.groupRows,
+      v.multicastB,
+      v.aFromRegisters ? stc_gpu::WgmmaASource::registers
+                       : stc_gpu::WgmmaASource::smem,
       base.getAccumulator(), base.getOrderedMetadata() || wgmma,
-      family == KernelFamily::staged && base.getDirectFallback(), pixelH,
-      pixelW, warpRows, warpCols,
-      /*stage_k_steps=*/int64_t{1});
+      v.family == KernelFamily::staged && base.getDirectFallback(), pixelH,
+      pixelW, warpRows, warpCols, v.stageKSteps);
 }
 
 } // namespace
@@ -81,33 +93,50 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
   // Rejected candidates are not the user's errors.
   ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });
-  auto add = [&](KernelConfigAttr config) {
+  auto add = [&](const Variant &v) {
+    KernelConfigAttr config = variantOf(op, heuristic, v);
     if (!config || llvm::is_contained(result, config))
       return;
     if (succeeded(checkKernelConfig(op, pb, config, "tuner")))
       result.push_back(config);
   };
   KernelFamily family = heuristic.getFamily();
+  int64_t rows = heuristic.getBlockRows(), cols = heuristic.getBlockCols();
   if (!dense && family == KernelFamily::wgmma) {
+    // The knobs the H200 runs found worth 5-30 % on some shapes, on the
+    // heuristic's tile first: the grouped order, multicast of B, A from
+    // registers, the cluster.
+    int64_t stages = heuristic.getStages();
+    int64_t cluster = heuristic.getClusterRows();
+    add({family, rows, cols, stages, 3 - cluster});
+    add({family, rows, cols, stages, cluster, /*groupRows=*/8 * cluster});
+    add({family, rows, cols, stages, 2, 0, /*multicastB=*/true});
+    add({family, rows, cols, stages, cluster, 0, false,
+         /*aFromRegisters=*/true});
     HopperKernelShape shape;
     shape.elementBytes = pb.int8 ? 1 : 2;
-    for (auto [rows, cols] : candidateTiles(KernelFamily::wgmma, arch)) {
-      int64_t stages = hopperStagesThatFit(
-          hopperStageBytes(rows, cols, shape.blockK(), shape.elementBytes));
-      for (int64_t cluster : {1, 2})
-        add(variantOf(op, heuristic, family, rows, cols, stages, cluster));
+    for (auto [r, c] : candidateTiles(KernelFamily::wgmma, arch)) {
+      int64_t fit = hopperStagesThatFit(
+          hopperStageBytes(r, c, shape.blockK(), shape.elementBytes));
+      for (int64_t clusterRows : {1, 2})
+        add({family, r, c, fit, clusterRows});
     }
     // The mma.sp kernel the sm_90 target would build, for comparison.
-    add(variantOf(op, heuristic, KernelFamily::staged, 128, 128, 3, 1));
+    add({KernelFamily::staged, 128, 128, 3});
     return result;
   }
-  for (auto [rows, cols] : candidateTiles(family, arch)) {
+  if (family == KernelFamily::staged) {
+    int64_t stages = heuristic.getStages();
+    add({family, rows, cols, stages, 1, 0, false, false, /*stageKSteps=*/2});
+    add({family, rows, cols, stages, 1, /*groupRows=*/8});
+  }
+  for (auto [r, c] : candidateTiles(family, arch)) {
     if (family == KernelFamily::direct) {
-      add(variantOf(op, heuristic, family, rows, cols, 0, 1));
+      add({family, r, c, 0});
       continue;
     }
     for (int64_t stages : {3, 4})
-      add(variantOf(op, heuristic, family, rows, cols, stages, 1));
+      add({family, r, c, stages});
   }
   return result;
 }
@@ -124,8 +153,26 @@ gpu_kernel::modelCandidates(GpuArch arch, bool sparse, bool wgmma) {
 
 tuning::ModelKernel gpu_kernel::modelKernelOf(KernelConfigAttr config,
                                               bool sparse) {
+  // Everything but the family and tile, in a short stable spelling.
+  std::string variant = llvm::formatv("s{0}", config.getStages()).str();
+  if (config.getClusterRows() != 1)
+    variant += llvm::formatv(" c{0}", config.getClusterRows()).str();
+  if (config.getGroupRows())
+    variant += llvm::formatv(" g{0}", config.getGroupRows()).str();
+  if (config.getMulticastB())
+    variant += " mc";
+  if (config.getASource() == stc_gpu::WgmmaASource::registers)
+    variant += " areg";
+  if (!config.isWgmma())
+    variant +=
+        llvm::formatv(" w{0}x{1}", config.getWarpRows(), config.getWarpCols())
+            .str();
+  if (config.getStageKSteps() != 1)
+    variant += llvm::formatv(" k{0}", config.getStageKSteps()).str();
+  if (config.getAccumulator() == stc_gpu::Accumulator::f16)
+    variant += " f16acc";
   return {sparse, stringifyKernelFamily(config.getFamily()).str(),
-          config.getBlockRows(), config.getBlockCols()};
+          config.getBlockRows(), config.getBlockCols(), variant};
 }
 
 std::string gpu_kernel::tuningTypeName(Type type) {

@@ -34,6 +34,10 @@ DeviceModel mlir::stc::tuning::deviceModelFor(llvm::StringRef deviceName,
 }
 
 std::string ModelKernel::classKey() const {
+  return variant.empty() ? tileKey() : tileKey() + " " + variant;
+}
+
+std::string ModelKernel::tileKey() const {
   return llvm::formatv("{0} {1}x{2}", familyKey(), blockRows, blockCols).str();
 }
 
@@ -118,16 +122,18 @@ CostModel::Prediction CostModel::predict(const ModelProblem &pb,
            db = d(pb.batch, o.batch);
     return dm * dm + dn * dn + dk * dk + db * db;
   };
-  // The nearest samples of the kernel's class, else of its family.
+  // The nearest samples of the kernel's class, else of its tile, else of
+  // its family.
   constexpr size_t kNeighbours = 3;
-  for (bool byClass : {true, false}) {
+  using Key = std::string (ModelKernel::*)() const;
+  for (Key key : {&ModelKernel::classKey, &ModelKernel::tileKey,
+                  &ModelKernel::familyKey}) {
+    std::string wanted = (kernel.*key)();
     std::vector<std::pair<double, double>> near; // (distance, efficiency)
     for (const Sample &s : samples) {
       if (s.group == excludeGroup && excludeGroup >= 0)
         continue;
-      bool same = byClass ? s.kernel.classKey() == kernel.classKey()
-                          : s.kernel.familyKey() == kernel.familyKey();
-      if (same && s.pb.int8 == pb.int8)
+      if ((s.kernel.*key)() == wanted && s.pb.int8 == pb.int8)
         near.emplace_back(logDistance(s.pb), s.efficiency);
     }
     if (near.empty())
@@ -140,7 +146,7 @@ CostModel::Prediction CostModel::predict(const ModelProblem &pb,
     double efficiency = std::exp(logSum / static_cast<double>(used));
     return {rooflineUs(pb, kernel) / efficiency + device.launchUs,
             llvm::formatv("{0} sample{1} of {2}", used, used == 1 ? "" : "s",
-                          byClass ? kernel.classKey() : kernel.familyKey())
+                          wanted)
                 .str()};
   }
   return {rooflineUs(pb, kernel) / priorEfficiency(kernel) + device.launchUs,

@@ -57,10 +57,16 @@ struct ModelKernel {
   /// direct, staged or wgmma.
   std::string family;
   int64_t blockRows = 128, blockCols = 128;
+  /// The rest of the configuration ("s5 c2 g8"), "" where it is not known
+  /// (a family's generic tile).
+  std::string variant;
 
-  /// "sparse wgmma 128x256": samples of one class share an efficiency.
+  /// "sparse wgmma 128x256 s5 c2": samples of one class share an
+  /// efficiency. The fallbacks when a class has no samples: the tile
+  /// ("sparse wgmma 128x256", any variant), then the family
+  /// ("sparse wgmma").
   std::string classKey() const;
-  /// "sparse wgmma": the fallback when a class has no samples.
+  std::string tileKey() const;
   std::string familyKey() const;
 };
 
