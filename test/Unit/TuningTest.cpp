@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -305,6 +306,29 @@ TEST(CostModel, RecoversAKnownEfficiencyAndPrefersTheNearestSamples) {
   EXPECT_EQ(model.predict(big, other).basis, "3 samples of sparse wgmma");
   // Dense kernels have no samples: prior.
   EXPECT_EQ(model.predict(big, {false, "staged", 128, 128}).basis, "prior");
+}
+
+TEST(CostModel, AVariantOfATileHasItsOwnEfficiency) {
+  // A cluster pair measured 20 % more efficient than the same tile alone:
+  // each variant predicts from its own samples, an unmeasured variant of
+  // the tile from both.
+  CostModel model(testDevice());
+  ModelKernel alone{true, "wgmma", 128, 256, "s5"};
+  ModelKernel pair{true, "wgmma", 128, 256, "s5 c2"};
+  ModelKernel grouped{true, "wgmma", 128, 256, "s5 c2 g16"};
+  ModelProblem pb{8192, 8192, 8192, 1, 2, 2, false, false};
+  auto measured = [&](const ModelKernel &k, double efficiency) {
+    return model.rooflineUs(pb, k) / efficiency + 2.0;
+  };
+  model.addSample(pb, alone, measured(alone, 0.5), 0);
+  model.addSample(pb, pair, measured(pair, 0.6), 0);
+  EXPECT_EQ(model.predict(pb, pair).basis,
+            "1 sample of sparse wgmma 128x256 s5 c2");
+  EXPECT_NEAR(model.predict(pb, pair).us, measured(pair, 0.6), 1e-6);
+  EXPECT_NEAR(model.predict(pb, alone).us, measured(alone, 0.5), 1e-6);
+  CostModel::Prediction g = model.predict(pb, grouped);
+  EXPECT_EQ(g.basis, "2 samples of sparse wgmma 128x256");
+  EXPECT_NEAR(g.us, measured(grouped, std::sqrt(0.5 * 0.6)), 1e-6);
 }
 
 TEST(CostModel, LeaveOneOutIsExactForAConsistentFamilyAndNotOtherwise) {
