@@ -71,10 +71,11 @@
 #       --time-budget (480 s): blocks not started by then are recorded as
 #       skipped (torch.compile is skipped with under 90 s left).
 #   bench/run_gpu_bench.sh build-tune [--quick] [--only REGEX] [--candidates N]
-#         [--shapes FILE] [-j N]
+#         [--no-conv] [--shapes FILE] [-j N]
 #       The tuning flow's build (bench/README.md, "GPU tuning";
 #       docs/TUNING.md): a shape list of the GEMM table (f16 and bf16;
-#       --quick: its three shapes, f16), stc-tune --shapes for --target=sm_90a
+#       --quick: its three shapes, f16) and of ResNet-50's convolutions at
+#       batch 32 (f16; --quick: four; --no-conv: none), stc-tune --shapes for --target=sm_90a
 #       and --target=sm_90 (one output directory each: bench/work/gpu-tune/
 #       sm_90a, sm_90), every candidate program compiled with stc-compile
 #       --emit=ptx --kernel-info (-j: in parallel, default nproc), checked

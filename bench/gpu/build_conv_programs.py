@@ -45,6 +45,7 @@ import build_programs as bp  # noqa: E402  (what both build steps share)
 import conv_kernel  # noqa: E402
 import conv_shapes  # noqa: E402
 import kernel_info  # noqa: E402
+import tunelib  # noqa: E402
 
 MAX_TOTAL_BYTES = 32 << 20  # what the build may leave for the GPU machine
 
@@ -74,24 +75,31 @@ def mock_kernel_info(g, dt):
              "note": "mock: bench/gpu/conv_mock.cu, not STC"}]
 
 
-def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas):
-    """Compiles the convolution program in pdir with stc-compile
-    --sparsity=force --target=TARGET into STEM.ptx and STEM.json, checks the
-    kernel info (conv_kernel.check: geometry, parameters, the sm_90a
-    kernels' tensor maps, pixel tile and grid) and the PTX .entry, and
-    assembles the PTX with ptxas -arch=TARGET. Returns the build's fields
-    (ptx, kernel_info, command, compile_seconds, kernel, layout,
-    ptx_version/target/bytes, ptxas, status "ok" or "failed" with error)."""
+def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas, source="prog.mlir",
+                 sparsity="force", out_dt=None, config=None, log=log):
+    """Compiles the convolution program `source` in pdir (prog.mlir: the
+    benchmark's, with --sparsity=SPARSITY; stc-tune's candidates, already
+    one stc.conv: sparsity None) with stc-compile --target=TARGET into
+    STEM.ptx and STEM.json, checks the kernel info (conv_kernel.check:
+    geometry, parameters, the sm_90a kernels' tensor maps, pixel tile and
+    grid; given `config`, the configuration the program carries, the
+    kernel must have it: tunelib.config_mismatches) and the PTX .entry, and
+    assembles the PTX with ptxas -arch=TARGET. `out_dt`: the output type
+    (default: `dt`). Returns the build's fields (ptx, kernel_info, command,
+    compile_seconds, kernel, layout, ptx_version/target/bytes, ptxas,
+    status "ok" or "failed" with error)."""
+    out_dt = out_dt or dt
     res = {"ptx": os.path.join(rel, stem + ".ptx"),
            "kernel_info": os.path.join(rel, stem + ".json")}
     ptx_path, ki_path = os.path.join(pdir, stem + ".ptx"), os.path.join(pdir, stem + ".json")
-    cmd = [args.stc_compile, "prog.mlir", "--sparsity=force", "--target=" + target,
-           "--emit=ptx", "-o", stem + ".ptx", "--kernel-info=" + stem + ".json"] + flags
+    cmd = [args.stc_compile, source] + (["--sparsity=" + sparsity] if sparsity else []) + [
+        "--target=" + target, "--emit=ptx", "-o", stem + ".ptx",
+        "--kernel-info=" + stem + ".json"] + flags
     res["command"] = " ".join(["stc-compile"] + cmd[1:])
     rc, out, secs = bp.run(cmd, 900, cwd=pdir)
     res["compile_seconds"] = round(secs, 2)
-    with open(os.path.join(pdir, "compile.log" if stem == "k"
-                           else "compile_%s.log" % stem[2:]), "w") as f:
+    with open(os.path.join(pdir, "compile.log" if stem == "k" else "compile_%s.log" % (
+            stem[2:] if stem.startswith("k_") else stem)), "w") as f:
         f.write(out)
 
     def failed(msg):
@@ -108,7 +116,10 @@ def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas):
         kinfo, ptx = bp.read_kernel(rel, ptx_path, ki_path, conv_kernel.parse,
                                     " (stc.conv's implicit GEMM; the filter's "
                                     "prune+compress runs on the host)")
-        bad, layout = conv_kernel.check(kinfo, g, dt, dt)
+        bad, layout = conv_kernel.check(kinfo, g, dt, out_dt)
+        if config:
+            bad += ["not the configuration it was built with (%s): %s" % (config, x)
+                    for x in tunelib.config_mismatches(config, kinfo)]
         if bad:
             raise kernel_info.KernelInfoError("; ".join(bad))
         res["kernel"] = kinfo

@@ -185,34 +185,32 @@ class ConvWorker(bc.Worker):
              lambda o: o.reshape(o.shape[0], o.shape[3], o.shape[1], o.shape[2])
              .permute(0, 2, 3, 1)))
 
-    # -- one program ----------------------------------------------------------
-    def run_program(self, idx, p, budget_s):
+    # -- inputs -----------------------------------------------------------------
+    def make_inputs(self, p, res, seed, t_start, layout):
+        """Program p's inputs (run_program's, and tune_bench.py's for every
+        candidate of one convolution): `copies` input sets, enough for a
+        working set of twice the L2 (within the free memory), each a random
+        NHWC input X (and XIN, it zero-padded, where `layout` says the
+        kernel takes a pre-padded image; else XIN is X), a random FHWC filter
+        W, pruned 2:4 along C (WP) and compressed into stc.conv's matrix (V
+        values, MT metadata; conv_shapes.filter_matrix + format24), and
+        STC's output OUT (of p's out_dtype); ref: the float64 reference of
+        copy 0 (conv2d with the pruned filter; ref_what says how it was
+        computed). Records copies, the working set, the format checks of
+        copy 0 (round trip, 2:4 along C, torch == NumPy on 64 rows), the
+        reference and the preparation time in res. Returns a dict of those
+        names."""
         torch, f24, cs, F = self.torch, self.f24, self.cs, self.F
-        t_start = time.time()
         g = p["conv"]
-        # The input layout of each built STC kernel (pre-padded when its
-        # tensor.pad was not folded into stc.conv).
-        layouts = {}
-        for method in report.STC_METHODS:
-            status, _, kp = report.stc_build(p, method)
-            if status == "ok":
-                layouts[method] = kp.get("layout") or {"prepadded": False}
-        layout = {"prepadded": any(v.get("prepadded") for v in layouts.values())}
         tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[p["dtype"]]
+        odt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[
+            p.get("out_dtype", p["dtype"])]
         n, h, w, c, f = g["N"], g["H"], g["W"], g["C"], g["F"]
-        res = {"type": "result", "index": idx, "name": p["name"], "shape": p["shape"],
-               "group": p.get("group"), "batch": n, "dtype": p["dtype"],
-               "out_dtype": p["out_dtype"], "flop": g["flop"], "methods": {}}
-        meths = res["methods"]
-        seed = zlib.crc32(p["name"].encode()) & 0x7FFFFFFF
-        res["seed"] = seed
-
-        # ---- inputs ------------------------------------------------------------
         hp = h + g["pad_top"] + g["pad_bottom"]
         wp_ = w + g["pad_left"] + g["pad_right"]
         x_bytes = n * h * w * c * 2
         xin_bytes = n * hp * wp_ * c * 2 if layout.get("prepadded") else x_bytes
-        out_bytes = g["P"] * f * 2
+        out_bytes = g["P"] * f * torch.empty(0, dtype=odt).element_size()
         v_bytes = f * g["Kpad"] // 2 * 2 + f * g["Kpad"] // 16 * 2
         stc_bytes = xin_bytes + out_bytes + v_bytes
         held = stc_bytes + (x_bytes if layout.get("prepadded") else 0) + 2 * f * g["K"] * 2
@@ -236,12 +234,12 @@ class ConvWorker(bc.Worker):
             X.append(x)
             XIN.append(F.pad(x, (0, 0, g["pad_left"], g["pad_right"], g["pad_top"],
                                  g["pad_bottom"])).contiguous()
-                       if layout.get("prepadded") else None)
+                       if layout.get("prepadded") else x)
             W.append(wt)
             WP.append(cs.filter_from_matrix(pm, g).contiguous())
             V.append(v.contiguous())
             MT.append(mt.contiguous())
-            OUT.append(torch.empty((n, g["OH"], g["OW"], f), device=self.dev, dtype=tdt))
+            OUT.append(torch.empty((n, g["OH"], g["OW"], f), device=self.dev, dtype=odt))
             if i == 0:
                 PM.append(pm)
         # The format on copy 0: round trip; torch == NumPy on 64 rows; the
@@ -265,6 +263,42 @@ class ConvWorker(bc.Worker):
         self.say("  inputs: %d cop%s (%.0f MiB for STC), prep %.1f s, reference %s"
                  % (copies, "y" if copies == 1 else "ies", copies * stc_bytes / 2**20,
                     res["prep_seconds"], ref_what))
+        return {"X": X, "XIN": XIN, "W": W, "WP": WP, "V": V, "MT": MT, "OUT": OUT,
+                "copies": copies, "ref": ref, "ref_what": ref_what}
+
+    def stc_context(self, p, inp, layout):
+        """run_stc's context of one of program p's STC kernels (inp:
+        make_inputs'; layout: the kernel's input layout, pre-padded or not)."""
+        g = p["conv"]
+        return {"g": g, "layout": layout, "V": inp["V"], "MT": inp["MT"],
+                "XIN": inp["XIN"] if layout.get("prepadded") else inp["X"],
+                "out": inp["OUT"], "ref": inp["ref"], "flop": g["flop"]}
+
+    # -- one program ----------------------------------------------------------
+    def run_program(self, idx, p, budget_s):
+        torch = self.torch
+        t_start = time.time()
+        g = p["conv"]
+        # The input layout of each built STC kernel (pre-padded when its
+        # tensor.pad was not folded into stc.conv).
+        layouts = {}
+        for method in report.STC_METHODS:
+            status, _, kp = report.stc_build(p, method)
+            if status == "ok":
+                layouts[method] = kp.get("layout") or {"prepadded": False}
+        layout = {"prepadded": any(v.get("prepadded") for v in layouts.values())}
+        n = g["N"]
+        res = {"type": "result", "index": idx, "name": p["name"], "shape": p["shape"],
+               "group": p.get("group"), "batch": n, "dtype": p["dtype"],
+               "out_dtype": p["out_dtype"], "flop": g["flop"], "methods": {}}
+        meths = res["methods"]
+        seed = zlib.crc32(p["name"].encode()) & 0x7FFFFFFF
+        res["seed"] = seed
+
+        # ---- inputs ------------------------------------------------------------
+        inp = self.make_inputs(p, res, seed, t_start, layout)
+        X, XIN, W, WP, V, MT, OUT = (inp[k] for k in ("X", "XIN", "W", "WP", "V", "MT", "OUT"))
+        copies, ref, ref_what = inp["copies"], inp["ref"], inp["ref_what"]
         stream = self.stream.cuda_stream
 
         # ---- STC: the sm_90 kernel, then the sm_90a one ---------------------------
@@ -281,9 +315,7 @@ class ConvWorker(bc.Worker):
                    "target": kp.get("target")}
             if lay.get("prepadded"):
                 ent["note"] = lay.get("note")
-            ctx = {"g": g, "layout": lay, "V": V, "MT": MT,
-                   "XIN": XIN if lay.get("prepadded") else X, "out": OUT, "ref": ref,
-                   "flop": g["flop"]}
+            ctx = self.stc_context(p, inp, lay)
             meths[method] = self.run_stc(kp, ent, ctx, stream, budget_s, method=method)
             if meths[method].get("context_lost") or meths[method].get("hang"):
                 return res

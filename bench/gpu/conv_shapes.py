@@ -97,6 +97,39 @@ def geometry(row, batch):
     return g
 
 
+def key_geometry(c, name="conv"):
+    """The geometry (as geometry() gives it) of a tuning key's "conv"
+    object (docs/TUNING.md, "Keys": n, h, w, c, f, kh, kw, stride [h, w],
+    pad [top, left, bottom, right], dilation [h, w], groups). The
+    benchmark's geometry has one stride and one dilation for both axes: a
+    key with two different ones is a ValueError."""
+    sh, sw = c["stride"]
+    dh, dw = c["dilation"]
+    if sh != sw or dh != dw:
+        raise ValueError("stride %s and dilation %s: the benchmark's convolutions have one "
+                         "stride and one dilation for both axes" % (c["stride"], c["dilation"]))
+    pt, pl, pb, pr = c["pad"]
+    row = {"name": name, "stage": "tune", "H": c["h"], "W": c["w"], "C": c["c"], "F": c["f"],
+           "KH": c["kh"], "KW": c["kw"], "stride": sh, "pad": pt, "dilation": dh,
+           "groups": c["groups"], "layers": 1, "where": name}
+    g = geometry(row, c["n"])
+    if (pt, pl, pb, pr) != (pt,) * 4:
+        g.update(pad_top=pt, pad_left=pl, pad_bottom=pb, pad_right=pr)
+        g["OH"] = out_size(g["H"], g["KH"], sh, pt, pb, dh)
+        g["OW"] = out_size(g["W"], g["KW"], sh, pl, pr, dh)
+        g["P"] = g["N"] * g["OH"] * g["OW"]
+        g["flop"] = 2 * g["P"] * g["F"] * g["KH"] * g["KW"] * g["Cg"]
+    return g
+
+
+def tune_line(g, dtype, out=None):
+    """stc-tune's shape-list line of the geometry (docs/TUNING.md,
+    "stc-tune": square stride, symmetric padding, one group)."""
+    return "conv %d %d %d %d %d %d %d %d %d %s %s" % (
+        g["N"], g["H"], g["W"], g["C"], g["F"], g["KH"], g["KW"], g["stride"], g["pad"],
+        dtype, out or dtype)
+
+
 def table(quick=False):
     """[(program name, geometry)] of a `build-conv [--quick]`, in run order."""
     rows = [r for r in RESNET50 if not quick or r["name"] in QUICK]
@@ -211,3 +244,28 @@ def filter_from_matrix(m, g):
     f = m.shape[0]
     w = m[:, :g["K"]].reshape(f, g["KH"], g["KW"], g["Cp"])
     return w[..., :g["Cg"]]
+
+
+def reference_numpy(x, pm, g):
+    """The float64 NumPy reference of stc.conv as an implicit GEMM: x the
+    NHWC input (N, H, W, C), pm the pruned (F, Kpad) filter matrix
+    (filter_matrix's layout); Out[n, oh, ow, o] = sum over (kh, kw, c) of
+    pm[o, (kh, kw, c)] * the zero-padded input's patch element. One group.
+    Returns (N, OH, OW, F) float64."""
+    import numpy as np
+    if g["groups"] != 1:
+        raise ValueError("reference_numpy computes one group, not %d" % g["groups"])
+    n, c = x.shape[0], x.shape[3]
+    xp = np.pad(np.asarray(x, dtype=np.float64),
+                ((0, 0), (g["pad_top"], g["pad_bottom"]), (g["pad_left"], g["pad_right"]),
+                 (0, g["Cp"] - c)))
+    s, d = g["stride"], g["dilation"]
+    cols = []
+    for kh in range(g["KH"]):
+        for kw in range(g["KW"]):
+            sl = xp[:, kh * d:kh * d + (g["OH"] - 1) * s + 1:s,
+                    kw * d:kw * d + (g["OW"] - 1) * s + 1:s, :]
+            cols.append(sl.reshape(-1, g["Cp"]))
+    patches = np.concatenate(cols, axis=1)                 # P x K
+    w = np.asarray(pm, dtype=np.float64)[:, :g["K"]]       # F x K
+    return (patches @ w.T).reshape(n, g["OH"], g["OW"], -1)

@@ -15,13 +15,17 @@ same checks and timing) over the candidates that `build-tune`
 (tune_build.py) compiled: every candidate of every op is one program of
 the manifest, run in the manifest's order (an op's candidates one after
 the other, on the same inputs). For each, the worker (TuneWorker, a
-GemmWorker): makes the op's inputs once (gemm_bench's: random A, pruned 2:4
-and compressed, B, copies rotated over twice the L2), loads the
-candidate's PTX through stc_runtime and launches it as its kernel info
-says, checks the result against float64 torch first (a 2:4 candidate:
-pruned A @ B; a dense one: A @ B; relative Frobenius error < 1e-2, two
-runs equal), then times it with the benchmark's method (Worker.time_method:
-warm-up, CUDA events around every call behind a sleep kernel, median).
+GemmWorker and a ConvWorker): makes the op's inputs once (a matmul's
+gemm_bench's: random A, pruned 2:4 and compressed, B; a convolution's
+conv_bench's: a random NHWC input, the FHWC filter pruned 2:4 along C and
+compressed into stc.conv's matrix; copies rotated over twice the L2),
+loads the candidate's PTX through stc_runtime and launches it as its
+kernel info says (through its benchmark's hooks), checks the result
+against float64 torch first (a 2:4 candidate: pruned A @ B; a dense one: A
+@ B; a convolution: conv2d with the pruned filter; relative Frobenius
+error < 1e-2, two runs equal), then times it with the benchmark's method
+(Worker.time_method: warm-up, CUDA events around every call behind a
+sleep kernel, median).
 Each candidate's timing budget is min(--max-method-s, half the time left
 over the candidates left); candidates not started within --time-budget
 are recorded as skipped.
@@ -41,7 +45,10 @@ not read is refused (exit 2), the results stay written.
 SyntheticWorker runs each candidate's MLIR program on the GPU emulator
 (stc-run PROGRAM --target=<its target> --device=emulate, NumPy inputs: A
 pruned and compressed by format24 for a 2:4 candidate, A whole for a dense
-one) and checks it against a float64 NumPy reference with the same judge;
+one; a convolution's input and its filter pruned and compressed with
+conv_shapes.filter_matrix and format24) and checks it against a float64
+NumPy reference (a convolution's: conv_shapes.reference_numpy) with the
+same judge;
 its "time" is tunelib.synthetic_time_us, a deterministic formula of the
 configuration and the shape, NOT a measurement. The device is named
 SYNTHETIC with a real compute capability (--synthetic-cc), so that the
@@ -70,6 +77,8 @@ sys.path.insert(0, HERE)
 
 import benchcommon as bc  # noqa: E402
 import build_programs  # noqa: E402
+import conv_bench  # noqa: E402
+import conv_shapes  # noqa: E402
 import gemm_bench  # noqa: E402
 import report  # noqa: E402
 import shapes  # noqa: E402
@@ -91,21 +100,68 @@ SIMULATED_CC = "9.0"
 SYNTHETIC_DB = "stc-tuning-db.synthetic.json"
 
 
+def is_conv(p):
+    """Whether manifest program p is a convolution's candidate (op conv)."""
+    return p["key"]["op"] == "conv"
+
+
 # ===========================================================================
 # Worker on the GPU machine (imports torch)
 # ===========================================================================
 
-class TuneWorker(gemm_bench.GemmWorker):
-    """One candidate per program: the GEMM worker's inputs (made once per
-    op), its STC kernel check and timing (run_stc); no baselines."""
+class TuneWorker(gemm_bench.GemmWorker, conv_bench.ConvWorker):
+    """One candidate per program: a matmul's the GEMM worker's inputs (made
+    once per op), its STC kernel check and timing (run_stc); a
+    convolution's the convolution worker's (ConvWorker.make_inputs: the
+    NHWC input, the 2:4 filter compressed into stc.conv's matrix, the
+    float64 torch conv2d reference; its kernel-info checks, operands and
+    launch); no baselines. The hooks of run_stc and the class settings it
+    reads (HOOK_SETTINGS) are the GEMM worker's or the convolution
+    worker's by the candidate's op (use())."""
 
     BUDGET_SHARES = 1
     # A wrong candidate is recorded, not timed: the database does not use it.
     TIME_WRONG_RESULTS = False
+    #: The class settings bc.Worker.run_stc reads that differ between the
+    #: GEMM and the convolution worker.
+    HOOK_SETTINGS = ("KERNEL_KEYS", "FUNC_ATTRS", "TENSOR_MAP_ROLES", "REFERENCE_WHAT")
+    #: A convolution candidate's input layout: the unpadded NHWC input (the
+    #: build fails a kernel that wants it pre-padded).
+    CONV_LAYOUT = {"prepadded": False}
 
     def __init__(self, args):
-        gemm_bench.GemmWorker.__init__(self, args)
+        conv_bench.ConvWorker.__init__(self, args)  # bc.Worker's, and the conv modules
         self._op = None
+        self.use(gemm_bench.GemmWorker)
+
+    def setup(self):
+        bc.Worker.setup(self)  # not ConvWorker's: no cuDNN baselines to time
+
+    # -- the hooks: the GEMM worker's or the convolution worker's ----------------
+    def use(self, cls):
+        """Makes run_stc's hooks and settings those of `cls` (GemmWorker or
+        ConvWorker)."""
+        self._kind = cls
+        for a in self.HOOK_SETTINGS:
+            setattr(self, a, getattr(cls, a))
+
+    def parse_kernel_info(self, text, where):
+        return self._kind.parse_kernel_info(self, text, where)
+
+    def check_kernel(self, ki, p, ctx):
+        return self._kind.check_kernel(self, ki, p, ctx)
+
+    def stc_operands(self, c, ki, ctx):
+        return self._kind.stc_operands(self, c, ki, ctx)
+
+    def kernel_args(self, ki, bufs, sizes):
+        return self._kind.kernel_args(self, ki, bufs, sizes)
+
+    def sim_launch(self, args, tensors, bug, ki):
+        return self._kind.sim_launch(self, args, tensors, bug, ki)
+
+    def diagnose(self, out, ref, ctx):
+        return self._kind.diagnose(self, out, ref, ctx)
 
     def emit(self, rec):
         # --simulate (the tests' run on the CPU): a compute capability to
@@ -117,15 +173,20 @@ class TuneWorker(gemm_bench.GemmWorker):
 
     def op_inputs(self, p, t_start):
         """(inputs, the fields they add to a result, the unpruned
-        reference's cache) of candidate p's op: made by make_inputs for its
-        first candidate (seeded by the op's name) and kept for the next."""
+        reference's cache) of candidate p's op: made by make_inputs (a
+        convolution's: ConvWorker.make_inputs) for its first candidate
+        (seeded by the op's name) and kept for the next."""
         if self._op is None or self._op[0] != p["op"]:
             self._op = None
             if not self.sim:
                 self.torch.cuda.empty_cache()
             seed = zlib.crc32(p["op"].encode()) & 0x7FFFFFFF
             info = {"seed": seed}
-            inp = self.make_inputs(p, info, seed, t_start)
+            if is_conv(p):
+                inp = conv_bench.ConvWorker.make_inputs(self, p, info, seed, t_start,
+                                                        self.CONV_LAYOUT)
+            else:
+                inp = gemm_bench.GemmWorker.make_inputs(self, p, info, seed, t_start)
             self._op = (p["op"], inp, info, [])
         return self._op[1:]
 
@@ -135,14 +196,21 @@ class TuneWorker(gemm_bench.GemmWorker):
                "methods": {}}
         inp, info, dense_ref = self.op_inputs(p, t_start)
         res.update(info)
-        ctx = self.stc_context(p, inp)
+        ent = {"target": p["target"], "sparse": p["sparse"], "config": p["config"]}
+        if is_conv(p):
+            self.use(conv_bench.ConvWorker)
+            ctx = conv_bench.ConvWorker.stc_context(self, p, inp, self.CONV_LAYOUT)
+            res["methods"][CANDIDATE] = self.run_stc(p, ent, ctx, self.stream.cuda_stream,
+                                                     budget_s, method=p["candidate"])
+            return self.finish_result(res, p["conv"]["flop"], t_start)
+        self.use(gemm_bench.GemmWorker)
+        ctx = gemm_bench.GemmWorker.stc_context(self, p, inp)
         if not p["sparse"]:
             # A dense candidate multiplies the unpruned A (as cuBLAS).
             if not dense_ref:
                 f64 = self.torch.float64
                 dense_ref.append(inp["A"][0].to(f64) @ inp["BK"][0].to(f64))
             ctx = gemm_bench.dense_context(ctx, inp["A"], dense_ref[0])
-        ent = {"target": p["target"], "sparse": p["sparse"], "config": p["config"]}
         res["methods"][CANDIDATE] = self.run_stc(p, ent, ctx, self.stream.cuda_stream,
                                                  budget_s, method=p["candidate"])
         return self.finish_result(res, 2 * p["M"] * p["N"] * p["K"], t_start)
@@ -223,12 +291,51 @@ class SyntheticWorker(bc.Worker):
     def context_ok(self):
         return True
 
+    def cast(self, dt):
+        """NumPy float32 -> the dtype's values as stc-run reads them."""
+        np = self.np
+        return {"f16": lambda x: x.astype(np.float16), "bf16": lambda x: to_bf16(np, x)}[dt]
+
+    def conv_op_inputs(self, p):
+        """A convolution op's inputs (its geometry p["conv"]), as the
+        convolution worker makes them but in NumPy: a random NHWC input and
+        FHWC filter (scaled by 1/sqrt(KH*KW*C)), the filter pruned 2:4 along
+        C and compressed into stc.conv's matrix (conv_shapes.filter_matrix,
+        format24); {"sparse": [values, meta, input]} as .npy files and the
+        float64 reference (conv_shapes.reference_numpy of the pruned
+        filter)."""
+        np, f24, cs = self.np, self.f24, conv_shapes
+        g, cast = p["conv"], self.cast(p["dtype"])
+        rng = np.random.default_rng(zlib.crc32(p["op"].encode()) & 0x7FFFFFFF)
+        x = cast(rng.standard_normal((g["N"], g["H"], g["W"], g["C"])).astype(np.float32))
+        w = cast((rng.standard_normal((g["F"], g["KH"], g["KW"], g["Cg"]))
+                  / np.sqrt(g["KH"] * g["KW"] * g["Cg"])).astype(np.float32))
+        pm = f24.prune24(cs.filter_matrix(w, g), self.nops)
+        v, mt = f24.compress24(pm, self.nops)
+        d = self.op_dir(p)
+        files = {}
+        for nm, arr in (("values", v), ("meta", mt.view(np.int16)), ("input", x)):
+            files[nm] = os.path.join(d, nm + ".npy")
+            np.save(files[nm], arr)
+        return {"sparse": [files["values"], files["meta"], files["input"]],
+                "ref_sparse": cs.reference_numpy(x, pm, g), "out": os.path.join(d, "out.npy")}
+
+    def op_dir(self, p):
+        d = os.path.join(self.tmp, "op%d" % (zlib.crc32(p["op"].encode()) & 0xFFFF))
+        os.makedirs(d, exist_ok=True)
+        return d
+
     def op_inputs(self, p):
         """The op's inputs as .npy files (made once per op, seeded by its
         name): {"sparse": [values, meta, B], "dense": [A, B]} and the
-        float64 references (pruned A @ B, A @ B)."""
+        float64 references (pruned A @ B, A @ B); a convolution's:
+        conv_op_inputs."""
         if self._op is not None and self._op[0] == p["op"]:
             return self._op[1]
+        if is_conv(p):
+            inp = self.conv_op_inputs(p)
+            self._op = (p["op"], inp)
+            return inp
         np, f24 = self.np, self.f24
         m, n, k, dt = p["M"], p["N"], p["K"], p["dtype"]
         tr = gemm_bench.transposed(p)
@@ -239,14 +346,12 @@ class SyntheticWorker(bc.Worker):
             b = rng.integers(-gemm_bench.INT8_RANGE, gemm_bench.INT8_RANGE + 1,
                              (n, k) if tr else (k, n)).astype(np.int8)
         else:
-            cast = {"f16": lambda x: x.astype(np.float16),
-                    "bf16": lambda x: to_bf16(np, x)}[dt]
+            cast = self.cast(dt)
             a = cast(rng.standard_normal((m, k)).astype(np.float32))
             b = cast(rng.standard_normal((k, n)).astype(np.float32))
         pr = f24.prune24(a, self.nops)
         v, mt = f24.compress24(pr, self.nops)
-        d = os.path.join(self.tmp, "op%d" % (zlib.crc32(p["op"].encode()) & 0xFFFF))
-        os.makedirs(d, exist_ok=True)
+        d = self.op_dir(p)
         files = {}
         for nm, arr in (("values", v), ("meta", mt.view(np.int16)), ("b", b), ("a", a)):
             files[nm] = os.path.join(d, nm + ".npy")
@@ -278,7 +383,8 @@ class SyntheticWorker(bc.Worker):
         if os.path.exists(inp["out"]):
             os.remove(inp["out"])
         cmd = [self.args.stc_run, os.path.join(self.base, p["mlir"]),
-               "--entry=" + ("spmm" if p["sparse"] else "gemm"), "--target=" + p["target"],
+               "--entry=" + ("conv" if is_conv(p) else "spmm" if p["sparse"] else "gemm"),
+               "--target=" + p["target"],
                "--device=emulate"] + ["--input=" + x for x in inp["sparse" if p["sparse"]
                                                                  else "dense"]]
         cmd.append("--output=" + inp["out"])
@@ -293,7 +399,8 @@ class SyntheticWorker(bc.Worker):
         else:
             out = np.load(inp["out"])
             if bug == "wrong":
-                out = out[:, ::-1].copy()  # a planted fault: the columns reversed
+                # A planted fault: the columns (a convolution's channels) reversed.
+                out = out[..., ::-1].copy()
             ref = inp["ref_sparse" if p["sparse"] else "ref_dense"]
             if out.shape != ref.shape:
                 ent.update(status="failed", error="stc-run wrote a %s output, expected %s"
@@ -362,7 +469,8 @@ def candidate_result(rec, p):
         k = ent.get("kernel")
         if isinstance(k, dict):
             c["kernel"] = {x: k[x] for x in ("kernel", "variant", "grid", "block", "cluster",
-                                             "shared_bytes", "registers", "blocks_per_sm")
+                                             "pixel_tile", "shared_bytes", "registers",
+                                             "blocks_per_sm")
                            if x in k}
     for k in ("copies", "seed"):
         if rec and k in rec:
@@ -408,9 +516,10 @@ def assemble(manifest, recs, programs, selected, meta):
         "build": {k: v for k, v in manifest.items() if k not in ("programs", "ops")},
         "settings": {
             "tolerance": meta["tolerance"],
-            "reference": "float64 NumPy" if synthetic else
+            "reference": "float64 NumPy (convolutions: the implicit GEMM of the pruned "
+                         "filter, conv_shapes.reference_numpy)" if synthetic else
                          "float64 torch on the GPU: pruned A @ B (2:4 candidates), A @ B "
-                         "(dense candidates)",
+                         "(dense candidates); convolutions: conv2d with the pruned filter",
             "timing": "SYNTHETIC: tunelib.synthetic_time_us, a formula of the configuration "
                       "and the shape, not a measurement" if synthetic else
                       report.TIMING + "; median and min; a wrong candidate is not timed",
@@ -433,10 +542,19 @@ def assemble(manifest, recs, programs, selected, meta):
     return doc
 
 
+def conv_text(k):
+    """A convolution key's geometry: NxHxWxC * FxKHxKW, stride, pad."""
+    c = k["conv"]
+    return "conv %dx%dx%dx%d * %dx%dx%d s%s p%s" % (
+        c["n"], c["h"], c["w"], c["c"], c["f"], c["kh"], c["kw"],
+        ",".join(map(str, c["stride"])), ",".join(map(str, c["pad"])))
+
+
 def op_title(op):
     k = op["key"]
-    return "%s: %d×%d×%d %s→%s, %s%s" % (
-        op["name"], k["m"], k["n"], k["k"], k["dtype"], k["out"], k["arch"],
+    return "%s: %s%d×%d×%d %s→%s, %s%s" % (
+        op["name"], (conv_text(k) + ", implicit GEMM ") if k["op"] == "conv" else "",
+        k["m"], k["n"], k["k"], k["dtype"], k["out"], k["arch"],
         " (%s)" % op["shape"] if op.get("shape") else "")
 
 
@@ -489,8 +607,9 @@ def compact(doc):
         k = op["key"]
         best = next((c for c in op["candidates"] if c["name"] == op["best"]), None)
         out.append("%-28s %-30s %-12s %d / %d%s" % (
-            op["name"][:28], ("%dx%dx%d %s %s" % (k["m"], k["n"], k["k"], k["dtype"],
-                                                k["arch"]))[:30],
+            op["name"][:28], ("%s%dx%dx%d %s %s" % ("conv " if k["op"] == "conv" else "",
+                                                  k["m"], k["n"], k["k"], k["dtype"],
+                                                  k["arch"]))[:30],
             ("%.2f" % best["median_us"]) if best else "none",
             sum(1 for c in op["candidates"] if c["status"] == "ok"), len(op["candidates"]),
             "  %s %s" % ("2:4" if best["sparse"] else "dense", best["config"]) if best else ""))

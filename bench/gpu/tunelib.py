@@ -3,7 +3,8 @@
 machine, and its synthetic mode on the build machine) and
 build_programs.py (the stc_auto method of the GEMM benchmark).
 
-- stc-tune's side: shape lists (`matmul M N K DTYPE [OUT]`), running
+- stc-tune's side: shape lists (`matmul M N K DTYPE [OUT]`, `conv N H W
+  C F KH KW STRIDE PAD DTYPE [OUT]`), running
   stc-tune, reading and checking its manifest.json;
 - `#stc_gpu.kernel_config<...>` texts: parsing them, and comparing a
   built kernel's kernel info with the configuration it was built for;
@@ -59,14 +60,21 @@ class TuneError(ValueError):
 # stc-tune: shape lists, running it, its manifest
 # ===========================================================================
 
-def shape_list_text(rows, what):
+def shape_list_text(rows, what, conv_rows=()):
     """A shape list for stc-tune --shapes: one `matmul M N K DTYPE OUT`
-    line per (name, m, n, k, dtype, out) of `rows`, each after a comment
-    naming it; `what`: the header comment (who wrote it)."""
+    line per (name, m, n, k, dtype, out) of `rows`, then the `conv N H W C
+    F KH KW STRIDE PAD DTYPE OUT` line of each (name, line) of
+    `conv_rows`, each after a comment naming it; `what`: the header
+    comment (who wrote it)."""
     out = ["# %s" % what, "# matmul M N K DTYPE OUT (docs/TUNING.md, stc-tune --shapes)"]
+    if conv_rows:
+        out.append("# conv N H W C F KH KW STRIDE PAD DTYPE OUT (NHWC, one group)")
     for name, m, n, k, dt, o in rows:
         out.append("# %s" % name)
         out.append("matmul %d %d %d %s %s" % (m, n, k, dt, o))
+    for name, line in conv_rows:
+        out.append("# %s" % name)
+        out.append(line)
     return "\n".join(out) + "\n"
 
 
@@ -228,8 +236,9 @@ def parse_config(text):
 def config_mismatches(config_text, ki):
     """Where a built kernel (its kernel info `ki`) differs from the
     configuration it was built with: the family (the kernel's variant),
-    the block tile, the stages and the cluster. Empty when it matches
-    (members the kernel info does not state are not compared)."""
+    the block tile, the stages, the cluster and (a convolution's) the
+    pixel tile. Empty when it matches (members the kernel info does not
+    state are not compared)."""
     c = parse_config(config_text)
     bad = []
     fam, var = c.get("family"), ki.get("variant")
@@ -246,6 +255,12 @@ def config_mismatches(config_text, ki):
     if cl and list(cl) != [1, c.get("cluster_rows", 1), 1]:
         bad.append("cluster_rows %d, but the kernel's cluster is %s"
                    % (c.get("cluster_rows", 1), "x".join(map(str, cl))))
+    # A convolution's wgmma kernel: its output pixel tile (TH x TW).
+    pt = ki.get("pixel_tile")
+    if pt and ("pixel_tile_h" in c or "pixel_tile_w" in c) and \
+            list(pt) != [c.get("pixel_tile_h"), c.get("pixel_tile_w")]:
+        bad.append("pixel tile %sx%s, but the kernel's is %s"
+                   % (c.get("pixel_tile_h"), c.get("pixel_tile_w"), "x".join(map(str, pt))))
     return bad
 
 

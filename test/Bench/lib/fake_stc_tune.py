@@ -73,6 +73,10 @@ def main():
     with open(args.shapes) as f:
         lines = [ln.split() for ln in f if ln.strip() and not ln.strip().startswith("#")]
     for i, w in enumerate(lines):
+        if w[0] != "matmul":
+            print("fake stc-tune: %s lines are not made here (matmul only): use the real "
+                  "stc-tune" % w[0])
+            return 1
         m, n, k, dt = int(w[1]), int(w[2]), int(w[3]), w[4]
         out = w[5] if len(w) > 5 else dt
         name = "t%d" % i

@@ -1,7 +1,9 @@
 """The tuning flow's checks (docs/TUNING.md; bench/README.md, "GPU tuning"):
 build-tune (tune_build.py) on stc-tune's output (a stand-in for stc-tune,
 fake_stc_tune.py, with real configurations from stc-opt, until and besides
-the real one), its planted failures and setup errors; the tuning database
+the real one), its planted failures and setup errors; convolutions
+through the real stc-tune (build-tune's checks of their kernels, the
+synthetic run, the simulated GPU worker); the tuning database
 (tunelib.py: entries, best and runner_up, merging, the atomic write,
 refusing a corrupted file); run-tune --synthetic end to end on the GPU
 emulator; run-tune's GPU worker simulated on the CPU (torch); the
@@ -25,6 +27,17 @@ RUN_GPU_BENCH = os.path.join(ROOT, "bench", "run_gpu_bench.sh")
 #: The small products of the tests (the emulator runs them in a second).
 SMALL_SHAPES = ("# small-f16\nmatmul 64 128 256 f16 f16\n"
                 "# small-bf16\nmatmul 128 64 256 bf16\n")
+#: The real stc-tune (the convolution checks: fake_stc_tune.py makes
+#: matmul candidates only).
+STC_TUNE = os.path.join(BIN, "stc-tune")
+#: The convolutions of the tests (small: the emulator runs each candidate
+#: in a second): a strided 3x3 one whose sm_90a kernels are wgmma ones
+#: (C = 64), its input not square (so that a key with h and w swapped has
+#: the same implicit GEMM), and a stem-like bf16 one (C = 3: the direct
+#: kernels). F = 256: every cluster candidate's rows lie inside F (see
+#: bench/README.md, "GPU tuning", Caveats).
+CONV_SHAPES = ("# conv-3x3s2\nconv 2 8 12 64 256 3 3 2 1 f16\n"
+               "# conv-stem-bf16\nconv 1 5 7 3 16 3 3 1 1 bf16\n")
 
 
 def sh(args, env=None, timeout=900):
@@ -53,12 +66,70 @@ def tune_run(mp, tmp, tag, args):
     return rc, load(os.path.join(out, js[0])), text
 
 
-def small_list(tmp):
-    path = os.path.join(tmp, "shapes.txt")
+def small_list(tmp, text=SMALL_SHAPES, name="shapes.txt"):
+    path = os.path.join(tmp, name)
     os.makedirs(tmp, exist_ok=True)
     with open(path, "w") as f:
-        f.write(SMALL_SHAPES)
+        f.write(text)
     return path
+
+
+def no_stc_tune():
+    """A SKIP when the build has no stc-tune (the convolution checks)."""
+    if not os.access(STC_TUNE, os.X_OK):
+        return ("SKIP", "no stc-tune at %s" % STC_TUNE)
+    return None
+
+
+def conv_build(tmp, extra_shapes="", extra=()):
+    """build-tune with the real stc-tune on CONV_SHAPES (and extra_shapes
+    before them) for both targets into tmp/work: the manifest."""
+    work = os.path.join(tmp, "work")
+    rc, out = build_tune(work, ["--shapes", small_list(tmp, extra_shapes + CONV_SHAPES,
+                                                       "conv-shapes.txt"), "-j", "2"]
+                         + list(extra), stc_tune=STC_TUNE)
+    assert rc == 0, "build-tune exited %d:\n%s" % (rc, out[-3000:])
+    return work, load(os.path.join(work, "manifest.json"))
+
+
+def check_conv_programs(work, man):
+    """Every convolution candidate of a build-tune manifest: 2:4, built,
+    its geometry the key's (conv_shapes.key_geometry; its implicit GEMM
+    the key's m, n, k), its kernel info read by the convolution
+    benchmark's checks (conv_kernel.parse, .check) with the key's
+    geometry, its conv object the key's sizes, strides and pads, the
+    kernel the candidate's configuration (pixel tile included), the input
+    not pre-padded. Returns them."""
+    convs = [p for p in man["programs"] if p["key"]["op"] == "conv"]
+    assert convs, [p["name"] for p in man["programs"]]
+    for p in convs:
+        k, g = p["key"], p["conv"]
+        assert p["sparse"] is True and p["status"] == "ok", (p["name"], p.get("error"))
+        assert g == conv_shapes.key_geometry(k["conv"], g["name"]), (p["name"], g)
+        assert (p["M"], p["N"], p["K"]) == (k["m"], k["n"], k["k"]) == (g["R"], g["P"],
+                                                                         g["K"]), p["name"]
+        with open(os.path.join(work, p["kernel_info"])) as f:
+            kis = conv_kernel.parse(f.read())
+        assert len(kis) == 1, p["name"]
+        ki = kis[0]
+        with open(os.path.join(work, p["ptx"])) as f:
+            kernel_info.check_ptx_against_info(f.read(), ki)
+        bad, lay = conv_kernel.check(ki, g, k["dtype"], k["out"])
+        assert bad == [] and lay == {"prepadded": False}, (p["name"], bad, lay)
+        c, kc = k["conv"], ki["conv"]
+        assert [kc[x] for x in ("N", "H", "W", "C", "KH", "KW")] == [
+            c[x] for x in ("n", "h", "w", "c", "kh", "kw")], (p["name"], kc, c)
+        assert [kc["stride_h"], kc["stride_w"]] == c["stride"] and [
+            kc[x] for x in ("pad_top", "pad_left", "pad_bottom", "pad_right")] == c["pad"]
+        assert ki["R"] == c["f"] and ki["P"] == k["n"], (p["name"], ki["R"], ki["P"])
+        assert tunelib.config_mismatches(p["config"], ki) == [], (p["name"], ki)
+        cfg = tunelib.parse_config(p["config"])
+        assert ki.get("variant") == cfg["family"], (p["name"], ki.get("variant"))
+        if "pixel_tile_h" in cfg:
+            assert ki["pixel_tile"] == [cfg["pixel_tile_h"], cfg["pixel_tile_w"]], p["name"]
+        assert "stc.conv" in open(os.path.join(work, p["mlir"])).read(), p["name"]
+        assert p["ptxas"]["ok"] in (True, None), p["ptxas"]
+    return convs
 
 
 def load(path):
@@ -124,18 +195,43 @@ def t_shape_list():
         {r[4] for r in full} == {"f16", "bf16"}, len(full)
     only = tune_build.table_rows(False, "^square-8192-bf16$")
     assert only == [("square-8192", 8192, 8192, 8192, "bf16", "bf16")], only
+    # The convolutions: ResNet-50's distinct ones at batch 32 in f16 (--quick:
+    # conv_shapes.QUICK), stc-tune's conv lines.
+    cq, cf = tune_build.conv_rows(True, None), tune_build.conv_rows(False, None)
+    assert [r[0] for r in cq] == ["%s-b32" % n for n in conv_shapes.QUICK], cq
+    assert len(cf) == len(conv_shapes.RESNET50) == 23, len(cf)
+    assert ("conv1-7x7s2-3-64-b32", "conv 32 224 224 3 64 7 7 2 3 f16 f16") in cq, cq
+    assert tune_build.conv_rows(False, "^l3-3x3s2-256-256-b32-f16$") == [
+        ("l3-3x3s2-256-256-b32", "conv 32 28 28 256 256 3 3 2 1 f16 f16")]
+    assert tune_build.conv_rows(True, "-bf16$") == [] and \
+        tune_build.table_rows(True, "-b32-") == []
     tmp = tempfile.mkdtemp(prefix="tune-shapes-")
     try:
         path = os.path.join(tmp, "s.txt")
         with open(path, "w") as f:
-            f.write(tunelib.shape_list_text(full, "test"))
+            f.write(tunelib.shape_list_text(full, "test", cf))
         lines = [ln for ln in open(path) if ln.startswith("matmul ")]
         assert len(lines) == len(full) and lines[0] == "matmul 4096 4096 4096 f16 f16\n", lines
+        assert len([ln for ln in open(path) if ln.startswith("conv ")]) == len(cf)
         names = tune_build.shape_names(path)
         assert names[(11008, 16, 4096, "bf16", "bf16")] == "llm-up-11008x4096-n16", names
+        # A convolution's name, by its key as stc-tune writes it.
+        key = {"op": "conv", "dtype": "f16", "out": "f16",
+               "conv": {"n": 32, "h": 56, "w": 56, "c": 128, "f": 128, "kh": 3, "kw": 3,
+                        "stride": [2, 2], "pad": [1, 1, 1, 1], "dilation": [1, 1],
+                        "groups": 1}}
+        assert names[tune_build.name_key(key)] == "l2-3x3s2-128-128-b32", names
+        # build-tune's default lists: the convolutions unless --no-conv.
+        for extra, nconv in ((["--quick"], len(cq)), (["--quick", "--no-conv"], 0)):
+            rc, out = build_tune(os.path.join(tmp, "w"), extra,
+                                 env={"FAKE_STC_TUNE_FAIL": "stop after the list"})
+            assert rc == 2 and "stop after the list" in out, (rc, out)
+            text = open(os.path.join(tmp, "w", "shapes.txt")).read()
+            assert text.count("\nconv ") == nconv and text.count("\nmatmul ") == len(quick), text
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return "--quick %d lines (f16), full %d (f16, bf16), --only, names" % (len(quick), len(full))
+    return "--quick %d + %d conv lines (f16), full %d (f16, bf16) + %d conv, --only, " \
+           "--no-conv, names" % (len(quick), len(cq), len(full), len(cf))
 
 
 def t_build():
@@ -201,7 +297,9 @@ def t_build_errors():
     """Setup errors: one message each and exit status 2 (no stc-tune, a
     failing stc-tune, a manifest whose op lacks a key member, one whose
     program leaves its directory, a configuration without arch, an unknown
-    format, a convolution op, which these steps do not tune)."""
+    format; a convolution op the run step cannot feed: with dense
+    candidates, of two groups, with two strides, a key whose m, n, k are
+    not its geometry's implicit GEMM)."""
     tmp = work_dir("tune-build-err")
     lst = small_list(tmp)
     work = os.path.join(tmp, "work")
@@ -224,9 +322,26 @@ def t_build_errors():
                      "= 64>' has no arch"))
     m = dict(good, format="something-else")
     cases.append((m, "not an stc-tune manifest"))
+    # Convolutions (conv_entry's: 2x8x8x64 * 64x3x3, stride 1, pad 1: an
+    # implicit GEMM of m 64, n 128, k 576).
+    conv = conv_entry([1, 1])["key"]
     m = copy.deepcopy(good)
-    m["ops"][0]["key"].update(op="conv", conv=conv_entry([1, 1])["key"]["conv"])
-    cases.append((m, "op t0: op conv: build-tune and run-tune tune matmuls only"))
+    m["ops"][0]["key"].update(op="conv", conv=conv["conv"], m=64, n=128, k=576)
+    cases.append((m, "op t0: dense candidate(s) t0-d0"))
+    for edit, text in (
+            (lambda c: c["conv"].update(groups=2), "op t0: a convolution of 2 groups"),
+            (lambda c: c["conv"].update(stride=[1, 2]),
+             "op t0: stride [1, 2] and dilation [1, 1]: the benchmark's convolutions have one "
+             "stride"),
+            (lambda c: c.update(k=512), "op t0: the key's product m=64 n=128 k=512 is not its "
+                                        "geometry's implicit GEMM m=64 n=128 k=576"),
+            (lambda c: c.update(dtype="i8"), "op t0: a i8 -> f16 convolution")):
+        m = copy.deepcopy(good)
+        m["ops"][0]["key"].update(op="conv", conv=copy.deepcopy(conv["conv"]), m=64, n=128,
+                                  k=576)
+        m["ops"][0]["candidates"] = [c for c in m["ops"][0]["candidates"] if c["sparse"]]
+        edit(m["ops"][0]["key"])
+        cases.append((m, text))
     for man, text in cases:
         with open(os.path.join(src, "manifest.json"), "w") as f:
             json.dump(man, f)
@@ -234,7 +349,72 @@ def t_build_errors():
                       "--from", src])
         assert rc == 2 and text in out, "expected exit 2 and %r, got %d:\n%s" % (text, rc, out)
     return "no stc-tune, failing stc-tune, incomplete key, program outside, bad config, " \
-           "wrong format, conv op: exit 2 with the reason"
+           "wrong format, 5 convolutions the run cannot feed: exit 2 with the reason"
+
+
+def t_build_conv():
+    """build-tune on the real stc-tune's output for a matmul and two
+    convolutions, both targets: every convolution candidate 2:4, compiled
+    and checked as the convolution benchmark checks its kernels (the kernel
+    info's conv geometry the key's, the sm_90a wgmma kernels' 4-D input
+    map, pixel tile and grid, the configuration with its pixel tile), the
+    names from the list; planted: a candidate whose manifest pixel tile is
+    not its program's, an op whose key has h and w swapped (the same
+    implicit GEMM, another geometry): failed, recorded, exit 1."""
+    skip = no_stc_tune()
+    if skip:
+        return skip
+    tmp = work_dir("tune-build-conv")
+    work, man = conv_build(tmp, "# small-f16\nmatmul 64 128 256 f16 f16\n")
+    check_built_matmuls = [p for p in man["programs"] if p["key"]["op"] == "matmul"]
+    assert check_built_matmuls and all(p["status"] == "ok" for p in check_built_matmuls)
+    convs = check_conv_programs(work, man)
+    ops = {o["name"]: o for o in man["ops"]}
+    assert [o["shape"] for o in man["ops"]] == ["small-f16", "conv-3x3s2",
+                                                "conv-stem-bf16"] * 2, ops.keys()
+    fams = {(p["target"], p["key"]["dtype"], tunelib.parse_config(p["config"])["family"])
+            for p in convs}
+    assert fams == {("sm_90a", "f16", "wgmma"), ("sm_90", "f16", "staged"),
+                    ("sm_90a", "bf16", "direct"), ("sm_90", "bf16", "direct")}, fams
+    for p in convs:
+        if p["target"] == "sm_90a" and p["key"]["dtype"] == "f16":
+            dm = [m for m in p["kernel"]["tensor_maps"] if m["operand"] == "dense"]
+            assert len(dm) == 1 and len(dm[0]["box"]) == 4, (p["name"], p["kernel"])
+    tiles = {tuple(p["kernel"]["pixel_tile"]) for p in convs if "pixel_tile" in p["kernel"]}
+    assert len(tiles) > 1, tiles                 # the candidates differ in their pixel tile
+    # The part manifest written back keeps stc-tune's key (no geometry added).
+    pm = load(os.path.join(work, "sm_90a", "manifest.json"))
+    assert "geometry" not in pm["ops"][1] and pm["ops"][1]["key"]["op"] == "conv", pm["ops"][1]
+    # Planted: a pixel tile the program does not carry; h and w swapped.
+    src = os.path.join(work, "sm_90a")
+    sm = load(os.path.join(src, "manifest.json"))
+    c1 = sm["ops"][1]["candidates"]
+    wg = next(c for c in c1 if "pixel_tile_w = " in c["config"])
+    tw = int(re.search(r"pixel_tile_w = (\d+)", wg["config"]).group(1))
+    wg["config"] = wg["config"].replace("pixel_tile_w = %d" % tw, "pixel_tile_w = %d" % (2 * tw))
+    cc = sm["ops"][1]["key"]["conv"]
+    sm["ops"][2]["key"]["conv"].update(h=7, w=5)
+    with open(os.path.join(src, "manifest.json"), "w") as f:
+        json.dump(sm, f)
+    bad_src = os.path.join(tmp, "planted")
+    shutil.copytree(src, bad_src)
+    work2 = os.path.join(tmp, "work2")
+    rc, out = sh([sys.executable, os.path.join(BENCH, "tune_build.py"), "--work", work2,
+                  "--from", bad_src])
+    assert rc == 1, "exit %d:\n%s" % (rc, out[-3000:])
+    st = {p["name"]: p for p in load(os.path.join(work2, "manifest.json"))["programs"]}
+    bad = {n for n, p in st.items() if p["status"] != "ok"}
+    stem = {n for n in st if n.startswith("sm_90a-t2-")}
+    assert bad == {"sm_90a-" + wg["name"]} | stem, (sorted(bad), out[-2000:])
+    e = st["sm_90a-" + wg["name"]]["error"]
+    assert "not the configuration it was built with" in e and "pixel tile" in e, e
+    for n in stem:
+        assert "do not match the program's pads" in st[n]["error"] and "5x7" in \
+            st[n]["error"], st[n]["error"]
+    assert cc["h"] == 8 and cc["w"] == 12
+    return "%d convolution candidates (wgmma with pixel tiles, staged, direct; f16, bf16) " \
+           "and %d matmul ones built and checked; a wrong pixel tile and a swapped geometry " \
+           "failed" % (len(convs), len(check_built_matmuls))
 
 
 # ---------------------------------------------------------------------------
@@ -555,6 +735,137 @@ def t_synthetic():
            "4 entries (SYNTHETIC, cc 9.0); an entry replaced; a corrupted database refused"
 
 
+def t_synthetic_conv():
+    """Convolutions without a GPU: the real stc-tune -> build-tune ->
+    run-tune --synthetic (every candidate's stc.conv program on the GPU
+    emulator against the float64 NumPy implicit GEMM of the pruned filter,
+    conv_shapes.reference_numpy; the formula's times) -> the database: a
+    planted wrong result (one candidate's output channels reversed) is
+    `wrong`, not timed, kept out of best and runner_up; every entry has its
+    op's conv key (geometry included); stc-compile --tuning-db on the
+    benchmark's form of the convolution (linalg.conv_2d_nhwc_fhwc,
+    --sparsity=force) takes the measured best: an exact hit."""
+    skip = no_stc_tune()
+    if skip:
+        return skip
+    tmp = work_dir("tune-synthetic-conv")
+    work, man = conv_build(tmp)
+    convs = check_conv_programs(work, man)
+    planted = next(p["name"] for p in convs
+                   if p["name"].startswith("sm_90a-t0-") and not p["heuristic"])
+    db, res = os.path.join(tmp, "db.json"), os.path.join(tmp, "res")
+    rc, out = sh([RUN_GPU_BENCH, "run-tune", "--synthetic", "--tuning-db", db,
+                  "--results-dir", res, "--simulate-bug", "wrong@^%s$" % planted],
+                 env={"GPU_TUNE_WORK": work})
+    assert rc == 1, "run-tune --synthetic exit %d (one wrong candidate):\n%s" % (rc, out[-3000:])
+    js = [f for f in os.listdir(res) if f.endswith(".json")]
+    doc = load(os.path.join(res, js[0]))
+    counts = doc["summary"]["status_counts"]
+    assert counts == {"ok": len(convs) - 1, "wrong": 1}, (counts, out[-3000:])
+    assert "conv2d" in doc["settings"]["reference"] or "reference_numpy" in \
+        doc["settings"]["reference"], doc["settings"]
+    by = {c["name"]: c for o in doc["ops"] for c in o["candidates"]}
+    w = by[planted]
+    assert w["status"] == "wrong" and w["rel_error"] > 0.1 and "median_us" not in w, w
+    for o in doc["ops"]:
+        assert o["key"]["op"] == "conv" and "conv" in o["key"], o["key"]
+        ok = [c for c in o["candidates"] if c["status"] == "ok"]
+        for c in ok:
+            assert c["rel_error"] < 1e-2, c
+            assert abs(c["median_us"] - tunelib.synthetic_time_us(c["config"], o["key"],
+                                                                  True)) < 1e-6, c
+        ranked = sorted(ok, key=lambda c: c["median_us"])
+        assert (o["best"], o["runner_up"]) == (ranked[0]["name"], ranked[1]["name"]), o
+        assert planted not in (o["best"], o["runner_up"])
+    d = tunelib.load_db(db, missing_ok=False)
+    assert len(d["entries"]) == len(doc["ops"]) == 4, d
+    for e in d["entries"]:
+        o = next(o for o in doc["ops"] if o["key"]["arch"] == e["key"]["arch"] and
+                 o["key"]["conv"] == e["key"]["conv"])
+        assert {k: v for k, v in e["key"].items() if k not in ("device", "cc")} == o["key"]
+        assert e["best"]["config"] == by[o["best"]]["config"], (e, o)
+        assert len(e["candidates"]) == len(o["candidates"]), e
+    e0 = next(e for e in d["entries"] if e["key"]["arch"] == "sm_90a" and
+              e["key"]["conv"]["c"] == 64)
+    assert [c["status"] for c in e0["candidates"]].count("wrong") == 1, e0
+    # The compiler reads the entry: the benchmark's program of the 3x3.
+    c = e0["key"]["conv"]
+    g = conv_shapes.key_geometry(c, "conv-3x3s2")
+    prog = os.path.join(tmp, "conv.mlir")
+    with open(prog, "w") as f:
+        f.write(conv_shapes.program_text("conv-3x3s2", dict(g, stage="tune", where="test")))
+    rc, out = sh([os.path.join(BIN, "stc-compile"), prog, "--sparsity=force", "--tuning-db=" + db,
+                  "--target=sm_90a", "--remarks", "--emit=ptx", "-o",
+                  os.path.join(tmp, "conv.ptx")])
+    assert rc == 0, out[-2000:]
+    hit = "tuning database: exact hit for conv 2x8x12x64 * 256x3x3 s2,2 p1,1,1,1"
+    assert hit in out and e0["best"]["config"] in out, out[-2000:]
+    return "%d convolution candidates on the emulator: %d ok, the planted wrong one out of " \
+           "best; 4 conv entries; stc-compile --tuning-db: exact hit" % (len(convs),
+                                                                      len(convs) - 1)
+
+
+def t_worker_sim_conv():
+    """run-tune's GPU worker (TuneWorker) on convolutions, simulated on the
+    CPU with torch, after a matmul in one run: each candidate's real kernel
+    info through the convolution worker's hooks (conv_kernel's checks and
+    arguments, the sm_90a kernels' 4-D input map checked by the stand-in
+    kernel), ConvWorker.make_inputs' inputs made once per op and shared by
+    its candidates, checked against float64 torch conv2d of the pruned
+    filter, then timed; planted faults (a wrong result: swapped metadata, a
+    crash, a launch error) recorded, kept out of best and the database,
+    which has conv keys."""
+    if not have_torch():
+        return ("SKIP", "no torch for %s" % sys.executable)
+    skip = no_stc_tune()
+    if skip:
+        return skip
+    tmp = work_dir("tune-worker-sim-conv")
+    work, man = conv_build(tmp, "# small-f16\nmatmul 64 128 256 f16 f16\n")
+    mp = os.path.join(work, "manifest.json")
+    db = os.path.join(tmp, "db.json")
+    bugs = ["wrong@^sm_90a-t1-s1$", "crash@^sm_90-t1-s2$", "error@^sm_90a-t2-s0$"]
+    rc, doc, text = tune_run(mp, tmp, "conv",
+                              ["--simulate", "--tuning-db", db, "--max-method-s", "0.02",
+                               "--max-repeats", "5", "--stall", "60"]
+                              + sum([["--simulate-bug", b] for b in bugs], []))
+    assert rc == 1, "exit %d:\n%s" % (rc, text[-3000:])
+    st = {c["name"]: c for o in doc["ops"] for c in o["candidates"]}
+    got = {n: c["status"] for n, c in st.items() if c["status"] != "ok"}
+    assert got == {"sm_90a-t1-s1": "wrong", "sm_90-t1-s2": "failed",
+                   "sm_90a-t2-s0": "failed"}, (got, text[-3000:])
+    assert st["sm_90a-t1-s1"]["rel_error"] > 0.1 and "median_us" not in st["sm_90a-t1-s1"]
+    assert "float64 torch conv2d with the pruned filter" in st["sm_90a-t1-s1"]["why"], \
+        st["sm_90a-t1-s1"]
+    assert "worker died" in st["sm_90-t1-s2"]["why"], st["sm_90-t1-s2"]
+    assert "CUDA_ERROR_INVALID_VALUE" in st["sm_90a-t2-s0"]["why"], st["sm_90a-t2-s0"]
+    # Inputs made once per op (seeded by its name), and once more after the
+    # crash: the fresh worker goes on inside sm_90-t1.
+    assert text.count("  inputs: ") == len(doc["ops"]) + 1 == 7, text[-3000:]
+    for o in doc["ops"]:
+        seeds = {c.get("seed") for c in o["candidates"] if c["status"] in ("ok", "wrong")}
+        assert len(seeds) == 1, (o["name"], seeds)
+        ok = [c for c in o["candidates"] if c["status"] == "ok"]
+        assert ok and all(c["repeats"] >= 3 and c["rel_error"] < 1e-2 for c in ok), o["name"]
+        assert o["best"] == min(ok, key=lambda c: c["median_us"])["name"]
+    wg = st["sm_90a-t1-s0"]["kernel"]
+    assert wg["variant"] == "wgmma" and len(wg["pixel_tile"]) == 2, wg
+    assert st["sm_90a-t2-s1"]["kernel"]["variant"] == "direct", st["sm_90a-t2-s1"]
+    d = tunelib.load_db(db, missing_ok=False)
+    kinds = sorted((e["key"]["arch"], e["key"]["op"]) for e in d["entries"])
+    assert kinds == [("sm_90", "conv"), ("sm_90", "conv"), ("sm_90", "matmul"),
+                     ("sm_90a", "conv"), ("sm_90a", "conv"), ("sm_90a", "matmul")], kinds
+    for e in d["entries"]:
+        assert e["key"]["device"] == "simulated (CPU, no GPU)", e["key"]
+        if e["key"]["op"] == "conv":
+            assert e["key"]["conv"]["groups"] == 1 and e["best"]["sparse"], e
+    e = next(e for e in d["entries"] if e["key"]["arch"] == "sm_90a" and
+             e["key"]["op"] == "conv" and e["key"]["conv"]["c"] == 64)
+    assert [c["status"] for c in e["candidates"]].count("wrong") == 1, e
+    return "matmul then convolutions in one worker; wgmma (4-D input map), staged, direct " \
+           "kernels; wrong, crash, launch error recorded; shared inputs per op; 6 entries"
+
+
 def t_worker_sim():
     """run-tune's GPU worker (TuneWorker) simulated on the CPU with torch:
     the candidates' real kernel infos (sm_90a tensor maps, the dense
@@ -717,10 +1028,13 @@ CHECKS = {
     "build": t_build,
     "build-mutations": t_build_mutations,
     "build-errors": t_build_errors,
+    "build-conv": t_build_conv,
     "db": t_db,
     "db-errors": t_db_errors,
     "synthetic": t_synthetic,
+    "synthetic-conv": t_synthetic_conv,
     "worker-sim": t_worker_sim,
+    "worker-sim-conv": t_worker_sim_conv,
     "auto-build": t_auto_build,
     "report-auto": t_report_auto,
 }
