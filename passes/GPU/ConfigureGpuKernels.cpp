@@ -236,17 +236,6 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
     shape.blockCols = std::min<int64_t>(shape.blockCols, 128);
   if (k.clusterRows)
     shape.clusterRows = k.clusterRows;
-  // A convolution's cluster may not span past its output channels
-  // (checkKernelConfig says why): a module-wide cluster-rows=2 leaves such
-  // a convolution unclustered, with a remark.
-  if (pb.conv && shape.clusterRows > 1 && !ShapedType::isDynamic(pb.rows) &&
-      pb.rows < shape.clusterRows * shape.blockRows) {
-    op->emitRemark() << kPass << ": sm_90a: no cluster for this convolution: "
-                     << shape.clusterRows << " blocks of " << shape.blockRows
-                     << " rows would span past its " << pb.rows
-                     << " output channels per group";
-    shape.clusterRows = 1;
-  }
   if (k.tmaMulticast) {
     // Where it cannot apply, the kernel loads its own B (a remark says
     // why), as the heuristic's cluster choice may differ per op.

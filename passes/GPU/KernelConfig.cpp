@@ -91,18 +91,6 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
                         "convolution; got "
                      << (pb.conv ? "none for a convolution"
                                  : "pixel tiles for a GEMM");
-    // A convolution's cluster that spans more rows than the filter has
-    // output channels (per group) gives wrong metadata to the blocks past
-    // them: the emulator stops on an illegal metadata nibble (found by the
-    // tuner's synthetic runs; a GEMM with the same configuration is
-    // correct). Until the kernel handles it, refuse it.
-    if (pb.conv && config.getClusterRows() > 1 &&
-        !ShapedType::isDynamic(pb.rows) &&
-        pb.rows < config.getClusterRows() * config.getBlockRows())
-      return error() << "a convolution's cluster of " << config.getClusterRows()
-                     << " blocks of " << config.getBlockRows()
-                     << " rows spans more than its " << pb.rows
-                     << " output channels per group";
     HopperKernelShape shape = hopperShapeOf(config, pb);
     if (shape.sharedBytes() > device.sharedBytesPerBlock)
       return error() << "the sm_90a kernel's ring of " << shape.stages

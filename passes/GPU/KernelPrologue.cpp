@@ -79,6 +79,15 @@ KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(
         b, ir.add(a.rows, ir.i32(blockRows - 1)), ir.i32(blockRows));
     Value group = arith::DivUIOp::create(b, blockY, rowTiles);
     blockY = arith::RemUIOp::create(b, blockY, rowTiles);
+    // The sm_90a kernel rounds grid y up to whole clusters: a block past
+    // the last group computes the rows past the last group's R (zeros from
+    // TMA, legal metadata, no store) in that group, as a GEMM's padding
+    // block does, instead of another group's pointers past the buffers.
+    Value past = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, group,
+                                       ir.i32(pb.conv->groups));
+    group =
+        arith::SelectOp::create(b, past, ir.i32(pb.conv->groups - 1), group);
+    blockY = arith::SelectOp::create(b, past, rowTiles, blockY);
     Value firstRow = ir.wide(ir.mul(group, a.rows));
     auto advance = [&](Value &ptr, Type type, Value elems) {
       if (ptr)

@@ -12,8 +12,7 @@
 
 // The remarks come first (stderr, during the pass).
 // SM90A: remark: stc-configure-gpu-kernels: sm_90a: mma.sp kernel, since the wgmma kernel needs static rows of values and of the dense operand that are multiples of 8 elements (16 bytes, for TMA); got 8 values per row and a dense leading dimension of 12
-// HOPPER-KNOBS: remark: stc-configure-gpu-kernels: sm_90a: no cluster for this convolution: 2 blocks of 256 rows would span past its 64 output channels per group
-// HOPPER-KNOBS: remark: stc-configure-gpu-kernels: sm_90a: no TMA multicast, which needs a GEMM kernel with a cluster of 2 (cluster-rows=2) and, for a k-major dense operand, at least 128 columns; got cluster 1, 64 columns, a convolution
+// HOPPER-KNOBS: remark: stc-configure-gpu-kernels: sm_90a: no TMA multicast, which needs a GEMM kernel with a cluster of 2 (cluster-rows=2) and, for a k-major dense operand, at least 128 columns; got cluster 2, 64 columns, a convolution
 
 // SM80-LABEL: func.func @square
 // SM80: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 128, stages = 3, warp_cols = 64>
@@ -71,7 +70,7 @@ func.func @preconfigured(%v: tensor<256x64xf16>, %m: tensor<256x8xi16>, %d: tens
 // SM90A-LABEL: func.func @conv
 // SM90A: stc.conv {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 6, pixel_tile_h = 8, pixel_tile_w = 8>
 // HOPPER-KNOBS-LABEL: func.func @conv
-// HOPPER-KNOBS: stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 256, block_cols = 64, stages = 3, group_rows = 8, pixel_tile_h = 8, pixel_tile_w = 8>
+// HOPPER-KNOBS: stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 256, block_cols = 64, stages = 3, cluster_rows = 2, group_rows = 8, pixel_tile_h = 8, pixel_tile_w = 8>
 func.func @conv(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>, %x: tensor<2x28x28x64xf16>) -> tensor<2x14x14x64xf16> {
   %y = stc.conv %v, %m, %x
       {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
