@@ -90,15 +90,24 @@ struct TuneOp {
   bool trySparse = true, tryDense = true;
 };
 
-std::string typeText(llvm::StringRef name) { return name.str(); }
+/// The output size of a convolution along H and W, by stc.conv's own
+/// rule (<= 0 where the filter does not fit).
+std::pair<int64_t, int64_t> outputSize(const tuning::ConvShape &c) {
+  return {ConvOp::getOutputSize(c.h, c.kh, c.strideH, c.dilationH, c.padTop,
+                                c.padBottom),
+          ConvOp::getOutputSize(c.w, c.kw, c.strideW, c.dilationW, c.padLeft,
+                                c.padRight)};
+}
 
 /// The benchmark's sparse program form (bench/gpu/build_programs.py):
 /// A given compressed, B K x N (i8: N x K), one stc.spmm.
-std::string sparseProgram(const tuning::TuningKey &key) {
+std::string sparseProgram(const tuning::TuningKey &key, NMPatternAttr pattern) {
   bool transposed = key.dtype == "i8";
-  std::string t = typeText(key.dtype), o = typeText(key.out);
-  std::string v = llvm::formatv("tensor<{0}x{1}x{2}>", key.m, key.k / 2, t);
-  std::string mt = llvm::formatv("tensor<{0}x{1}xi16>", key.m, key.k / 16);
+  const std::string &t = key.dtype, &o = key.out;
+  std::string v = llvm::formatv("tensor<{0}x{1}x{2}>", key.m,
+                                pattern.getValuesPerRow(key.k), t);
+  std::string mt = llvm::formatv("tensor<{0}x{1}xi16>", key.m,
+                                 pattern.getMetaWordsPerRow(key.k));
   std::string d = transposed
                       ? llvm::formatv("tensor<{0}x{1}x{2}>", key.n, key.k, t)
                       : llvm::formatv("tensor<{0}x{1}x{2}>", key.k, key.n, t);
@@ -116,7 +125,7 @@ std::string sparseProgram(const tuning::TuningKey &key) {
 /// The dense form: C = A . B with A M x K and B K x N, a zero fill and a
 /// linalg.matmul.
 std::string denseProgram(const tuning::TuningKey &key) {
-  std::string t = typeText(key.dtype), o = typeText(key.out);
+  const std::string &t = key.dtype, &o = key.out;
   std::string a = llvm::formatv("tensor<{0}x{1}x{2}>", key.m, key.k, t);
   std::string b = llvm::formatv("tensor<{0}x{1}x{2}>", key.k, key.n, t);
   std::string out = llvm::formatv("tensor<{0}x{1}x{2}>", key.m, key.n, o);
@@ -134,20 +143,15 @@ std::string denseProgram(const tuning::TuningKey &key) {
 
 /// A convolution as one stc.conv (the filter given compressed, F x
 /// KH*KW*Cp along its input channels; the input NHWC).
-std::string convProgram(const tuning::TuningKey &key) {
+std::string convProgram(const tuning::TuningKey &key, NMPatternAttr pattern) {
   const tuning::ConvShape &c = *key.conv;
-  std::string t = typeText(key.dtype), o = typeText(key.out);
-  int64_t oh = (c.h + c.padTop + c.padBottom - c.dilationH * (c.kh - 1) - 1) /
-                   c.strideH +
-               1;
-  int64_t ow = (c.w + c.padLeft + c.padRight - c.dilationW * (c.kw - 1) - 1) /
-                   c.strideW +
-               1;
-  // k is KH * KW * Cp: 2:4 keeps half of it padded to whole 16-bit
-  // metadata words (16 of K each).
-  std::string v =
-      llvm::formatv("tensor<{0}x{1}x{2}>", c.f, (key.k + 15) / 16 * 8, t);
-  std::string mt = llvm::formatv("tensor<{0}x{1}xi16>", c.f, (key.k + 15) / 16);
+  const std::string &t = key.dtype, &o = key.out;
+  auto [oh, ow] = outputSize(c);
+  // k is KH * KW * Cp, the filter's row in the compressed format.
+  std::string v = llvm::formatv("tensor<{0}x{1}x{2}>", c.f,
+                                pattern.getValuesPerRow(key.k), t);
+  std::string mt = llvm::formatv("tensor<{0}x{1}xi16>", c.f,
+                                 pattern.getMetaWordsPerRow(key.k));
   std::string in =
       llvm::formatv("tensor<{0}x{1}x{2}x{3}x{4}>", c.n, c.h, c.w, c.c, t);
   std::string out =
@@ -223,10 +227,9 @@ FailureOr<std::vector<TuneOp>> readShapes(const std::string &path,
       c.kw = values[6];
       c.strideH = c.strideW = values[7];
       c.padTop = c.padLeft = c.padBottom = c.padRight = values[8];
-      if (c.h + 2 * c.padTop < c.kh || c.w + 2 * c.padLeft < c.kw)
+      auto [oh, ow] = outputSize(c);
+      if (oh <= 0 || ow <= 0)
         return fail("the filter is larger than the padded input");
-      int64_t oh = (c.h + 2 * c.padTop - c.kh) / c.strideH + 1;
-      int64_t ow = (c.w + 2 * c.padLeft - c.kw) / c.strideW + 1;
       key.op = "conv";
       key.conv = c;
       key.m = c.f;
@@ -560,6 +563,9 @@ int main(int argc, char **argv) {
     }
   }
 
+  // Stored 2:4 rows: values and metadata words per row of a weight.
+  context.loadDialect<StcDialect>();
+  auto pattern = NMPatternAttr::get(&context, 2, 4);
   OwningOpRef<ModuleOp> anchor = ModuleOp::create(UnknownLoc::get(&context));
   FailureOr<std::unique_ptr<TuningData>> data = TuningData::load(
       *anchor, kTool, *arch, options.tuningDb, options.tuningDevice);
@@ -591,9 +597,11 @@ int main(int argc, char **argv) {
     std::vector<Candidate> candidates;
     std::string autoConfig;
     if (t.trySparse && (kinds != "dense" || decision.sparse)) {
-      OwningOpRef<ModuleOp> sparseModule = configuredModule(
-          context, t.key.conv ? convProgram(t.key) : sparseProgram(t.key),
-          options);
+      OwningOpRef<ModuleOp> sparseModule =
+          configuredModule(context,
+                           t.key.conv ? convProgram(t.key, pattern)
+                                      : sparseProgram(t.key, pattern),
+                           options);
       if (!sparseModule)
         return 1;
       if (decision.sparse)

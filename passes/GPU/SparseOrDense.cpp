@@ -68,18 +68,24 @@ SparsityDecision gpu_kernel::decideSparsity(linalg::LinalgOp op, Value lhs,
   denseProblem.n = n;
   bool wgmma =
       stc_gpu::hasWgmma(arch) && (key.dtype == "f16" || key.dtype == "bf16");
-  std::string sparseText, denseText;
-  if (sparseHit) {
-    d.sparseUs = sparseHit->measured->medianUs;
+  // A kind's time: measured where the database has it, else the model's
+  // best candidate; and how the remark says it.
+  auto timeOf = [&](const std::optional<TuningData::Hit> &hit,
+                    const tuning::ModelProblem &pb,
+                    ArrayRef<tuning::ModelKernel> kernels, double &us) {
+    if (hit) {
+      us = hit->measured->medianUs;
+      return timeText(us, "measured");
+    }
+    std::optional<PredictedBest> best = predictBest(data.model(), pb, kernels);
+    us = best->prediction.us;
+    return timeText(us,
+                    best->kernel.classKey() + ", " + best->prediction.basis);
+  };
+  std::string sparseText = timeOf(
+      sparseHit, sparseProblem, modelCandidates(arch, true, wgmma), d.sparseUs);
+  if (sparseHit)
     d.measuredConfig = sparseHit->measured->config;
-    sparseText = timeText(d.sparseUs, "measured");
-  } else {
-    std::optional<PredictedBest> best = predictBest(
-        data.model(), sparseProblem, modelCandidates(arch, true, wgmma));
-    d.sparseUs = best->prediction.us;
-    sparseText = timeText(d.sparseUs, best->kernel.classKey() + ", " +
-                                          best->prediction.basis);
-  }
   if (atRunTime) {
     // Prune and compress on every call: read the operand, write half of
     // it and its metadata, in two launches (stc_gpu's conversion kernels
@@ -100,16 +106,8 @@ SparsityDecision gpu_kernel::decideSparsity(linalg::LinalgOp op, Value lhs,
             whyNoDense + ")";
     return d;
   }
-  if (denseHit) {
-    d.denseUs = denseHit->measured->medianUs;
-    denseText = timeText(d.denseUs, "measured");
-  } else {
-    std::optional<PredictedBest> best = predictBest(
-        data.model(), denseProblem, modelCandidates(arch, false, false));
-    d.denseUs = best->prediction.us;
-    denseText = timeText(d.denseUs, best->kernel.classKey() + ", " +
-                                        best->prediction.basis);
-  }
+  std::string denseText = timeOf(
+      denseHit, denseProblem, modelCandidates(arch, false, false), d.denseUs);
   d.sparse = d.sparseUs <= d.denseUs;
   if (!d.sparse)
     d.measuredConfig = denseHit ? denseHit->measured->config : "";
