@@ -75,8 +75,15 @@ for so in libz3.so.4 "$mlir_soname"; do
 done
 rm -f "$stage/xml.c" "$stage/xml.map" "$stage/empty.c"
 
-# The build machine's paths, for gpu-remote-tests.sh to rewrite.
-printf '%s\n%s\n' "$root" "$llvm" > "$stage/build-paths.txt"
+# The build machine's paths, for gpu-remote-tests.sh to rewrite: the
+# source tree the build was configured from (not necessarily this
+# checkout: STC_BUILD_DIR may be another worktree's build), LLVM, and the
+# build directory itself.
+src="$(sed -n 's/^config.stc_src_root = "\(.*\)"$/\1/p' "$build/test/lit.site.cfg.py")"
+obj="$(sed -n 's/^config.stc_obj_root = "\(.*\)"$/\1/p' "$build/test/lit.site.cfg.py")"
+[ -n "$src" ] && [ -n "$obj" ] ||
+  { echo "gpu-pack: no stc_src_root/stc_obj_root in $build/test/lit.site.cfg.py" >&2; exit 1; }
+printf '%s\n%s\n%s\n' "$src" "$llvm" "$obj" > "$stage/build-paths.txt"
 
 mkdir -p "$out"
 # One xz stream with a dictionary larger than the whole tar: stc-run and

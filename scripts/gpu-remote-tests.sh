@@ -45,10 +45,12 @@ echo "gpu-remote-tests: private libraries: $(cd "$priv/llvm/lib" && echo *)"
 
 old_root="$(sed -n 1p "$priv/build-paths.txt")"
 old_llvm="$(sed -n 2p "$priv/build-paths.txt")"
+# The build directory (line 3; older packs: the source root's build/).
+old_obj="$(sed -n 3p "$priv/build-paths.txt")"; old_obj="${old_obj:-$old_root/build}"
 py="$(command -v python3)"
 cc="$(command -v cc || command -v gcc || echo cc)"
 site="$root/build/test/lit.site.cfg.py"
-sed -i -e "s#$old_llvm/bin#$priv/llvm/bin#g" -e "s#$old_root#$root#g" \
+sed -i -e "s#$old_llvm/bin#$priv/llvm/bin#g" -e "s#$old_obj#$root/build#g" -e "s#$old_root#$root#g" \
     -e "s#^config.python_executable = .*#config.python_executable = \"$py\"#" \
     -e "s#^config.host_cc = .*#config.host_cc = \"$cc\"#" "$site"
 
