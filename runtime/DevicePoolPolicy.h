@@ -6,8 +6,17 @@
 // `stc-run --device=emulate --profile` reports what a GPU would do).
 //
 // Requests round up to a size class; a freed block goes to the free list of
-// its class; a request takes the most recently freed block of its class
-// (its cache lines and TLB entries are warm). Cached bytes are bounded: a
+// its class; a request takes the lowest-addressed free block of its class.
+// That choice depends only on which blocks are free, not on the order they
+// were freed in, so a program that makes the same requests on every call
+// gets the same addresses on every call from the second on (and on the
+// first too where the driver hands out ascending addresses). The tensor
+// maps that describe those buffers (runtime/cuda/TensorMaps.cpp, cached by
+// content, address included) are then made once. Taking the most recently
+// freed block instead swapped the addresses of buffers freed in the order
+// they were made on every other call: on an H200 (2026-11-27) the second
+// call of a transformer block built one more tensor map than the first and
+// the third. Cached bytes are bounded: a
 // free past the limit gives back the oldest cached blocks. As in PyTorch's
 // caching allocator, small blocks round to 512 bytes and large ones to
 // 2 MiB, so that the activations of one shape reuse one block per call.
@@ -16,6 +25,7 @@
 #ifndef STC_RUNTIME_DEVICEPOOLPOLICY_H
 #define STC_RUNTIME_DEVICEPOOLPOLICY_H
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -52,13 +62,15 @@ class SizeClassCache {
 public:
   explicit SizeClassCache(uint64_t limitBytes) : limit(limitBytes) {}
 
-  /// A cached block of class `sizeClass`, most recently freed first.
+  /// The lowest cached block of class `sizeClass` (by `Block`'s `<`: its
+  /// address).
   std::optional<Block> take(uint64_t sizeClass) {
     auto it = free.find(sizeClass);
     if (it == free.end() || it->second.empty())
       return std::nullopt;
-    Block block = it->second.back();
-    it->second.pop_back();
+    auto lowest = std::min_element(it->second.begin(), it->second.end());
+    Block block = *lowest;
+    it->second.erase(lowest);
     cached -= sizeClass;
     forgetAge(sizeClass, block);
     return block;

@@ -31,6 +31,8 @@ struct PoolBlock {
   bool operator==(const PoolBlock &o) const {
     return ptr == o.ptr && ready == o.ready;
   }
+  /// The pool takes the lowest-addressed free block (DevicePoolPolicy.h).
+  bool operator<(const PoolBlock &o) const { return ptr < o.ptr; }
 };
 
 struct Pool {

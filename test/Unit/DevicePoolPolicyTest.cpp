@@ -1,7 +1,7 @@
 //===- DevicePoolPolicyTest.cpp - the caching allocator's policy ----------===//
 //
 // runtime/DevicePoolPolicy.h, which the CUDA runtime's pool and the
-// emulator's counters share: size classes, most-recently-freed reuse,
+// emulator's counters share: size classes, lowest-address reuse,
 // oldest-first eviction past the limit, draining.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
+#include <vector>
 
 namespace {
 
@@ -27,18 +29,48 @@ TEST(DevicePoolPolicyTest, SizeClasses) {
   EXPECT_EQ(poolSizeClass((5u << 20) + 7), uint64_t(6) << 20);
 }
 
-TEST(DevicePoolPolicyTest, TakesTheMostRecentlyFreedBlockOfItsClass) {
+TEST(DevicePoolPolicyTest, TakesTheLowestBlockOfItsClass) {
   Cache cache(1 << 20);
   EXPECT_FALSE(cache.take(512));
-  EXPECT_TRUE(cache.put(512, 1).empty());
   EXPECT_TRUE(cache.put(512, 2).empty());
+  EXPECT_TRUE(cache.put(512, 1).empty());
+  EXPECT_TRUE(cache.put(512, 4).empty());
   EXPECT_TRUE(cache.put(1024, 3).empty());
-  EXPECT_EQ(cache.cachedBytes(), 2048u);
-  EXPECT_EQ(cache.take(512), 2);
+  EXPECT_EQ(cache.cachedBytes(), 2560u);
   EXPECT_EQ(cache.take(512), 1);
+  EXPECT_EQ(cache.take(512), 2);
+  EXPECT_EQ(cache.take(512), 4);
   EXPECT_FALSE(cache.take(512));
   EXPECT_EQ(cache.take(1024), 3);
   EXPECT_EQ(cache.cachedBytes(), 0u);
+}
+
+// What the policy is for: a program that makes the same requests on every
+// call gets the same blocks on every call, whatever order it frees them in,
+// so the tensor maps of its buffers are built once. Three buffers of one
+// class, freed in the order they were made (which the most-recently-freed
+// rule answered with another assignment on every other call), and a fourth
+// that reuses the first's block within the call.
+TEST(DevicePoolPolicyTest, SameRequestsGetTheSameBlocksOnEveryCall) {
+  Cache cache(1 << 20);
+  int next = 1;
+  auto allocate = [&] {
+    std::optional<int> block = cache.take(512);
+    return block ? *block : next++;
+  };
+  std::vector<std::vector<int>> calls;
+  for (int call = 0; call < 4; ++call) {
+    int a = allocate(), b = allocate(), c = allocate();
+    cache.put(512, a);
+    int d = allocate();
+    cache.put(512, b);
+    cache.put(512, c);
+    cache.put(512, d);
+    calls.push_back({a, b, c, d});
+  }
+  EXPECT_EQ(next, 4) << "the pool made new blocks after the first call";
+  for (size_t call = 1; call < calls.size(); ++call)
+    EXPECT_EQ(calls[call], calls[0]) << "call " << call;
 }
 
 TEST(DevicePoolPolicyTest, EvictsOldestPastTheLimit) {
@@ -58,11 +90,12 @@ TEST(DevicePoolPolicyTest, EvictsOldestPastTheLimit) {
   ASSERT_EQ(evicted.size(), 1u);
   EXPECT_EQ(evicted[0].second, 5);
   // Taking a block forgets its age: it is not evicted later.
-  EXPECT_EQ(cache.take(512), 4);
+  // (2, the oldest cached block, is also the lowest: take gets it.)
+  EXPECT_EQ(cache.take(512), 2);
   EXPECT_TRUE(cache.put(1024, 6).empty());
   evicted = cache.put(512, 7);
   ASSERT_EQ(evicted.size(), 1u);
-  EXPECT_EQ(evicted[0].second, 2);
+  EXPECT_EQ(evicted[0].second, 3);
 }
 
 TEST(DevicePoolPolicyTest, DrainReturnsEverything) {
