@@ -914,7 +914,8 @@ def t_build_stc():
 
 def t_committed_results():
     """Every committed GPU result (bench/results/gpu-*.json and the
-    sm90a-knobs sweep) renders with today's report.py to exactly its
+    sm90a-knobs sweep) renders with today's report.py (end-to-end results:
+    e2e_report.py) to exactly its
     committed Markdown: the JSON schema and report format are unchanged."""
     import glob
     files = sorted(glob.glob(os.path.join(ROOT, "bench", "results", "gpu-*.json"))
@@ -924,8 +925,12 @@ def t_committed_results():
     for f in files:
         with open(f) as fh:
             doc = json.load(fh)
-        md = (report.markdown_conv if "gpu-conv" in os.path.basename(f)
-              else report.markdown)(doc)
+        name = os.path.basename(f)
+        if "gpu-e2e" in name:
+            import e2e_report  # bench/gpu, as report
+            md = e2e_report.markdown(doc)
+        else:
+            md = (report.markdown_conv if "gpu-conv" in name else report.markdown)(doc)
         with open(f[:-len(".json")] + ".md") as fh:
             want = fh.read()
         assert md == want, "%s renders differently from its committed .md" % f
