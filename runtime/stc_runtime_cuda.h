@@ -475,6 +475,15 @@ int stc_cuda_release_cached_memory(void);
  * it. Generated code still waits for its work before each launch function
  * returns. stc_cuda_clear_stream() goes back to the runtime's own streams. */
 void stc_cuda_set_stream(StcCudaStream stream);
+/* stc_cuda_set_stream, and generated code no longer waits for its work on
+ * `stream`: a call returns once its kernels are queued there, as a
+ * PyTorch operator does, and the caller's later work on the stream is
+ * ordered after them. What the host reads of device memory is still read
+ * after its kernels (a copy into pageable host memory waits for the
+ * stream). A kernel's fault is then reported by a later call rather than
+ * by its own; STC_CUDA_SYNC=1 in the environment waits again, for
+ * debugging (like CUDA_LAUNCH_BLOCKING). */
+void stc_cuda_set_stream_nowait(StcCudaStream stream);
 void stc_cuda_clear_stream(void);
 
 /* The mgpu* entry points and stc_gpu_tensor_map_2d/4d by name, for a JIT's

@@ -66,8 +66,10 @@ NOTES = [
     "STC's time includes, every call, the conversion of the canonical 2:4 metadata of each "
     "weight into its kernel's layout (one small kernel per sparse product: 3 per MLP call), "
     "the result's buffer from the runtime's pool (freed with mgpuMemFree in the timed call), "
-    "and the host's work between its kernels (its generated code waits for its work before "
-    "returning, so no queue prefill applies).",
+    "and the host's work between its kernels. STC runs on PyTorch's stream without waiting "
+    "for its kernels (stc_cuda_set_stream_nowait, where the library has it; else "
+    "stc_cuda_set_stream, which waits at the end of each launch function); no queue prefill, "
+    "so host work that outlasts the GPU's shows in the time.",
     "PyTorch's methods are timed with the queue pre-filled by a sleep kernel (GPU time).",
     "Weights: one seeded set per block, pruned 2:4 by magnitude along K; every method uses "
     "the same pruned weights. They exceed L2, so no input copies are rotated.",
@@ -121,8 +123,11 @@ class E2EWorker(bc.Worker):
             self._free = lambda ptr: libc.free(ptr)
             self._stream = None
         else:
-            L.stc_cuda_set_stream.argtypes = [ctypes.c_void_p]
-            L.stc_cuda_set_stream.restype = None
+            # The no-wait form where this library has it (libraries built
+            # before it lack the symbol): what a PyTorch operator does.
+            set_stream = getattr(L, "stc_cuda_set_stream_nowait", None) or L.stc_cuda_set_stream
+            set_stream.argtypes = [ctypes.c_void_p]
+            set_stream.restype = None
             L.mgpuMemFree.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
             L.mgpuMemFree.restype = None
             L.stc_cuda_memcpy_dtoh.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
@@ -130,7 +135,7 @@ class E2EWorker(bc.Worker):
             L.stc_cuda_memset_d8.argtypes = [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t]
             L.stc_cuda_memset_d8.restype = ctypes.c_int
             self._stream = self.stream.cuda_stream
-            L.stc_cuda_set_stream(self._stream)
+            set_stream(self._stream)
             self._free = lambda ptr: L.mgpuMemFree(ptr, self._stream)
             # The kernels' modules were loaded (PTX JIT) when the library was.
             err = e2e_call.runtime_errors(L)

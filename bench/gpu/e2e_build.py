@@ -59,7 +59,8 @@ EXPORTS = [
     "stc_cuda_occupancy_clusters", "stc_cuda_mem_alloc", "stc_cuda_mem_free",
     "stc_cuda_memcpy_htod", "stc_cuda_memcpy_dtoh", "stc_cuda_memset_d8", "stc_cuda_launch",
     "stc_cuda_launch_cluster", "stc_cuda_synchronize", "stc_cuda_tensor_map_encode_tiled_ex",
-    "stc_cuda_set_stream", "stc_cuda_clear_stream", "stc_cuda_counters",
+    "stc_cuda_set_stream", "stc_cuda_set_stream_nowait", "stc_cuda_clear_stream",
+    "stc_cuda_counters",
     "stc_cuda_release_cached_memory", "mgpuMemFree",
     "stc_rt_has_error", "stc_rt_error_message", "stc_rt_clear_error",
 ]
@@ -224,10 +225,11 @@ def fake_call(work):
         return 1
     rt.init(0)
     L = rt.lib
-    L.stc_cuda_set_stream.argtypes = [ctypes.c_void_p]
+    # As the run step: on the caller's stream, without waiting.
+    L.stc_cuda_set_stream_nowait.argtypes = [ctypes.c_void_p]
     L.mgpuMemFree.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     L.stc_cuda_memset_d8.argtypes = [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t]
-    L.stc_cuda_set_stream(None)
+    L.stc_cuda_set_stream_nowait(None)
     nfail = 0
     for p in manifest["programs"]:
         for method, ent in p["methods"].items():

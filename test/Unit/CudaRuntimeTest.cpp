@@ -1241,6 +1241,47 @@ TEST_F(CudaFakeTest, GeneratedCodeRunsOnTheCallersStream) {
   EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
 }
 
+// stc_cuda_set_stream_nowait: generated code's waits for its stream (the
+// end of each launch function) are skipped on the caller's stream only;
+// stc_cuda_set_stream waits again, STC_CUDA_SYNC=1 waits on a no-wait
+// stream, and a stream of the runtime's own is always waited for.
+TEST_F(CudaFakeTest, NoWaitStreamSkipsGeneratedCodesWaits) {
+  scenario("healthy");
+  ASSERT_EQ(stc_cuda_init(0), STC_CUDA_SUCCESS) << lastError();
+  StcCudaStream mine = nullptr;
+  ASSERT_EQ(stc_cuda_stream_create(&mine), STC_CUDA_SUCCESS);
+  unsetenv("STC_CUDA_SYNC");
+  auto syncsOf = [&](auto &&body) {
+    long long before = query("stream_syncs");
+    body();
+    return query("stream_syncs") - before;
+  };
+  stc_cuda_set_stream_nowait(mine);
+  void *s = mgpuStreamCreate();
+  EXPECT_EQ(s, static_cast<void *>(mine));
+  EXPECT_EQ(syncsOf([&] { mgpuStreamSynchronize(s); }), 0);
+  // Another stream than the caller's: waited for.
+  StcCudaStream other = nullptr;
+  ASSERT_EQ(stc_cuda_stream_create(&other), STC_CUDA_SUCCESS);
+  EXPECT_EQ(syncsOf([&] { mgpuStreamSynchronize(other); }), 1);
+  setenv("STC_CUDA_SYNC", "1", 1);
+  EXPECT_EQ(syncsOf([&] { mgpuStreamSynchronize(s); }), 1);
+  setenv("STC_CUDA_SYNC", "0", 1);
+  EXPECT_EQ(syncsOf([&] { mgpuStreamSynchronize(s); }), 0);
+  unsetenv("STC_CUDA_SYNC");
+  // The waiting form of the same stream.
+  stc_cuda_set_stream(mine);
+  EXPECT_EQ(syncsOf([&] { mgpuStreamSynchronize(s); }), 1);
+  stc_cuda_set_stream_nowait(mine);
+  stc_cuda_clear_stream();
+  void *own = mgpuStreamCreate();
+  EXPECT_EQ(syncsOf([&] { mgpuStreamSynchronize(own); }), 1);
+  mgpuStreamDestroy(own);
+  EXPECT_EQ(stc_cuda_stream_destroy(other), STC_CUDA_SUCCESS);
+  EXPECT_EQ(stc_cuda_stream_destroy(mine), STC_CUDA_SUCCESS);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+}
+
 TEST_F(CudaFakeTest, ResidentRejectsBadArguments) {
   scenario("healthy");
   int64_t slot = 0;

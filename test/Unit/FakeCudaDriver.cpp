@@ -208,6 +208,8 @@ struct Fake {
   /// cuStreamWaitEvent and cuEventElapsedTime calls (the caching pool's
   /// ordering, kernel timing).
   int streamWaits = 0;
+  /// cuStreamSynchronize calls.
+  int streamSyncs = 0;
   int elapsedTimeQueries = 0;
   Launch last;
   int jitOptLevel = -1;
@@ -263,6 +265,7 @@ void resetLocked(Fake &f) {
   f.primaryRefs = 0;
   f.launches = 0;
   f.streamWaits = 0;
+  f.streamSyncs = 0;
   f.elapsedTimeQueries = 0;
   f.last = Launch();
   f.jitOptLevel = -1;
@@ -533,6 +536,7 @@ long long stcFakeCudaQuery(const char *key) {
       {"jit_opt_level", f.jitOptLevel},
       {"launches", f.launches},
       {"stream_waits", f.streamWaits},
+      {"stream_syncs", f.streamSyncs},
       {"elapsed_time_queries", f.elapsedTimeQueries},
       {"grid.x", l.grid[0]},
       {"grid.y", l.grid[1]},
@@ -1264,6 +1268,7 @@ CUresult cuStreamSynchronize(void *stream) {
   Lock lock(f.mu);
   if (!f.initialized)
     return kNotInitialized;
+  ++f.streamSyncs;
   if (stream && !f.streams.count(stream))
     return kInvalidHandle;
   return syncResult(f);
