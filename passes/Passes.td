@@ -63,6 +63,8 @@ def StcSparsifyContractions : Pass<"stc-sparsify-contractions", "ModuleOp"> {
            "GPU architecture)">,
     Option<"tuningDb", "tuning-db", "std::string", "\"\"",
            "sparsity=auto: a tuning database used with the committed one">,
+    Option<"tuningBuiltin", "tuning-builtin", "bool", "true",
+           "sparsity=auto: use the committed tuning database">,
     Option<"tuningDevice", "tuning-device", "std::string", "\"\"",
            "sparsity=auto: the tuning database's device">,
   ];
@@ -382,6 +384,9 @@ def StcConfigureGpuKernels : Pass<"stc-configure-gpu-kernels", "ModuleOp"> {
            "kernels) or sm_90a (wgmma.mma_async.sp kernels where they apply)">,
     Option<"tuningDb", "tuning-db", "std::string", "\"\"",
            "A tuning database (docs/TUNING.md) used with the committed one">,
+    Option<"tuningBuiltin", "tuning-builtin", "bool", "true",
+           "Use the committed tuning database (built into the tools); false: "
+           "only tuning-db's, or the heuristics">,
     Option<"tuningDevice", "tuning-device", "std::string", "\"\"",
            "The device of the tuning database whose measurements apply "
            "(default: the one with the most entries for the target)">,

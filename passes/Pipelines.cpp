@@ -52,6 +52,7 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   sparsify.target = options.target;
   sparsify.tuningDb = options.tuningDb;
   sparsify.tuningDevice = options.tuningDevice;
+  sparsify.tuningBuiltin = options.tuningBuiltin;
   pm.addPass(createStcSparsifyContractions(sparsify));
   // What STC did not specialize keeps its encodings for upstream's
   // sparsifier (stc-bufferize); public functions take dense tensors.
@@ -225,6 +226,7 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   configure.target = options.target;
   configure.tuningDb = options.tuningDb;
   configure.tuningDevice = options.tuningDevice;
+  configure.tuningBuiltin = options.tuningBuiltin;
   pm.addPass(createStcConfigureGpuKernels(configure, options.gpu));
   pm.addPass(createStcLowerSpmmToGpu());
   // What is left of the tensor computation (bias adds, activations,

@@ -648,7 +648,7 @@ StcSparsifyContractionsPass::autoKeepsSparse(const Contraction &c, int sparse,
   if (!tuning) {
     FailureOr<std::unique_ptr<gpu_kernel::TuningData>> loaded =
         gpu_kernel::TuningData::load(op, "stc-sparsify-contractions", *arch,
-                                     tuningDb, tuningDevice);
+                                     tuningDb, tuningDevice, tuningBuiltin);
     if (failed(loaded))
       return failure();
     tuning = std::move(*loaded);

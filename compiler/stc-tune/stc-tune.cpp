@@ -342,6 +342,7 @@ OwningOpRef<ModuleOp> configuredModule(MLIRContext &context,
   configure.target = options.target;
   configure.tuningDb = options.tuningDb;
   configure.tuningDevice = options.tuningDevice;
+  configure.tuningBuiltin = options.tuningBuiltin;
   pm.addPass(createStcConfigureGpuKernels(configure, options.gpu));
   if (failed(pm.run(*module)))
     return nullptr;
@@ -475,7 +476,8 @@ int evaluate(MLIRContext &context, GpuArch arch,
              const StcPipelineOptions &options) {
   OwningOpRef<ModuleOp> anchor = ModuleOp::create(UnknownLoc::get(&context));
   FailureOr<std::unique_ptr<TuningData>> data =
-      TuningData::load(*anchor, kTool, arch, evaluateDb, options.tuningDevice);
+      TuningData::load(*anchor, kTool, arch, evaluateDb, options.tuningDevice,
+                       /*builtin=*/false);
   if (failed(data))
     return 1;
   if (!(*data)->hasData()) {
@@ -488,6 +490,13 @@ int evaluate(MLIRContext &context, GpuArch arch,
       "{0} on {1}: {2} samples; leave-one-out |predicted/measured - 1|: "
       "median {3:F3}, p90 {4:F3}\n",
       (*data)->deviceName(), options.target, a.count, a.median, a.p90);
+  // What matters to the tuner: whether the model, without a problem's own
+  // measurements, picks that problem's fastest candidate.
+  tuning::CostModel::ChoiceQuality q = (*data)->model().leaveOneOutChoice();
+  llvm::outs() << llvm::formatv(
+      "leave-one-out choice: the fastest candidate in {0} of {1} problems; "
+      "regret (measured chosen / fastest - 1): median {2:F3}, worst {3:F3}\n",
+      q.fastest, q.groups, q.medianRegret, q.worstRegret);
   return 0;
 }
 
@@ -567,8 +576,9 @@ int main(int argc, char **argv) {
   context.loadDialect<StcDialect>();
   auto pattern = NMPatternAttr::get(&context, 2, 4);
   OwningOpRef<ModuleOp> anchor = ModuleOp::create(UnknownLoc::get(&context));
-  FailureOr<std::unique_ptr<TuningData>> data = TuningData::load(
-      *anchor, kTool, *arch, options.tuningDb, options.tuningDevice);
+  FailureOr<std::unique_ptr<TuningData>> data =
+      TuningData::load(*anchor, kTool, *arch, options.tuningDb,
+                       options.tuningDevice, options.tuningBuiltin);
   if (failed(data))
     return 1;
 

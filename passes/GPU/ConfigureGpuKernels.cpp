@@ -368,12 +368,13 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
     return hit->config;
   }
   // The heuristic (the first candidate) stays unless another is predicted
-  // clearly faster.
+  // faster by more than the model's typical error (predictionMargin).
   KernelConfigAttr chosen = heuristic;
+  double margin = tuning->predictionMargin();
   tuning::CostModel::Prediction heuristicTime = predicted.front().second;
   tuning::CostModel::Prediction chosenTime = heuristicTime;
   for (auto &[candidate, p] : predicted)
-    if (p.us < chosenTime.us && p.us < 0.97 * heuristicTime.us) {
+    if (p.us < chosenTime.us && p.us < (1 - margin) * heuristicTime.us) {
       chosen = candidate;
       chosenTime = p;
     }
@@ -429,8 +430,8 @@ void ConfigureGpuKernels::runOnOperation() {
           })))
     return signalPassFailure();
   // The tuning databases choose where no knob did.
-  FailureOr<std::unique_ptr<TuningData>> loaded =
-      TuningData::load(ops.front(), kPass, *arch, tuningDb, tuningDevice);
+  FailureOr<std::unique_ptr<TuningData>> loaded = TuningData::load(
+      ops.front(), kPass, *arch, tuningDb, tuningDevice, tuningBuiltin);
   if (failed(loaded))
     return signalPassFailure();
   tuning = std::move(*loaded);

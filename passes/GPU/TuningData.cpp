@@ -10,6 +10,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::stc;
 using namespace mlir::stc::gpu_kernel;
@@ -38,15 +40,24 @@ KernelConfigAttr gpu_kernel::parseKernelConfig(MLIRContext *context,
 
 FailureOr<std::unique_ptr<TuningData>>
 TuningData::load(Operation *where, StringRef pass, GpuArch arch,
-                 StringRef userPath, StringRef requestedDevice) {
+                 StringRef userPath, StringRef requestedDevice, bool builtin) {
   std::unique_ptr<TuningData> data(new TuningData(where->getContext(), arch));
   auto fail = [&](const Twine &message) {
     where->emitError() << pass << ": " << message;
     return failure();
   };
-  if (std::optional<std::string> error = data->db.add(
-          tuning::committedTuningDb(), "tuning/stc-tuning-db.json (built in)"))
-    return fail(*error);
+  if (builtin)
+    if (std::optional<std::string> error =
+            data->db.add(tuning::committedTuningDb(),
+                         "tuning/stc-tuning-db.json (built in)"))
+      return fail(*error);
+  std::string archName = stc_gpu::stringifyGpuArch(arch).str();
+  std::string cc = tuning::computeCapabilityOf(archName);
+  // Without --tuning-device, a user's file names the device: the one with
+  // the most entries there for this target, even where the committed
+  // database has more of another (a user who tuned on their own card means
+  // that card).
+  std::string device = requestedDevice.str();
   if (!userPath.empty()) {
     auto buffer = llvm::MemoryBuffer::getFile(userPath, /*IsText=*/true);
     if (!buffer)
@@ -55,10 +66,11 @@ TuningData::load(Operation *where, StringRef pass, GpuArch arch,
     if (std::optional<std::string> error =
             data->db.add((*buffer)->getBuffer(), userPath))
       return fail(*error);
+    tuning::TuningDb user;
+    if (device.empty() && !user.add((*buffer)->getBuffer(), userPath))
+      device = user.chooseDevice(cc, archName, "");
   }
-  std::string archName = stc_gpu::stringifyGpuArch(arch).str();
-  std::string cc = tuning::computeCapabilityOf(archName);
-  data->device = data->db.chooseDevice(cc, archName, requestedDevice);
+  data->device = data->db.chooseDevice(cc, archName, device);
   if (data->device.empty() && (!userPath.empty() || !requestedDevice.empty()))
     where->emitRemark() << pass << ": no tuning data for " << archName
                         << (requestedDevice.empty()
@@ -83,6 +95,7 @@ TuningData::load(Operation *where, StringRef pass, GpuArch arch,
                                  static_cast<int>(group));
     }
   }
+  data->margin = std::max(0.03, data->costModel->leaveOneOut().median);
   return data;
 }
 

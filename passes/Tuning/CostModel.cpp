@@ -172,3 +172,41 @@ CostModel::Accuracy CostModel::leaveOneOut() const {
   a.p90 = at(0.9);
   return a;
 }
+
+CostModel::ChoiceQuality CostModel::leaveOneOutChoice() const {
+  std::vector<int> groups;
+  for (const Sample &s : samples)
+    if (!llvm::is_contained(groups, s.group))
+      groups.push_back(s.group);
+  std::vector<double> regrets;
+  ChoiceQuality q;
+  for (int group : groups) {
+    const Sample *chosen = nullptr, *fastest = nullptr;
+    double chosenUs = 0;
+    size_t members = 0;
+    for (const Sample &s : samples) {
+      if (s.group != group)
+        continue;
+      ++members;
+      double predicted = predict(s.pb, s.kernel, group).us;
+      if (!chosen || predicted < chosenUs) {
+        chosen = &s;
+        chosenUs = predicted;
+      }
+      if (!fastest || s.measuredUs < fastest->measuredUs)
+        fastest = &s;
+    }
+    if (members < 2)
+      continue;
+    ++q.groups;
+    if (chosen == fastest)
+      ++q.fastest;
+    regrets.push_back(chosen->measuredUs / fastest->measuredUs - 1);
+  }
+  if (regrets.empty())
+    return q;
+  std::sort(regrets.begin(), regrets.end());
+  q.medianRegret = regrets[(regrets.size() - 1) / 2];
+  q.worstRegret = regrets.back();
+  return q;
+}

@@ -103,6 +103,18 @@ public:
   };
   Accuracy leaveOneOut() const;
 
+  /// What a tuner needs of the model: for each group (one problem's
+  /// candidates) with two samples or more, the candidate with the fastest
+  /// prediction, made without the group's samples, against the fastest
+  /// measured one. `regret` is measured(chosen) / measured(fastest) - 1.
+  struct ChoiceQuality {
+    size_t groups = 0;
+    /// Groups whose chosen candidate is the fastest measured.
+    size_t fastest = 0;
+    double medianRegret = 0, worstRegret = 0;
+  };
+  ChoiceQuality leaveOneOutChoice() const;
+
   /// The efficiency a family reaches without measurements (docs/TUNING.md,
   /// "Priors").
   static double priorEfficiency(const ModelKernel &kernel);

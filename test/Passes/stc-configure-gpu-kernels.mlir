@@ -5,8 +5,10 @@
 // tile of chooseMmaSpBlockTile; on sm_90a the wgmma kernel with
 // chooseHopperTiling's tile, ring and cluster where it applies. The knobs
 // override the heuristics; an op that already has a configuration keeps it.
+// (tuning-builtin=false: the heuristics themselves, whatever the committed
+// tuning database says.)
 // RUN: stc-opt %s --stc-configure-gpu-kernels | FileCheck %s --check-prefix=SM80
-// RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90a 2>&1 | FileCheck %s --check-prefix=SM90A
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a tuning-builtin=false" 2>&1 | FileCheck %s --check-prefix=SM90A
 // RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a kernel=direct block-rows=128 ordered-metadata=false" | FileCheck %s --check-prefix=KNOBS
 // RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a block-rows=256 wgmma-stages=3 cluster-rows=2 group-rows=8 tma-multicast=true wgmma-a=smem" 2>&1 | FileCheck %s --check-prefix=HOPPER-KNOBS
 

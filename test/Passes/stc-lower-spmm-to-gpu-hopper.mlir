@@ -3,10 +3,10 @@
 // shared-memory slots with TMA copies, mbarriers, consumer warpgroups
 // running stc_gpu.wgmma_sp, and the sm_80 epilogue; the metadata in the Hopper
 // kernel-ready layout. Other targets keep the mma.sp kernels.
-// RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90a --stc-lower-spmm-to-gpu --canonicalize | FileCheck %s
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a tuning-builtin=false" --stc-lower-spmm-to-gpu --canonicalize | FileCheck %s
 // RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a block-rows=128 block-cols=256 wgmma-stages=3 cluster-rows=2" --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=OPTIONS
 // RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a wgmma-a=registers" --stc-lower-spmm-to-gpu --canonicalize | FileCheck %s --check-prefix=REGS
-// RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90 --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=SM90
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90 tuning-builtin=false" --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=SM90
 // RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a kernel=staged" --stc-lower-spmm-to-gpu | FileCheck %s --check-prefix=SM90
 // The kernel_info JSON derives the grid (x = ceil(P / BN), y = ceil(R / BM)
 // rounded up to whole clusters) and the instruction shape m64nBNk32.

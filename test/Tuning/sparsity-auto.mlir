@@ -2,13 +2,14 @@
 // contraction stays dense when its tuning-database entry (both kernels
 // measured) or the cost model says dense is faster; the remark gives both
 // times. Inputs/h200-db.json measured the 1024x64x1024 product at 12 us
-// sparse and 9 us dense. Without a database the priors decide (a large
+// sparse and 9 us dense (used alone: --tuning-builtin=false keeps the
+// committed database out). Without a database the priors decide (a large
 // square: sparse). An operand that is not a constant is pruned and
 // compressed on every call, which the sparse side pays: a 512^3 product of
 // two arguments stays dense. i8 has no dense tensor-core kernel: sparse, and the
 // remark says why. On the CPU the dense path is scalar loops: sparse.
-// RUN: stc-compile %s --target=sm_90a --sparsity=auto --tuning-db=%S/Inputs/h200-db.json --emit=stc -o - --remarks 2>&1 | FileCheck %s
-// RUN: stc-compile %s --target=sm_90a --sparsity=auto --emit=stc -o - --remarks 2>&1 | FileCheck %s --check-prefix=PRIORS
+// RUN: stc-compile %s --target=sm_90a --sparsity=auto --tuning-builtin=false --tuning-db=%S/Inputs/h200-db.json --emit=stc -o - --remarks 2>&1 | FileCheck %s
+// RUN: stc-compile %s --target=sm_90a --sparsity=auto --tuning-builtin=false --emit=stc -o - --remarks 2>&1 | FileCheck %s --check-prefix=PRIORS
 // RUN: stc-compile %s --target=cpu --sparsity=auto --emit=stc -o - --remarks 2>&1 | FileCheck %s --check-prefix=CPU
 // The same program under force sparsifies all three.
 // RUN: stc-compile %s --target=sm_90a --sparsity=force --emit=stc -o - 2>&1 | FileCheck %s --check-prefix=FORCE

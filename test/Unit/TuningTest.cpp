@@ -355,6 +355,48 @@ TEST(CostModel, LeaveOneOutIsExactForAConsistentFamilyAndNotOtherwise) {
   EXPECT_GT(b.median, 0.2);
 }
 
+// The choice a tuner makes from the model: with one tile uniformly more
+// efficient in every problem, the model (without the problem's own
+// samples) picks it everywhere, no regret; where the problems disagree on
+// which tile is better, it picks wrong somewhere and the regret says how
+// much slower that was.
+TEST(CostModel, LeaveOneOutChoiceFindsTheFastestWhereTheProblemsAgree) {
+  ModelKernel small{true, "wgmma", 128, 128, "s6"};
+  ModelKernel large{true, "wgmma", 128, 256, "s5"};
+  auto fill = [&](CostModel &model, bool agree) {
+    int group = 0;
+    for (int64_t m : {1024, 2048, 4096, 8192}) {
+      ModelProblem pb{m, 4096, 4096, 1, 2, 2, false, false};
+      // The large tile 0.6 of the peak, the small one 0.4 (or, where the
+      // problems disagree, the other way round on every other problem).
+      bool largeWins = agree || group % 2 == 0;
+      model.addSample(
+          pb, small,
+          model.rooflineUs(pb, small) / (largeWins ? 0.4 : 0.6) + 3.0, group);
+      model.addSample(
+          pb, large,
+          model.rooflineUs(pb, large) / (largeWins ? 0.6 : 0.4) + 3.0, group);
+      ++group;
+    }
+  };
+  CostModel agree(testDevice()), disagree(testDevice());
+  fill(agree, true);
+  fill(disagree, false);
+  CostModel::ChoiceQuality a = agree.leaveOneOutChoice();
+  EXPECT_EQ(a.groups, 4u);
+  EXPECT_EQ(a.fastest, 4u);
+  EXPECT_DOUBLE_EQ(a.worstRegret, 0.0);
+  CostModel::ChoiceQuality d = disagree.leaveOneOutChoice();
+  EXPECT_EQ(d.groups, 4u);
+  EXPECT_LT(d.fastest, 4u);
+  EXPECT_GT(d.worstRegret, 0.1);
+  // A group of one sample is not a choice.
+  CostModel single(testDevice());
+  single.addSample(ModelProblem{1024, 1024, 1024, 1, 2, 2, false, false}, small,
+                   50.0, 0);
+  EXPECT_EQ(single.leaveOneOutChoice().groups, 0u);
+}
+
 TEST(CostModel, DeviceModels) {
   EXPECT_EQ(deviceModelFor("NVIDIA H200", "9.0").name, "H200");
   EXPECT_DOUBLE_EQ(deviceModelFor("NVIDIA H200", "9.0").dramTBs, 4.8);
