@@ -19,11 +19,12 @@
 #                                [SANITIZER_BUDGET_S]
 #
 # 1. nvidia-smi; the GPU lit tests (scripts/gpu-remote-tests.sh: the
-#    GPU/cuda-* and Onnx/cuda-* tests), and on a CC 9.0 device the other
-#    GPU tests again with --target=sm_90a, log in OUT_DIR/lit.log; every
-#    test without a fixed target once more as sm_80 PTX, which the driver
-#    JIT-compiles for this device (what an Ampere card runs), log in
-#    OUT_DIR/lit-sm80.log; then the small GPU tests under compute-sanitizer
+#    GPU/cuda-*, Onnx/cuda-* and Interop/cuda-* tests), log in
+#    OUT_DIR/lit.log; at the same time, each in its own copy of the
+#    checkout, on a CC 9.0 device every test without a fixed target again
+#    with --target=sm_90a (OUT_DIR/lit-sm90a.log) and every such test as
+#    sm_80 PTX, which the driver JIT-compiles for this device (what an
+#    Ampere card runs; OUT_DIR/lit-sm80.log); then the small GPU tests under compute-sanitizer
 #    memcheck and racecheck (scripts/gpu-sanitize.sh, SANITIZER_BUDGET_S,
 #    default 300 s: on an H200, 2026-11-27, 60 s of memcheck and 30 s of
 #    racecheck saw no sanitized stc-run exit, and a process stopped early
@@ -39,7 +40,10 @@
 # 4. step e2e (not in the default steps; its own call, carrying
 #    .gpu-carry/libstc_runtime_cuda.so and e2e-work.tar.xz): the whole
 #    blocks against PyTorch (run-e2e, its own time budget),
-#    STC_SESSION_E2E_ONLY limits them; results in OUT_DIR/e2e-results.tar.
+#    STC_SESSION_E2E_ONLY limits them, STC_SESSION_E2E_BUDGET_S (480) bounds
+#    them, STC_SESSION_E2E_AB=1 runs them first with generated code
+#    waiting for its kernels (the A/B of stc_cuda_set_stream_nowait);
+#    results in OUT_DIR/e2e-results.tar.
 # 5. step tune (not in the default steps; its own call, e.g.
 #    STC_SESSION_STEPS=tune, carrying .gpu-carry/libstc_runtime_cuda.so and
 #    tune-work.tar.xz): every candidate of a build-tune checked and timed
@@ -77,35 +81,56 @@ if ! step tests; then
 fi
 if step tests; then
 
-echo "== lit (GPU tests) $(date -u +%T)"
+echo "== lit (GPU tests), three passes at once $(date -u +%T)"
 # lit's per-test timeout (a hung kernel) needs psutil.
 timeout_arg=()
 python3 -c "import psutil" 2>/dev/null && timeout_arg=(--timeout 150)
-bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" "(GPU|Onnx)/cuda-" \
-  -j 8 --show-pass --show-unsupported "${timeout_arg[@]}" >> "$out/lit.log" 2>&1 || status=1
-grep -E "^(PASS|FAIL|UNSUPPORTED|TIMEOUT|UNRESOLVED|XFAIL|XPASS):|Passed|Failed|Unsupported" \
-  "$out/lit.log"
-# The programs of the other GPU tests (epilogues, i8 fallbacks, the
-# mma.sp shape grid, convolutions) once more with --target=sm_90a: what
-# stc-run's default on a CC 9.0 device may become once they pass.
+# The three passes run at the same time (they only check results; nothing
+# is timed until the benchmarks): on an H200, 2026-11-27, all three took
+# 142 s together; one after the other they had taken about 250 s with fewer
+# tests (2026-11-27 morning). Each of the
+# other two runs in its own copy of this checkout (lit's Output
+# directories and the unpacked build would collide); the first in this one,
+# whose build/ and /tmp/stc-gpu the sanitizer steps below use.
+other_pass() { # NAME LOG FILTER [LIT ARGS...]
+  local name="$1" log="$2" filter="$3"; shift 3
+  local copy="/tmp/stc-session-$name"
+  rm -rf "$copy" && mkdir -p "$copy" &&
+    tar --exclude=./.gpu-carry --exclude=./build --exclude=./bench/work -cf - . |
+    tar -C "$copy" -xf - &&
+    STC_GPU_PRIV="/tmp/stc-gpu-$name" bash "$copy/scripts/gpu-remote-tests.sh" \
+      "$carry/stc-gpu-tests.tar.xz" "$filter" -j 6 --show-pass --show-unsupported \
+      "${timeout_arg[@]}" "$@" >> "$log" 2>&1
+}
+pids=()
+# Every test without a fixed target once more with --target=sm_90a (what
+# stc-run's default on a CC 9.0 device may become).
+sm90a=0
 if nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
     grep -q "^9.0"; then
-  echo "== lit, other GPU tests with --target=sm_90a $(date -u +%T)" | tee -a "$out/lit.log"
-  bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" \
-    "GPU/cuda-(conv|spmm-i8|linear-epilogue|spmm-shapes)\." -j 8 --show-pass --show-unsupported "${timeout_arg[@]}" \
-    --param gpu_target=sm_90a >> "$out/lit.log" 2>&1 || status=1
-  tail -n 4 "$out/lit.log"
+  sm90a=1
+  echo "== lit, GPU tests with --target=sm_90a $(date -u +%T)" > "$out/lit-sm90a.log"
+  other_pass sm90a "$out/lit-sm90a.log" "(GPU|Onnx|Interop)/cuda-(?!.*wgmma)" \
+    --param gpu_target=sm_90a &
+  pids+=($!)
 fi
-# Ampere code on this device: every GPU test whose programs take the
-# lit target (the wgmma tests name sm_90a themselves) as sm_80 PTX, which
-# the runtime hands to the driver to JIT-compile, as it does on any card
-# newer than the PTX's target.
-echo "== lit, GPU tests as sm_80 PTX (driver JIT) $(date -u +%T)" | tee "$out/lit-sm80.log"
+# Ampere code on this device: every GPU test whose programs take the lit
+# target (the wgmma tests name sm_90a themselves) as sm_80 PTX, which the
+# runtime hands to the driver to JIT-compile, as it does on any card newer
+# than the PTX's target.
+echo "== lit, GPU tests as sm_80 PTX (driver JIT) $(date -u +%T)" > "$out/lit-sm80.log"
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv >> "$out/lit-sm80.log" 2>&1
-bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" \
-  "(GPU|Onnx)/cuda-(?!.*wgmma)" -j 8 --show-pass --show-unsupported "${timeout_arg[@]}" \
-  --param gpu_target=sm_80 >> "$out/lit-sm80.log" 2>&1 || status=1
-grep -E "^(FAIL|TIMEOUT|UNRESOLVED):|Passed|Failed|Unsupported" "$out/lit-sm80.log"
+other_pass sm80 "$out/lit-sm80.log" "(GPU|Onnx|Interop)/cuda-(?!.*wgmma)" \
+  --param gpu_target=sm_80 &
+pids+=($!)
+bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" "(GPU|Onnx|Interop)/cuda-" \
+  -j 6 --show-pass --show-unsupported "${timeout_arg[@]}" >> "$out/lit.log" 2>&1 || status=1
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+for log in "$out/lit.log" "$out/lit-sm80.log" $([ "$sm90a" = 1 ] && echo "$out/lit-sm90a.log"); do
+  echo "-- ${log##*/}"
+  grep -E "^(FAIL|TIMEOUT|UNRESOLVED|XPASS):|^  Stc :: |Passed|Failed|Unsupported" "$log"
+done
+echo "== lit done $(date -u +%T)"
 # A failing sm_90a test: one small program under compute-sanitizer, whose
 # report (an out-of-bounds shared or global access, a misaligned TMA
 # destination) says more than a wrong number.
@@ -152,7 +177,17 @@ if step e2e; then
   rm -rf "$out/e2e" && mkdir -p "$out/e2e"
   only=()
   [ -n "${STC_SESSION_E2E_ONLY:-}" ] && only=("--only=$STC_SESSION_E2E_ONLY")
-  bench/run_gpu_bench.sh run-e2e --copy-to "$out/e2e" "${only[@]}" \
+  budget=(--time-budget "${STC_SESSION_E2E_BUDGET_S:-480}")
+  # STC_SESSION_E2E_AB=1: first with generated code waiting for its kernels
+  # (stc_cuda_set_stream), then without (stc_cuda_set_stream_nowait, the
+  # default), in the same call; the first's results in OUT_DIR/e2e/wait.
+  if [ -n "${STC_SESSION_E2E_AB:-}" ]; then
+    mkdir -p "$out/e2e/wait"
+    STC_E2E_STREAM=wait bench/run_gpu_bench.sh run-e2e --copy-to "$out/e2e/wait" \
+      "${only[@]}" "${budget[@]}" --no-compile > "$out/e2e/wait/e2e.log" 2>&1 || status=1
+    grep -A9 "^| block" "$out/e2e/wait/e2e.log"
+  fi
+  bench/run_gpu_bench.sh run-e2e --copy-to "$out/e2e" "${only[@]}" "${budget[@]}" \
     > "$out/e2e.log" 2>&1 || status=1
   tar -C "$out" -cf "$out/e2e-results.tar" e2e && rm -rf "${out:?}/e2e"
   tail -n 5 "$out/e2e.log"

@@ -125,7 +125,13 @@ class E2EWorker(bc.Worker):
         else:
             # The no-wait form where this library has it (libraries built
             # before it lack the symbol): what a PyTorch operator does.
-            set_stream = getattr(L, "stc_cuda_set_stream_nowait", None) or L.stc_cuda_set_stream
+            # STC_E2E_STREAM=wait: the waiting form, for an A/B of the two
+            # in one device call (the mode is in the results' env).
+            nowait = getattr(L, "stc_cuda_set_stream_nowait", None)
+            if os.environ.get("STC_E2E_STREAM", "nowait") == "wait":
+                nowait = None
+            set_stream = nowait or L.stc_cuda_set_stream
+            self.stream_mode = "nowait" if nowait else "wait"
             set_stream.argtypes = [ctypes.c_void_p]
             set_stream.restype = None
             L.mgpuMemFree.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
@@ -145,6 +151,7 @@ class E2EWorker(bc.Worker):
                 self.env_extra = {"nvidia_smi": bc.nvidia_smi()}
             except Exception as e:  # noqa: BLE001
                 self.env_extra = {"nvidia_smi": "failed: %s" % e}
+            self.env_extra["stc_stream"] = self.stream_mode
 
     # -- tensors ----------------------------------------------------------------
     def linear(self, x, w, bias=None):
