@@ -359,9 +359,13 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
   if (std::optional<TuningData::Hit> hit = tuning->exactHit(*key, !dense);
       hit && quietlyFits(hit->config)) {
     InFlightDiagnostic d = op->emitRemark();
-    d << kPass << ": tuning database: exact hit for " << key->str() << " on "
-      << tuning->deviceName()
+    d << kPass
+      << ": tuning database: " << (hit->otherBatch ? "hit" : "exact hit")
+      << " for " << key->str() << " on " << tuning->deviceName()
       << (hit->epilogueFallback ? " (measured without the epilogue)" : "")
+      << (hit->otherBatch
+              ? llvm::formatv(" (measured at batch {0})", hit->otherBatch).str()
+              : std::string())
       << ": " << hit->config << " measured "
       << llvm::formatv("{0:F1}", hit->measured->medianUs) << " us";
     alternatives(d);

@@ -11,6 +11,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::stc;
@@ -110,6 +111,29 @@ std::optional<TuningData::Hit> TuningData::exactHit(tuning::TuningKey key,
     entry = db.find(device, key);
     fallback = entry != nullptr;
   }
+  int64_t otherBatch = 0;
+  if (!entry && key.conv) {
+    // The same layer at the nearest batch size (in ratio), with or without
+    // the epilogue as above.
+    double nearest = 0;
+    for (const tuning::TuningEntry *e : db.entriesFor(device, key.arch)) {
+      if (!e->key.conv || e->key.dtype != key.dtype || e->key.out != key.out ||
+          e->key.epilogue != key.epilogue)
+        continue;
+      tuning::ConvShape other = *e->key.conv;
+      other.n = key.conv->n;
+      if (!(other == *key.conv))
+        continue;
+      double ratio =
+          std::abs(std::log(double(e->key.conv->n) / double(key.conv->n)));
+      if (!entry || ratio < nearest) {
+        entry = e;
+        nearest = ratio;
+      }
+    }
+    if (entry)
+      otherBatch = entry->key.conv->n;
+  }
   if (!entry)
     return std::nullopt;
   // The best measured kernel of the kind asked for; `best` and
@@ -131,7 +155,7 @@ std::optional<TuningData::Hit> TuningData::exactHit(tuning::TuningKey key,
   KernelConfigAttr config = parseKernelConfig(context, measured->config, why);
   if (!config || config.getArch() != arch)
     return std::nullopt;
-  return Hit{measured, config, fallback, &entry->best};
+  return Hit{measured, config, fallback, otherBatch, &entry->best};
 }
 
 std::optional<PredictedBest>

@@ -36,11 +36,18 @@ public:
   /// The fastest measured candidate of the kind asked for (a sparse or a
   /// dense kernel) for `key`'s problem, or null. A key with an epilogue
   /// also takes the entry without one (an epilogue barely moves a GEMM's
-  /// time); `epilogueFallback` says when that happened.
+  /// time); `epilogueFallback` says when that happened. A convolution
+  /// without an entry takes the entry of the same layer at the nearest
+  /// other batch size (`otherBatch`): the tuner measures ResNet-50's
+  /// layers at batch 32, and a kernel's block and pixel tiles are chosen
+  /// per output tile, which the batch only multiplies.
   struct Hit {
     const tuning::MeasuredConfig *measured = nullptr;
     stc_gpu::KernelConfigAttr config;
     bool epilogueFallback = false;
+    /// A convolution measured at another batch size (this one's geometry
+    /// otherwise): that batch; 0 for an entry of this very problem.
+    int64_t otherBatch = 0;
     /// The entry's overall best (sparse or dense).
     const tuning::MeasuredConfig *best = nullptr;
   };

@@ -1,7 +1,8 @@
 // stc-configure-gpu-kernels with a tuning database (docs/TUNING.md,
 // "Using it"): a measured configuration for an op's key wins (even one that
 // is not the heuristic's: 128x128 with 3 slots); an op with an epilogue
-// takes the entry measured without one; an op without an entry gets the
+// takes the entry measured without one, a convolution without one the
+// same layer's at another batch; an op without an entry gets the
 // cost model's choice among its candidates (the database's samples make
 // 128x128 wgmma tiles three times as efficient as 128x256 ones, so the
 // heuristic's 128x256 loses); a dense contraction looks up dense
@@ -18,6 +19,7 @@
 // CHECK: remark: stc-configure-gpu-kernels: cost model (NVIDIA H200): #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 6> predicted {{[0-9.]+}} us (2 samples of sparse wgmma 128x128 s6); the heuristic's {{[0-9.]+}} us
 // CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for matmul 4096x4096x4096 f16->f16 none on sm_90a on NVIDIA H200: #stc_gpu.kernel_config<arch = sm_90a, family = staged, block_rows = 128, block_cols = 128, stages = 3, ordered_metadata = false, warp_rows = 64, warp_cols = 64> measured 420.0 us
 // CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for conv 2x8x8x64 * 64x3x3 s1,1 p1,1,1,1 d1,1 g1 f16->f16 none on sm_90a on NVIDIA H200: #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16> measured 7.5 us; predicted best sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}} s{{[0-9]}}){{$}}
+// CHECK: remark: stc-configure-gpu-kernels: tuning database: hit for conv 8x8x8x64 * 64x3x3 s1,1 p1,1,1,1 d1,1 g1 f16->f16 none on sm_90a on NVIDIA H200 (measured at batch 2): #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16> measured 7.5 us
 
 // CHECK-LABEL: func.func @measured
 // CHECK: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 3>}
@@ -70,4 +72,15 @@ func.func @conv(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>, %x: tensor<2x8x8x
   %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>}
       : tensor<64x288xf16>, tensor<64x36xi16>, tensor<2x8x8x64xf16> -> tensor<2x8x8x64xf16>
   return %y : tensor<2x8x8x64xf16>
+}
+
+// The same layer at batch 8, which the database measured at batch 2 only:
+// that measurement (the tiles are per output tile; the batch multiplies
+// them), said in the remark.
+// CHECK-LABEL: func.func @conv_batch8
+// CHECK: stc.conv {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16>
+func.func @conv_batch8(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>, %x: tensor<8x8x8x64xf16>) -> tensor<8x8x8x64xf16> {
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>}
+      : tensor<64x288xf16>, tensor<64x36xi16>, tensor<8x8x8x64xf16> -> tensor<8x8x8x64xf16>
+  return %y : tensor<8x8x8x64xf16>
 }
