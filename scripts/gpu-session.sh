@@ -21,8 +21,9 @@
 # 1. nvidia-smi; the GPU lit tests (scripts/gpu-remote-tests.sh: the
 #    GPU/cuda-*, Onnx/cuda-* and Interop/cuda-* tests), log in
 #    OUT_DIR/lit.log; at the same time, each in its own copy of the
-#    checkout, on a CC 9.0 device every test without a fixed target again
-#    with --target=sm_90a (OUT_DIR/lit-sm90a.log) and every such test as
+#    checkout, on a CC 9.0 device (whose default is sm_90a) every test
+#    without a fixed target again with --target=sm_90, the mma.sp kernels
+#    (OUT_DIR/lit-sm90.log), and every such test as
 #    sm_80 PTX, which the driver JIT-compiles for this device (what an
 #    Ampere card runs; OUT_DIR/lit-sm80.log); then the small GPU tests under compute-sanitizer
 #    memcheck and racecheck (scripts/gpu-sanitize.sh, SANITIZER_BUDGET_S,
@@ -103,15 +104,16 @@ other_pass() { # NAME LOG FILTER [LIT ARGS...]
       "${timeout_arg[@]}" "$@" >> "$log" 2>&1
 }
 pids=()
-# Every test without a fixed target once more with --target=sm_90a (what
-# stc-run's default on a CC 9.0 device may become).
-sm90a=0
+# On a Hopper stc-run's own choice is sm_90a (the wgmma kernels), so the
+# mma.sp kernels run only where a test names sm_90: every test without a
+# fixed target once more with --target=sm_90.
+sm90=0
 if nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
     grep -q "^9.0"; then
-  sm90a=1
-  echo "== lit, GPU tests with --target=sm_90a $(date -u +%T)" > "$out/lit-sm90a.log"
-  other_pass sm90a "$out/lit-sm90a.log" "(GPU|Onnx|Interop)/cuda-(?!.*wgmma)" \
-    --param gpu_target=sm_90a &
+  sm90=1
+  echo "== lit, GPU tests with --target=sm_90 (mma.sp on a Hopper) $(date -u +%T)" > "$out/lit-sm90.log"
+  other_pass sm90 "$out/lit-sm90.log" "(GPU|Onnx|Interop)/cuda-(?!.*wgmma)" \
+    --param gpu_target=sm_90 &
   pids+=($!)
 fi
 # Ampere code on this device: every GPU test whose programs take the lit
@@ -126,7 +128,7 @@ pids+=($!)
 bash scripts/gpu-remote-tests.sh "$carry/stc-gpu-tests.tar.xz" "(GPU|Onnx|Interop)/cuda-" \
   -j 6 --show-pass --show-unsupported "${timeout_arg[@]}" >> "$out/lit.log" 2>&1 || status=1
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-for log in "$out/lit.log" "$out/lit-sm80.log" $([ "$sm90a" = 1 ] && echo "$out/lit-sm90a.log"); do
+for log in "$out/lit.log" "$out/lit-sm80.log" $([ "$sm90" = 1 ] && echo "$out/lit-sm90.log"); do
   echo "-- ${log##*/}"
   grep -E "^(FAIL|TIMEOUT|UNRESOLVED|XPASS):|^  Stc :: |Passed|Failed|Unsupported" "$log"
 done

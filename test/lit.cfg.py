@@ -55,7 +55,8 @@ config.substitutions.append(("%stc_version", config.stc_version))
 # %gpu_target: the GPU tests' target, empty (stc-run's choice for the device)
 # unless lit is run with --param gpu_target=sm_90a (or another sm_XY), so
 # that one GPU machine runs the same programs for a second target
-# (scripts/gpu-session.sh does, for sm_90a).
+# (scripts/gpu-session.sh does: sm_80 PTX, and sm_90 on a Hopper, whose
+# default is sm_90a).
 gpu_target = lit_config.params.get("gpu_target", "")
 config.substitutions.append(
     ("%gpu_target", "--target=" + gpu_target if gpu_target else ""))
