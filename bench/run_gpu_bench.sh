@@ -31,11 +31,14 @@
 #       bench/work/gpu/cutlass2/, where nvcc and the CUTLASS archive are
 #       (else recorded as unavailable, with the reason).
 #   bench/run_gpu_bench.sh run [--copy-to DIR] [--time-budget S] [--only REGEX]
+#         [--order dtype|manifest]
 #       On the GPU machine, from the repository root, with bench/work/gpu
 #       carried: check and time every built program and the baselines (i8:
 #       cuBLAS torch._int_mm, cuSPARSELt with int32 outputs; rates in TOPS);
 #       writes bench/results/gpu-gemm-<UTC time>-<commit>.{json,md}
-#       (copies, plus the worker's raw .jsonl, in DIR when given).
+#       (copies, plus the worker's raw .jsonl, in DIR when given). Every f16
+#       program is timed first, then bf16, then i8 (--order manifest: as
+#       listed), so a run its budget cuts short covers the table in f16.
 #   bench/run_gpu_bench.sh build-conv [--quick] [--mock] [--only REGEX]
 #       The convolution benchmark (bench/README.md, "GPU convolutions"):
 #       every distinct ResNet-50 convolution at batch 32 and 256, f16 NHWC,

@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 
 import numpy as np  # noqa: E402
 
+import benchcommon as bc  # noqa: E402,F401
 import build_conv_programs  # noqa: E402,F401
 import build_programs  # noqa: E402,F401
 import conv_kernel  # noqa: E402,F401

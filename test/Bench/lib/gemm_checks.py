@@ -955,7 +955,25 @@ def t_fallback_kernel():
     return "aligned: the staged kernel; unaligned rows or leading dimension: the fallback"
 
 
+def t_run_order():
+    """benchcommon.run_order: "dtype" times every f16 program first, then
+    bf16, then the rest (i8), each in the manifest's order; "manifest" keeps
+    the list; anything else is an error."""
+    progs = [{"name": n, "dtype": d} for n, d in
+             (("a-f16", "f16"), ("a-bf16", "bf16"), ("a-i8", "i8"),
+              ("b-f16", "f16"), ("b-bf16", "bf16"), ("b-i8", "i8"), ("c", None))]
+    idx = list(range(len(progs)))
+    got = [progs[i]["name"] for i in bc.run_order(idx, progs, "dtype")]
+    assert got == ["a-f16", "b-f16", "a-bf16", "b-bf16", "a-i8", "b-i8", "c"], got
+    assert bc.run_order(idx, progs, "manifest") == idx
+    assert bc.run_order([5, 3, 0], progs, "dtype") == [3, 0, 5]
+    expect_error(lambda: bc.run_order(idx, progs, "random"),
+                 "unknown run order 'random' (manifest or dtype)")
+    return "dtype: f16, bf16, the rest, manifest order within; manifest: unchanged"
+
+
 CHECKS = {
+    "run-order": t_run_order,
     "format-vs-ref": t_format_vs_ref,
     "format-errors": t_format_errors,
     "kernel-info": t_kernel_info,
