@@ -68,10 +68,22 @@ TuningData::load(Operation *where, StringRef pass, GpuArch arch,
             data->db.add((*buffer)->getBuffer(), userPath))
       return fail(*error);
     tuning::TuningDb user;
-    if (device.empty() && !user.add((*buffer)->getBuffer(), userPath))
+    bool userHasTarget = true;
+    if (device.empty() && !user.add((*buffer)->getBuffer(), userPath)) {
       device = user.chooseDevice(cc, archName, "");
+      userHasTarget = !device.empty();
+    }
+    data->device = data->db.chooseDevice(cc, archName, device);
+    // The user's file says nothing of this target, but the committed one
+    // does: say whose measurements apply.
+    if (!userHasTarget && !data->device.empty())
+      where->emitRemark() << pass << ": '" << userPath
+                          << "' has no tuning data for " << archName
+                          << "; the built-in database's (" << data->device
+                          << ") applies";
+  } else {
+    data->device = data->db.chooseDevice(cc, archName, device);
   }
-  data->device = data->db.chooseDevice(cc, archName, device);
   if (data->device.empty() && (!userPath.empty() || !requestedDevice.empty()))
     where->emitRemark() << pass << ": no tuning data for " << archName
                         << (requestedDevice.empty()
