@@ -23,9 +23,9 @@
 #    OUT_DIR/lit.log; at the same time, each in its own copy of the
 #    checkout, on a CC 9.0 device (whose default is sm_90a) every test
 #    without a fixed target again with --target=sm_90, the mma.sp kernels
-#    (OUT_DIR/lit-sm90.log), and every such test as
-#    sm_80 PTX, which the driver JIT-compiles for this device (what an
-#    Ampere card runs; OUT_DIR/lit-sm80.log); then the small GPU tests under compute-sanitizer
+#    (OUT_DIR/lit-sm90.log), and every such test as sm_80 PTX, which the
+#    driver JIT-compiles for this device (what an Ampere card runs;
+#    OUT_DIR/lit-sm80.log); then the small GPU tests under compute-sanitizer
 #    memcheck and racecheck (scripts/gpu-sanitize.sh, SANITIZER_BUDGET_S,
 #    default 300 s: on an H200, 2026-11-27, 60 s of memcheck and 30 s of
 #    racecheck saw no sanitized stc-run exit, and a process stopped early
@@ -89,10 +89,10 @@ python3 -c "import psutil" 2>/dev/null && timeout_arg=(--timeout 150)
 # The three passes run at the same time (they only check results; nothing
 # is timed until the benchmarks): on an H200, 2026-11-27, all three took
 # 142 s together; one after the other they had taken about 250 s with fewer
-# tests (2026-11-27 morning). Each of the
-# other two runs in its own copy of this checkout (lit's Output
-# directories and the unpacked build would collide); the first in this one,
-# whose build/ and /tmp/stc-gpu the sanitizer steps below use.
+# tests (2026-11-27 morning). Each of the other two runs in its own copy of
+# this checkout (lit's Output directories and the unpacked build would
+# collide); the first in this one, whose build/ and /tmp/stc-gpu the
+# sanitizer steps below use.
 other_pass() { # NAME LOG FILTER [LIT ARGS...]
   local name="$1" log="$2" filter="$3"; shift 3
   local copy="/tmp/stc-session-$name"

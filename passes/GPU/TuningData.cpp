@@ -54,11 +54,8 @@ TuningData::load(Operation *where, StringRef pass, GpuArch arch,
       return fail(*error);
   std::string archName = stc_gpu::stringifyGpuArch(arch).str();
   std::string cc = tuning::computeCapabilityOf(archName);
-  // Without --tuning-device, a user's file names the device: the one with
-  // the most entries there for this target, even where the committed
-  // database has more of another (a user who tuned on their own card means
-  // that card).
   std::string device = requestedDevice.str();
+  bool userLacksTarget = false;
   if (!userPath.empty()) {
     auto buffer = llvm::MemoryBuffer::getFile(userPath, /*IsText=*/true);
     if (!buffer)
@@ -67,23 +64,25 @@ TuningData::load(Operation *where, StringRef pass, GpuArch arch,
     if (std::optional<std::string> error =
             data->db.add((*buffer)->getBuffer(), userPath))
       return fail(*error);
-    tuning::TuningDb user;
-    bool userHasTarget = true;
-    if (device.empty() && !user.add((*buffer)->getBuffer(), userPath)) {
+    // Without --tuning-device, a user's file names the device: the one with
+    // the most entries there for this target, even where the committed
+    // database has more of another (a user who tuned on their own card
+    // means that card). The file alone, read again (it read above).
+    if (device.empty()) {
+      tuning::TuningDb user;
+      (void)user.add((*buffer)->getBuffer(), userPath);
       device = user.chooseDevice(cc, archName, "");
-      userHasTarget = !device.empty();
+      userLacksTarget = device.empty();
     }
-    data->device = data->db.chooseDevice(cc, archName, device);
-    // The user's file says nothing of this target, but the committed one
-    // does: say whose measurements apply.
-    if (!userHasTarget && !data->device.empty())
-      where->emitRemark() << pass << ": '" << userPath
-                          << "' has no tuning data for " << archName
-                          << "; the built-in database's (" << data->device
-                          << ") applies";
-  } else {
-    data->device = data->db.chooseDevice(cc, archName, device);
   }
+  data->device = data->db.chooseDevice(cc, archName, device);
+  // The user's file says nothing of this target, but the committed one
+  // does: say whose measurements apply.
+  if (userLacksTarget && !data->device.empty())
+    where->emitRemark() << pass << ": '" << userPath
+                        << "' has no tuning data for " << archName
+                        << "; the built-in database's (" << data->device
+                        << ") applies";
   if (data->device.empty() && (!userPath.empty() || !requestedDevice.empty()))
     where->emitRemark() << pass << ": no tuning data for " << archName
                         << (requestedDevice.empty()
@@ -116,17 +115,16 @@ std::optional<TuningData::Hit> TuningData::exactHit(tuning::TuningKey key,
                                                     bool sparse) const {
   if (!hasData())
     return std::nullopt;
+  // This problem's entry; else, with an epilogue, the one without it; else,
+  // for a convolution, the same layer's (epilogue as found so far) at the
+  // nearest batch size, in ratio.
+  const std::string epilogue = key.epilogue;
   const tuning::TuningEntry *entry = db.find(device, key);
-  bool fallback = false;
   if (!entry && key.epilogue != "none") {
     key.epilogue = "none";
     entry = db.find(device, key);
-    fallback = entry != nullptr;
   }
-  int64_t otherBatch = 0;
   if (!entry && key.conv) {
-    // The same layer at the nearest batch size (in ratio), with or without
-    // the epilogue as above.
     double nearest = 0;
     for (const tuning::TuningEntry *e : db.entriesFor(device, key.arch)) {
       if (!e->key.conv || e->key.dtype != key.dtype || e->key.out != key.out ||
@@ -143,11 +141,12 @@ std::optional<TuningData::Hit> TuningData::exactHit(tuning::TuningKey key,
         nearest = ratio;
       }
     }
-    if (entry)
-      otherBatch = entry->key.conv->n;
   }
   if (!entry)
     return std::nullopt;
+  bool fallback = entry->key.epilogue != epilogue;
+  int64_t otherBatch =
+      key.conv && entry->key.conv->n != key.conv->n ? entry->key.conv->n : 0;
   // The best measured kernel of the kind asked for; `best` and
   // `runner_up` are among the candidates when the tuner wrote them.
   const tuning::MeasuredConfig *measured = nullptr;

@@ -20,6 +20,7 @@
 // CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for matmul 4096x4096x4096 f16->f16 none on sm_90a on NVIDIA H200: #stc_gpu.kernel_config<arch = sm_90a, family = staged, block_rows = 128, block_cols = 128, stages = 3, ordered_metadata = false, warp_rows = 64, warp_cols = 64> measured 420.0 us
 // CHECK: remark: stc-configure-gpu-kernels: tuning database: exact hit for conv 2x8x8x64 * 64x3x3 s1,1 p1,1,1,1 d1,1 g1 f16->f16 none on sm_90a on NVIDIA H200: #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16> measured 7.5 us; predicted best sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}} s{{[0-9]}}){{$}}
 // CHECK: remark: stc-configure-gpu-kernels: tuning database: hit for conv 8x8x8x64 * 64x3x3 s1,1 p1,1,1,1 d1,1 g1 f16->f16 none on sm_90a on NVIDIA H200 (measured at batch 2): #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16> measured 7.5 us
+// CHECK: remark: stc-configure-gpu-kernels: tuning database: hit for conv 8x8x8x64 * 64x3x3 s1,1 p1,1,1,1 d1,1 g1 f16->f16 bias on sm_90a on NVIDIA H200 (measured without the epilogue) (measured at batch 2): #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16> measured 7.5 us
 
 // CHECK-LABEL: func.func @measured
 // CHECK: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 3>}
@@ -81,6 +82,16 @@ func.func @conv(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>, %x: tensor<2x8x8x
 // CHECK: stc.conv {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16>
 func.func @conv_batch8(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>, %x: tensor<8x8x8x64xf16>) -> tensor<8x8x8x64xf16> {
   %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>}
+      : tensor<64x288xf16>, tensor<64x36xi16>, tensor<8x8x8x64xf16> -> tensor<8x8x8x64xf16>
+  return %y : tensor<8x8x8x64xf16>
+}
+
+// With a bias as well: the entry without the epilogue, at batch 2, and the
+// remark says both.
+// CHECK-LABEL: func.func @conv_batch8_bias
+// CHECK: stc.conv {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 128, stages = 6, pixel_tile_h = 8, pixel_tile_w = 16>
+func.func @conv_batch8_bias(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>, %x: tensor<8x8x8x64xf16>, %b: tensor<64xf16>) -> tensor<8x8x8x64xf16> {
+  %y = stc.conv %v, %m, %x bias(%b : tensor<64xf16>) {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>}
       : tensor<64x288xf16>, tensor<64x36xi16>, tensor<8x8x8x64xf16> -> tensor<8x8x8x64xf16>
   return %y : tensor<8x8x8x64xf16>
 }
