@@ -102,10 +102,13 @@ private:
   FailureOr<KernelConfigAttr> configureMmaSp(Operation *op, const Problem &pb,
                                              GpuArch arch, bool f16Acc,
                                              const GpuKernelOptions &k);
-  /// A dense contraction: the staged kernel with a dense S, on every
-  /// architecture (mma.sync m16n8k16 is on sm_80 and later), with the
-  /// block, warp, stage and group knobs; `kernel=` chooses among the
-  /// sparse kernels only.
+  /// A dense contraction: on sm_90a the wgmma kernel with a dense A where
+  /// it applies (one matrix product, f32 accumulation, A from shared
+  /// memory), else the staged kernel with a dense S (mma.sync m16n8k16 is
+  /// on sm_80 and later), with the block, warp, stage and group knobs.
+  /// `kernel=staged` keeps the staged kernel on sm_90a, `kernel=wgmma`
+  /// asks for the wgmma one (an error where it cannot apply), and
+  /// `kernel=direct` concerns the sparse ops only.
   FailureOr<KernelConfigAttr> configureDense(Operation *op, const Problem &pb,
                                              GpuArch arch,
                                              const GpuKernelOptions &k);
@@ -210,12 +213,13 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
   HopperDevice device;
   HopperKernelShape shape;
   shape.elementBytes = pb.int8 ? 1 : 2;
+  shape.denseA = pb.denseS;
   bool known = !ShapedType::isDynamic(pb.rows) &&
                !ShapedType::isDynamic(pb.cols) &&
                !ShapedType::isDynamic(pb.depth);
   if (known) {
-    HopperTiling tiling =
-        chooseHopperTiling({pb.rows, pb.cols, pb.depth, shape.elementBytes});
+    HopperTiling tiling = chooseHopperTiling(
+        {pb.rows, pb.cols, pb.depth, shape.elementBytes, pb.denseS});
     shape.blockRows = tiling.blockRows;
     shape.blockCols = tiling.blockCols;
     // The heuristic's cluster pair. Without TMA multicast of B (opt-in,
@@ -257,12 +261,13 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
                            << ") must be a multiple of the kernel's cluster "
                               "rows ("
                            << shape.clusterRows << ")";
-  shape.stages = k.wgmmaStages
-                     ? k.wgmmaStages
-                     : hopperStagesThatFit(
-                           hopperStageBytes(shape.blockRows, shape.blockCols,
-                                            shape.blockK(), shape.elementBytes),
-                           device);
+  shape.stages =
+      k.wgmmaStages
+          ? k.wgmmaStages
+          : hopperStagesThatFit(
+                hopperStageBytes(shape.blockRows, shape.blockCols,
+                                 shape.blockK(), shape.elementBytes, pb.denseS),
+                device);
   if (pb.conv) {
     // A square-ish pixel tile of BN pixels, rows of 8 or 16 (a power of
     // two: the epilogue's divisions are shifts).
@@ -285,6 +290,26 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
 FailureOr<KernelConfigAttr>
 ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
                                     GpuArch arch, const GpuKernelOptions &k) {
+  bool f16Acc = k.accumulate == "f16" && pb.inputType.isF16();
+  std::optional<KernelFamily> requested = k.requestedFamily();
+  if (stc_gpu::hasWgmma(arch) && requested != KernelFamily::staged) {
+    std::string whyNot = pb.batched ? "one matrix product (no batch)"
+                         : f16Acc   ? "f32 accumulation (accumulate=f16 "
+                                      "was asked for)"
+                         : k.wgmmaA != "smem"
+                             ? "A from shared memory (wgmma-a=registers "
+                               "was asked for)"
+                             : "";
+    if (whyNot.empty())
+      return configureWgmma(op, pb, k);
+    if (requested == KernelFamily::wgmma)
+      return op->emitError()
+             << kPass << ": the dense wgmma kernel needs " << whyNot;
+    op->emitRemark() << kPass << ": sm_90a: dense " << op->getName()
+                     << " on the mma.sync kernel, since the wgmma kernel "
+                        "needs "
+                     << whyNot;
+  }
   auto known = [](int64_t v) { return ShapedType::isDynamic(v) ? -1 : v; };
   auto [tileRows, tileCols] =
       chooseMmaSpBlockTile(known(pb.rows), known(pb.cols));
@@ -297,7 +322,6 @@ ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
     warpRows = k.warpRows;
   if (k.warpCols)
     warpCols = k.warpCols;
-  bool f16Acc = k.accumulate == "f16" && pb.inputType.isF16();
   KernelConfigAttr config = KernelConfigAttr::getChecked(
       configError(op), op->getContext(), arch, KernelFamily::staged, tileRows,
       tileCols, k.stages, /*cluster_rows=*/int64_t{1},
@@ -346,7 +370,9 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
         model, mp,
         modelCandidates(arch, /*sparse=*/true, stc_gpu::hasWgmma(arch)));
   else if (!pb.conv && (pb.inputType.isF16() || pb.inputType.isBF16()))
-    otherBest = predictBest(model, mp, modelCandidates(arch, false, false));
+    otherBest = predictBest(
+        model, mp,
+        modelCandidates(arch, /*sparse=*/false, stc_gpu::hasWgmma(arch)));
   auto alternatives = [&](InFlightDiagnostic &d) {
     d << "; predicted best " << (dense ? "dense " : "sparse ")
       << llvm::formatv("{0:F1}", ownBest->second.us) << " us ("
@@ -356,8 +382,29 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
         << llvm::formatv("{0:F1}", otherBest->prediction.us) << " us ("
         << otherBest->kernel.classKey() << ")";
   };
-  if (std::optional<TuningData::Hit> hit = tuning->exactHit(*key, !dense);
-      hit && quietlyFits(hit->config)) {
+  double margin = tuning->predictionMargin();
+  tuning::CostModel::Prediction heuristicTime = predicted.front().second;
+  std::optional<TuningData::Hit> hit = tuning->exactHit(*key, !dense);
+  if (hit && quietlyFits(hit->config) &&
+      !llvm::is_contained(hit->families, heuristic.getFamily()) &&
+      heuristicTime.us < (1 - margin) * hit->measured->medianUs) {
+    // The entry measured other families only (it predates the heuristic's
+    // kernel, as the H200 data predates the dense wgmma kernel): its best
+    // stands unless the heuristic's kernel is predicted faster by more
+    // than the model's typical error.
+    InFlightDiagnostic d = op->emitRemark();
+    d << kPass << ": tuning database: the entry for " << key->str() << " on "
+      << tuning->deviceName() << " has no measurement of the "
+      << stc_gpu::stringifyKernelFamily(heuristic.getFamily())
+      << " kernel; its best, " << hit->config << ", measured "
+      << llvm::formatv("{0:F1}", hit->measured->medianUs)
+      << " us, the heuristic's " << heuristic << " is predicted "
+      << llvm::formatv("{0:F1}", heuristicTime.us) << " us ("
+      << heuristicTime.basis << ")";
+    alternatives(d);
+    return heuristic;
+  }
+  if (hit && quietlyFits(hit->config)) {
     InFlightDiagnostic d = op->emitRemark();
     d << kPass
       << ": tuning database: " << (hit->otherBatch ? "hit" : "exact hit")
@@ -374,8 +421,6 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
   // The heuristic (the first candidate) stays unless another is predicted
   // faster by more than the model's typical error (predictionMargin).
   KernelConfigAttr chosen = heuristic;
-  double margin = tuning->predictionMargin();
-  tuning::CostModel::Prediction heuristicTime = predicted.front().second;
   tuning::CostModel::Prediction chosenTime = heuristicTime;
   for (auto &[candidate, p] : predicted)
     if (p.us < chosenTime.us && p.us < (1 - margin) * heuristicTime.us) {

@@ -107,6 +107,8 @@ void EmulateGpuKernels::declareRuntime() {
   declare(
       runtimeSymbol(RuntimeEntryPoint::EmuWgmmaSpSs),
       {i32, i32, i64, i64, i32, i32, i32, i32, i32, i32, i32, ptr, i64, ptr});
+  declare(runtimeSymbol(RuntimeEntryPoint::EmuWgmmaSs),
+          {i32, i32, i64, i64, i32, i32, i32, i32, i32, ptr, i64, ptr});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuLdmatrix), {ptr, i32, i32, ptr});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuCpAsync), {ptr, ptr, i32, i32});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuBarrier), {});

@@ -72,6 +72,30 @@ static Value loadWord(ImplicitLocOpBuilder &b, Value base, Type wordType,
   return v;
 }
 
+/// The shared memory a wgmma's descriptors address: the kernel's dynamic
+/// shared memory, or else the module's one static shared-memory global.
+static LogicalResult sharedWindowOf(Operation *op,
+                                    const EmulatedSharedMemory &shared,
+                                    LLVM::GlobalOp &smem, int64_t &smemBytes) {
+  smem = shared.dynamicGlobal;
+  smemBytes = shared.dynamicBytes;
+  if (smem)
+    return success();
+  if (shared.staticGlobals.size() != 1)
+    return op->emitError("stc-emulate-gpu: ")
+           << op->getName()
+           << " is emulated in a kernel module with exactly one shared-memory "
+              "global (its descriptors address it), not "
+           << shared.staticGlobals.size();
+  smem = shared.staticGlobals.front();
+  smemBytes = DataLayout::closest(smem).getTypeSize(smem.getGlobalType());
+  if (smemBytes <= 0 || uint64_t(smemBytes) > kEmulatedSmemAlignment)
+    return op->emitError("stc-emulate-gpu: the shared-memory global @")
+           << smem.getSymName() << " of " << smemBytes
+           << " bytes does not fit the 256 KiB a descriptor addresses";
+  return success();
+}
+
 static LogicalResult emulateWgmma(stc_gpu::WgmmaSpOp op,
                                   const EmulatedSharedMemory &shared) {
   Type aType = op.getAType(), bType = op.getBType(), dType = op.getDType();
@@ -98,23 +122,10 @@ static LogicalResult emulateWgmma(stc_gpu::WgmmaSpOp op,
                         "with f32 accumulators (or f16 with f16), or s8 "
                         "inputs with i32 accumulators (not satfinite), is "
                         "emulated");
-  // The B descriptor addresses the kernel's dynamic shared memory, or else
-  // the module's one static shared-memory global.
-  LLVM::GlobalOp smem = shared.dynamicGlobal;
-  int64_t smemBytes = shared.dynamicBytes;
-  if (!smem) {
-    if (shared.staticGlobals.size() != 1)
-      return op.emitError("stc-emulate-gpu: stc_gpu.wgmma_sp is emulated in a "
-                          "kernel module with exactly one shared-memory "
-                          "global (its B descriptor addresses it), not ")
-             << shared.staticGlobals.size();
-    smem = shared.staticGlobals.front();
-    smemBytes = DataLayout::closest(smem).getTypeSize(smem.getGlobalType());
-    if (smemBytes <= 0 || uint64_t(smemBytes) > kEmulatedSmemAlignment)
-      return op.emitError("stc-emulate-gpu: the shared-memory global @")
-             << smem.getSymName() << " of " << smemBytes
-             << " bytes does not fit the 256 KiB a descriptor addresses";
-  }
+  LLVM::GlobalOp smem;
+  int64_t smemBytes = 0;
+  if (failed(sharedWindowOf(op, shared, smem, smemBytes)))
+    return failure();
 
   MLIRContext *ctx = op.getContext();
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
@@ -158,6 +169,79 @@ static LogicalResult emulateWgmma(stc_gpu::WgmmaSpOp op,
   for (auto [i, result] : llvm::enumerate(op.getNewAcc()))
     results.push_back(loadWord(b, d, wordType, int32_t(i), result.getType()));
   op.replaceAllUsesWith(results);
+  op.erase();
+  return success();
+}
+
+/// nvvm.wgmma.mma_async (the dense instruction; A and B from shared
+/// memory): the accumulators out of the op's struct into a stack slot,
+/// stc_emu_wgmma_ss, and the slot back into a struct.
+static LogicalResult emulateDenseWgmma(NVVM::WgmmaMmaAsyncOp op,
+                                       const EmulatedSharedMemory &shared) {
+  using NVVM::WGMMATypes;
+  WGMMATypes aType = op.getTypeA(), bType = op.getTypeB(),
+             dType = op.getTypeD();
+  int64_t kindValue = -1;
+  if (aType == WGMMATypes::f16 && bType == WGMMATypes::f16)
+    kindValue = dType == WGMMATypes::f32   ? STC_EMU_WGMMA_SP_F32_F16
+                : dType == WGMMATypes::f16 ? STC_EMU_WGMMA_SP_F16_F16
+                                           : -1;
+  else if (aType == WGMMATypes::bf16 && bType == WGMMATypes::bf16 &&
+           dType == WGMMATypes::f32)
+    kindValue = STC_EMU_WGMMA_SP_F32_BF16;
+  else if (aType == WGMMATypes::s8 && bType == WGMMATypes::s8 &&
+           dType == WGMMATypes::s32)
+    kindValue = STC_EMU_WGMMA_SP_S32_S8;
+  if (kindValue < 0 || op.getSatfinite())
+    return op.emitError("stc-emulate-gpu: only nvvm.wgmma.mma_async with f16 "
+                        "or bf16 inputs and f32 accumulators (or f16 with "
+                        "f16), or s8 inputs with s32 accumulators (not "
+                        "satfinite), is emulated");
+  LLVM::GlobalOp smem;
+  int64_t smemBytes = 0;
+  if (failed(sharedWindowOf(op, shared, smem, smemBytes)))
+    return failure();
+
+  MLIRContext *ctx = op.getContext();
+  auto structType = cast<LLVM::LLVMStructType>(op.getInouts().getType());
+  ArrayRef<Type> fields = structType.getBody();
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  Type wordType = dType == WGMMATypes::f32 ? f32 : i32;
+  auto fn = op->getParentOfType<func::FuncOp>();
+  Location loc = op.getLoc();
+  ImplicitLocOpBuilder b(loc, op);
+  int64_t dRegs = fields.size();
+  Value d = entryAlloca(fn, wordType, std::max<int64_t>(dRegs, 1), loc);
+  SmallVector<Value> acc;
+  for (int64_t i = 0; i < dRegs; ++i)
+    acc.push_back(LLVM::ExtractValueOp::create(b, op.getInouts(), i));
+  storeWords(b, d, acc, wordType);
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, v, 32).getResult();
+  };
+  auto scale = [&](NVVM::WGMMAScaleIn s) {
+    return constant(s == NVVM::WGMMAScaleIn::neg ? -1 : 1);
+  };
+  Value base = LLVM::AddressOfOp::create(
+      b, LLVM::LLVMPointerType::get(ctx, smem.getAddrSpace()),
+      smem.getSymName());
+  // Row-major A and column-major B are the K-major layouts (imm-trans 0).
+  func::CallOp::create(
+      b, runtimeSymbol(RuntimeEntryPoint::EmuWgmmaSs), TypeRange{},
+      ValueRange{constant(kindValue), constant(op.getShape().getN()),
+                 op.getDescriptorA(), op.getDescriptorB(),
+                 constant(op.getScaleD() == NVVM::WGMMAScaleOut::one ? 1 : 0),
+                 scale(op.getScaleA()), scale(op.getScaleB()),
+                 constant(op.getLayoutA() == NVVM::MMALayout::col ? 1 : 0),
+                 constant(op.getLayoutB() == NVVM::MMALayout::row ? 1 : 0),
+                 flat(b, base), arith::ConstantIntOp::create(b, smemBytes, 64),
+                 d});
+  Value result = LLVM::UndefOp::create(b, structType);
+  for (int64_t i = 0; i < dRegs; ++i)
+    result = LLVM::InsertValueOp::create(
+        b, result, loadWord(b, d, wordType, static_cast<int32_t>(i), fields[i]),
+        i);
+  op.getResult().replaceAllUsesWith(result);
   op.erase();
   return success();
 }
@@ -528,11 +612,11 @@ mlir::stc::gpu_kernel::emulateKernelOps(func::FuncOp fn,
             NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
             NVVM::ConvertFloatToTF32Op, NVVM::WgmmaFenceAlignedOp,
             NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
-            stc_gpu::WgmmaSpOp, NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp,
-            NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierExpectTxOp,
-            NVVM::MBarrierCompleteTxOp, NVVM::MBarrierTryWaitParityOp,
-            NVVM::FenceMbarrierInitOp, NVVM::FenceProxyOp,
-            NVVM::SetMaxRegisterOp,
+            stc_gpu::WgmmaSpOp, NVVM::WgmmaMmaAsyncOp, NVVM::MBarrierInitOp,
+            NVVM::MBarrierArriveOp, NVVM::MBarrierArriveExpectTxOp,
+            NVVM::MBarrierExpectTxOp, NVVM::MBarrierCompleteTxOp,
+            NVVM::MBarrierTryWaitParityOp, NVVM::FenceMbarrierInitOp,
+            NVVM::FenceProxyOp, NVVM::SetMaxRegisterOp,
             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp, LLVM::InlineAsmOp,
             NVVM::MapaOp, NVVM::ClusterId, NVVM::ClusterArriveOp,
             NVVM::ClusterWaitOp>(op))
@@ -582,6 +666,9 @@ mlir::stc::gpu_kernel::emulateKernelOps(func::FuncOp fn,
       op->erase();
     } else if (auto wgmma = dyn_cast<stc_gpu::WgmmaSpOp>(op)) {
       if (failed(emulateWgmma(wgmma, shared)))
+        return failure();
+    } else if (auto dense = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+      if (failed(emulateDenseWgmma(dense, shared)))
         return failure();
     } else if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp,
                    NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierExpectTxOp,

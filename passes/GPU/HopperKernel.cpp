@@ -44,6 +44,15 @@
 // (K_PIPE_MMAS = 0). The tensor core is kept busy across the wait by the
 // other consumer warpgroup and by the TMA ring.
 //
+// A dense S (Problem::denseS, a contraction that stays dense: DenseGemm.h)
+// runs on the same kernel with the dense wgmma (upstream's
+// nvvm.wgmma.mma_async, m64nBNk16): the A tile is BM x 64 with 128-byte
+// rows and the 128-byte swizzle, like B's, a K step is four wgmmas per
+// 64-row tile, and there is no metadata. Without a metadata register to
+// share, each step's group stays in flight while the consumers wait for
+// the next slot (wgmma.wait_group 1), and the slot of the step before goes
+// back to the producer, as dense wgmma kernels do.
+//
 // The other A source (HopperKernelShape::aFromSharedMemory false) loads
 // the A fragments from the swizzled values with ld.shared (conflict-free):
 // it rests on the register layout of A rather than on the shared-memory
@@ -187,6 +196,56 @@ SmallVector<Value, 4> metadataVector(KernelIR &ir, const MetaVectorSource &m,
   for (int64_t i = 0; i < 4; ++i)
     words.push_back(LLVM::ExtractElementOp::create(b, vec, ir.i32(i)));
   return words;
+}
+
+/// The consumers are done with ring slot `slot`: one arrival of this
+/// thread on the slot's `empty`, and with multicast on the partner block's
+/// too (its producer writes half of the slot in both blocks).
+void releaseSlot(KernelIR &ir, const HopperKernelShape &shape,
+                 const HopperFrame &f, Value slot) {
+  ImplicitLocOpBuilder &b = ir.b;
+  Value empty = barrier(ir, shape, f, false, slot);
+  NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), empty,
+                                 /*count=*/Value(), NVVM::MemScopeKindAttr());
+  if (!shape.multicastB)
+    return;
+  Value peer = arith::XOrIOp::create(b, f.clusterRank, ir.i32(1));
+  Value remote = NVVM::MapaOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
+  NVVM::MBarrierArriveOp::create(
+      b, /*res=*/Type(), remote, /*count=*/Value(),
+      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER));
+}
+
+/// One dense wgmma (upstream's nvvm.wgmma.mma_async, m64nBNk16 for
+/// f16/bf16) on the f32 accumulators `acc` of a 64-row tile: A K-major
+/// (row) through `aDesc`, B K-major (col) or, for a k-major D, MN-major
+/// (row) through `bDesc`. Returns the new accumulators.
+SmallVector<Value> denseWgmma(KernelIR &ir, const Problem &pb,
+                              const HopperKernelShape &shape, ValueRange acc,
+                              Value aDesc, Value bDesc) {
+  ImplicitLocOpBuilder &b = ir.b;
+  MLIRContext *ctx = b.getContext();
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(acc.size(), acc.front().getType()));
+  Value in = LLVM::UndefOp::create(b, structType);
+  for (auto [i, v] : llvm::enumerate(acc))
+    in = LLVM::InsertValueOp::create(b, in, v, static_cast<int64_t>(i));
+  NVVM::WGMMATypes type =
+      pb.inputType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  auto mma = NVVM::WgmmaMmaAsyncOp::create(
+      b, structType, in, aDesc, bDesc,
+      NVVM::MMAShapeAttr::get(ctx, HopperKernelShape::kWarpgroupRows,
+                              static_cast<int>(shape.blockCols),
+                              static_cast<int>(shape.instrK())),
+      type, type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+      NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+      pb.denseKMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+      /*satfinite=*/NVVM::MMAIntOverflowAttr());
+  SmallVector<Value> out;
+  for (int64_t i = 0, e = acc.size(); i < e; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, mma.getResult(), i));
+  return out;
 }
 
 } // namespace
@@ -446,18 +505,25 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
                    b, f.blockRow, ir.i32(HopperKernelShape::kWarpgroupRows)),
                tileInBlock.back()));
   }
-  Value metaRowTiles = arith::DivUIOp::create(
-      b, ir.add(f.kp.args.rows, ir.i32(HopperKernelShape::kWarpgroupRows - 1)),
-      ir.i32(HopperKernelShape::kWarpgroupRows));
-  // A vector is four words: 256 dense K for both widths (a word is 64 K:
-  // one f16/bf16 K step with both of its wgmmas, or one s8 wgmma).
-  Value metaVectors = arith::DivUIOp::create(
-      b, ir.add(f.kp.args.depth, ir.i32(255)), ir.i32(256));
-  MetaVectorSource metaSource{f.kp.args.meta, metaRowTiles, metaVectors,
-                              threadInGroup};
+  // A sparse A's metadata (a dense one has none).
+  const bool sparse = !shape.denseA;
+  MetaVectorSource metaSource;
+  if (sparse) {
+    Value metaRowTiles = arith::DivUIOp::create(
+        b,
+        ir.add(f.kp.args.rows, ir.i32(HopperKernelShape::kWarpgroupRows - 1)),
+        ir.i32(HopperKernelShape::kWarpgroupRows));
+    // A vector is four words: 256 dense K for both widths (a word is 64 K:
+    // one f16/bf16 K step with both of its wgmmas, or one s8 wgmma).
+    Value metaVectors = arith::DivUIOp::create(
+        b, ir.add(f.kp.args.depth, ir.i32(255)), ir.i32(256));
+    metaSource = {f.kp.args.meta, metaRowTiles, metaVectors, threadInGroup};
+  }
   const int64_t wordsPerStep = shape.metaWordsPerStep();
   const int64_t stepsPerVector = 4 / wordsPerStep;
+  const int64_t metaWords = sparse ? 4 : 0;
   const bool int8 = shape.elementBytes == 1;
+  const int64_t wgmmas = shape.wgmmasPerStep();
 
   // A from registers: register j of the k32 half kk holds stored columns
   // 16 kk + 2t + 8 (j >> 1) + {0, 1} of row 16 w + g + 8 (j & 1) of the
@@ -486,43 +552,46 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
   // A from shared memory: the same tile is the ISA's K-major layout with
   // the 64-byte swizzle (rows of exactly 64 bytes, 8-row atoms of 512),
   // the warpgroup's 64 rows 4 KiB into it; the half kk starts 32 kk bytes
-  // into the rows (16 kk f16/bf16 or 32 kk s8 stored elements).
+  // into the rows (16 kk f16/bf16 or 32 kk s8 stored elements). A dense A
+  // has 128-byte rows with the 128-byte swizzle (as B), its 64 rows 8 KiB
+  // apart, and wgmma kk of the four starts 32 kk bytes into the rows.
   HopperSmemTile aTile;
-  aTile.swizzle = HopperSwizzle::B64;
+  aTile.swizzle = sparse ? HopperSwizzle::B64 : HopperSwizzle::B128;
   aTile.mnMajor = false;
   aTile.elementBits = static_cast<int>(8 * shape.elementBytes);
   aTile.mnRows = static_cast<int>(HopperKernelShape::kWarpgroupRows);
   aTile.kCols = static_cast<int>(shape.storedK());
   uint64_t aFixedBits = hopperSmemDescriptor(aTile, 0, 0);
-  int64_t aStartOffset[2];
-  for (int64_t kk = 0; kk < 2; ++kk)
-    aStartOffset[kk] = static_cast<int64_t>(
+  SmallVector<int64_t, 4> aStartOffset;
+  for (int64_t kk = 0; kk < wgmmas; ++kk)
+    aStartOffset.push_back(static_cast<int64_t>(
         (hopperSmemDescriptor(aTile, 0,
-                              static_cast<int>(kk * shape.storedK() / 2)) &
+                              static_cast<int>(kk * shape.storedK() / wgmmas)) &
          0x3FFF)
-        << 4);
+        << 4));
   SmallVector<Value, 2> aTileOffset; // of each 64-row tile, in the A region
   for (int64_t m = 0; m < tiles; ++m)
     aTileOffset.push_back(
-        ir.mul(tileInBlock[m], ir.i32(HopperKernelShape::kWarpgroupRows *
-                                      HopperKernelShape::kRowBytes / 2)));
+        ir.mul(tileInBlock[m],
+               ir.i32(HopperKernelShape::kWarpgroupRows * shape.aRowBytes())));
 
-  // B descriptors: the fixed fields, and the start offset of each half.
+  // B descriptors: the fixed fields, and the start offset of each wgmma's
+  // part of the K step.
   HopperSmemTile tile = bTile(shape, pb.denseKMajor);
   uint64_t fixedBits = hopperSmemDescriptor(tile, 0, 0);
-  int64_t startOffset[2];
-  for (int64_t kk = 0; kk < 2; ++kk)
-    startOffset[kk] = static_cast<int64_t>(
+  SmallVector<int64_t, 4> startOffset;
+  for (int64_t kk = 0; kk < wgmmas; ++kk)
+    startOffset.push_back(static_cast<int64_t>(
         (hopperSmemDescriptor(tile, 0, static_cast<int>(kk * shape.instrK())) &
          0x3FFF)
-        << 4);
+        << 4));
 
   // Loop-carried: the accumulators of tile 0, 1, .., then the current
   // metadata vector of tile 0, 1, ...
   int64_t accCount = shape.blockCols / 2;
   Type accType = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
   SmallVector<Value> init(tiles * accCount, int8 ? ir.i32(0) : ir.f32(0.0));
-  for (int64_t m = 0; m < tiles; ++m) {
+  for (int64_t m = 0; sparse && m < tiles; ++m) {
     SmallVector<Value, 4> cur =
         metadataVector(ir, metaSource, ir.i32(0), rowTiles[m]);
     init.append(cur.begin(), cur.end());
@@ -538,8 +607,8 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
     for (int64_t m = 0; m < tiles; ++m) {
       acc.emplace_back(args.begin() + m * accCount,
                        args.begin() + (m + 1) * accCount);
-      auto words = args.begin() + tiles * accCount + 4 * m;
-      curWords.emplace_back(words, words + 4);
+      auto words = args.begin() + tiles * accCount + metaWords * m;
+      curWords.emplace_back(words, words + metaWords);
     }
     // Step s's words are words wordsPerStep * which + .. of vector
     // s / stepsPerVector.
@@ -548,7 +617,7 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
     // hit) and taken over only after the step's wgmmas are done: the load
     // has a whole step to arrive before anything reads it.
     SmallVector<SmallVector<Value, 4>, 2> ahead;
-    for (int64_t m = 0; m < tiles; ++m)
+    for (int64_t m = 0; sparse && m < tiles; ++m)
       ahead.push_back(metadataVector(
           ir, metaSource,
           ir.add(arith::DivUIOp::create(b, s, ir.i32(stepsPerVector)),
@@ -566,7 +635,7 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
     // The metadata word of wgmma kk of each tile: f16/bf16 word s % 4 for
     // both (the selector tells them apart), s8 word 2 (s % 2) + kk.
     SmallVector<SmallVector<Value, 2>, 2> word(tiles);
-    for (int64_t m = 0; m < tiles; ++m)
+    for (int64_t m = 0; sparse && m < tiles; ++m)
       for (int64_t kk = 0; kk < wordsPerStep; ++kk) {
         Value w = curWords[m][wordsPerStep * (stepsPerVector - 1) + kk];
         for (int64_t i = stepsPerVector - 2; i >= 0; --i)
@@ -605,7 +674,7 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
     for (int64_t m = 0; m < tiles; ++m)
       fenceOperands(b, acc[m]);
     NVVM::WgmmaFenceAlignedOp::create(b);
-    for (int64_t kk = 0; kk < 2; ++kk) {
+    for (int64_t kk = 0; kk < wgmmas; ++kk) {
       Value bDesc =
           descriptor(fixedBits, ir.add(tileAddress, ir.i32(startOffset[kk])));
       for (int64_t m = 0; m < tiles; ++m) {
@@ -616,6 +685,10 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
                                            aTileOffset[m]),
                                     ir.i32(aStartOffset[kk])))
                 : Value();
+        if (!sparse) {
+          acc[m] = denseWgmma(ir, pb, shape, acc[m], aDesc, bDesc);
+          continue;
+        }
         auto mma = stc_gpu::WgmmaSpOp::create(
             b, SmallVector<Type>(accCount, accType), acc[m], aDesc, aRegs[kk],
             bDesc, word[m][int8 ? kk : 0], /*scale_d=*/Value(), operandType,
@@ -627,23 +700,27 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
-    // Wait for this step's wgmmas before anything reuses their registers
-    // (the metadata word, and the A fragments when A comes from registers;
-    // see the file comment), then give the slot back to the producer.
-    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-    Value empty = barrier(ir, shape, f, false, slot);
-    NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), empty,
-                                   /*count=*/Value(), NVVM::MemScopeKindAttr());
-    if (shape.multicastB) {
-      // The partner's producer writes half of this slot in both blocks:
-      // release the slot in its `empty` too.
-      Value peer = arith::XOrIOp::create(b, f.clusterRank, ir.i32(1));
-      Value remote = NVVM::MapaOp::create(
-          b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
-      NVVM::MBarrierArriveOp::create(
-          b, /*res=*/Type(), remote, /*count=*/Value(),
-          NVVM::MemScopeKindAttr::get(b.getContext(),
-                                      NVVM::MemScopeKind::CLUSTER));
+    if (sparse) {
+      // Wait for this step's wgmmas before anything reuses their registers
+      // (the metadata word, and the A fragments when A comes from
+      // registers; see the file comment), then give the slot back to the
+      // producer.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+      releaseSlot(ir, shape, f, slot);
+    } else {
+      // Dense: this step's group stays in flight while the next step waits
+      // for its slot; the previous step's group is done, and its slot goes
+      // back to the producer.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
+      auto previous = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, s, ir.i32(0)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(previous.thenBlock());
+      releaseSlot(ir, shape, f,
+                  arith::RemUIOp::create(b,
+                                         arith::SubIOp::create(b, s, ir.i32(1)),
+                                         ir.i32(shape.stages)));
     }
 
     // After the last step of a vector the loaded one becomes current.
@@ -652,15 +729,18 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
     SmallVector<Value> yielded;
     for (int64_t m = 0; m < tiles; ++m)
       yielded.append(acc[m].begin(), acc[m].end());
-    for (int64_t m = 0; m < tiles; ++m)
+    for (int64_t m = 0; sparse && m < tiles; ++m)
       for (int64_t i = 0; i < 4; ++i)
         yielded.push_back(
             arith::SelectOp::create(b, last, ahead[m][i], curWords[m][i]));
     scf::YieldOp::create(b, yielded);
   }
 
-  // Every group is complete (each step waits for its own); the fence keeps
-  // the epilogue's reads of the accumulators after the last wait.
+  // Every group is complete (each sparse step waits for its own; the last
+  // dense one is waited for here); the fence keeps the epilogue's reads of
+  // the accumulators after the last wait.
+  if (!sparse)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
   SmallVector<Value> results(loop.getResults().begin(),
                              loop.getResults().begin() + tiles * accCount);
   fenceOperands(b, results);

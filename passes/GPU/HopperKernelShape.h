@@ -21,7 +21,7 @@ namespace mlir::stc::gpu_kernel {
 ///    row per column; MN-major, f16/bf16 only: blockCols / 64 atoms of 64
 ///    k-rows x 128 bytes)]
 ///   [A values: blockRows x half a K step of stored elements, 64-byte
-///    swizzled rows]
+///    swizzled rows; a dense A: a whole K step, 128-byte swizzled rows]
 /// then two mbarriers per slot (full, empty). Every region starts on a
 /// multiple of 1024 bytes (the 128-byte swizzle's period) from a base the
 /// kernel rounds up to 1024, hence the 1 KiB of slack.
@@ -48,6 +48,10 @@ struct HopperKernelShape {
   /// Bytes per operand element: 2 (f16/bf16: m64nNk32, f32 accumulators)
   /// or 1 (s8: m64nNk64, s32 accumulators).
   int64_t elementBytes = 2;
+  /// A dense S (Problem::denseS): the dense wgmma (m64nNk16 for f16/bf16)
+  /// on a whole 128-byte swizzle row of A per row and K step, four
+  /// instructions a step, no metadata.
+  bool denseA = false;
 
   /// A K step (one ring slot) is one 128-byte swizzle row of B per column
   /// and one 64-byte row of stored A values per row: 64 dense K of f16/bf16
@@ -55,9 +59,15 @@ struct HopperKernelShape {
   /// offset in the kernel is the same for both widths.
   static constexpr int64_t kRowBytes = 128;
   int64_t blockK() const { return kRowBytes / elementBytes; }
-  int64_t storedK() const { return blockK() / 2; }
-  /// Dense K of one wgmma (half a K step).
-  int64_t instrK() const { return blockK() / 2; }
+  /// Stored A columns of a K step: half of them for 2:4, all when dense.
+  int64_t storedK() const { return denseA ? blockK() : blockK() / 2; }
+  /// wgmmas of a K step (per 64-row tile): two sparse ones, or four dense
+  /// ones (a dense wgmma has half the K of a sparse one).
+  int64_t wgmmasPerStep() const { return denseA ? 4 : 2; }
+  /// Dense K of one wgmma.
+  int64_t instrK() const { return blockK() / wgmmasPerStep(); }
+  /// Bytes of one row of the A tile (the swizzle width TMA writes).
+  int64_t aRowBytes() const { return storedK() * elementBytes; }
   /// Kernel-ready metadata words (StcHopperLayout.h) a thread uses per K
   /// step: f16/bf16 spends the selector's thread pairs on the two wgmmas
   /// of a step (one word, sp-sel 0 and 1); s8 reads every thread's word
@@ -98,7 +108,7 @@ struct HopperKernelShape {
   int64_t consumerRegisters() const { return rebalancesRegisters() ? 232 : 0; }
   int64_t launchRegisters() const { return rebalancesRegisters() ? 168 : 0; }
   int64_t bBytes() const { return blockCols * kRowBytes; }
-  int64_t aBytes() const { return blockRows * kRowBytes / 2; }
+  int64_t aBytes() const { return blockRows * aRowBytes(); }
   /// Bytes one K step's TMA copies deliver (the full boxes, as counted by
   /// the mbarrier's transaction count, zero-filled parts included).
   int64_t stageBytes() const { return aBytes() + bBytes(); }

@@ -29,8 +29,10 @@ std::string HopperTiling::str() const {
 }
 
 int64_t mlir::stc::hopperStageBytes(int64_t blockRows, int64_t blockCols,
-                                    int64_t blockDepth, int64_t elementBytes) {
-  int64_t values = blockRows * (blockDepth / 2) * elementBytes;
+                                    int64_t blockDepth, int64_t elementBytes,
+                                    bool denseA) {
+  int64_t values =
+      blockRows * (denseA ? blockDepth : blockDepth / 2) * elementBytes;
   int64_t dense = blockDepth * blockCols * elementBytes;
   return values + dense;
 }
@@ -69,7 +71,9 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
     }
   for (int64_t bm : bms)
     for (int64_t bn : bns) {
-      if (hopperStageBytes(bm, bn, best.blockDepth, elementBytes) * 2 >
+      if (hopperStageBytes(bm, bn, best.blockDepth, elementBytes,
+                           problem.denseA) *
+              2 >
           device.sharedBytesPerBlock - kReservedSharedBytes)
         continue;
       int64_t tiles = ceilDiv(rows, bm) * ceilDiv(cols, bn);
@@ -78,8 +82,10 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
                  (double(waves) * double(sms) * double(bm) * double(bn));
       if (u < bestUtilization * (1.0 - kUtilizationSlack))
         continue;
-      // A is stored compressed: half the bytes of a dense tile per row.
-      double intensity = double(bm * bn) / (double(bm) / 2.0 + double(bn));
+      // A 2:4 A is stored compressed: half the bytes of a dense tile per
+      // row.
+      double aRows = problem.denseA ? double(bm) : double(bm) / 2.0;
+      double intensity = double(bm * bn) / (aRows + double(bn));
       bool better = intensity > chosen.intensity ||
                     (intensity == chosen.intensity && bm > chosen.bm);
       if (chosen.bm == 0 || better)
@@ -88,8 +94,9 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
   best.blockRows = chosen.bm;
   best.blockCols = chosen.bn;
   best.utilization = chosen.utilization;
-  best.stageBytes = hopperStageBytes(best.blockRows, best.blockCols,
-                                     best.blockDepth, elementBytes);
+  best.stageBytes =
+      hopperStageBytes(best.blockRows, best.blockCols, best.blockDepth,
+                       elementBytes, problem.denseA);
   best.stages = hopperStagesThatFit(best.stageBytes, device);
   int64_t rowTiles = ceilDiv(rows, best.blockRows);
   int64_t tiles = rowTiles * ceilDiv(cols, best.blockCols);

@@ -32,6 +32,8 @@ struct HopperDevice {
 struct HopperProblem {
   int64_t rows = 0, cols = 0, depth = 0;
   int64_t elementBytes = 2;
+  /// A dense S (the dense wgmma kernel): A's tile is BM x BK, not half.
+  bool denseA = false;
 };
 
 /// The choice.
@@ -58,11 +60,12 @@ struct HopperTiling {
 };
 
 /// Shared-memory bytes of one pipeline stage for a block tile: A values
-/// (BM x BK/2 elements, 2:4) and B (BK x BN elements). The metadata is not
-/// staged: the consumers read it from global memory, four K steps per
-/// 128-bit load (StcHopperLayout.h).
+/// (BM x BK/2 elements, 2:4; BM x BK for a dense A) and B (BK x BN
+/// elements). The metadata is not staged: the consumers read it from
+/// global memory, four K steps per 128-bit load (StcHopperLayout.h).
 int64_t hopperStageBytes(int64_t blockRows, int64_t blockCols,
-                         int64_t blockDepth, int64_t elementBytes);
+                         int64_t blockDepth, int64_t elementBytes,
+                         bool denseA = false);
 
 /// Ring depth for stages of `stageBytes`: as many as fit in the block's
 /// shared memory less 2 KiB (mbarriers, alignment), between 2 and 6.
@@ -75,7 +78,8 @@ int64_t hopperStagesThatFit(int64_t stageBytes,
 ///    waves are best used: utilization = R * P / (waves * SMs * BM * BN),
 ///    waves = ceil(tiles / SMs). Take the best utilization; within 5 % of
 ///    it, the tile with the most arithmetic per loaded byte
-///    (BM * BN / (BM / 2 + BN), A being half-size), then the larger BM.
+///    (BM * BN / (BM / 2 + BN), A being half-size; BM * BN / (BM + BN)
+///    for a dense A), then the larger BM.
 /// 3. stages: as many as fit (hopperStagesThatFit), at most 6 (deeper
 ///    rings stop hiding more latency), at least 2.
 /// 4. cluster of 2 along the rows when there are at least two row tiles

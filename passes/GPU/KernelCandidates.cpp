@@ -102,26 +102,28 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
   };
   KernelFamily family = heuristic.getFamily();
   int64_t rows = heuristic.getBlockRows(), cols = heuristic.getBlockCols();
-  if (!dense && family == KernelFamily::wgmma) {
+  if (family == KernelFamily::wgmma) {
     // The knobs the H200 runs found worth 5-30 % on some shapes, on the
     // heuristic's tile first: the grouped order, multicast of B, A from
-    // registers, the cluster.
+    // registers (2:4 only), the cluster.
     int64_t stages = heuristic.getStages();
     int64_t cluster = heuristic.getClusterRows();
     add({family, rows, cols, stages, 3 - cluster});
     add({family, rows, cols, stages, cluster, /*groupRows=*/8 * cluster});
     add({family, rows, cols, stages, 2, 0, /*multicastB=*/true});
-    add({family, rows, cols, stages, cluster, 0, false,
-         /*aFromRegisters=*/true});
+    if (!dense)
+      add({family, rows, cols, stages, cluster, 0, false,
+           /*aFromRegisters=*/true});
     HopperKernelShape shape;
     shape.elementBytes = pb.int8 ? 1 : 2;
     for (auto [r, c] : candidateTiles(KernelFamily::wgmma, arch)) {
       int64_t fit = hopperStagesThatFit(
-          hopperStageBytes(r, c, shape.blockK(), shape.elementBytes));
+          hopperStageBytes(r, c, shape.blockK(), shape.elementBytes, dense));
       for (int64_t clusterRows : {1, 2})
         add({family, r, c, fit, clusterRows});
     }
-    // The mma.sp kernel the sm_90 target would build, for comparison.
+    // The mma.sp (dense: mma.sync) kernel the sm_90 target would build,
+    // for comparison.
     add({KernelFamily::staged, 128, 128, 3});
     return result;
   }
@@ -144,8 +146,7 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
 SmallVector<tuning::ModelKernel>
 gpu_kernel::modelCandidates(GpuArch arch, bool sparse, bool wgmma) {
   SmallVector<tuning::ModelKernel> result;
-  KernelFamily family =
-      sparse && wgmma ? KernelFamily::wgmma : KernelFamily::staged;
+  KernelFamily family = wgmma ? KernelFamily::wgmma : KernelFamily::staged;
   for (auto [rows, cols] : candidateTiles(family, arch))
     result.push_back({sparse, stringifyKernelFamily(family).str(), rows, cols});
   return result;

@@ -31,8 +31,9 @@ kernelCandidates(Operation *op, const Problem &pb, stc_gpu::GpuArch arch,
                  bool dense, stc_gpu::KernelConfigAttr heuristic);
 
 /// Model candidates for a product that is not an op yet (the sparse and
-/// dense alternatives --sparsity=auto weighs): the families `arch` has for
-/// it, with candidateTiles each.
+/// dense alternatives --sparsity=auto weighs): the wgmma kernel's tiles
+/// where `wgmma` (sm_90a, f16/bf16; sparse or dense), else the staged
+/// kernel's.
 SmallVector<tuning::ModelKernel> modelCandidates(stc_gpu::GpuArch arch,
                                                  bool sparse, bool wgmma);
 

@@ -21,6 +21,7 @@ HopperKernelShape mlir::stc::gpu_kernel::hopperShapeOf(KernelConfigAttr config,
                                                        const Problem &pb) {
   HopperKernelShape shape;
   shape.elementBytes = pb.int8 ? 1 : 2;
+  shape.denseA = pb.denseS;
   shape.blockRows = config.getBlockRows();
   shape.blockCols = config.getBlockCols();
   shape.stages = config.getStages();
@@ -51,12 +52,44 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
                                                                  : "")
                    << ", got accumulator = "
                    << stc_gpu::stringifyAccumulator(acc);
+  if (pb.denseS && config.isWgmma()) {
+    // The sm_90a kernel with a dense A (HopperKernel.cpp): one matrix
+    // product (TMA maps of rank 2), f32 accumulation, A through its
+    // shared-memory descriptor.
+    if (pb.batched || acc != Accumulator::f32 ||
+        config.getASource() != stc_gpu::WgmmaASource::smem ||
+        config.getPixelTileH() > 0)
+      return error() << "the dense wgmma kernel computes one matrix "
+                        "product (no batch) with f32 accumulators and A "
+                        "from shared memory; got "
+                     << (pb.batched ? "a batch"
+                         : acc != Accumulator::f32
+                             ? "accumulator = " +
+                                   stc_gpu::stringifyAccumulator(acc).str()
+                         : config.getPixelTileH() > 0
+                             ? std::string("pixel tiles")
+                             : std::string("a_source = registers"));
+    if (config.getMulticastB() && pb.denseKMajor && config.getBlockCols() < 128)
+      return error() << "multicast_b needs a tile of at least 128 columns "
+                        "when the dense operand is k-major; got "
+                     << config.getBlockCols() << " columns";
+    HopperKernelShape shape = hopperShapeOf(config, pb);
+    if (shape.sharedBytes() > device.sharedBytesPerBlock)
+      return error() << "the sm_90a kernel's ring of " << shape.stages
+                     << " stages of " << shape.blockRows << " x "
+                     << shape.blockCols << " needs " << shape.sharedBytes()
+                     << " bytes of shared memory, more than the "
+                     << device.sharedBytesPerBlock << " a block may have";
+    return success();
+  }
   if (pb.denseS) {
     // The dense kernel is the staged one with twice the bytes of A a K step
-    // (no direct variant, no fallback: its rows are aligned).
+    // (no direct variant, no fallback: its rows are aligned), or on sm_90a
+    // the wgmma kernel (above).
     if (!config.isStaged() || config.getDirectFallback())
       return error() << "a dense contraction runs on the staged kernel "
-                        "without a direct fallback, got family "
+                        "without a direct fallback (or on sm_90a the wgmma "
+                        "kernel), got family "
                      << stc_gpu::stringifyKernelFamily(config.getFamily());
     int64_t bytes =
         config.getStages() *

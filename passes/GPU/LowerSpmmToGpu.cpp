@@ -8,7 +8,8 @@
 // #stc_gpu.kernel_info on the gpu.func; the op itself becomes a call of a
 // private host function on buffers. A dense contraction that
 // stc-configure-gpu-kernels gave a configuration (DenseGemm.h) becomes the
-// staged kernel with a dense S, @stc_gemm_N, the same way.
+// staged kernel with a dense S (the wgmma kernel with a dense A on sm_90a),
+// @stc_gemm_N, the same way.
 //
 // Host: this pass runs before bufferization, which cannot see through a
 // kernel launch, so it replaces the op with a call to a private function
@@ -137,7 +138,8 @@ public:
 private:
   LogicalResult lower(Operation *op, KernelConfigAttr config,
                       gpu::GPUModuleOp kernels, unsigned index);
-  /// A dense contraction (DenseGemm.h) on the staged kernel.
+  /// A dense contraction (DenseGemm.h) on the staged kernel, or on sm_90a
+  /// the wgmma kernel.
   LogicalResult lowerDense(linalg::LinalgOp op, KernelConfigAttr config,
                            gpu::GPUModuleOp kernels, unsigned index);
   /// The direct or staged kernel (and a staged kernel's direct fallback).
@@ -263,7 +265,10 @@ KernelFacts LowerSpmmToGpu::emitHopperKernel(Operation *op,
     facts.tensorMaps.push_back(stc_gpu::TensorMapAttr::get(
         ctx, param, operand, dataType, box, swizzle, strides));
   };
-  map("values_map", "values", {shape.storedK(), shape.blockRows}, 64);
+  // A's rows of a K step: 64 bytes of 2:4 values, or 128 of a dense S,
+  // swizzled at their width.
+  map("values_map", "values", {shape.storedK(), shape.blockRows},
+      shape.aRowBytes());
   if (pb.conv) {
     // The NHWC input, innermost first: 64 channels x TW pixels (every
     // stride_w-th) x TH rows (every stride_h-th) x 1 image.
@@ -396,7 +401,9 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
     return failure();
   pb.f16Acc = config.getAccumulator() == stc_gpu::Accumulator::f16;
   std::string name = "stc_gemm_" + std::to_string(index);
-  KernelFacts facts = emitMmaSpKernel(op, kernels, pb, config, name);
+  KernelFacts facts = config.isWgmma()
+                          ? emitHopperKernel(op, kernels, pb, config, name)
+                          : emitMmaSpKernel(op, kernels, pb, config, name);
   recordKernelInfo(kernels, facts, config, pb, gemm->denseTransposed,
                    /*meta=*/nullptr, stc_gpu::ConvGeometryAttr());
   SmallVector<Value> tensors = {gemm->s, gemm->d};
@@ -410,7 +417,10 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
     if (resultType.isDynamicDim(d))
       dynamicSizes.push_back(tensor::DimOp::create(hb, init, d));
   op->emitRemark() << "stc: dense " << op->getName()
-                   << " runs on the GPU's tensor cores as @" << name;
+                   << " runs on the GPU's tensor cores as @" << name << " ("
+                   << (config.isWgmma() ? "wgmma" : "mma.sync") << ", "
+                   << config.getBlockRows() << "x" << config.getBlockCols()
+                   << " tiles)";
   replaceWithHostCall(op, kernels, name, tensors, dynamicSizes);
   for (Operation *transpose : gemm->foldedTransposes)
     if (transpose->use_empty())

@@ -107,7 +107,7 @@ SparsityDecision gpu_kernel::decideSparsity(linalg::LinalgOp op, Value lhs,
     return d;
   }
   std::string denseText = timeOf(
-      denseHit, denseProblem, modelCandidates(arch, false, false), d.denseUs);
+      denseHit, denseProblem, modelCandidates(arch, false, wgmma), d.denseUs);
   d.sparse = d.sparseUs <= d.denseUs;
   if (!d.sparse)
     d.measuredConfig = denseHit ? denseHit->measured->config : "";

@@ -166,7 +166,21 @@ std::optional<TuningData::Hit> TuningData::exactHit(tuning::TuningKey key,
   KernelConfigAttr config = parseKernelConfig(context, measured->config, why);
   if (!config || config.getArch() != arch)
     return std::nullopt;
-  return Hit{measured, config, fallback, otherBatch, &entry->best};
+  Hit hit{measured, config, fallback, otherBatch, &entry->best, {}};
+  auto family = [&](const tuning::MeasuredConfig &c) {
+    if (c.sparse != sparse)
+      return;
+    std::string ignored;
+    if (KernelConfigAttr parsed = parseKernelConfig(context, c.config, ignored))
+      if (!llvm::is_contained(hit.families, parsed.getFamily()))
+        hit.families.push_back(parsed.getFamily());
+  };
+  family(entry->best);
+  if (entry->runnerUp)
+    family(*entry->runnerUp);
+  for (const tuning::MeasuredConfig &c : entry->candidates)
+    family(c);
+  return hit;
 }
 
 std::optional<PredictedBest>

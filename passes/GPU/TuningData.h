@@ -50,6 +50,9 @@ public:
     int64_t otherBatch = 0;
     /// The entry's overall best (sparse or dense).
     const tuning::MeasuredConfig *best = nullptr;
+    /// The kernel families the entry measured for the kind (any status):
+    /// an entry written before a family existed does not speak for it.
+    SmallVector<stc_gpu::KernelFamily, 3> families;
   };
   std::optional<Hit> exactHit(tuning::TuningKey key, bool sparse) const;
 

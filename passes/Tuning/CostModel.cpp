@@ -53,9 +53,11 @@ double CostModel::priorEfficiency(const ModelKernel &kernel) {
   // since (bench/results/gpu-sweep-20261127T0746Z-warp-tiles): 0.15; the
   // direct kernel reads fragments from global memory. The dense mma.sync
   // kernel is unmeasured: its issue predicts 0.3-0.5x cuBLAS, about 0.25
-  // of the dense peak.
+  // of the dense peak. The dense wgmma kernel (the sparse one's pipeline
+  // with a group in flight) is unmeasured too: predicted 0.65-0.8x cuBLAS,
+  // about 0.5 of the dense peak.
   if (kernel.family == "wgmma")
-    return 0.33;
+    return kernel.sparse ? 0.33 : 0.5;
   if (kernel.family == "direct")
     return 0.03;
   return kernel.sparse ? 0.15 : 0.25;

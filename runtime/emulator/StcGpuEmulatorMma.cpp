@@ -242,12 +242,13 @@ extern "C" void stc_emu_cp_async(void *dst, const void *src, int32_t size,
 
 namespace {
 
-/// One thread's wgmma.mma_async.sp: A from its registers `a`, or (a null)
-/// from shared memory through aDesc.
-void wgmmaSp(int32_t kind, int32_t n, const int32_t *a, int64_t aDesc,
-             int32_t transA, int64_t bDesc, int32_t meta, int32_t selector,
-             int32_t scaleD, int32_t scaleA, int32_t scaleB, int32_t transB,
-             const void *smem, int64_t smemBytes, float *d) {
+/// One thread's wgmma.mma_async.sp (dense: wgmma.mma_async, `sparse`
+/// false, A from shared memory, meta and selector unused): A from its
+/// registers `a`, or (a null) from shared memory through aDesc.
+void wgmmaSp(bool sparse, int32_t kind, int32_t n, const int32_t *a,
+             int64_t aDesc, int32_t transA, int64_t bDesc, int32_t meta,
+             int32_t selector, int32_t scaleD, int32_t scaleA, int32_t scaleB,
+             int32_t transB, const void *smem, int64_t smemBytes, float *d) {
   Warpgroup *wg = currentWarpgroup;
   if (!wg)
     fail("wgmma.mma_async.sp called outside stc_emu_launch");
@@ -256,6 +257,7 @@ void wgmmaSp(int32_t kind, int32_t n, const int32_t *a, int64_t aDesc,
          " threads (the block's size is not a multiple of 128)");
   WgmmaSpInstr instr;
   instr.n = n;
+  instr.sparse = sparse;
   switch (static_cast<StcEmuWgmmaSpKind>(kind)) {
   case STC_EMU_WGMMA_SP_F32_F16:
     instr.a = instr.b = MmaElem::F16;
@@ -310,7 +312,7 @@ void wgmmaSp(int32_t kind, int32_t n, const int32_t *a, int64_t aDesc,
     wg->in.scaleB = scaleB;
     wg->in.d.assign(size_t(kWarpgroupThreads * dRegs), 0);
   } else if (wg->kind != kind || wg->instr.n != n ||
-             wg->in.aFromSmem != aFromSmem ||
+             wg->instr.sparse != sparse || wg->in.aFromSmem != aFromSmem ||
              (aFromSmem && (wg->in.aDesc != static_cast<uint64_t>(aDesc) ||
                             wg->in.transA != transA)) ||
              wg->in.bDesc != static_cast<uint64_t>(bDesc) ||
@@ -318,9 +320,9 @@ void wgmmaSp(int32_t kind, int32_t n, const int32_t *a, int64_t aDesc,
              wg->in.scaleD != (scaleD != 0) || wg->in.scaleA != scaleA ||
              wg->in.scaleB != scaleB || wg->smem != smem ||
              wg->smemBytes != smemBytes) {
-    fail("the threads of a warpgroup disagree on a wgmma.mma_async.sp's "
-         "type, n, A source or descriptor, B descriptor, selector, scales, "
-         "transposes or shared memory");
+    fail("the threads of a warpgroup disagree on a wgmma.mma_async's "
+         "sparsity, type, n, A source or descriptor, B descriptor, selector, "
+         "scales, transposes or shared memory");
   }
   if (!aFromSmem)
     for (int i = 0; i < aRegs; ++i)
@@ -354,8 +356,8 @@ extern "C" void stc_emu_wgmma_sp(int32_t kind, int32_t n, const int32_t *a,
                                  int64_t smemBytes, float *d) {
   if (!a)
     fail("wgmma.mma_async.sp with A from registers and no registers");
-  wgmmaSp(kind, n, a, 0, 0, bDesc, meta, selector, scaleD, scaleA, scaleB,
-          transB, smem, smemBytes, d);
+  wgmmaSp(/*sparse=*/true, kind, n, a, 0, 0, bDesc, meta, selector, scaleD,
+          scaleA, scaleB, transB, smem, smemBytes, d);
 }
 
 extern "C" void stc_emu_wgmma_sp_ss(int32_t kind, int32_t n, int64_t aDesc,
@@ -365,6 +367,16 @@ extern "C" void stc_emu_wgmma_sp_ss(int32_t kind, int32_t n, int64_t aDesc,
                                     int32_t transA, int32_t transB,
                                     const void *smem, int64_t smemBytes,
                                     float *d) {
-  wgmmaSp(kind, n, nullptr, aDesc, transA, bDesc, meta, selector, scaleD,
-          scaleA, scaleB, transB, smem, smemBytes, d);
+  wgmmaSp(/*sparse=*/true, kind, n, nullptr, aDesc, transA, bDesc, meta,
+          selector, scaleD, scaleA, scaleB, transB, smem, smemBytes, d);
+}
+
+extern "C" void stc_emu_wgmma_ss(int32_t kind, int32_t n, int64_t aDesc,
+                                 int64_t bDesc, int32_t scaleD, int32_t scaleA,
+                                 int32_t scaleB, int32_t transA, int32_t transB,
+                                 const void *smem, int64_t smemBytes,
+                                 float *d) {
+  wgmmaSp(/*sparse=*/false, kind, n, nullptr, aDesc, transA, bDesc,
+          /*meta=*/0, /*selector=*/0, scaleD, scaleA, scaleB, transB, smem,
+          smemBytes, d);
 }

@@ -307,27 +307,124 @@ WgmmaSpResult failure(std::string message) {
   return r;
 }
 
+/// The sparse instruction's A as a dense 64 x K matrix of raw element bits:
+/// the packed values (registers or shared memory) scattered to their
+/// columns by the metadata of the threads the selector reads. False with
+/// `error` for illegal metadata or an unreadable operand.
+bool sparseA(const WgmmaSpInstr &instr, const WgmmaSpOperands &in, Kind kind,
+             std::vector<uint32_t> &aDense, std::string &error) {
+  const int kDense = wgmmaSpK(instr);
+  const bool tf32 = kind == Kind::TF32;
+  const int chunkWidth = tf32 ? 2 : 4, keptPerChunk = tf32 ? 1 : 2;
+  const int chunks = kDense / chunkWidth;
+  const int kStored = kDense / 2;
+  const int aBits = mmaSpElementBits(instr.a);
+  const int aRegs = wgmmaSpARegs(instr);
+  // Metadata: kept in-chunk indices per (row, chunk) from the threads the
+  // selector reads; every nibble of their registers is used.
+  std::vector<int> kept(size_t(64 * chunks * keptPerChunk), -1);
+  for (int tid = 0; tid < kWarpgroupThreads; ++tid) {
+    if (!readsMetadata(kind, tid, in.selector))
+      continue;
+    for (int p = 0; p < 8; ++p) {
+      unsigned nibble = (in.e[size_t(tid)] >> (4 * p)) & 0xF;
+      int idx[2] = {0, 0};
+      if (!decodeNibble(nibble, kind, idx)) {
+        std::ostringstream os;
+        os << "illegal metadata nibble 0x" << std::hex << nibble << std::dec
+           << " in bits " << 4 * p + 3 << ".." << 4 * p << " of thread " << tid
+           << " (warp " << tid / 32 << ", lane " << tid % 32 << ", selector "
+           << in.selector << ")";
+        error = os.str();
+        return false;
+      }
+      Cell ch = metadataChunk(kind, tid, p);
+      int *slot = &kept[size_t((ch.row * chunks + ch.col) * keptPerChunk)];
+      if (slot[0] != -1) {
+        error = "model bug: metadata chunk covered twice";
+        return false;
+      }
+      for (int j = 0; j < keptPerChunk; ++j)
+        slot[j] = idx[j];
+    }
+  }
+  for (int v : kept)
+    if (v < 0) {
+      error = "model bug: metadata chunk not covered";
+      return false;
+    }
+
+  // A as the packed 64 x K/2 matrix of raw bits, from registers or from
+  // shared memory ("the MxK matrix A is packed into MxK/2 elements";
+  // A from shared memory "is documented in Shared Memory Matrix Layout":
+  // the packed matrix is read as an M x K/2 operand, *unverified*).
+  const int aPerReg = 32 / aBits;
+  std::vector<uint32_t> aPacked(size_t(64 * kStored), 0);
+  if (in.aFromSmem) {
+    SmemOperand op{decodeWgmmaDescriptor(in.aDesc), in.transA == 1, aBits, 64,
+                   kStored};
+    if (!readSmem(op, in.smem, "A", aPacked, error))
+      return false;
+  } else {
+    // Element j of register r is the j-th (in increasing column order)
+    // non-zero of the register's dense range; packed column = range
+    // start / 2 + j.
+    std::vector<bool> seen(aPacked.size(), false);
+    for (int tid = 0; tid < kWarpgroupThreads; ++tid)
+      for (int r = 0; r < aRegs; ++r) {
+        Cell range = aRange(kind, tid, r);
+        for (int j = 0; j < aPerReg; ++j) {
+          size_t at = size_t(range.row * kStored + range.col / 2 + j);
+          if (seen[at]) {
+            error = "model bug: A element loaded twice";
+            return false;
+          }
+          seen[at] = true;
+          aPacked[at] = field(in.a[size_t(tid * aRegs + r)], aBits, j);
+        }
+      }
+  }
+
+  // Scatter A to its dense columns with the metadata: packed column c is
+  // kept element c % keptPerChunk of chunk c / keptPerChunk.
+  aDense.assign(size_t(64 * kDense), 0);
+  for (int row = 0; row < 64; ++row)
+    for (int c = 0; c < kStored; ++c) {
+      int chunk = c / keptPerChunk, j = c % keptPerChunk;
+      int col = chunk * chunkWidth +
+                kept[size_t((row * chunks + chunk) * keptPerChunk + j)];
+      aDense[size_t(row * kDense + col)] = aPacked[size_t(row * kStored + c)];
+    }
+  return true;
+}
+
 } // namespace
 
 int wgmmaSpK(const WgmmaSpInstr &instr) {
+  // 9.7.15.6.3 (sparse) and 9.7.15.5.2 (dense): the sparse shapes have
+  // twice the dense K of the dense ones, for the same bytes of B.
+  int sparseK = 0;
   switch (kindOf(instr.a)) {
   case Kind::B16:
-    return 32;
+    sparseK = 32;
+    break;
   case Kind::TF32:
-    return 16;
+    sparseK = 16;
+    break;
   case Kind::I8:
-    return 64;
+    sparseK = 64;
+    break;
   case Kind::Illegal:
     break;
   }
-  return 0;
+  return instr.sparse ? sparseK : sparseK / 2;
 }
 
 std::string wgmmaSpInstrName(const WgmmaSpInstr &instr) {
   std::ostringstream os;
-  os << "wgmma.mma_async.sp.sync.aligned.m64n" << instr.n << "k"
-     << wgmmaSpK(instr) << "." << elemName(instr.d) << "." << elemName(instr.a)
-     << "." << elemName(instr.b);
+  os << "wgmma.mma_async" << (instr.sparse ? ".sp" : "") << ".sync.aligned.m64n"
+     << instr.n << "k" << wgmmaSpK(instr) << "." << elemName(instr.d) << "."
+     << elemName(instr.a) << "." << elemName(instr.b);
   return os.str();
 }
 
@@ -357,7 +454,9 @@ WgmmaSpResult runWgmmaSp(const WgmmaSpInstr &instr, const WgmmaSpOperands &in) {
   const Kind kind = kindOf(instr.a);
   const bool isInt = kind == Kind::I8;
   const int maxSelector = isInt ? 0 : 1;
-  if (in.selector < 0 || in.selector > maxSelector)
+  if (!instr.sparse && !in.aFromSmem)
+    return failure("dense wgmma with A from registers is not modelled");
+  if (instr.sparse && (in.selector < 0 || in.selector > maxSelector))
     return failure("sparsity selector " + std::to_string(in.selector) +
                    " out of range 0.." + std::to_string(maxSelector));
   // imm-trans-a/b exist only for .f16/.bf16 (9.7.15.6.3); imm-trans-a only
@@ -378,82 +477,20 @@ WgmmaSpResult runWgmmaSp(const WgmmaSpInstr &instr, const WgmmaSpOperands &in) {
     return failure("register vectors of the wrong size");
 
   const int kDense = wgmmaSpK(instr);
-  const bool tf32 = kind == Kind::TF32;
-  const int chunkWidth = tf32 ? 2 : 4, keptPerChunk = tf32 ? 1 : 2;
-  const int chunks = kDense / chunkWidth;
-  const int kStored = kDense / 2;
   const int n = instr.n;
-
-  // Metadata: kept in-chunk indices per (row, chunk) from the threads the
-  // selector reads; every nibble of their registers is used.
-  std::vector<int> kept(size_t(64 * chunks * keptPerChunk), -1);
-  for (int tid = 0; tid < kWarpgroupThreads; ++tid) {
-    if (!readsMetadata(kind, tid, in.selector))
-      continue;
-    for (int p = 0; p < 8; ++p) {
-      unsigned nibble = (in.e[size_t(tid)] >> (4 * p)) & 0xF;
-      int idx[2] = {0, 0};
-      if (!decodeNibble(nibble, kind, idx)) {
-        std::ostringstream os;
-        os << "illegal metadata nibble 0x" << std::hex << nibble << std::dec
-           << " in bits " << 4 * p + 3 << ".." << 4 * p << " of thread " << tid
-           << " (warp " << tid / 32 << ", lane " << tid % 32 << ", selector "
-           << in.selector << ")";
-        return failure(os.str());
-      }
-      Cell ch = metadataChunk(kind, tid, p);
-      int *slot = &kept[size_t((ch.row * chunks + ch.col) * keptPerChunk)];
-      if (slot[0] != -1)
-        return failure("model bug: metadata chunk covered twice");
-      for (int j = 0; j < keptPerChunk; ++j)
-        slot[j] = idx[j];
-    }
-  }
-  for (int v : kept)
-    if (v < 0)
-      return failure("model bug: metadata chunk not covered");
-
-  // A as the packed 64 x K/2 matrix of raw bits, from registers or from
-  // shared memory ("the MxK matrix A is packed into MxK/2 elements";
-  // A from shared memory "is documented in Shared Memory Matrix Layout":
-  // the packed matrix is read as an M x K/2 operand, *unverified*).
   const int aBits = mmaSpElementBits(instr.a);
-  const int aPerReg = 32 / aBits;
-  std::vector<uint32_t> aPacked(size_t(64 * kStored), 0);
   std::string error;
-  if (in.aFromSmem) {
-    SmemOperand op{decodeWgmmaDescriptor(in.aDesc), in.transA == 1, aBits, 64,
-                   kStored};
-    if (!readSmem(op, in.smem, "A", aPacked, error))
+  std::vector<uint32_t> aDense;
+  if (instr.sparse) {
+    if (!sparseA(instr, in, kind, aDense, error))
       return failure(error);
   } else {
-    // Element j of register r is the j-th (in increasing column order)
-    // non-zero of the register's dense range; packed column = range
-    // start / 2 + j.
-    std::vector<bool> seen(aPacked.size(), false);
-    for (int tid = 0; tid < kWarpgroupThreads; ++tid)
-      for (int r = 0; r < aRegs; ++r) {
-        Cell range = aRange(kind, tid, r);
-        for (int j = 0; j < aPerReg; ++j) {
-          size_t at = size_t(range.row * kStored + range.col / 2 + j);
-          if (seen[at])
-            return failure("model bug: A element loaded twice");
-          seen[at] = true;
-          aPacked[at] = field(in.a[size_t(tid * aRegs + r)], aBits, j);
-        }
-      }
+    // The dense A: 64 x K through its descriptor, as B is read.
+    SmemOperand op{decodeWgmmaDescriptor(in.aDesc), in.transA == 1, aBits, 64,
+                   kDense};
+    if (!readSmem(op, in.smem, "A", aDense, error))
+      return failure(error);
   }
-
-  // Scatter A to its dense columns with the metadata: packed column c is
-  // kept element c % keptPerChunk of chunk c / keptPerChunk.
-  std::vector<uint32_t> aDense(size_t(64 * kDense), 0);
-  for (int row = 0; row < 64; ++row)
-    for (int c = 0; c < kStored; ++c) {
-      int chunk = c / keptPerChunk, j = c % keptPerChunk;
-      int col = chunk * chunkWidth +
-                kept[size_t((row * chunks + chunk) * keptPerChunk + j)];
-      aDense[size_t(row * kDense + col)] = aPacked[size_t(row * kStored + c)];
-    }
 
   // B: K x N, from shared memory ("Matrices A and B are stored in row-major
   // and column-major format": B is K-major unless imm-trans-b = 1).

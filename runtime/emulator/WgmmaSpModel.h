@@ -30,6 +30,12 @@
 // semantics (wgmma.fence / commit_group / wait_group) and a non-zero matrix
 // base offset (an error).
 //
+// The dense instruction (WgmmaSpInstr::sparse false; 9.7.15.5 "wgmma.
+// mma_async") is the same model without metadata: K is 16 (.f16/.bf16),
+// 8 (.tf32) or 32 (.s8/.u8), and A is read whole (64 x K) through its
+// descriptor. Dense A from registers is not modelled (an error): STC's
+// kernels read it from shared memory.
+//
 // Numerics (assumptions, not ISA statements): products are exact in float;
 // they are added to C in increasing K order in float with
 // round-to-nearest-even after every addition (the ISA leaves order and
@@ -60,12 +66,16 @@ struct WgmmaSpInstr {
   MmaElem a = MmaElem::F16;
   MmaElem b = MmaElem::F16;
   MmaElem d = MmaElem::F32;
+  /// wgmma.mma_async.sp (2:4 A with metadata) or the dense
+  /// wgmma.mma_async (half the K; no metadata, selector or A registers).
+  bool sparse = true;
 };
 
 /// Dense K of the instruction (0 for an illegal A type).
 int wgmmaSpK(const WgmmaSpInstr &instr);
 
-/// PTX spelling, e.g. "wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.f16.f16".
+/// PTX spelling, e.g. "wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.f16.f16"
+/// (dense: "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16").
 std::string wgmmaSpInstrName(const WgmmaSpInstr &instr);
 
 /// Threads of a warpgroup.
@@ -139,7 +149,8 @@ struct WgmmaSpResult {
 /// offset, a shared-memory access outside `smem` or misaligned, a K-major
 /// swizzled operand whose K extent exceeds the swizzle width, and a metadata
 /// nibble (of a thread the selector reads) that is not one of 0x4 0x8 0x9
-/// 0xC 0xD 0xE (tf32: 0x4 0xE).
+/// 0xC 0xD 0xE (tf32: 0x4 0xE); for the dense instruction, A from
+/// registers. The dense instruction ignores `e` and `selector`.
 WgmmaSpResult runWgmmaSp(const WgmmaSpInstr &instr, const WgmmaSpOperands &in);
 
 } // namespace stc::emu

@@ -184,6 +184,17 @@ void stc_emu_wgmma_sp_ss(int32_t kind, int32_t n, int64_t a_desc,
                          int32_t trans_a, int32_t trans_b, const void *smem,
                          int64_t smem_bytes, float *d);
 
+/* The dense instruction, wgmma.mma_async.sync.aligned.m64n<n>k<K>.<d>.<a>.<b>
+ * d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a,
+ * imm-trans-b (K = 16 for f16/bf16, 32 for s8: half the sparse K), with
+ * the kinds of StcEmuWgmmaSpKind and A (64 x K) from shared memory. The
+ * rendezvous, shared-memory window and errors are those of
+ * stc_emu_wgmma_sp_ss. */
+void stc_emu_wgmma_ss(int32_t kind, int32_t n, int64_t a_desc, int64_t b_desc,
+                      int32_t scale_d, int32_t scale_a, int32_t scale_b,
+                      int32_t trans_a, int32_t trans_b, const void *smem,
+                      int64_t smem_bytes, float *d);
+
 /* ldmatrix.sync.aligned.m8n8.x<num>(.trans).shared.b16 for the calling
  * thread: `row` is the address this lane supplies (lanes 8i .. 8i + 7 give
  * the rows of matrix i); out[i] receives this lane's word of matrix i:

@@ -21,7 +21,7 @@ func.func @not_a_contraction(%a: tensor<16x16xf16>, %c: tensor<16x16xf16>) -> te
 // -----
 
 func.func @direct(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: a dense contraction runs on the staged kernel without a direct fallback, got family direct}}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: a dense contraction runs on the staged kernel without a direct fallback (or on sm_90a the wgmma kernel), got family direct}}
   %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 64, block_cols = 64>}
       ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
@@ -34,6 +34,46 @@ func.func @direct(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16
 func.func @too_much_shared_memory(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
   // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense kernel's 4 stages of a 128 x 128 tile take 131072 bytes of shared memory; sm_86 allows 101376 a block}}
   %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_86, family = staged, block_rows = 128, block_cols = 128, stages = 4, stage_k_steps = 2, warp_rows = 64, warp_cols = 64>}
+      ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// -----
+
+// The wgmma kernel with a dense A computes one product (its TMA maps are
+// 2-D), accumulates in f32 and reads A from shared memory.
+func.func @wgmma_batch(%a: tensor<2x16x16xf16>, %b: tensor<2x16x16xf16>, %c: tensor<2x16x16xf32>) -> tensor<2x16x16xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel computes one matrix product (no batch) with f32 accumulators and A from shared memory; got a batch}}
+  %r = linalg.batch_matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4>}
+      ins(%a, %b : tensor<2x16x16xf16>, tensor<2x16x16xf16>) outs(%c : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  return %r : tensor<2x16x16xf32>
+}
+
+// -----
+
+func.func @wgmma_registers(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel computes one matrix product (no batch) with f32 accumulators and A from shared memory; got a_source = registers}}
+  %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, a_source = registers>}
+      ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// -----
+
+// A 128 x 256 tile's 6 stages of dense A and B (80 KiB a stage) do not fit
+// a block's shared memory.
+func.func @wgmma_ring_too_deep(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: the sm_90a kernel's ring of 6 stages of 128 x 256 needs 296032 bytes of shared memory, more than the 232448 a block may have}}
+  %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 256, stages = 6>}
+      ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @wgmma_multicast_narrow(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: multicast_b needs a tile of at least 128 columns when the dense operand is k-major; got 64 columns}}
+  %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, cluster_rows = 2, multicast_b = true>}
       ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
 }

@@ -4,7 +4,22 @@
 // (no metadata parameter, two mma.sync m16n8k16 where mma.sp would be one)
 // and a host call on S, D (and the initial result) and the result.
 // RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_80 2>&1 | FileCheck %s --check-prefix=CONFIG
-// RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90a --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s
+// RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90 --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s
+// On sm_90a a single product runs on the wgmma kernel with a dense A (TMA
+// maps over S and D, 128-byte swizzle, nvvm.wgmma.mma_async m64nNk16), a
+// batch on the mma.sync kernel.
+// RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90a --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=WGMMA
+// WGMMA: remark: stc: dense linalg.matmul runs on the GPU's tensor cores as @stc_gemm_0 (wgmma, 64x64 tiles)
+// WGMMA: remark: stc: dense linalg.batch_matmul runs on the GPU's tensor cores as @stc_gemm_1 (mma.sync,
+// WGMMA: gpu.func @stc_gemm_0(
+// WGMMA-SAME: config = <arch = sm_90a, family = wgmma
+// WGMMA-SAME: params = ["values", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"]
+// WGMMA-SAME: tensor_maps = [#stc_gpu.tensor_map<"values_map" over "values", type 6, box[64, 64], swizzle 128>, #stc_gpu.tensor_map<"dense_map" over "dense", type 6, box[64, 64], swizzle 128>]
+// WGMMA-NOT: stc_gpu.wgmma_sp
+// WGMMA-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// WGMMA-NOT: stc_gpu.wgmma_sp
+// WGMMA: gpu.func @stc_gemm_1(
+// WGMMA-SAME: family = staged
 
 // f32 stays exact: not for the tensor cores (the elementwise pass takes
 // it), with a remark (emitted while configuring, before the module prints).
@@ -63,7 +78,7 @@ func.func @scores(%x: tensor<32x64xf16>) -> tensor<32x32xf32> {
 // no mma.sp, the grid's contract in kernel_info.
 // CHECK: gpu.module @stc_kernels
 // CHECK: gpu.func @stc_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
-// CHECK-SAME: stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_gemm_0", config = <arch = sm_90a, family = staged
+// CHECK-SAME: stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_gemm_0", config = <arch = sm_90, family = staged
 // CHECK-SAME: params = ["values", "dense", "out", "R", "P", "K", "value_cols", "meta_cols"], num_pointers = 3, rows = 96, cols = 80, depth = 64, sparse_lhs = true, dense_transposed = false, input_type = f16, output_type = f32, meta_layout = none, meta_rows_per_block = 0, meta_k_per_word = 0, meta_threads = 0>
 // CHECK-NOT: nvvm.mma.sp
 // CHECK: nvvm.ldmatrix

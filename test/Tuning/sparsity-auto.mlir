@@ -4,7 +4,8 @@
 // times. Inputs/h200-db.json measured the 1024x64x1024 product at 12 us
 // sparse and 9 us dense (used alone: --tuning-builtin=false keeps the
 // committed database out). Without a database the priors decide (a large
-// square: sparse). An operand that is not a constant is pruned and
+// square, 3072^3: sparse, even paying for pruning at run time; at 2048^3
+// the dense wgmma kernel's prior wins). An operand that is not a constant is pruned and
 // compressed on every call, which the sparse side pays: a 512^3 product of
 // two arguments stays dense. i8 has no dense tensor-core kernel: sparse, and the
 // remark says why. On the CPU the dense path is scalar loops: sparse.
@@ -14,11 +15,11 @@
 // The same program under force sparsifies all three.
 // RUN: stc-compile %s --target=sm_90a --sparsity=force --emit=stc -o - 2>&1 | FileCheck %s --check-prefix=FORCE
 
-// CHECK-DAG: remark: stc: sparsity=auto on sm_90a: sparse, cost model (NVIDIA H200): sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}}, {{.*}}) + {{[0-9.]+}} us to prune and compress it at run time, dense {{[0-9.]+}} us (dense staged {{[0-9x]+}}, {{.*}})
+// CHECK-DAG: remark: stc: sparsity=auto on sm_90a: sparse, cost model (NVIDIA H200): sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}}, {{.*}}) + {{[0-9.]+}} us to prune and compress it at run time, dense {{[0-9.]+}} us (dense wgmma {{[0-9x]+}}, {{.*}})
 // CHECK-DAG: remark: stc: sparsity=auto on sm_90a: kept dense, tuning database (NVIDIA H200): sparse 12.0 us (measured), dense 9.0 us (measured)
 // CHECK-DAG: remark: stc: sparsity=auto on sm_90a: sparse, sparse {{[0-9.]+}} us (sparse staged {{[0-9x]+}}, prior) + {{[0-9.]+}} us to prune and compress it at run time; no dense tensor-core kernel for it (the tensor-core kernel takes f16 or bf16 operands
-// PRIORS-DAG: remark: stc: sparsity=auto on sm_90a: sparse, cost model (priors, no tuning data): sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}}, prior) + {{[0-9.]+}} us to prune and compress it at run time, dense {{[0-9.]+}} us (dense staged {{[0-9x]+}}, prior)
-// PRIORS-DAG: remark: stc: sparsity=auto on sm_90a: kept dense, cost model (priors, no tuning data): sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}}, prior) + {{[0-9.]+}} us to prune and compress it at run time, dense {{[0-9.]+}} us (dense staged {{[0-9x]+}}, prior)
+// PRIORS-DAG: remark: stc: sparsity=auto on sm_90a: sparse, cost model (priors, no tuning data): sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}}, prior) + {{[0-9.]+}} us to prune and compress it at run time, dense {{[0-9.]+}} us (dense wgmma {{[0-9x]+}}, prior)
+// PRIORS-DAG: remark: stc: sparsity=auto on sm_90a: kept dense, cost model (priors, no tuning data): sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}}, prior) + {{[0-9.]+}} us to prune and compress it at run time, dense {{[0-9.]+}} us (dense wgmma {{[0-9x]+}}, prior)
 // The constant weight of @decode is pruned at compile time: no such cost.
 // PRIORS-DAG: remark: stc: sparsity=auto on sm_90a: {{sparse|kept dense}}, cost model (priors, no tuning data): sparse {{[0-9.]+}} us (sparse wgmma {{[0-9x]+}}, prior), dense
 // CPU-COUNT-4: remark: stc: sparsity=auto on cpu: sparse (a dense contraction runs as scalar loops there, the 2:4 one on the sparse microkernel)
@@ -27,12 +28,12 @@
 // CHECK: stc.spmm
 // FORCE-LABEL: func.func @square
 // FORCE: stc.spmm
-func.func @square(%x: tensor<2048x2048xf16>, %w: tensor<2048x2048xf16>) -> tensor<2048x2048xf16> {
+func.func @square(%x: tensor<3072x3072xf16>, %w: tensor<3072x3072xf16>) -> tensor<3072x3072xf16> {
   %zero = arith.constant 0.0 : f16
-  %init = tensor.empty() : tensor<2048x2048xf16>
-  %c0 = linalg.fill ins(%zero : f16) outs(%init : tensor<2048x2048xf16>) -> tensor<2048x2048xf16>
-  %y = linalg.matmul ins(%x, %w : tensor<2048x2048xf16>, tensor<2048x2048xf16>) outs(%c0 : tensor<2048x2048xf16>) -> tensor<2048x2048xf16>
-  return %y : tensor<2048x2048xf16>
+  %init = tensor.empty() : tensor<3072x3072xf16>
+  %c0 = linalg.fill ins(%zero : f16) outs(%init : tensor<3072x3072xf16>) -> tensor<3072x3072xf16>
+  %y = linalg.matmul ins(%x, %w : tensor<3072x3072xf16>, tensor<3072x3072xf16>) outs(%c0 : tensor<3072x3072xf16>) -> tensor<3072x3072xf16>
+  return %y : tensor<3072x3072xf16>
 }
 
 // The constant weight is the sparse operand: key 1024x64x1024.

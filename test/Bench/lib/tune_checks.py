@@ -251,8 +251,8 @@ def t_build():
     fams = {(p["target"], p["sparse"], tunelib.parse_config(p["config"])["family"])
             for p in man["programs"]}
     assert ("sm_90a", True, "wgmma") in fams and ("sm_90", True, "staged") in fams and \
-        ("sm_90a", False, "staged") in fams, fams
-    assert "22 of 22 candidates built" in out, out[-500:]
+        ("sm_90a", False, "wgmma") in fams, fams
+    assert "20 of 20 candidates built" in out, out[-500:]
     return "%d candidates of 4 ops (sm_90a, sm_90; 2:4 and dense) built and checked" % len(
         man["programs"])
 
@@ -684,7 +684,7 @@ def t_synthetic():
     assert c1[broken["name"]]["status"] == "failed" and \
         c1[broken["name"]]["why"].startswith("build: stc-compile exited"), c1[broken["name"]]
     counts = doc["summary"]["status_counts"]
-    assert counts == {"ok": 20, "wrong": 1, "failed": 1}, counts
+    assert counts == {"ok": 18, "wrong": 1, "failed": 1}, counts
     for o in doc["ops"]:
         ok = [c for c in o["candidates"] if c["status"] == "ok"]
         for c in ok:
@@ -707,7 +707,10 @@ def t_synthetic():
     e0 = next(e for e in d["entries"] if e["key"]["arch"] == "sm_90a" and
               e["key"]["dtype"] == "f16")
     w = [c for c in e0["candidates"] if c["status"] == "wrong"]
-    assert len(w) == 1 and "median_us" not in w[0] and e0["best"]["config"] != w[0]["config"]
+    # (A dense wgmma candidate can have the text of a sparse one: the kind
+    # tells them apart.)
+    assert len(w) == 1 and "median_us" not in w[0] and \
+        (e0["best"]["config"], e0["best"]["sparse"]) != (w[0]["config"], w[0]["sparse"])
     e1 = next(e for e in d["entries"] if e["key"]["arch"] == "sm_90a" and
               e["key"]["dtype"] == "bf16")
     assert [c["status"] for c in e1["candidates"]].count("failed") == 1, e1
@@ -731,7 +734,8 @@ def t_synthetic():
     assert "tuning database NOT updated (the results are written): %s: entry 0: the key " \
            "lacks device" % db in out, out[-2000:]
     assert len(os.listdir(res)) == n + 2, os.listdir(res)
-    return "22 candidates on the emulator: 20 ok, the wrong and the failed one recorded; " \
+    return "%d candidates on the emulator: %d ok, the wrong and the failed one recorded; " \
+           % (sum(counts.values()), counts["ok"]) + \
            "4 entries (SYNTHETIC, cc 9.0); an entry replaced; a corrupted database refused"
 
 

@@ -7,7 +7,13 @@ the emulator, and compares with a float64 product of the same inputs. Each
 case must also report (with --remarks) that it ran on the tensor cores.
 bf16 inputs travel as f32 .npy files holding bf16-exact values.
 
-usage: dense_gemm.py STC_RUN OUT_DIR [DEVICE [stc-run flags...]]
+With --cases=wgmma (before STC_RUN) the cases are those of the sm_90a
+kernel with a dense A (run them with --target=sm_90a): its tiles, clusters,
+multicast of B, ring depths, both orientations of B and a transposed
+product; each must report the wgmma kernel, and the batched product the
+mma.sync one.
+
+usage: dense_gemm.py [--cases=wgmma] STC_RUN OUT_DIR [DEVICE [stc-run flags...]]
          (DEVICE: emulate, or cuda; the flags go to every run, e.g. a
          --target)
        dense_gemm.py --write-only OUT_DIR   (the programs only)
@@ -18,9 +24,13 @@ import sys
 
 import numpy as np
 
-STC_RUN, OUT = sys.argv[1], sys.argv[2]
-DEVICE = sys.argv[3] if len(sys.argv) > 3 else "emulate"
-COMMON_FLAGS = [f for f in sys.argv[4:] if f]
+ARGS = sys.argv[1:]
+CASES = "mma_sync"
+if ARGS and ARGS[0].startswith("--cases="):
+    CASES = ARGS.pop(0)[len("--cases="):]
+STC_RUN, OUT = ARGS[0], ARGS[1]
+DEVICE = ARGS[2] if len(ARGS) > 2 else "emulate"
+COMMON_FLAGS = [f for f in ARGS[3:] if f]
 os.makedirs(OUT, exist_ok=True)
 RNG = np.random.default_rng(20261127)
 
@@ -37,7 +47,7 @@ def to_bf16_exact(x):
 
 
 def case(name, m, n, k, a_t=False, b_t=False, dt="f16", ot="f32", batch=0,
-         acc=False, flags=()):
+         acc=False, flags=(), kernel=None):
     lead = [batch] if batch else []
     bd = "b, " if batch else ""
     loops = bd + "m, n, k"
@@ -103,6 +113,11 @@ def case(name, m, n, k, a_t=False, b_t=False, dt="f16", ot="f32", batch=0,
         print(f"{name}: stc-run failed:\n{run.stderr}")
         return False
     tensor_cores = "runs on the GPU's tensor cores as @stc_gemm_" in run.stderr
+    # The kernel the remark names: "(wgmma, 128x256 tiles)".
+    ran = ""
+    for family in ("wgmma", "mma.sync"):
+        if f"@stc_gemm_0 ({family}," in run.stderr:
+            ran = family
     a = inputs[0].astype(np.float64)
     b = inputs[1].astype(np.float64)
     if a_t:
@@ -117,11 +132,48 @@ def case(name, m, n, k, a_t=False, b_t=False, dt="f16", ot="f32", batch=0,
     # f32 results: f32 accumulation of exact products; f16 results: one
     # rounding to f16 (f16 accumulators: one per K step of 16).
     tol = 2e-3 if ot == "f16" else 1e-5
-    ok = tensor_cores and err <= tol
-    print(f"{name}: tensor_cores={tensor_cores} max relative error "
-          f"{err:.2e} (tolerance {tol:.0e}) {'ok' if ok else 'FAILED'}")
+    ok = tensor_cores and err <= tol and (kernel is None or ran == kernel)
+    print(f"{name}: tensor_cores={tensor_cores} kernel={ran} max relative "
+          f"error {err:.2e} (tolerance {tol:.0e}) {'ok' if ok else 'FAILED'}")
     return ok
 
+
+def wgmma_cases():
+    """The sm_90a kernel with a dense A (--target=sm_90a)."""
+    w = "wgmma"
+    tile = lambda r, c: ["--gpu-block-rows=%d" % r, "--gpu-block-cols=%d" % c]
+    return [
+        # B k-major (N contiguous: MN-major in shared memory), ragged M, N
+        # and K (TMA's zero fill), the heuristic's tile.
+        case("w_nn", 96, 80, 72, kernel=w),
+        # B given N x K (K-major), 2 consumer warpgroups, several K steps.
+        case("w_nt", 136, 72, 200, b_t=True, flags=tile(128, 64), kernel=w),
+        # A given K x M: B (N x K) plays S, the transpose is stored.
+        case("w_tn", 72, 56, 136, a_t=True, b_t=True, kernel=w),
+        # 256-row blocks (two 64-row tiles per consumer warpgroup), more K
+        # steps than ring slots (the ring wraps), an initial result.
+        case("w_256_acc", 264, 136, 320, acc=True,
+             flags=tile(256, 128) + ["--gpu-wgmma-stages=2"], kernel=w),
+        # 128 x 256: setmaxnreg moves registers to the consumers.
+        case("w_128x256_bf16", 136, 264, 128, b_t=True, dt="bf16",
+             flags=tile(128, 256), kernel=w),
+        # A cluster of 2 sharing B by TMA multicast, both orientations.
+        case("w_multicast", 200, 136, 192,
+             flags=tile(64, 128) + ["--gpu-cluster-rows=2",
+                                    "--gpu-tma-multicast"], kernel=w),
+        case("w_multicast_nt", 200, 72, 136, b_t=True,
+             flags=tile(64, 64) + ["--gpu-cluster-rows=2",
+                                   "--gpu-tma-multicast"], kernel=w),
+        # Grouped block order, f16 result.
+        case("w_grouped_f16", 392, 200, 64, ot="f16",
+             flags=tile(64, 64) + ["--gpu-group-rows=2"], kernel=w),
+        # A batch stays on the mma.sync kernel (the TMA maps are 2-D).
+        case("w_batch", 40, 24, 32, b_t=True, batch=2, kernel="mma.sync"),
+    ]
+
+
+if CASES == "wgmma":
+    sys.exit(0 if all(wgmma_cases()) else 1)
 
 results = [
     case("nn", 96, 80, 64),
