@@ -121,7 +121,8 @@
 #                    none: build only the first), build and build-conv
 #   STC_GPU_FLAGS_SM90A   its extra stc-compile flags (STC_GPU_FLAGS)
 #   STC_GPU_TARGET_DENSE  target of STC's dense kernel, stc_dense
-#                    (STC_GPU_TARGET; none: do not build it), build
+#                    (sm_90a: the wgmma kernel with a dense A; sm_90: the
+#                    mma.sync one; none: do not build it), build
 #   STC_GPU_FLAGS_DENSE   its extra stc-compile flags (STC_GPU_FLAGS)
 #   STC_GPU_OUT      output element type of the f16/bf16 programs: same (as
 #                    the inputs) or f32 (same); i8 programs output i32
@@ -232,7 +233,7 @@ case "$CMD" in
       ${CUTLASS_TARBALL:+--cutlass-tarball "$CUTLASS_TARBALL"} \
       --sm90a-target "${STC_GPU_TARGET_SM90A:-sm_90a}" \
       --sm90a-flags="${STC_GPU_FLAGS_SM90A-${STC_GPU_FLAGS:-}}" \
-      --dense-target "${STC_GPU_TARGET_DENSE:-${STC_GPU_TARGET:-sm_90}}" \
+      --dense-target "${STC_GPU_TARGET_DENSE:-sm_90a}" \
       --dense-flags="${STC_GPU_FLAGS_DENSE-${STC_GPU_FLAGS:-}}" \
       --stc-tune "${STC_TUNE:-$BUILD/bin/stc-tune}" -- "$@"
     ;;

@@ -215,9 +215,11 @@ std::string KernelInfoAttr::getMmaShape() const {
   KernelConfigAttr config = getConfig();
   Type input = getInputType();
   bool int8 = input.isInteger(8);
+  // A dense wgmma (no metadata) has half the K of a sparse one.
+  bool dense = getMetaLayout() == MetaLayout::none;
   if (config.isWgmma())
     return "m64n" + std::to_string(config.getBlockCols()) + "k" +
-           std::to_string(int8 ? 64 : 32);
+           std::to_string((int8 ? 64 : 32) / (dense ? 2 : 1));
   if (getMetaLayout() == MetaLayout::none)
     return "m16n8k16"; // the dense mma.sync, two a K step of 32
   return input.isF32() ? "m16n8k16" : int8 ? "m16n8k64" : "m16n8k32";
