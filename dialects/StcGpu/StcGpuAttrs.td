@@ -124,7 +124,8 @@ def StcGpu_TensorMapAttr : StcGpu_Attr<"TensorMap", "tensor_map"> {
   let description = [{
     Kernel parameter `param` is a tensor map (CUtensorMap, built by the
     runtime's cuTensorMapEncodeTiled) over operand buffer `operand`, of that
-    buffer's rank (2 or 4), dimensions innermost first: `box` elements per
+    buffer's rank (2, 3 (a batch of matrices, built as 4-D with an outer
+    dimension of 1) or 4), dimensions innermost first: `box` elements per
     dimension, `element_strides` the traversal strides (empty: all 1),
     `swizzle` bytes (0, 32, 64 or 128) and `data_type` a
     CUtensorMapDataType.

@@ -240,6 +240,9 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
     shape.blockCols = std::min<int64_t>(shape.blockCols, 128);
   if (k.clusterRows)
     shape.clusterRows = k.clusterRows;
+  // A batch's blocks stack its matrices' row tiles along grid y: no pairs.
+  if (pb.batched)
+    shape.clusterRows = 1;
   if (k.tmaMulticast) {
     // Where it cannot apply, the kernel loads its own B (a remark says
     // why), as the heuristic's cluster choice may differ per op.
@@ -293,9 +296,14 @@ ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
   bool f16Acc = k.accumulate == "f16" && pb.inputType.isF16();
   std::optional<KernelFamily> requested = k.requestedFamily();
   if (stc_gpu::hasWgmma(arch) && requested != KernelFamily::staged) {
-    std::string whyNot = pb.batched ? "one matrix product (no batch)"
-                         : f16Acc   ? "f32 accumulation (accumulate=f16 "
-                                      "was asked for)"
+    bool batchLayout = pb.batched && (k.clusterRows > 1 || k.groupRows ||
+                                      k.tmaMulticast);
+    std::string whyNot = batchLayout
+                             ? "no cluster, multicast or grouped order for "
+                               "a batch (cluster-rows, tma-multicast or "
+                               "group-rows was asked for)"
+                         : f16Acc ? "f32 accumulation (accumulate=f16 "
+                                    "was asked for)"
                          : k.wgmmaA != "smem"
                              ? "A from shared memory (wgmma-a=registers "
                                "was asked for)"

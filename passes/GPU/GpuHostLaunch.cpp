@@ -444,7 +444,7 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
     int64_t rank = type.getRank();
     ArrayRef<int64_t> box = map.getBox();
     ArrayRef<int64_t> strides = map.getElementStrides();
-    if ((rank != 2 && rank != 4) || box.size() != static_cast<size_t>(rank) ||
+    if (rank < 2 || rank > 4 || box.size() != static_cast<size_t>(rank) ||
         (!strides.empty() && strides.size() != static_cast<size_t>(rank)))
       return host.emitError("stc-gpu-host-launch: tensor map ")
              << map << " over a rank-" << rank << " operand";
@@ -468,14 +468,26 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
       if (d > 0)
         stride = arith::MulIOp::create(b, stride, sizes.back());
     }
+    // A rank-3 operand (a batch of matrices) is a 4-D map whose outermost
+    // dimension is 1 (its stride the whole buffer, box 1).
+    SmallVector<int64_t, 4> boxes(box.begin(), box.end());
+    SmallVector<int64_t, 4> steps(rank, 1);
+    if (!strides.empty())
+      steps.assign(strides.begin(), strides.end());
+    if (rank == 3) {
+      byteStrides.push_back(arith::MulIOp::create(b, stride, sizes.back()));
+      sizes.push_back(arith::ConstantIntOp::create(b, 1, 64));
+      boxes.push_back(1);
+      steps.push_back(1);
+    }
     SmallVector<Value> args = {kernelArgs[operand], c32(map.getDataType())};
     args.append(sizes);
     args.append(byteStrides);
-    for (int64_t v : box)
+    for (int64_t v : boxes)
       args.push_back(c32(v));
-    if (rank == 4)
-      for (int64_t d = 0; d < 4; ++d)
-        args.push_back(c32(strides.empty() ? 1 : strides[d]));
+    if (rank != 2)
+      for (int64_t v : steps)
+        args.push_back(c32(v));
     args.push_back(c32(map.getSwizzle()));
     SmallVector<Type> argTypes;
     for (Value v : args)
@@ -488,6 +500,7 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
     // device pointer of the map.
     StringRef fn = runtimeSymbol(rank == 2 ? RuntimeEntryPoint::GpuTensorMap2d
                                            : RuntimeEntryPoint::GpuTensorMap4d);
+    // (Rank 3 is the 4-D builder with an outer dimension of 1.)
     declare(fn, argTypes);
     auto call = func::CallOp::create(b, fn, TypeRange{ptrType}, args);
     kernelArgs.push_back(call.getResult(0));

@@ -401,13 +401,20 @@ void emitProducer(KernelIR &ir, const Problem &pb,
       NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
   Value slotBase = ir.mul(slot, ir.i32(shape.stageBytes()));
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  // A batch of matrices: 4-D maps (a 3-D operand under an outer dimension
+  // of 1), the box at the block's matrix.
+  SmallVector<Value, 2> batchCoords;
+  if (f.kp.batchElement)
+    batchCoords = {f.kp.batchElement, ir.i32(0)};
   auto copy = [&](Value offset, Value map, Value x, Value y,
                   Value multicastMask = Value()) {
     Value dst = LLVM::GEPOp::create(b, f.smem.getType(), b.getI8Type(), f.smem,
                                     ValueRange{offset});
     Value dstCluster = LLVM::AddrSpaceCastOp::create(b, clusterPtr, dst);
+    SmallVector<Value, 4> coords = {x, y};
+    coords.append(batchCoords.begin(), batchCoords.end());
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, dstCluster, map, ValueRange{x, y}, full, ValueRange{}, multicastMask,
+        b, dstCluster, map, coords, full, ValueRange{}, multicastMask,
         /*l2CacheHint=*/Value(), NVVM::TMALoadModeAttr(), BoolAttr(),
         NVVM::CTAGroupKindAttr(),
         /*predicate=*/Value());

@@ -56,13 +56,22 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
     // The sm_90a kernel with a dense A (HopperKernel.cpp): one matrix
     // product (TMA maps of rank 2), f32 accumulation, A through its
     // shared-memory descriptor.
-    if (pb.batched || acc != Accumulator::f32 ||
+    // A batch: the blocks of a matrix are neither paired in clusters nor
+    // regrouped (grid y stacks the matrices' row tiles).
+    bool batchLayout =
+        pb.batched && (config.getClusterRows() != 1 || config.getGroupRows());
+    if (batchLayout || acc != Accumulator::f32 ||
         config.getASource() != stc_gpu::WgmmaASource::smem ||
         config.getPixelTileH() > 0)
-      return error() << "the dense wgmma kernel computes one matrix "
-                        "product (no batch) with f32 accumulators and A "
-                        "from shared memory; got "
-                     << (pb.batched ? "a batch"
+      return error() << "the dense wgmma kernel takes f32 accumulators, A "
+                        "from shared memory and, for a batch, no cluster "
+                        "or grouped order; got "
+                     << (batchLayout ? "a batch with cluster_rows = " +
+                                           std::to_string(
+                                               config.getClusterRows()) +
+                                           ", group_rows = " +
+                                           std::to_string(
+                                               config.getGroupRows())
                          : acc != Accumulator::f32
                              ? "accumulator = " +
                                    stc_gpu::stringifyAccumulator(acc).str()

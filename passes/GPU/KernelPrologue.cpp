@@ -112,7 +112,8 @@ KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(
     // one matrix.
     Value rowTiles = arith::DivUIOp::create(
         b, ir.add(a.rows, ir.i32(blockRows - 1)), ir.i32(blockRows));
-    Value element = ir.wide(arith::DivUIOp::create(b, blockY, rowTiles));
+    k.batchElement = arith::DivUIOp::create(b, blockY, rowTiles);
+    Value element = ir.wide(k.batchElement);
     blockY = arith::RemUIOp::create(b, blockY, rowTiles);
     auto advance = [&](Value &ptr, Type type, Value elemsPerMatrix) {
       if (ptr)

@@ -70,6 +70,9 @@ struct KernelPrologue {
   Value outLd, denseLd;
   /// Zero of the operand type.
   Value inputZero;
+  /// A batched product's matrix (i32; grid y stacks the row tiles of every
+  /// one), null otherwise: the sm_90a kernel's TMA coordinate.
+  Value batchElement;
 };
 
 /// Dense K of one mma.sp: 32 for f16/bf16 (2:4), 16 for tf32 (1:2), 64 for

@@ -262,8 +262,12 @@ KernelFacts LowerSpmmToGpu::emitHopperKernel(Operation *op,
   int64_t dataType = pb.int8 ? 0 : pb.inputType.isF16() ? 6 : 9;
   auto map = [&](StringRef param, StringRef operand, ArrayRef<int64_t> box,
                  int64_t swizzle, ArrayRef<int64_t> strides = {}) {
+    // A batch of matrices: one matrix deep.
+    SmallVector<int64_t, 4> boxes(box.begin(), box.end());
+    if (pb.batched)
+      boxes.push_back(1);
     facts.tensorMaps.push_back(stc_gpu::TensorMapAttr::get(
-        ctx, param, operand, dataType, box, swizzle, strides));
+        ctx, param, operand, dataType, boxes, swizzle, strides));
   };
   // A's rows of a K step: 64 bytes of 2:4 values, or 128 of a dense S,
   // swizzled at their width.

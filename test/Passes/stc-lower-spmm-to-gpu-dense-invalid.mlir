@@ -40,11 +40,12 @@ func.func @too_much_shared_memory(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, 
 
 // -----
 
-// The wgmma kernel with a dense A computes one product (its TMA maps are
-// 2-D), accumulates in f32 and reads A from shared memory.
+// The wgmma kernel with a dense A accumulates in f32, reads A from shared
+// memory and, for a batch, pairs no blocks in clusters (grid y stacks the
+// matrices' row tiles).
 func.func @wgmma_batch(%a: tensor<2x16x16xf16>, %b: tensor<2x16x16xf16>, %c: tensor<2x16x16xf32>) -> tensor<2x16x16xf32> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel computes one matrix product (no batch) with f32 accumulators and A from shared memory; got a batch}}
-  %r = linalg.batch_matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4>}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel takes f32 accumulators, A from shared memory and, for a batch, no cluster or grouped order; got a batch with cluster_rows = 2, group_rows = 0}}
+  %r = linalg.batch_matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, cluster_rows = 2>}
       ins(%a, %b : tensor<2x16x16xf16>, tensor<2x16x16xf16>) outs(%c : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   return %r : tensor<2x16x16xf32>
 }
@@ -52,7 +53,7 @@ func.func @wgmma_batch(%a: tensor<2x16x16xf16>, %b: tensor<2x16x16xf16>, %c: ten
 // -----
 
 func.func @wgmma_registers(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel computes one matrix product (no batch) with f32 accumulators and A from shared memory; got a_source = registers}}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel takes f32 accumulators, A from shared memory and, for a batch, no cluster or grouped order; got a_source = registers}}
   %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, a_source = registers>}
       ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>

@@ -5,12 +5,12 @@
 // and a host call on S, D (and the initial result) and the result.
 // RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_80 2>&1 | FileCheck %s --check-prefix=CONFIG
 // RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90 --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s
-// On sm_90a a single product runs on the wgmma kernel with a dense A (TMA
-// maps over S and D, 128-byte swizzle, nvvm.wgmma.mma_async m64nNk16), a
-// batch on the mma.sync kernel.
+// On sm_90a the products run on the wgmma kernel with a dense A (TMA maps
+// over S and D, 128-byte swizzle, nvvm.wgmma.mma_async m64nNk16; a batch's
+// maps one matrix deep).
 // RUN: stc-opt %s --stc-configure-gpu-kernels=target=sm_90a --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=WGMMA
 // WGMMA: remark: stc: dense linalg.matmul runs on the GPU's tensor cores as @stc_gemm_0 (wgmma, 64x64 tiles)
-// WGMMA: remark: stc: dense linalg.batch_matmul runs on the GPU's tensor cores as @stc_gemm_1 (mma.sync,
+// WGMMA: remark: stc: dense linalg.batch_matmul runs on the GPU's tensor cores as @stc_gemm_1 (wgmma,
 // WGMMA: gpu.func @stc_gemm_0(
 // WGMMA-SAME: config = <arch = sm_90a, family = wgmma
 // WGMMA-SAME: params = ["values", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"]
@@ -19,7 +19,9 @@
 // WGMMA-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // WGMMA-NOT: stc_gpu.wgmma_sp
 // WGMMA: gpu.func @stc_gemm_1(
-// WGMMA-SAME: family = staged
+// WGMMA-SAME: family = wgmma
+// WGMMA-SAME: tensor_maps = [#stc_gpu.tensor_map<"values_map" over "values", type 9, box[64, 64, 1], swizzle 128>, #stc_gpu.tensor_map<"dense_map" over "dense", type 9, box[64, 64, 1], swizzle 128>]
+// WGMMA: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} box[{{.*}}, {{.*}}, {{.*}}, {{.*}}]
 
 // f32 stays exact: not for the tensor cores (the elementwise pass takes
 // it), with a remark (emitted while configuring, before the module prints).

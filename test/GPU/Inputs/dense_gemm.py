@@ -9,9 +9,9 @@ bf16 inputs travel as f32 .npy files holding bf16-exact values.
 
 With --cases=wgmma (before STC_RUN) the cases are those of the sm_90a
 kernel with a dense A (run them with --target=sm_90a): its tiles, clusters,
-multicast of B, ring depths, both orientations of B and a transposed
-product; each must report the wgmma kernel, and the batched product the
-mma.sync one.
+multicast of B, ring depths, both orientations of B, a transposed product
+and batches; each must report the wgmma kernel, and a batch that asks for
+a cluster the mma.sync one.
 
 usage: dense_gemm.py [--cases=wgmma] STC_RUN OUT_DIR [DEVICE [stc-run flags...]]
          (DEVICE: emulate, or cuda; the flags go to every run, e.g. a
@@ -167,8 +167,16 @@ def wgmma_cases():
         # Grouped block order, f16 result.
         case("w_grouped_f16", 392, 200, 64, ot="f16",
              flags=tile(64, 64) + ["--gpu-group-rows=2"], kernel=w),
-        # A batch stays on the mma.sync kernel (the TMA maps are 2-D).
-        case("w_batch", 40, 24, 32, b_t=True, batch=2, kernel="mma.sync"),
+        # Batches: 4-D TMA maps, the block's matrix from grid y; B in
+        # both orientations, an initial result, A transposed (B plays S).
+        case("w_batch", 40, 24, 32, b_t=True, batch=3, kernel=w),
+        case("w_batch_acc_bf16", 72, 136, 80, batch=2, acc=True, dt="bf16",
+             flags=tile(64, 128), kernel=w),
+        case("w_batch_tn", 136, 40, 72, a_t=True, b_t=True, batch=2,
+             kernel=w),
+        # A cluster asked for a batch: the mma.sync kernel.
+        case("w_batch_cluster", 40, 24, 32, batch=2,
+             flags=["--gpu-cluster-rows=2"], kernel="mma.sync"),
     ]
 
 
