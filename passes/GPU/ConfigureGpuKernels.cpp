@@ -218,8 +218,15 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
                !ShapedType::isDynamic(pb.cols) &&
                !ShapedType::isDynamic(pb.depth);
   if (known) {
+    // A batch's matrices each have their own tiles (a dynamic batch counts
+    // as one).
+    int64_t batch = 1;
+    if (pb.batched)
+      if (auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
+          type && !type.isDynamicDim(0))
+        batch = type.getDimSize(0);
     HopperTiling tiling = chooseHopperTiling(
-        {pb.rows, pb.cols, pb.depth, shape.elementBytes, pb.denseS});
+        {pb.rows, pb.cols, pb.depth, shape.elementBytes, pb.denseS, batch});
     shape.blockRows = tiling.blockRows;
     shape.blockCols = tiling.blockCols;
     // The heuristic's cluster pair. Without TMA multicast of B (opt-in,
@@ -296,16 +303,15 @@ ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
   bool f16Acc = k.accumulate == "f16" && pb.inputType.isF16();
   std::optional<KernelFamily> requested = k.requestedFamily();
   if (stc_gpu::hasWgmma(arch) && requested != KernelFamily::staged) {
-    bool batchLayout = pb.batched && (k.clusterRows > 1 || k.groupRows ||
-                                      k.tmaMulticast);
-    std::string whyNot = batchLayout
-                             ? "no cluster, multicast or grouped order for "
+    bool batchLayout =
+        pb.batched && (k.clusterRows > 1 || k.groupRows || k.tmaMulticast);
+    std::string whyNot =
+        batchLayout          ? "no cluster, multicast or grouped order for "
                                "a batch (cluster-rows, tma-multicast or "
                                "group-rows was asked for)"
-                         : f16Acc ? "f32 accumulation (accumulate=f16 "
-                                    "was asked for)"
-                         : k.wgmmaA != "smem"
-                             ? "A from shared memory (wgmma-a=registers "
+        : f16Acc             ? "f32 accumulation (accumulate=f16 "
+                               "was asked for)"
+        : k.wgmmaA != "smem" ? "A from shared memory (wgmma-a=registers "
                                "was asked for)"
                              : "";
     if (whyNot.empty())

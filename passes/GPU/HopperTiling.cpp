@@ -53,6 +53,7 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
   int64_t rows = std::max<int64_t>(problem.rows, 1);
   int64_t cols = std::max<int64_t>(problem.cols, 1);
   int64_t sms = std::max<int64_t>(device.sms, 1);
+  int64_t batch = std::max<int64_t>(problem.batch, 1);
 
   struct Candidate {
     int64_t bm, bn;
@@ -63,9 +64,9 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
   const int64_t bms[] = {64, 128}, bns[] = {64, 128, 256};
   for (int64_t bm : bms)
     for (int64_t bn : bns) {
-      int64_t tiles = ceilDiv(rows, bm) * ceilDiv(cols, bn);
+      int64_t tiles = ceilDiv(rows, bm) * ceilDiv(cols, bn) * batch;
       int64_t waves = ceilDiv(tiles, sms);
-      double u = double(rows) * double(cols) /
+      double u = double(rows) * double(cols) * double(batch) /
                  (double(waves) * double(sms) * double(bm) * double(bn));
       bestUtilization = std::max(bestUtilization, u);
     }
@@ -76,9 +77,9 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
               2 >
           device.sharedBytesPerBlock - kReservedSharedBytes)
         continue;
-      int64_t tiles = ceilDiv(rows, bm) * ceilDiv(cols, bn);
+      int64_t tiles = ceilDiv(rows, bm) * ceilDiv(cols, bn) * batch;
       int64_t waves = ceilDiv(tiles, sms);
-      double u = double(rows) * double(cols) /
+      double u = double(rows) * double(cols) * double(batch) /
                  (double(waves) * double(sms) * double(bm) * double(bn));
       if (u < bestUtilization * (1.0 - kUtilizationSlack))
         continue;

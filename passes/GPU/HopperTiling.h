@@ -34,6 +34,8 @@ struct HopperProblem {
   int64_t elementBytes = 2;
   /// A dense S (the dense wgmma kernel): A's tile is BM x BK, not half.
   bool denseA = false;
+  /// Matrices of a batched product: each has its own tiles.
+  int64_t batch = 1;
 };
 
 /// The choice.

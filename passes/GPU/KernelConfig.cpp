@@ -66,12 +66,11 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
       return error() << "the dense wgmma kernel takes f32 accumulators, A "
                         "from shared memory and, for a batch, no cluster "
                         "or grouped order; got "
-                     << (batchLayout ? "a batch with cluster_rows = " +
-                                           std::to_string(
-                                               config.getClusterRows()) +
-                                           ", group_rows = " +
-                                           std::to_string(
-                                               config.getGroupRows())
+                     << (batchLayout
+                             ? "a batch with cluster_rows = " +
+                                   std::to_string(config.getClusterRows()) +
+                                   ", group_rows = " +
+                                   std::to_string(config.getGroupRows())
                          : acc != Accumulator::f32
                              ? "accumulator = " +
                                    stc_gpu::stringifyAccumulator(acc).str()

@@ -92,3 +92,18 @@ TEST(HopperTiling, FewerSmsMeansFewerTilesPerWave) {
 }
 
 } // namespace
+
+TEST(HopperTiling, ABatchFillsTheWavesAndADenseAWeighsFull) {
+  // 256 x 256 once: small tiles spread over the SMs; 48 times (attention's
+  // heads): 128 x 256 tiles already fill every wave.
+  HopperProblem one{256, 256, 64, 2, /*denseA=*/true};
+  EXPECT_EQ(chooseHopperTiling(one).blockRows, 64);
+  HopperProblem heads = one;
+  heads.batch = 48;
+  HopperTiling t = chooseHopperTiling(heads);
+  EXPECT_GT(t.blockRows * t.blockCols, 64 * 64);
+  EXPECT_GE(t.utilization, 0.95);
+  // A dense A doubles the A bytes of a stage.
+  EXPECT_EQ(hopperStageBytes(128, 128, 64, 2, /*denseA=*/true),
+            hopperStageBytes(128, 128, 64, 2) + 128 * 32 * 2);
+}
