@@ -545,6 +545,47 @@ void LowerElementwiseToGpu::emitHostCall(linalg::GenericOp op,
                       loopSizes);
 }
 
+/// Bytes per element of the full-size (identity-indexed) operands of
+/// `op`: what reading them costs per result element.
+static int64_t fullOperandBytes(linalg::GenericOp op) {
+  int64_t bytes = 0;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(in->get().getType());
+    if (type && op.getMatchingIndexingMap(in).isIdentity())
+      bytes += type.getElementTypeBitWidth() / 8;
+  }
+  return bytes;
+}
+
+/// The fusion control: a producer with one use fuses into it (the
+/// intermediate tensor disappears); a producer with several uses, every one
+/// a linalg.generic, is recomputed in each when that reads fewer bytes
+/// than writing its result once and reading it in each consumer, e.g.
+/// softmax's exp(x - max): each of the sum and the division then reads the
+/// f16 x instead of the f32 exponentials, one kernel and about half the
+/// traffic less. Upstream keeps a result that still has other uses as an
+/// extra result of the fused op, so the recomputed producer must be one
+/// every consumer takes (all uses fusable).
+static bool recomputeOrFuse(OpOperand *fused) {
+  auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+  if (!producer)
+    return false;
+  if (producer->hasOneUse())
+    return true;
+  if (producer->getNumResults() != 1 || producer.getNumReductionLoops() != 0 ||
+      !llvm::all_of(producer->getUses(), [&](OpOperand &use) {
+        auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+        return consumer && consumer.isDpsInput(&use) &&
+               consumer.getMatchingIndexingMap(&use).isIdentity() &&
+               consumer.getNumLoops() == producer.getNumLoops();
+      }))
+    return false;
+  auto type = cast<RankedTensorType>(producer->getResult(0).getType());
+  int64_t out = type.getElementTypeBitWidth() / 8;
+  int64_t uses = std::distance(producer->use_begin(), producer->use_end());
+  return uses * fullOperandBytes(producer) <= (1 + uses) * out;
+}
+
 void LowerElementwiseToGpu::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
@@ -553,11 +594,7 @@ void LowerElementwiseToGpu::runOnOperation() {
   {
     RewritePatternSet patterns(ctx);
     patterns.add<GeneralizeParallelNamedOp>(ctx);
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *fused) {
-          Operation *producer = fused->get().getDefiningOp();
-          return producer && producer->hasOneUse();
-        });
+    linalg::populateElementwiseOpsFusionPatterns(patterns, recomputeOrFuse);
     FrozenRewritePatternSet frozen(std::move(patterns));
     for (auto f : module.getOps<func::FuncOp>())
       if (failed(applyPatternsGreedily(f, frozen)))
