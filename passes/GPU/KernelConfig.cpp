@@ -42,6 +42,18 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
     d << pass << ": ";
     return d;
   };
+  // The sm_90a kernel's ring (with a dense or a 2:4 A) in a block's shared
+  // memory.
+  auto checkRingFits = [&]() -> LogicalResult {
+    HopperKernelShape shape = hopperShapeOf(config, pb);
+    if (shape.sharedBytes() > device.sharedBytesPerBlock)
+      return error() << "the sm_90a kernel's ring of " << shape.stages
+                     << " stages of " << shape.blockRows << " x "
+                     << shape.blockCols << " needs " << shape.sharedBytes()
+                     << " bytes of shared memory, more than the "
+                     << device.sharedBytesPerBlock << " a block may have";
+    return success();
+  };
   Accumulator acc = config.getAccumulator();
   Accumulator natural = pb.int8 ? Accumulator::s32 : Accumulator::f32;
   bool f16Allowed = pb.inputType.isF16() && !config.isWgmma();
@@ -81,14 +93,7 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
       return error() << "multicast_b needs a tile of at least 128 columns "
                         "when the dense operand is k-major; got "
                      << config.getBlockCols() << " columns";
-    HopperKernelShape shape = hopperShapeOf(config, pb);
-    if (shape.sharedBytes() > device.sharedBytesPerBlock)
-      return error() << "the sm_90a kernel's ring of " << shape.stages
-                     << " stages of " << shape.blockRows << " x "
-                     << shape.blockCols << " needs " << shape.sharedBytes()
-                     << " bytes of shared memory, more than the "
-                     << device.sharedBytesPerBlock << " a block may have";
-    return success();
+    return checkRingFits();
   }
   if (pb.denseS) {
     // The dense kernel is the staged one with twice the bytes of A a K step
@@ -132,14 +137,7 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
                         "convolution; got "
                      << (pb.conv ? "none for a convolution"
                                  : "pixel tiles for a GEMM");
-    HopperKernelShape shape = hopperShapeOf(config, pb);
-    if (shape.sharedBytes() > device.sharedBytesPerBlock)
-      return error() << "the sm_90a kernel's ring of " << shape.stages
-                     << " stages of " << shape.blockRows << " x "
-                     << shape.blockCols << " needs " << shape.sharedBytes()
-                     << " bytes of shared memory, more than the "
-                     << device.sharedBytesPerBlock << " a block may have";
-    return success();
+    return checkRingFits();
   }
   StagingFit fit = stagingFitOf(op, pb);
   if (config.isStaged() && fit.staging == Staging::never)
