@@ -8,8 +8,10 @@
 //
 // First, producer-consumer chains of elementwise ops with the same iteration
 // space are fused into one linalg.generic by upstream's elementwise fusion
-// (one kernel, no intermediate tensor), and named ops (linalg.add,
-// linalg.transpose, linalg.broadcast, linalg.reduce, ...) generalized. Then
+// (one kernel, no intermediate tensor; a producer with several consumers is
+// recomputed in each where that reads fewer bytes, recomputeOrFuse), and
+// named ops (linalg.add, linalg.transpose, linalg.broadcast, linalg.reduce,
+// ...) generalized. Then
 // each linalg.generic with parallel and reduction loops only, one result
 // whose dimensions are the parallel loops in order, inputs read through
 // projected permutations (a transpose, a broadcast) or scalars defined by
