@@ -399,8 +399,9 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
   double margin = tuning->predictionMargin();
   tuning::CostModel::Prediction heuristicTime = predicted.front().second;
   std::optional<TuningData::Hit> hit = tuning->exactHit(*key, !dense);
-  if (hit && quietlyFits(hit->config) &&
-      !llvm::is_contained(hit->families, heuristic.getFamily()) &&
+  if (hit && !quietlyFits(hit->config))
+    hit.reset();
+  if (hit && !llvm::is_contained(hit->families, heuristic.getFamily()) &&
       heuristicTime.us < (1 - margin) * hit->measured->medianUs) {
     // The entry measured other families only (it predates the heuristic's
     // kernel, as the H200 data predates the dense wgmma kernel): its best
@@ -418,7 +419,7 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
     alternatives(d);
     return heuristic;
   }
-  if (hit && quietlyFits(hit->config)) {
+  if (hit) {
     InFlightDiagnostic d = op->emitRemark();
     d << kPass
       << ": tuning database: " << (hit->otherBatch ? "hit" : "exact hit")

@@ -96,22 +96,29 @@ static LogicalResult sharedWindowOf(Operation *op,
   return success();
 }
 
-static LogicalResult emulateWgmma(stc_gpu::WgmmaSpOp op,
-                                  const EmulatedSharedMemory &shared) {
-  Type aType = op.getAType(), bType = op.getBType(), dType = op.getDType();
+/// The emulator runtime's kind (StcEmuWgmmaSpKind, the same for the sparse
+/// and the dense instruction) of a wgmma with these A, B and D types, or
+/// -1 where the emulator has none: f16 or bf16 with f32 (f16 also with
+/// f16), s8 (signed; D a signless i32).
+static int64_t wgmmaKindOf(Type aType, Type bType, Type dType) {
   bool f16 = aType.isF16() && bType.isF16();
   bool bf16 = aType.isBF16() && bType.isBF16();
-  // The runtime's kind (stc_gpu_emulator.h).
-  int64_t kindValue = -1;
   if (f16 && dType.isF32())
-    kindValue = STC_EMU_WGMMA_SP_F32_F16;
-  else if (bf16 && dType.isF32())
-    kindValue = STC_EMU_WGMMA_SP_F32_BF16;
-  else if (f16 && dType.isF16())
-    kindValue = STC_EMU_WGMMA_SP_F16_F16;
-  else if (aType.isSignedInteger(8) && bType.isSignedInteger(8) &&
-           dType.isSignlessInteger(32))
-    kindValue = STC_EMU_WGMMA_SP_S32_S8;
+    return STC_EMU_WGMMA_SP_F32_F16;
+  if (bf16 && dType.isF32())
+    return STC_EMU_WGMMA_SP_F32_BF16;
+  if (f16 && dType.isF16())
+    return STC_EMU_WGMMA_SP_F16_F16;
+  if (aType.isSignedInteger(8) && bType.isSignedInteger(8) &&
+      dType.isSignlessInteger(32))
+    return STC_EMU_WGMMA_SP_S32_S8;
+  return -1;
+}
+
+static LogicalResult emulateWgmma(stc_gpu::WgmmaSpOp op,
+                                  const EmulatedSharedMemory &shared) {
+  Type dType = op.getDType();
+  int64_t kindValue = wgmmaKindOf(op.getAType(), op.getBType(), dType);
   // A from 4 registers, or from shared memory through a descriptor.
   bool aFromSmem = op.getADesc() != nullptr;
   bool aLegal = aFromSmem ? op.getARegs().empty()
@@ -178,20 +185,27 @@ static LogicalResult emulateWgmma(stc_gpu::WgmmaSpOp op,
 /// stc_emu_wgmma_ss, and the slot back into a struct.
 static LogicalResult emulateDenseWgmma(NVVM::WgmmaMmaAsyncOp op,
                                        const EmulatedSharedMemory &shared) {
-  using NVVM::WGMMATypes;
-  WGMMATypes aType = op.getTypeA(), bType = op.getTypeB(),
-             dType = op.getTypeD();
-  int64_t kindValue = -1;
-  if (aType == WGMMATypes::f16 && bType == WGMMATypes::f16)
-    kindValue = dType == WGMMATypes::f32   ? STC_EMU_WGMMA_SP_F32_F16
-                : dType == WGMMATypes::f16 ? STC_EMU_WGMMA_SP_F16_F16
-                                           : -1;
-  else if (aType == WGMMATypes::bf16 && bType == WGMMATypes::bf16 &&
-           dType == WGMMATypes::f32)
-    kindValue = STC_EMU_WGMMA_SP_F32_BF16;
-  else if (aType == WGMMATypes::s8 && bType == WGMMATypes::s8 &&
-           dType == WGMMATypes::s32)
-    kindValue = STC_EMU_WGMMA_SP_S32_S8;
+  // NVVM's type enum as the types wgmmaKindOf reads (others: none).
+  MLIRContext *ctx = op.getContext();
+  auto typeOf = [&](NVVM::WGMMATypes t) -> Type {
+    switch (t) {
+    case NVVM::WGMMATypes::f16:
+      return Float16Type::get(ctx);
+    case NVVM::WGMMATypes::bf16:
+      return BFloat16Type::get(ctx);
+    case NVVM::WGMMATypes::f32:
+      return Float32Type::get(ctx);
+    case NVVM::WGMMATypes::s8:
+      return IntegerType::get(ctx, 8, IntegerType::Signed);
+    case NVVM::WGMMATypes::s32:
+      return IntegerType::get(ctx, 32);
+    default:
+      return NoneType::get(ctx);
+    }
+  };
+  Type dType = typeOf(op.getTypeD());
+  int64_t kindValue =
+      wgmmaKindOf(typeOf(op.getTypeA()), typeOf(op.getTypeB()), dType);
   if (kindValue < 0 || op.getSatfinite())
     return op.emitError("stc-emulate-gpu: only nvvm.wgmma.mma_async with f16 "
                         "or bf16 inputs and f32 accumulators (or f16 with "
@@ -202,11 +216,9 @@ static LogicalResult emulateDenseWgmma(NVVM::WgmmaMmaAsyncOp op,
   if (failed(sharedWindowOf(op, shared, smem, smemBytes)))
     return failure();
 
-  MLIRContext *ctx = op.getContext();
   auto structType = cast<LLVM::LLVMStructType>(op.getInouts().getType());
   ArrayRef<Type> fields = structType.getBody();
-  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
-  Type wordType = dType == WGMMATypes::f32 ? f32 : i32;
+  Type wordType = dType.isF32() ? dType : IntegerType::get(ctx, 32);
   auto fn = op->getParentOfType<func::FuncOp>();
   Location loc = op.getLoc();
   ImplicitLocOpBuilder b(loc, op);

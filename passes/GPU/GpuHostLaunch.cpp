@@ -500,7 +500,6 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
     // device pointer of the map.
     StringRef fn = runtimeSymbol(rank == 2 ? RuntimeEntryPoint::GpuTensorMap2d
                                            : RuntimeEntryPoint::GpuTensorMap4d);
-    // (Rank 3 is the 4-D builder with an outer dimension of 1.)
     declare(fn, argTypes);
     auto call = func::CallOp::create(b, fn, TypeRange{ptrType}, args);
     kernelArgs.push_back(call.getResult(0));

@@ -42,18 +42,6 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
     d << pass << ": ";
     return d;
   };
-  // The sm_90a kernel's ring (with a dense or a 2:4 A) in a block's shared
-  // memory.
-  auto checkRingFits = [&]() -> LogicalResult {
-    HopperKernelShape shape = hopperShapeOf(config, pb);
-    if (shape.sharedBytes() > device.sharedBytesPerBlock)
-      return error() << "the sm_90a kernel's ring of " << shape.stages
-                     << " stages of " << shape.blockRows << " x "
-                     << shape.blockCols << " needs " << shape.sharedBytes()
-                     << " bytes of shared memory, more than the "
-                     << device.sharedBytesPerBlock << " a block may have";
-    return success();
-  };
   Accumulator acc = config.getAccumulator();
   Accumulator natural = pb.int8 ? Accumulator::s32 : Accumulator::f32;
   bool f16Allowed = pb.inputType.isF16() && !config.isWgmma();
@@ -64,41 +52,10 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
                                                                  : "")
                    << ", got accumulator = "
                    << stc_gpu::stringifyAccumulator(acc);
-  if (pb.denseS && config.isWgmma()) {
-    // The sm_90a kernel with a dense A (HopperKernel.cpp): one matrix
-    // product (TMA maps of rank 2), f32 accumulation, A through its
-    // shared-memory descriptor.
-    // A batch: the blocks of a matrix are neither paired in clusters nor
-    // regrouped (grid y stacks the matrices' row tiles).
-    bool batchLayout =
-        pb.batched && (config.getClusterRows() != 1 || config.getGroupRows());
-    if (batchLayout || acc != Accumulator::f32 ||
-        config.getASource() != stc_gpu::WgmmaASource::smem ||
-        config.getPixelTileH() > 0)
-      return error() << "the dense wgmma kernel takes f32 accumulators, A "
-                        "from shared memory and, for a batch, no cluster "
-                        "or grouped order; got "
-                     << (batchLayout
-                             ? "a batch with cluster_rows = " +
-                                   std::to_string(config.getClusterRows()) +
-                                   ", group_rows = " +
-                                   std::to_string(config.getGroupRows())
-                         : acc != Accumulator::f32
-                             ? "accumulator = " +
-                                   stc_gpu::stringifyAccumulator(acc).str()
-                         : config.getPixelTileH() > 0
-                             ? std::string("pixel tiles")
-                             : std::string("a_source = registers"));
-    if (config.getMulticastB() && pb.denseKMajor && config.getBlockCols() < 128)
-      return error() << "multicast_b needs a tile of at least 128 columns "
-                        "when the dense operand is k-major; got "
-                     << config.getBlockCols() << " columns";
-    return checkRingFits();
-  }
-  if (pb.denseS) {
+  if (pb.denseS && !config.isWgmma()) {
     // The dense kernel is the staged one with twice the bytes of A a K step
     // (no direct variant, no fallback: its rows are aligned), or on sm_90a
-    // the wgmma kernel (above).
+    // the wgmma kernel (below).
     if (!config.isStaged() || config.getDirectFallback())
       return error() << "a dense contraction runs on the staged kernel "
                         "without a direct fallback (or on sm_90a the wgmma "
@@ -122,9 +79,26 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
     return success();
   }
   if (config.isWgmma()) {
-    std::string why = wgmmaUnsupported(op, pb, /*f16Acc=*/false);
-    if (!why.empty())
+    if (pb.denseS) {
+      // A dense A (HopperKernel.cpp) through its shared-memory descriptor
+      // (f32 accumulation is checked above). A batch's blocks stack its
+      // matrices' row tiles along grid y: neither paired in clusters nor
+      // regrouped.
+      std::string got;
+      llvm::raw_string_ostream os(got);
+      if (pb.batched && (config.getClusterRows() != 1 || config.getGroupRows()))
+        os << "a batch with cluster_rows = " << config.getClusterRows()
+           << ", group_rows = " << config.getGroupRows();
+      else if (config.getASource() != stc_gpu::WgmmaASource::smem)
+        os << "a_source = registers";
+      if (!got.empty())
+        return error() << "the dense wgmma kernel takes A from shared memory "
+                          "and, for a batch, no cluster or grouped order; got "
+                       << got;
+    } else if (std::string why = wgmmaUnsupported(op, pb, /*f16Acc=*/false);
+               !why.empty()) {
       return error() << "the wgmma kernel needs " << why;
+    }
     if (config.getMulticastB() &&
         (pb.conv || (pb.denseKMajor && config.getBlockCols() < 128)))
       return error() << "multicast_b needs a GEMM whose tile has at least "
@@ -137,7 +111,14 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
                         "convolution; got "
                      << (pb.conv ? "none for a convolution"
                                  : "pixel tiles for a GEMM");
-    return checkRingFits();
+    HopperKernelShape shape = hopperShapeOf(config, pb);
+    if (shape.sharedBytes() > device.sharedBytesPerBlock)
+      return error() << "the sm_90a kernel's ring of " << shape.stages
+                     << " stages of " << shape.blockRows << " x "
+                     << shape.blockCols << " needs " << shape.sharedBytes()
+                     << " bytes of shared memory, more than the "
+                     << device.sharedBytesPerBlock << " a block may have";
+    return success();
   }
   StagingFit fit = stagingFitOf(op, pb);
   if (config.isStaged() && fit.staging == Staging::never)

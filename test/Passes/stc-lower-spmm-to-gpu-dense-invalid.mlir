@@ -40,11 +40,11 @@ func.func @too_much_shared_memory(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, 
 
 // -----
 
-// The wgmma kernel with a dense A accumulates in f32, reads A from shared
-// memory and, for a batch, pairs no blocks in clusters (grid y stacks the
-// matrices' row tiles).
+// The wgmma kernel with a dense A reads A from shared memory and, for a
+// batch, pairs no blocks in clusters (grid y stacks the matrices' row
+// tiles); like the 2:4 one it accumulates in f32.
 func.func @wgmma_batch(%a: tensor<2x16x16xf16>, %b: tensor<2x16x16xf16>, %c: tensor<2x16x16xf32>) -> tensor<2x16x16xf32> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel takes f32 accumulators, A from shared memory and, for a batch, no cluster or grouped order; got a batch with cluster_rows = 2, group_rows = 0}}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel takes A from shared memory and, for a batch, no cluster or grouped order; got a batch with cluster_rows = 2, group_rows = 0}}
   %r = linalg.batch_matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, cluster_rows = 2>}
       ins(%a, %b : tensor<2x16x16xf16>, tensor<2x16x16xf16>) outs(%c : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   return %r : tensor<2x16x16xf32>
@@ -53,7 +53,7 @@ func.func @wgmma_batch(%a: tensor<2x16x16xf16>, %b: tensor<2x16x16xf16>, %c: ten
 // -----
 
 func.func @wgmma_registers(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel takes f32 accumulators, A from shared memory and, for a batch, no cluster or grouped order; got a_source = registers}}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: the dense wgmma kernel takes A from shared memory and, for a batch, no cluster or grouped order; got a_source = registers}}
   %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, a_source = registers>}
       ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
@@ -73,8 +73,19 @@ func.func @wgmma_ring_too_deep(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c:
 // -----
 
 func.func @wgmma_multicast_narrow(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: multicast_b needs a tile of at least 128 columns when the dense operand is k-major; got 64 columns}}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: multicast_b needs a GEMM whose tile has at least 128 columns when its dense operand is k-major; got 64 columns}}
   %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, cluster_rows = 2, multicast_b = true>}
+      ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// -----
+
+// f16 accumulators exist on the mma.sync kernel only: a wgmma
+// configuration cannot even say them.
+func.func @wgmma_f16_accumulators(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{family wgmma accumulates in f32 or s32, got f16}}
+  %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, accumulator = f16>}
       ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
 }
