@@ -10,6 +10,7 @@
 // looks at them.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/CheckSizes.h"
 #include "passes/Passes.h"
 
 #include "runtime/format/StcLimits.h"
@@ -40,9 +41,9 @@ std::optional<int64_t> elementBytes(Type type) {
   return std::nullopt;
 }
 
-/// Why the static shaped `type` is refused, or "" if it is not (dynamic
-/// shapes are checked at run time).
-std::string checkType(Type type) {
+} // namespace
+
+std::string mlir::stc::whyTypeTooLarge(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
   if (!shaped || !shaped.hasRank() || !shaped.hasStaticShape())
     return std::string();
@@ -69,6 +70,8 @@ std::string checkType(Type type) {
   return std::string();
 }
 
+namespace {
+
 /// Why the constant `attr` is refused, or "".
 std::string checkConstant(Attribute attr) {
   auto elements = dyn_cast<ElementsAttr>(attr);
@@ -78,7 +81,7 @@ std::string checkConstant(Attribute attr) {
   if (!type || !type.hasStaticShape())
     return std::string();
   // A type beyond the bounds is reported as such (checkType).
-  if (!checkType(type).empty())
+  if (!whyTypeTooLarge(type).empty())
     return std::string();
   std::optional<int64_t> width = elementBytes(type.getElementType());
   if (!width)
@@ -105,7 +108,7 @@ private:
 bool SizeChecker::checkTypeOf(Operation *op, Type t) {
   if (!seen.insert(t).second)
     return true;
-  std::string why = checkType(t);
+  std::string why = whyTypeTooLarge(t);
   if (why.empty())
     return true;
   op->emitError() << "stc-check-sizes: " << t << " is too large: " << why;

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/ConstantFolding.h"
 
+#include "runtime/format/StcLimits.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -53,17 +55,16 @@ bool mlir::stc::onnx_import::foldBinary(NodeContext &node, int kind) {
       broadcastShape(a->shape, b->shape);
   if (!shape)
     return false;
-  int64_t count = 1;
-  for (int64_t d : *shape)
-    count *= d;
-  if (count > kMaxFoldedElements)
+  std::optional<int64_t> count = ::stc::format::checkedElementCount(
+      std::vector<int64_t>(shape->begin(), shape->end()));
+  if (!count || *count > kMaxFoldedElements)
     return false;
   bool isFloat = isFloatDType(a->dtype);
   if (!isFloat && a->dtype != DType::I64 && a->dtype != DType::I32)
     return false;
   std::vector<double> floats;
   std::vector<int64_t> ints;
-  for (int64_t i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < *count; ++i) {
     int64_t ia = sourceIndex(a->shape, *shape, i);
     int64_t ib = sourceIndex(b->shape, *shape, i);
     if (isFloat) {
@@ -77,13 +78,18 @@ bool mlir::stc::onnx_import::foldBinary(NodeContext &node, int kind) {
       continue;
     }
     int64_t x = a->getInt(ia), y = b->getInt(ib);
-    if ((kind == 3 && y == 0) || kind == 4)
+    if ((kind == 3 && (y == 0 || (x == INT64_MIN && y == -1))) || kind == 4)
       return false; // left to the program (and its semantics)
-    // ONNX integer Div truncates toward zero, as C++ does.
-    ints.push_back(kind == 0   ? x + y
-                   : kind == 1 ? x - y
-                   : kind == 2 ? x * y
-                               : x / y);
+    // Two's complement at the element width, as the program's arith ops
+    // compute (C++ signed overflow would be undefined); ONNX integer Div
+    // truncates toward zero, as C++ does.
+    uint64_t ux = x, uy = y;
+    uint64_t r = kind == 0   ? ux + uy
+                 : kind == 1 ? ux - uy
+                 : kind == 2 ? ux * uy
+                             : uint64_t(x / y);
+    ints.push_back(a->dtype == DType::I32 ? int64_t(int32_t(uint32_t(r)))
+                                          : int64_t(r));
   }
   if (isFloat)
     node.setConstantOutput(

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/HostTensor.h"
 
+#include "runtime/format/StcLimits.h"
+
 #include "onnx/onnx_pb.h"
 
 #include "mlir/IR/Builders.h"
@@ -93,6 +95,10 @@ bool mlir::stc::onnx_import::isFloatDType(DType dtype) {
 //===----------------------------------------------------------------------===//
 
 int64_t HostTensor::numElements() const {
+  // decodeTensor bounds every shape it accepts; a zero dimension is checked
+  // first so that the product of the others cannot overflow.
+  if (llvm::is_contained(shape, 0))
+    return 0;
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
@@ -337,8 +343,15 @@ bool mlir::stc::onnx_import::decodeTensor(const onnx::TensorProto &proto,
       return false;
     }
   }
+  // Checked before numElements(), which would overflow.
+  std::optional<int64_t> bytes = ::stc::format::checkedByteSize(
+      std::vector<int64_t>(out.shape.begin(), out.shape.end()), width);
+  if (!bytes || uint64_t(*bytes) > ::stc::format::kMaxStaticBytes) {
+    error = "its shape describes more than 2^47 bytes";
+    return false;
+  }
   int64_t count = out.numElements();
-  size_t expected = static_cast<size_t>(count) * width;
+  size_t expected = static_cast<size_t>(*bytes);
   if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
     return readExternal(proto, modelDir, expected, out, error);
   if (proto.has_raw_data()) {

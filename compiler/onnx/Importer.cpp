@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/Importer.h"
 
+#include "passes/CheckSizes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -303,9 +305,19 @@ static FailureOr<RankedTensorType> valueInfoType(MLIRContext &context,
     return failure();
   }
   SmallVector<int64_t> shape;
-  for (const onnx::TensorShapeProto_Dimension &d : t.shape().dim())
+  for (const onnx::TensorShapeProto_Dimension &d : t.shape().dim()) {
+    if (d.has_dim_value() && d.dim_value() < 0) {
+      why = "has a negative dimension (" + std::to_string(d.dim_value()) + ")";
+      return failure();
+    }
     shape.push_back(d.has_dim_value() ? d.dim_value() : ShapedType::kDynamic);
-  return RankedTensorType::get(shape, elementType);
+  }
+  auto type = RankedTensorType::get(shape, elementType);
+  if (std::string large = mlir::stc::whyTypeTooLarge(type); !large.empty()) {
+    why = "is too large: " + large;
+    return failure();
+  }
+  return type;
 }
 
 LogicalResult
@@ -351,9 +363,20 @@ LogicalResult GraphImporter::convertNode(int index) {
       return node.fail("cannot be converted");
     return failure();
   }
-  for (unsigned i = 0; i < node.numOutputs(); ++i)
-    if (!proto.output(i).empty() && !lookup(proto.output(i)))
+  for (unsigned i = 0; i < node.numOutputs(); ++i) {
+    if (proto.output(i).empty())
+      continue;
+    ValueEntry *out = lookup(proto.output(i));
+    if (!out)
       return node.fail("produced no value for output #" + Twine(i));
+    // Every later size computation (folders, buffers, kernel grids) assumes
+    // that a static shape's byte size fits the limits: refuse it here, at
+    // the node that made it.
+    if (out->value)
+      if (std::string why = mlir::stc::whyTypeTooLarge(out->value.getType());
+          !why.empty())
+        return node.fail("output #" + Twine(i) + " is too large: " + why);
+  }
   return success();
 }
 

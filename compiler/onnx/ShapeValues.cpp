@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/ShapeValues.h"
+
+#include "llvm/Support/MathExtras.h"
 #include "compiler/onnx/ConstantFolding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,10 +100,15 @@ static FailureOr<OpFoldResult> applySizes(NodeContext &node, int kind,
   if (kind == 3 && b && *b == 0)
     return node.fail("divides a shape by zero");
   if (a && b) {
-    int64_t r = kind == 0   ? *a + *b
-                : kind == 1 ? *a - *b
-                : kind == 2 ? *a * *b
-                            : *a / *b;
+    int64_t r = 0;
+    bool overflow = kind == 0   ? llvm::AddOverflow(*a, *b, r)
+                    : kind == 1 ? llvm::SubOverflow(*a, *b, r)
+                    : kind == 2 ? llvm::MulOverflow(*a, *b, r)
+                                : (*a == INT64_MIN && *b == -1);
+    if (overflow)
+      return node.fail("computes a shape value that overflows 64 bits");
+    if (kind == 3)
+      r = *a / *b;
     return OpFoldResult(node.b.getIndexAttr(r));
   }
   OpBuilder &builder = node.b;

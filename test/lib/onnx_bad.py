@@ -114,6 +114,15 @@ MODELS = {
         "Identity", ["b"], [vi("x")], [vi("y", TensorProto.UINT16, (4,))],
         [const("b", np.ones(4, np.uint16))]),
     "sparse_initializer": lambda: sparse_model(),
+    # Sizes past the limits (docs/RELIABILITY.md, "Limits").
+    "input_negative_dim": lambda: one("Relu", ["x"], [vi("x", shape=(2, -4))],
+                                      [vi("y")]),
+    "input_too_large": lambda: one("Relu", ["x"],
+                                   [vi("x", shape=(2**40, 2**40))],
+                                   [vi("y", shape=(2**40, 2**40))]),
+    "initializer_too_large": lambda: one(
+        "Add", ["x", "b"], [vi("x")], [vi("y")],
+        [raw_tensor("b", [2**32, 2**32, 2], [])]),
     "no_ir_version": lambda: no_ir_version(),
     "sequence_input": lambda: one(
         "Identity", ["x"], [helper.make_tensor_sequence_value_info(
@@ -226,6 +235,19 @@ MODELS = {
     "reshape_negative": lambda: one("Reshape", ["x", "s"], [vi("x")],
                                     [vi("y")],
                                     [const("s", np.array([-2, 4]))]),
+    "reshape_overflow": lambda: one("Reshape", ["x", "s"], [vi("x")],
+                                    [vi("y")],
+                                    [const("s", np.array([2**40, 2**40]))]),
+    "output_too_large": lambda: one("Add", ["x", "z"],
+                                    [vi("x", shape=(2**24, 1)),
+                                     vi("z", shape=(1, 2**24))],
+                                    [vi("y", shape=(2**24, 2**24))]),
+    "shape_mul_overflow": lambda: model(
+        [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+         helper.make_node("Mul", ["s", "k"], ["t"], name="times"),
+         helper.make_node("Reshape", ["x", "t"], ["y"], name="reshape")],
+        [vi("x", shape=("N", 4))], [vi("y", shape=("N", 4))],
+        [const("k", np.array([2**62, 2**62]))]),
     "reshape_infer": lambda: one("Reshape", ["x", "s"], [vi("x")],
                                  [vi("y", shape=(3, 3))],
                                  [const("s", np.array([3, -1]))]),

@@ -120,9 +120,10 @@ LogicalResult convertReshape(NodeContext &node) {
     } else {
       sizes.push_back(b.getIndexAttr(t));
     }
-    if (std::optional<int64_t> c = getConstantIntValue(sizes.back()))
-      known *= *c;
-    else
+    if (std::optional<int64_t> c = getConstantIntValue(sizes.back())) {
+      if (llvm::MulOverflow(known, *c, known))
+        return node.fail("shape has more elements than 64 bits count");
+    } else
       knownStatic = false;
   }
   OpFoldResult total = productOf(b, loc, *in);
