@@ -204,7 +204,12 @@ HostTensor HostTensor::fromDoubles(DType dtype, ArrayRef<int64_t> shape,
       break;
     }
     default: {
-      int64_t i = static_cast<int64_t>(v);
+      // Saturating (NaN gives 0): a double outside int64 has no defined
+      // conversion.
+      int64_t i = !(v == v)                ? 0
+                  : v >= 9223372036854775807.0 ? INT64_MAX
+                  : v <= -9223372036854775808.0 ? INT64_MIN
+                                                : static_cast<int64_t>(v);
       std::memcpy(p, &i, width); // little-endian: the low bytes
       break;
     }
@@ -223,7 +228,8 @@ HostTensor HostTensor::fromDoubles(DType dtype, ArrayRef<int64_t> shape,
 HostTensor HostTensor::fromInts(ArrayRef<int64_t> shape,
                                 ArrayRef<int64_t> values, std::string name) {
   auto storage = std::make_shared<std::vector<char>>(values.size() * 8);
-  std::memcpy(storage->data(), values.data(), storage->size());
+  if (!values.empty()) // (memcpy from a null pointer is undefined)
+    std::memcpy(storage->data(), values.data(), storage->size());
   HostTensor t;
   t.dtype = DType::I64;
   t.shape.assign(shape.begin(), shape.end());

@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/Window.h"
+
+#include "llvm/Support/CheckedArithmetic.h"
 #include "compiler/onnx/Builders.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -35,6 +37,12 @@ static LogicalResult readSpatial(NodeContext &node, StringRef name,
       return node.fail("attribute '" + name + "' must be positive");
   out.assign((*v)->begin(), (*v)->end());
   return success();
+}
+
+/// (kernel - 1) * dilation + 1, or none when it overflows int64.
+static std::optional<int64_t> windowExtent(int64_t kernel, int64_t dilation) {
+  std::optional<int64_t> span = llvm::checkedMul(kernel - 1, dilation);
+  return span ? llvm::checkedAdd(*span, int64_t(1)) : std::nullopt;
 }
 
 FailureOr<Window> mlir::stc::onnx_import::readWindow(NodeContext &node,
@@ -89,9 +97,19 @@ FailureOr<Window> mlir::stc::onnx_import::readWindow(NodeContext &node,
         return node.fail("auto_pad=" + *autoPad +
                          " needs static spatial sizes");
       int64_t s = window.strides[i];
-      int64_t out = (in + s - 1) / s;
-      int64_t extent = (window.kernel[i] - 1) * window.dilations[i] + 1;
-      int64_t total = std::max<int64_t>(0, (out - 1) * s + extent - in);
+      int64_t out = in / s + (in % s != 0);
+      // (out - 1) * s + extent - in, without overflowing for huge
+      // attributes: the extent is refused past 2^62 below.
+      std::optional<int64_t> extent =
+          windowExtent(window.kernel[i], window.dilations[i]);
+      std::optional<int64_t> reach =
+          out > 0 ? llvm::checkedMul(out - 1, s) : std::optional<int64_t>(0);
+      reach = reach && extent ? llvm::checkedAdd(*reach, *extent)
+                              : std::nullopt;
+      if (!reach)
+        return node.fail("auto_pad=" + *autoPad +
+                         ": the window's sizes overflow 64 bits");
+      int64_t total = std::max<int64_t>(0, *reach - in);
       int64_t half = total / 2;
       window.padBegin[i] = *autoPad == "SAME_UPPER" ? half : total - half;
       window.padEnd[i] = total - window.padBegin[i];
@@ -138,14 +156,20 @@ FailureOr<int64_t> mlir::stc::onnx_import::windowOutputSize(
     NodeContext &node, int64_t size, const Window &w, int i, bool ceilMode) {
   if (ShapedType::isDynamic(size))
     return node.fail("dynamic spatial sizes (H, W) are not supported");
-  int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
-  int64_t padded = size + w.padBegin[i] + w.padEnd[i];
+  std::optional<int64_t> extentOr = windowExtent(w.kernel[i], w.dilations[i]);
+  std::optional<int64_t> paddedOr = llvm::checkedAdd(size, w.padBegin[i]);
+  if (paddedOr)
+    paddedOr = llvm::checkedAdd(*paddedOr, w.padEnd[i]);
+  if (!extentOr || !paddedOr)
+    return node.fail("the window's sizes (kernel, dilations, pads) overflow "
+                     "64 bits");
+  int64_t extent = *extentOr, padded = *paddedOr;
   if (padded < extent)
     return node.fail("the window (" + Twine(extent) +
                      ") is larger than the padded input (" + Twine(padded) +
                      ")");
   int64_t span = padded - extent, s = w.strides[i];
-  return (ceilMode ? (span + s - 1) / s : span / s) + 1;
+  return span / s + (ceilMode && span % s != 0) + 1;
 }
 
 Value mlir::stc::onnx_import::liftTo2d(OpBuilder &b, Location loc, Value v) {

@@ -375,6 +375,14 @@ MODELS = {
         "Conv", ["x", "W"], [vi("x", shape=(1, 2, 5, 5))],
         [vi("y", shape=(1, 4, 3, 3))], [const("W", w(4, 2, 3, 3))],
         pads=[-1, 0, 0, 0]),
+    "conv_window_overflow": lambda: one(
+        "Conv", ["x", "W"], [vi("x", shape=(1, 2, 5, 5))],
+        [vi("y", shape=(1, 4, 3, 3))], [const("W", w(4, 2, 3, 3))],
+        dilations=[2**62, 1]),
+    "maxpool_auto_pad_overflow": lambda: one(
+        "MaxPool", ["x"], [vi("x", shape=(1, 1, 5, 5))],
+        [vi("y", shape=(1, 1, 5, 5))], kernel_shape=[3, 3],
+        dilations=[2**62, 1], auto_pad="SAME_UPPER"),
     "avgpool_ceil": lambda: one("AveragePool", ["x"],
                                 [vi("x", shape=(1, 1, 5, 5))],
                                 [vi("y", shape=(1, 1, 3, 3))],
