@@ -444,8 +444,8 @@ static std::optional<SpmmTail> matchSpmmTail(linalg::GenericOp g, Value x,
 /// body is float(x) * s (either order), optionally rounded to a half type.
 /// Returns s or null.
 static Value matchChannelScale(linalg::GenericOp g, Value x,
-                               unsigned channelDim) {
-  if (!isElementwise(g, 2) || g.getNumDpsInputs() != 2 ||
+                               unsigned channelDim, unsigned rank = 2) {
+  if (!isElementwise(g, rank) || g.getNumDpsInputs() != 2 ||
       g.getDpsInputs()[0] != x || !yielded(g))
     return nullptr;
   Value s = g.getDpsInputs()[1];
@@ -596,8 +596,46 @@ static std::optional<ConvTail> matchConvTail(ConvOp conv, Operation *user,
   return std::nullopt;
 }
 
+/// Folds the rescale float(conv) * scale[c] of an i32 (quantized) `conv`,
+/// through its NCHW transpose if there is one, into the conv's scale
+/// operand: the conv then gives the float result. Returns whether it did.
+static bool fuseConvScale(ConvOp conv, Operation *user,
+                          linalg::TransposeOp transpose) {
+  auto g = dyn_cast<linalg::GenericOp>(user);
+  if (!g || conv.getScale() ||
+      !getElementTypeOrSelf(conv.getType()).isInteger(32))
+    return false;
+  Value x = transpose ? transpose->getResult(0) : Value(conv.getResult());
+  Value scale = matchChannelScale(g, x, transpose ? 1 : 3, /*rank=*/4);
+  if (!scale)
+    return false;
+  Type floatType = getElementTypeOrSelf(g->getResult(0).getType());
+  OpBuilder b(user);
+  Location loc = user->getLoc();
+  auto fused = cast<ConvOp>(b.clone(*conv.getOperation()));
+  fused.getScaleMutable().assign(scale);
+  fused.getResult().setType(RankedTensorType::get(
+      conv.getType().getShape(), floatType));
+  Value replacement = fused.getResult();
+  if (transpose) {
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(b, loc, transpose.getInit());
+    Value init = tensor::EmptyOp::create(b, loc, sizes, floatType);
+    replacement =
+        linalg::TransposeOp::create(b, loc, replacement, init, kToNchw)
+            ->getResult(0);
+  }
+  user->getResult(0).replaceAllUsesWith(replacement);
+  user->erase();
+  if (transpose)
+    transpose.erase();
+  conv.erase();
+  return true;
+}
+
 /// Folds the single consumer of `conv` (or of its NCHW transpose) into it
-/// when it is a bias add, a residual add or a ReLU. Returns whether it did.
+/// when it is a per-channel rescale (quantized), a bias add, a residual add
+/// or a ReLU. Returns whether it did.
 static bool fuseConvTail(ConvOp conv) {
   // Only the batch size can be dynamic; it is the input's (NHWC, as the
   // result, or NCHW after the transpose).
@@ -615,7 +653,14 @@ static bool fuseConvTail(ConvOp conv) {
     if (!user)
       return false;
   }
-  if (user->getNumResults() != 1 || user->getResult(0).getType() != x.getType())
+  if (user->getNumResults() != 1)
+    return false;
+  if (fuseConvScale(conv, user, transpose))
+    return true;
+  // An i32 result is the exact accumulator: it takes no epilogue (its adds
+  // are integer ones anyway).
+  if (user->getResult(0).getType() != x.getType() ||
+      getElementTypeOrSelf(conv.getType()).isInteger(32))
     return false;
   std::optional<ConvTail> tail =
       matchConvTail(conv, user, x, transpose ? 1 : 3);

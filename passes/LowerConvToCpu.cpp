@@ -88,7 +88,7 @@ private:
   Value im2colTile(Value source, Value p0, Value tile, Value g);
   /// The filter rows and bias of group g.
   struct GroupOperands {
-    Value values, meta, bias;
+    Value values, meta, bias, scale;
   };
   GroupOperands groupOperands(Value g);
   /// One group's GEMM of one tile, inserted into `out` (P x G*F).
@@ -298,13 +298,17 @@ ConvLowering::GroupOperands ConvLowering::groupOperands(Value g) {
   GroupOperands operands;
   operands.values = groupRows(op.getValues(), g);
   operands.meta = groupRows(op.getMeta(), g);
-  operands.bias = op.getBias();
-  if (operands.bias && groups > 1)
-    operands.bias = tensor::ExtractSliceOp::create(
-        b, operands.bias,
-        SmallVector<OpFoldResult>{getAsOpFoldResult(mul(g, f))},
+  // Bias and scale: one entry per output channel, the group's F of them.
+  auto groupSlice = [&](Value perChannel) -> Value {
+    if (!perChannel || groups == 1)
+      return perChannel;
+    return tensor::ExtractSliceOp::create(
+        b, perChannel, SmallVector<OpFoldResult>{getAsOpFoldResult(mul(g, f))},
         SmallVector<OpFoldResult>{getAsOpFoldResult(f)},
         SmallVector<OpFoldResult>{b.getIndexAttr(1)});
+  };
+  operands.bias = groupSlice(op.getBias());
+  operands.scale = groupSlice(op.getScale());
   return operands;
 }
 
@@ -325,7 +329,7 @@ Value ConvLowering::tileGroup(Value source, Value accFlat,
                                         resultType.getElementType());
   Value prod =
       SpmmOp::create(b, tileType, operands.values, operands.meta, dense,
-                     operands.bias, acc, /*scale=*/Value(), op.getPattern(),
+                     operands.bias, acc, operands.scale, op.getPattern(),
                      SparseOperandAttr::get(b.getContext(), SparseOperand::rhs),
                      b.getBoolAttr(false), op.getAlphaAttr(), op.getBetaAttr(),
                      op.getActivationAttr());
@@ -458,8 +462,11 @@ Value ConvLowering::lowerToReference() {
   SmallVector<OpFoldResult> outSizes = {
       getAsOpFoldResult(n), getAsOpFoldResult(oh), getAsOpFoldResult(ow),
       b.getIndexAttr(groups), getAsOpFoldResult(f)};
-  Value empty = tensor::EmptyOp::create(b, outSizes, f32);
-  Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+  // i8 operands accumulate exactly in i32, float ones in f32.
+  const bool quantized = op.isQuantized();
+  Type accType = quantized ? Type(b.getI32Type()) : Type(f32);
+  Value empty = tensor::EmptyOp::create(b, outSizes, accType);
+  Value zero = arith::ConstantOp::create(b, b.getZeroAttr(accType));
   Value init = linalg::FillOp::create(b, zero, empty).getResult(0);
   MLIRContext *ctx = b.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
@@ -475,6 +482,16 @@ Value ConvLowering::lowerToReference() {
   auto conv = linalg::GenericOp::create(
       b, init.getType(), ValueRange{padded, filter}, ValueRange{init}, maps,
       iters, [&](OpBuilder &nb, Location loc, ValueRange args) {
+        if (quantized) {
+          auto toI32 = [&](Value v) -> Value {
+            return arith::ExtSIOp::create(nb, loc, accType, v);
+          };
+          Value p =
+              arith::MulIOp::create(nb, loc, toI32(args[0]), toI32(args[1]));
+          linalg::YieldOp::create(
+              nb, loc, ValueRange{arith::AddIOp::create(nb, loc, args[2], p)});
+          return;
+        }
         auto toF32 = [&](Value v) -> Value {
           return v.getType() == f32 ? v
                                     : arith::ExtFOp::create(nb, loc, f32, v);
@@ -490,6 +507,7 @@ Value ConvLowering::lowerToReference() {
       SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
   EpilogueSpec spec;
   spec.bias = op.getBias();
+  spec.scale = op.getScale();
   spec.biasMap = AffineMap::get(4, 0, d(3));
   spec.acc = op.getAcc();
   spec.alpha = op.getAlpha().convertToDouble();

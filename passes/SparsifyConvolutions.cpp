@@ -354,7 +354,8 @@ static FoldedPad foldInputPad(Value input, const ConvLayout &layout) {
   if (!pad)
     return folded;
   Value padValue = pad.getConstantPaddingValue();
-  if (!padValue || !matchPattern(padValue, m_AnyZeroFloat()))
+  if (!padValue || !(matchPattern(padValue, m_AnyZeroFloat()) ||
+                     matchPattern(padValue, m_Zero())))
     return folded;
   ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
   SmallVector<int64_t> newLow{0, 0}, newHigh{0, 0};
@@ -458,10 +459,16 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
     return leaveDense("only convolutions on ranked tensors are supported");
   Type elementType = inputType.getElementType();
   auto isFloat = [](Type t) { return t.isF32() || t.isF16() || t.isBF16(); };
-  if (!isFloat(elementType) || elementType != filterType.getElementType() ||
-      !isFloat(resultType.getElementType()))
+  // Quantized: i8 x i8 accumulated in i32 (linalg sign-extends), the form
+  // of a QDQ Conv; its rescale to float is fused later (stc-fuse-epilogue).
+  bool quantized = elementType.isInteger(8) &&
+                   resultType.getElementType().isInteger(32);
+  if ((!isFloat(elementType) && !quantized) ||
+      elementType != filterType.getElementType() ||
+      (!quantized && !isFloat(resultType.getElementType())))
     return leaveDense("only f32, f16 and bf16 convolutions with the same "
-                      "input and filter type are supported");
+                      "input and filter type, and i8 x i8 -> i32 ones, are "
+                      "supported");
   if (!filterType.hasStaticShape())
     return leaveDense("dynamic filter sizes are not supported");
   int64_t channelDim = layout->activationDimOf(kChannel);
@@ -578,16 +585,32 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   FoldedPad pad = foldInputPad(input, *layout);
   Value nhwcInput = activationToNhwc(b, loc, pad.input, *layout);
   Value acc;
-  if (!isZeroInit(init))
-    acc = activationToNhwc(b, loc, init, *layout);
+  // An i32 result is the exact accumulator and has no epilogue: a non-zero
+  // i32 init is added after the convolution, exactly.
+  Value integerInit;
+  if (!isZeroInit(init)) {
+    if (quantized)
+      integerInit = init;
+    else
+      acc = activationToNhwc(b, loc, init, *layout);
+  }
   auto conv = ConvOp::create(
       b, loc, nhwcType(resultType, *layout), compress.getValues(),
-      compress.getMeta(), nhwcInput, /*bias=*/Value(), acc, pattern,
+      compress.getMeta(), nhwcInput, /*bias=*/Value(), acc,
+      /*scale=*/Value(), pattern,
       ArrayRef<int64_t>{sizes[kKH], sizes[kKW]}, getPair(op, "strides"),
       getPair(op, "dilations"), pad.low, pad.high, sizes[kG], APFloat(1.0),
       APFloat(acc ? 1.0 : 0.0), Activation::none);
   Value result =
       nhwcToActivation(b, loc, conv.getResult(), resultType, *layout);
+  if (integerInit) {
+    Value empty = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, integerInit),
+        resultType.getElementType());
+    result = linalg::AddOp::create(b, loc, ValueRange{result, integerInit},
+                                   ValueRange{empty})
+                 .getResult(0);
+  }
 
   int64_t denseValues = sizes[kKH] * sizes[kKW] * sizes[kC];
   InFlightDiagnostic remark = op.emitRemark();

@@ -197,6 +197,36 @@ int64_t SpmmOp::getDenseReductionDim() {
   return (lhs != getDenseTransposed()) ? 0 : 1;
 }
 
+/// The per-channel scale (rank 1, `channels` elements) and the integer
+/// result rules shared by stc.spmm and stc.conv.
+template <typename OpTy>
+static LogicalResult verifyQuantizedEpilogue(OpTy op, int64_t channels,
+                                             StringRef channelUnit) {
+  if (Value scale = op.getScale()) {
+    auto scaleType = cast<RankedTensorType>(scale.getType());
+    if (scaleType.getRank() != 1)
+      return op.emitOpError("scale must be rank 1, got rank ")
+             << scaleType.getRank();
+    if (mismatch(scaleType.getDimSize(0), channels))
+      return op.emitOpError("scale has ")
+             << scaleType.getDimSize(0) << " elements, expected " << channels
+             << " (one per " << channelUnit << ")";
+  }
+  Type input = op.getValues().getType().getElementType();
+  Type output = op.getResult().getType().getElementType();
+  bool quantized = input.isInteger(8);
+  if (!quantized && isa<IntegerType>(output))
+    return op.emitOpError("an integer result needs i8 operands, got ")
+           << input << " operands and an " << output << " result";
+  if (output.isInteger(32) &&
+      (op.getAlpha().convertToDouble() != 1.0 || op.getBias() ||
+       op.getScale() || op.getAcc() || op.getActivation() != Activation::none))
+    return op.emitOpError("an i32 result is the exact integer accumulator: "
+                          "alpha, acc, bias, scale and activation need an i8 "
+                          "or float result (the scaling epilogue)");
+  return success();
+}
+
 LogicalResult SpmmOp::verify() {
   RankedTensorType dense = getDense().getType();
   RankedTensorType result = getResult().getType();
@@ -233,34 +263,9 @@ LogicalResult SpmmOp::verify() {
   if (failed(verifyEpilogueOperands(*this, getBias(), getAcc(), getBeta(),
                                     result, sparseRows, channel)))
     return failure();
-  if (Value scale = getScale()) {
-    auto scaleType = cast<RankedTensorType>(scale.getType());
-    if (scaleType.getRank() != 1)
-      return emitOpError("scale must be rank 1, got rank ")
-             << scaleType.getRank();
-    if (mismatch(scaleType.getDimSize(0), sparseRows))
-      return emitOpError("scale has ")
-             << scaleType.getDimSize(0) << " elements, expected " << sparseRows
-             << " (one per " << channel << ")";
-  }
-  return verifyQuantizedTypes();
+  return verifyQuantizedEpilogue(*this, sparseRows, channel);
 }
 
-LogicalResult SpmmOp::verifyQuantizedTypes() {
-  Type input = getValues().getType().getElementType();
-  Type output = getResult().getType().getElementType();
-  bool quantized = input.isInteger(8);
-  if (!quantized && isa<IntegerType>(output))
-    return emitOpError("an integer result needs i8 operands, got ")
-           << input << " operands and an " << output << " result";
-  if (output.isInteger(32) &&
-      (getAlpha().convertToDouble() != 1.0 || getBias() || getScale() ||
-       getAcc() || getActivation() != Activation::none))
-    return emitOpError("an i32 result is the exact integer accumulator: "
-                       "alpha, acc, bias, scale and activation need an i8 "
-                       "or float result (the scaling epilogue)");
-  return success();
-}
 
 //===----------------------------------------------------------------------===//
 // ConvOp
@@ -372,8 +377,10 @@ LogicalResult ConvOp::verify() {
                                   outChannels, getFlatReductionSize())))
     return failure();
 
-  return verifyEpilogueOperands(*this, getBias(), getAcc(), getBeta(), result,
-                                outChannels, "output channel");
+  if (failed(verifyEpilogueOperands(*this, getBias(), getAcc(), getBeta(),
+                                    result, outChannels, "output channel")))
+    return failure();
+  return verifyQuantizedEpilogue(*this, outChannels, "output channel");
 }
 
 #define GET_OP_CLASSES

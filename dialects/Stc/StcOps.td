@@ -245,9 +245,6 @@ def STC_SpmmOp : STC_Op<"spmm", [Pure, AttrSizedOperandSegments]> {
     bool isQuantized() {
       return getValues().getType().getElementType().isInteger(8);
     }
-  private:
-    ::llvm::LogicalResult verifyQuantizedTypes();
-  public:
   }];
 }
 
@@ -265,8 +262,18 @@ def STC_ConvOp : STC_Op<"conv", [Pure, AttrSizedOperandSegments]> {
         OH = (H + pad_low[0] + pad_high[0] - dilations[0]*(KH-1) - 1)
              / strides[0] + 1            (OW likewise along W)
 
-    Input pixels outside the image (padding) are zeros. Products accumulate
-    in f32 and are converted to the result element type at the end.
+    Input pixels outside the image (padding) are zeros. Float products
+    accumulate in f32 and are converted to the result element type at the
+    end.
+
+    Quantized (`i8` filter values and input, read as signed), as stc.spmm:
+    products accumulate exactly in i32; an `i32` result is that accumulator
+    (alpha 1, no beta, bias, scale or activation); any other result type
+    runs the scaling epilogue, `act(alpha * scale * conv + beta * acc +
+    bias)` in f32 with `scale` (optional, f32) one factor per output
+    channel (per-channel filter scales), then rounds to the float type or
+    requantizes to `i8` (round to nearest even, saturate). This is what a
+    QDQ Conv (QuantizeLinear/DequantizeLinear around it) computes.
 
     The filter is given in canonical compressed form (`values`, `meta`) as
     the `(G*F) x (KH*KW*Cp)` matrix whose row `o` is output channel `o`'s
@@ -277,7 +284,8 @@ def STC_ConvOp : STC_Op<"conv", [Pure, AttrSizedOperandSegments]> {
     Apex ASP. Output channel `o` belongs to group `o / F` and reads input
     channels `[(o / F) * C, (o / F + 1) * C)`. Channel counts are static;
     N, H and W may be dynamic. `bias` has `G*F` elements;
-    `acc` (the residual, required when `beta != 0`) has the result's shape.
+    `acc` (the residual, required when `beta != 0`) has the result's shape;
+    `scale`, like `bias`, has `G*F` elements.
 
     This is the form `stc-sparsify-convolutions` produces from the linalg
     convolutions (NCHW and HWCF layouts are converted at the boundary). On
@@ -292,14 +300,20 @@ def STC_ConvOp : STC_Op<"conv", [Pure, AttrSizedOperandSegments]> {
          activation = #stc.activation<relu>}
         : tensor<64x288xf16>, tensor<64x36xi16>, tensor<1x56x56x64xf16>
         -> tensor<1x56x56x64xf16>
+    %q = stc.conv %vq, %mq, %xq scale(%s : tensor<64xf32>)
+        {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>,
+         pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>}
+        : tensor<64x288xi8>, tensor<64x18xi16>, tensor<1x56x56x64xi8>
+        -> tensor<1x56x56x64xf32>
     ```
   }];
   let arguments = (ins
-    STC_FloatTensor:$values,
+    STC_ElementTensor:$values,
     STC_MetaTensor:$meta,
-    STC_FloatTensor:$input,
+    STC_ElementTensor:$input,
     Optional<RankedTensorOf<[F32, F16, BF16]>>:$bias,
-    Optional<RankedTensorOf<[F32, F16, BF16]>>:$acc,
+    Optional<RankedTensorOf<[F32, F16, BF16, I8, I32]>>:$acc,
+    Optional<RankedTensorOf<[F32]>>:$scale,
     STC_NMPatternAttr:$pattern,
     DenseI64ArrayAttr:$filter_size,
     DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
@@ -311,11 +325,12 @@ def STC_ConvOp : STC_Op<"conv", [Pure, AttrSizedOperandSegments]> {
     DefaultValuedAttr<F64Attr, "0.0">:$beta,
     DefaultValuedAttr<STC_ActivationAttr, "::mlir::stc::Activation::none">:$activation
   );
-  let results = (outs STC_FloatTensor:$result);
+  let results = (outs STC_SpmmResultTensor:$result);
   let assemblyFormat = [{
     $values `,` $meta `,` $input
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`acc` `(` $acc^ `:` type($acc) `)`)?
+    (`scale` `(` $scale^ `:` type($scale) `)`)?
     attr-dict `:` type($values) `,` type($meta) `,` type($input) `->`
     type($result)
   }];
@@ -332,6 +347,10 @@ def STC_ConvOp : STC_Op<"conv", [Pure, AttrSizedOperandSegments]> {
     static int64_t getOutputSize(int64_t in, int64_t filter, int64_t stride,
                                  int64_t dilation, int64_t padLow,
                                  int64_t padHigh);
+    /// Whether the operands are i8 (products accumulate in i32).
+    bool isQuantized() {
+      return getValues().getType().getElementType().isInteger(8);
+    }
   }];
 }
 

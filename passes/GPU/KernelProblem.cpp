@@ -22,6 +22,7 @@ static Problem commonProblemOf(OpTy op) {
   pb.outputType = op.getResult().getType().getElementType();
   pb.hasBias = static_cast<bool>(op.getBias());
   pb.hasAcc = static_cast<bool>(op.getAcc());
+  pb.hasScale = static_cast<bool>(op.getScale());
   pb.biasType = pb.hasBias ? op.getBias().getType().getElementType() : Type();
   pb.accType = pb.hasAcc ? op.getAcc().getType().getElementType() : Type();
   pb.alpha = op.getAlpha().convertToDouble();
@@ -33,7 +34,6 @@ static Problem commonProblemOf(OpTy op) {
 Problem mlir::stc::gpu_kernel::problemOf(SpmmOp op) {
   Problem pb = commonProblemOf(op);
   pb.sparseLhs = op.getSparse() == SparseOperand::lhs;
-  pb.hasScale = static_cast<bool>(op.getScale());
   // D[k][p]: sparse lhs, dense K x N is k-major, N x K (transposed) not;
   // sparse rhs, dense M x K is p-major, K x M (transposed) k-major.
   pb.denseKMajor = pb.sparseLhs != op.getDenseTransposed();
@@ -149,20 +149,30 @@ static StagingFit stagingFitOfSpmm(SpmmOp op, const Problem &pb) {
   return fit;
 }
 
-static StagingFit stagingFitOfConv(const Problem &pb) {
+static StagingFit stagingFitOfConv(ConvOp conv, const Problem &pb) {
   // A 16-byte cp.async chunk is 8 consecutive f16/bf16 channels of one
-  // tap, or 4 f32 (tf32) ones: whole taps need C to be a multiple of that
-  // (which also aligns every chunk, and for tf32 makes Cp = C). The
-  // im2col matrix is p-major, which tf32 needs (no ldmatrix.trans of
-  // 32-bit elements).
+  // tap, 4 f32 (tf32) or 16 i8 ones: whole taps need C to be a multiple of
+  // that (which also aligns every chunk, and for tf32 makes Cp = C). The
+  // im2col matrix is p-major, which tf32 and i8 need (no ldmatrix.trans of
+  // 32-bit elements; i8 fragments hold 4 consecutive k).
+  // i8 filter rows (Kp / 2 bytes) are copied in 16-byte chunks as well:
+  // Kp must be a multiple of 32.
   const ConvGeometry &cg = *pb.conv;
-  int64_t channelsPerChunk = pb.tf32 ? 4 : 8;
-  StagingFit fit{
-      cg.c % channelsPerChunk == 0 ? Staging::always : Staging::never, ""};
-  llvm::raw_string_ostream(fit.needs)
-      << "input channels per group that are a multiple of 8 (f16/bf16) or "
-         "4 (f32 as tf32), got "
-      << "'" << pb.inputType << "' and " << cg.c;
+  int64_t channelsPerChunk = pb.tf32 ? 4 : pb.int8 ? 16 : 8;
+  int64_t valueCols = conv.getValues().getType().getDimSize(1);
+  bool rowsAligned = !pb.int8 || (!ShapedType::isDynamic(valueCols) &&
+                                  valueCols % 16 == 0);
+  StagingFit fit{cg.c % channelsPerChunk == 0 && rowsAligned
+                     ? Staging::always
+                     : Staging::never,
+                 ""};
+  llvm::raw_string_ostream needs(fit.needs);
+  needs << "input channels per group that are a multiple of 8 (f16/bf16), "
+           "4 (f32 as tf32) or 16 (i8), got "
+        << "'" << pb.inputType << "' and " << cg.c;
+  if (pb.int8)
+    needs << ", and i8 filter rows of a multiple of 16 values, got "
+          << sizeText(valueCols);
   return fit;
 }
 
@@ -173,7 +183,7 @@ StagingFit mlir::stc::gpu_kernel::stagingFitOf(Operation *op,
     return {Staging::always, ""};
   if (auto spmm = dyn_cast<SpmmOp>(op))
     return stagingFitOfSpmm(spmm, pb);
-  return stagingFitOfConv(pb);
+  return stagingFitOfConv(cast<ConvOp>(op), pb);
 }
 
 /// Dense K of one sm_90a K step for 16-bit operands: the channels of one

@@ -102,6 +102,7 @@ KernelPrologue mlir::stc::gpu_kernel::emitKernelPrologue(
                    ir.wide(ir.mul(ir.mul(k.metaRowBlocks, k.metaVectors),
                                   ir.i32(128)))));
     advance(a.bias, pb.biasType, firstRow);
+    advance(a.scale, b.getF32Type(), firstRow);
     advance(a.accIn, pb.accType, firstRow);
     advance(a.out, pb.outputType, firstRow);
     advance(a.dense, pb.inputType, ir.wide(ir.mul(group, ir.i32(pb.conv->c))));

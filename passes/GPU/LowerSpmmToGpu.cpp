@@ -339,7 +339,7 @@ LogicalResult LowerSpmmToGpu::lower(Operation *op, KernelConfigAttr config,
   if (pb.hasAcc)
     tensors.push_back(spmm ? spmm.getAcc() : conv.getAcc());
   if (pb.hasScale)
-    tensors.push_back(spmm.getScale());
+    tensors.push_back(spmm ? spmm.getScale() : conv.getScale());
   ImplicitLocOpBuilder hb(op->getLoc(), op);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<Value> dynamicSizes;

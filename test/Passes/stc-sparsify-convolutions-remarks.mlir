@@ -96,14 +96,19 @@ func.func @on_memrefs(%x: memref<1x8x8x16xf32>, %w: memref<8x3x3x16xf32>, %z: me
 
 // -----
 
-// Mixed element types (f16 input, f32 filter) and integer ones.
+// Mixed element types (f16 input, f32 filter), integers other than
+// i8 x i8 -> i32, and i8 x i8 -> i32 with a non-zero init (sparse: the
+// init is added to the exact i32 result after the conv).
 func.func @element_types(%x: tensor<1x4x4x8xf16>, %w: tensor<1x1x8x4xf32>, %z: tensor<1x4x4x4xf32>,
-                         %xi: tensor<1x4x4x8xi8>, %wi: tensor<1x1x8x4xi8>, %zi: tensor<1x4x4x4xi32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>) {
-  // expected-remark @+1 {{stc: convolution left dense: only f32, f16 and bf16 convolutions with the same input and filter type are supported}}
+                         %xi: tensor<1x4x4x8xi8>, %wi: tensor<1x1x8x4xi8>, %zi: tensor<1x4x4x4xi32>,
+                         %xs: tensor<1x4x4x8xi16>, %ws: tensor<1x1x8x4xi16>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>, tensor<1x4x4x4xi32>) {
+  // expected-remark @+1 {{stc: convolution left dense: only f32, f16 and bf16 convolutions with the same input and filter type, and i8 x i8 -> i32 ones, are supported}}
   %y = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x4x4x8xf16>, tensor<1x1x8x4xf32>) outs(%z : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
-  // expected-remark @+1 {{stc: convolution left dense: only f32, f16 and bf16 convolutions}}
+  // expected-remark @+1 {{stc: 2:4 sparse convolution (sparsity=force): filter 1x1x8x4 (HWCF), 8 -> 8 values per output channel, rewritten to stc.conv}}
   %yi = linalg.conv_2d_nhwc_hwcf ins(%xi, %wi : tensor<1x4x4x8xi8>, tensor<1x1x8x4xi8>) outs(%zi : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
-  return %y, %yi : tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>
+  // expected-remark @+1 {{stc: convolution left dense: only f32, f16 and bf16 convolutions with the same input and filter type, and i8 x i8 -> i32 ones, are supported}}
+  %ys = linalg.conv_2d_nhwc_hwcf ins(%xs, %ws : tensor<1x4x4x8xi16>, tensor<1x1x8x4xi16>) outs(%zi : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  return %y, %yi, %ys : tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>, tensor<1x4x4x4xi32>
 }
 
 // -----

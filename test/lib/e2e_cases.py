@@ -479,6 +479,37 @@ def _int8_matmul_force(m, k, n):
                 doc="linalg.matmul i8 x i8 -> i32 under --sparsity=force")
 
 
+@family(r"int8_conv_force_(\d+)_(\d+)")
+def _int8_conv_force(c, f):
+    """int8_conv_force_C_F: @conv_force_C_F of conv-i8-force.mlir, a
+    linalg.conv_2d_nhwc_hwcf (3x3, stride 1, no padding) of i8 X (2 x 7 x 6
+    x C) and W (3 x 3 x C x F) into a non-zero i32 init under
+    --sparsity=force: conv(X, prune(W)) + init, exact (the init is added
+    after the i32 stc.conv, which has no epilogue)."""
+    c, f = int(c), int(f)
+    args = [Arg((2, 7, 6, c), "i8", 127), Arg((3, 3, c, f), "i8", 127,
+                                              tie_free=(2, 4)),
+            Arg((2, 5, 4, f), "i32", 1000)]
+
+    def ref_with(prune, with_init=True):
+        def ref(x, w, init):
+            w_fhwc = np.transpose(np.asarray(w, np.float64), (3, 0, 1, 2))
+            if prune:
+                w_fhwc = stc_ref.prune_conv_filter_24(w_fhwc)
+            out = stc_ref.conv2d_nhwc_ref(x, w_fhwc)
+            return out + init if with_init else out
+        return ref
+
+    return Case(name=None, args=args, outputs=[Arg((2, 5, 4, f), "i32")],
+                ref=ref_with(True),
+                stc_args=["--entry=conv_force_%d_%d" % (c, f), "--sparsity=force"],
+                tol=0.0,
+                wrong=[_unpruned(ref_with(False)),
+                       ("init dropped", ref_with(True, with_init=False))],
+                doc="linalg.conv_2d_nhwc_hwcf i8 x i8 -> i32 under "
+                    "--sparsity=force")
+
+
 # ---------------------------------------------------------------------------
 # Compile-time constant weights (test/E2E/const-weight-*.mlir)
 # ---------------------------------------------------------------------------

@@ -265,8 +265,58 @@ def qdq_gemm(rng, dtype, batch):
     return g.model([("x", None, [batch, 64])], [("y", None, [batch, 32])])
 
 
+def qdq_cnn(rng, dtype, batch):
+    """QDQ convolutions as TensorRT takes them (the activation quantized
+    per tensor, int8 filters with per-output-channel scales along axis 0,
+    zero points 0): a 3x3 conv 16 -> 32 with a float bias and ReLU; a 3x3
+    stride-2 conv 32 -> 32 with one filter scale and an int32 bias
+    dequantized (scale x_scale * w_scale, as quantizers write it); a
+    grouped 1x1 conv (2 groups) and a 1x1 conv 32 -> 16; then global
+    average pooling (every weighted op int8, so that --sparsity=force
+    runs on GPU targets too: an f32 2:4 product needs 1:2 there)."""
+    g = Builder(rng, "f32")
+    i8, i32 = TensorProto.INT8, TensorProto.INT32
+
+    def qconv(x, c_in, c_out, k, stride=1, group=1, per_channel=True,
+              bias="float"):
+        sx_value = 0.05
+        sx = g.scalar(sx_value)
+        q = g.op("QuantizeLinear", [x, sx, g.scalar(0, i8)])
+        xq = g.op("DequantizeLinear", [q, sx, g.scalar(0, i8)])
+        wq = g.tensor(g.name("wq"), g.rng.integers(
+            -127, 128, (c_out, c_in // group, k, k)).astype(np.int8), i8)
+        n_scales = c_out if per_channel else 1
+        sw_values = 0.004 * (1 + g.rng.random(n_scales))
+        sw = g.tensor(g.name("sw"), sw_values if per_channel
+                      else np.array(sw_values[0]))
+        zw = g.tensor(g.name("zw"), np.zeros(n_scales, np.int8)
+                      if per_channel else np.array(0, np.int8), i8)
+        w = g.op("DequantizeLinear", [wq, sw, zw], axis=0)
+        inputs = [xq, w]
+        if bias == "float":
+            inputs.append(g.weight((c_out,), 0.1))
+        elif bias == "int32":
+            bq = g.tensor(g.name("bq"), g.rng.integers(
+                -200, 200, c_out).astype(np.int32), i32)
+            sb = g.tensor(g.name("sb"), np.full(
+                c_out, sx_value * sw_values[0]))
+            inputs.append(g.op("DequantizeLinear", [bq, sb], axis=0))
+        return g.op("Conv", inputs, kernel_shape=[k, k],
+                    strides=[stride, stride], pads=[k // 2] * 4, group=group)
+
+    h = g.op("Relu", [qconv("x", 16, 32, 3)])
+    h = g.op("Relu", [qconv(h, 32, 32, 3, stride=2, per_channel=False,
+                            bias="int32")])
+    h = g.op("Relu", [qconv(h, 32, 32, 1, group=2, bias=None)])
+    h = qconv(h, 32, 16, 1)
+    g.op("Flatten", [g.op("GlobalAveragePool", [h])], axis=1)
+    g.nodes[-1].output[0] = "y"
+    return g.model([("x", None, [batch, 16, 12, 12])],
+                   [("y", None, [batch, 16])])
+
+
 CASES = {f.__name__: f for f in (mlp, mlp_sparse, transformer, transformer14,
-                                  resnet, qdq_mlp, qdq_gemm)}
+                                  resnet, qdq_mlp, qdq_gemm, qdq_cnn)}
 INPUT_RANGES = {}
 
 # The single-operator cases (they use Builder from here).

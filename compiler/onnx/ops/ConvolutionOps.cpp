@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/Builders.h"
 #include "compiler/onnx/Contraction.h"
+#include "compiler/onnx/Quantization.h"
 #include "compiler/onnx/SparsityReport.h"
 #include "compiler/onnx/Window.h"
 
@@ -41,10 +42,16 @@ struct ConvWeights {
   std::optional<HostTensor> foldedFilter, foldedBias;
 };
 
+} // namespace
+
 /// Emits the Conv of `conv` (a Conv node's context) over `x` with the
-/// given filter/bias values, and returns the NCHW (1-D: NCL) result.
-FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
-                          Value bias) {
+/// given filter/bias values, and returns the NCHW (1-D: NCL) result. With
+/// `quantized`, x and the filter are int8, the convolution accumulates in
+/// i32 and is rescaled per output channel to `quantized->resultType`
+/// before the bias is added.
+FailureOr<Value>
+mlir::stc::onnx_import::emitConv(NodeContext &node, Value x, Value filter,
+                                 Value bias, const QuantizedConv *quantized) {
   OpBuilder &b = node.b;
   Location loc = node.loc;
   auto xType = cast<RankedTensorType>(x.getType());
@@ -54,8 +61,13 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
   if (!oneD && (xType.getRank() != 4 || fType.getRank() != 4))
     return node.fail("only 1-D and 2-D convolutions (input and filter both "
                      "of rank 3 or both of rank 4) are supported");
-  if (!isa<FloatType>(type) || fType.getElementType() != type)
+  // (convertQdqConv passes int8 input and filter only.)
+  assert(!quantized ||
+         (type.isInteger(8) && fType.getElementType() == type));
+  if (!quantized && (!isa<FloatType>(type) || fType.getElementType() != type))
     return node.fail("needs input and filter of the same float type");
+  // i8 products accumulate exactly in i32 (linalg sign-extends).
+  Type accType = quantized ? Type(b.getI32Type()) : type;
   FailureOr<int64_t> group = node.getInt("group", 1);
   if (failed(group))
     return failure();
@@ -91,6 +103,7 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
   if (failed(oh) || failed(ow))
     return failure();
   Value zero = scalarConstant(b, loc, type, 0.0);
+  Value accZero = scalarConstant(b, loc, accType, 0.0);
   SmallVector<OpFoldResult> sizes = getSizes(b, loc, x);
   OpFoldResult outH = b.getIndexAttr(*oh), outW = b.getIndexAttr(*ow);
   auto strides = b.getI64TensorAttr(w.strides);
@@ -99,7 +112,7 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
   if (*group == 1) {
     Value padded = padSpatial(b, loc, x, w, zero);
     Value init = filledTensor(
-        b, loc, {sizes[0], b.getIndexAttr(filters), outH, outW}, zero);
+        b, loc, {sizes[0], b.getIndexAttr(filters), outH, outW}, accZero);
     result = linalg::Conv2DNchwFchwOp::create(
                  b, loc, TypeRange{init.getType()}, ValueRange{padded, filter},
                  ValueRange{init}, strides, dilations)
@@ -123,13 +136,29 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
     Value init = filledTensor(
         b, loc,
         {sizes[0], b.getIndexAttr(g), b.getIndexAttr(filters / g), outH, outW},
-        zero);
+        accZero);
     Value conv = linalg::Conv2DNgchwGfchwOp::create(
                      b, loc, TypeRange{init.getType()}, ValueRange{x5, f5},
                      ValueRange{init}, strides, dilations)
                      .getResult(0);
     result = reshapeTo(b, loc, conv,
                        {sizes[0], b.getIndexAttr(filters), outH, outW});
+  }
+  if (quantized) {
+    // float(acc) * scale[f]: the per-output-channel rescale that
+    // stc-fuse-epilogue folds into the stc.conv's scaling epilogue.
+    type = quantized->resultType;
+    SmallVector<OpFoldResult> outSizes = getSizes(b, loc, result);
+    result = buildParallelGeneric(
+        b, loc, outSizes, type, ValueRange{result, quantized->scale},
+        {b.getMultiDimIdentityMap(4),
+         AffineMap::get(4, 0, {b.getAffineDimExpr(1)}, b.getContext())},
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Type f32 = nb.getF32Type();
+          Value v = arith::MulFOp::create(
+              nb, nl, arith::SIToFPOp::create(nb, nl, f32, args[0]), args[1]);
+          return convertScalar(nb, nl, v, type);
+        });
   }
   if (bias) {
     // Per output channel: read as (d1) by the broadcast.
@@ -150,7 +179,14 @@ FailureOr<Value> emitConv(NodeContext &node, Value x, Value filter,
   return dropHeight(b, loc, result);
 }
 
+namespace {
+
 LogicalResult convertConv(NodeContext &node) {
+  FailureOr<bool> qdq = convertQdqConv(node);
+  if (failed(qdq))
+    return failure();
+  if (*qdq)
+    return success();
   FailureOr<Value> x = node.input(0);
   if (failed(x))
     return failure();

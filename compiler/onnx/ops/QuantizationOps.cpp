@@ -365,3 +365,72 @@ FailureOr<bool> mlir::stc::onnx_import::convertQdqGemm(NodeContext &node) {
   node.setOutput(0, result);
   return true;
 }
+
+//===----------------------------------------------------------------------===//
+// QDQ Conv
+//===----------------------------------------------------------------------===//
+
+FailureOr<bool> mlir::stc::onnx_import::convertQdqConv(NodeContext &node) {
+  std::optional<NodeContext> dqX = dequantizeProducer(node, 0);
+  std::optional<NodeContext> dqW = dequantizeProducer(node, 1);
+  if (!dqX || !dqW)
+    return false;
+  // The filter: a constant int8 F x C/G x KH [x KW] tensor, per-tensor or
+  // per-output-channel (axis 0) scales. The activation: an int8 tensor,
+  // one scale. Anything else computes in float on the dequantized values.
+  const HostTensor *stored = dqW->constant(0);
+  const HostTensor *wScale = dqW->constant(1);
+  const HostTensor *xScale = dqX->constant(1);
+  if (!stored || stored->dtype != DType::I8 ||
+      (stored->shape.size() != 3 && stored->shape.size() != 4) || !wScale ||
+      !xScale || xScale->numElements() != 1)
+    return false;
+  int64_t rank = stored->shape.size();
+  FailureOr<QuantScale> wq8 = readScale(*dqW, rank);
+  FailureOr<QuantScale> xq8 = readScale(*dqX, rank);
+  if (failed(wq8) || failed(xq8))
+    return failure();
+  int64_t filters = stored->shape[0];
+  if (wq8->perAxis() &&
+      (wq8->axis != 0 || wScale->numElements() != filters))
+    return false;
+  FailureOr<Value> x = dqX->input(0);
+  if (failed(x))
+    return failure();
+  if (!getElementTypeOrSelf(x->getType()).isInteger(8))
+    return false;
+
+  Location loc = node.loc;
+  reportFilterSparsity(node, *stored);
+  Value filter = node.importer.materialize(*stored, loc);
+  if (!filter)
+    return failure();
+  // One f32 factor per output channel: activation scale x filter scale.
+  std::vector<double> factors(filters);
+  for (int64_t f = 0; f < filters; ++f)
+    factors[f] =
+        xScale->getDouble(0) * wScale->getDouble(wq8->perAxis() ? f : 0);
+  QuantizedConv quantized;
+  quantized.scale = node.importer.materialize(
+      HostTensor::fromDoubles(DType::F32, {filters}, factors,
+                              stored->name + "_scale"),
+      loc);
+  if (!quantized.scale)
+    return failure();
+  quantized.resultType =
+      mlirElementType(node.getContext(), static_cast<int32_t>(wScale->dtype));
+  Value bias;
+  if (node.hasInput(2)) {
+    FailureOr<Value> b = node.input(2);
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  FailureOr<Value> y = emitConv(node, *x, filter, bias, &quantized);
+  if (failed(y))
+    return failure();
+  node.remark("QDQ Conv imported as an int8 convolution (i8 x i8 -> i32, "
+              "per-channel rescale)");
+  node.setOutput(0, *y);
+  return true;
+}

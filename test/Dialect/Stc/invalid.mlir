@@ -291,6 +291,42 @@ func.func @conv_result_rank(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor
 
 // -----
 
+func.func @conv_integer_result_float_operands(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xf16>) -> tensor<1x4x4x8xi32> {
+  // expected-error @+1 {{'stc.conv' op an integer result needs i8 operands, got 'f16' operands and an 'i32' result}}
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xf16>, tensor<8x1xi16>, tensor<1x4x4x16xf16> -> tensor<1x4x4x8xi32>
+  return %y : tensor<1x4x4x8xi32>
+}
+
+// -----
+
+func.func @conv_i32_result_epilogue(%v: tensor<8x8xi8>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xi8>, %b: tensor<8xf32>) -> tensor<1x4x4x8xi32> {
+  // expected-error @+1 {{'stc.conv' op an i32 result is the exact integer accumulator: alpha, acc, bias, scale and activation need an i8 or float result (the scaling epilogue)}}
+  %y = stc.conv %v, %m, %x bias(%b : tensor<8xf32>) {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xi8>, tensor<8x1xi16>, tensor<1x4x4x16xi8> -> tensor<1x4x4x8xi32>
+  return %y : tensor<1x4x4x8xi32>
+}
+
+// -----
+
+func.func @conv_scale_size(%v: tensor<8x8xi8>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xi8>, %s: tensor<4xf32>) -> tensor<1x4x4x8xf32> {
+  // expected-error @+1 {{'stc.conv' op scale has 4 elements, expected 8 (one per output channel)}}
+  %y = stc.conv %v, %m, %x scale(%s : tensor<4xf32>) {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xi8>, tensor<8x1xi16>, tensor<1x4x4x16xi8> -> tensor<1x4x4x8xf32>
+  return %y : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+func.func @conv_scale_rank(%v: tensor<8x8xi8>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xi8>, %s: tensor<1x8xf32>) -> tensor<1x4x4x8xf32> {
+  // expected-error @+1 {{'stc.conv' op scale must be rank 1, got rank 2}}
+  %y = stc.conv %v, %m, %x scale(%s : tensor<1x8xf32>) {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<8x8xi8>, tensor<8x1xi16>, tensor<1x4x4x16xi8> -> tensor<1x4x4x8xf32>
+  return %y : tensor<1x4x4x8xf32>
+}
+
+// -----
+
 func.func @conv_element_type(%v: tensor<8x8xf16>, %m: tensor<8x1xi16>, %x: tensor<1x4x4x16xbf16>) -> tensor<1x4x4x8xf16> {
   // expected-error @+1 {{'stc.conv' op input element type 'bf16' differs from the filter's 'f16'}}
   %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}

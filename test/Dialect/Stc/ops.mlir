@@ -92,6 +92,33 @@ func.func @spmm_int8_forms(%w: tensor<64x128xi8>, %x: tensor<16x64xi8>,
   return %y, %q, %f : tensor<16x128xi32>, tensor<16x128xi8>, tensor<16x128xf16>
 }
 
+// Quantized convolutions: the exact i32 accumulator, and the scaling
+// epilogue with per-output-channel scales to f32 and to i8.
+// CHECK-LABEL: func.func @conv_int8_forms
+func.func @conv_int8_forms(%v: tensor<32x144xi8>, %m: tensor<32x18xi16>,
+                           %x: tensor<1x8x8x32xi8>, %s: tensor<32xf32>,
+                           %b: tensor<32xf32>)
+    -> (tensor<1x8x8x32xi32>, tensor<1x8x8x32xf32>, tensor<1x8x8x32xi8>) {
+  // CHECK: stc.conv {{.*}} : tensor<32x144xi8>, tensor<32x18xi16>, tensor<1x8x8x32xi8> -> tensor<1x8x8x32xi32>
+  %y = stc.conv %v, %m, %x
+      {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>,
+       pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>}
+      : tensor<32x144xi8>, tensor<32x18xi16>, tensor<1x8x8x32xi8> -> tensor<1x8x8x32xi32>
+  // CHECK: stc.conv %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<32xf32>) scale(%{{.*}} : tensor<32xf32>) {{.*}} -> tensor<1x8x8x32xf32>
+  %f = stc.conv %v, %m, %x bias(%b : tensor<32xf32>) scale(%s : tensor<32xf32>)
+      {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>,
+       pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>,
+       activation = #stc.activation<relu>}
+      : tensor<32x144xi8>, tensor<32x18xi16>, tensor<1x8x8x32xi8> -> tensor<1x8x8x32xf32>
+  // CHECK: stc.conv %{{.*}}, %{{.*}}, %{{.*}} scale(%{{.*}} : tensor<32xf32>) {{.*}}alpha = 5.000000e-01 {{.*}} -> tensor<1x8x8x32xi8>
+  %q = stc.conv %v, %m, %x scale(%s : tensor<32xf32>)
+      {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>,
+       pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>,
+       alpha = 0.5 : f64}
+      : tensor<32x144xi8>, tensor<32x18xi16>, tensor<1x8x8x32xi8> -> tensor<1x8x8x32xi8>
+  return %y, %f, %q : tensor<1x8x8x32xi32>, tensor<1x8x8x32xf32>, tensor<1x8x8x32xi8>
+}
+
 // CHECK-LABEL: func.func @conv_forms
 func.func @conv_forms(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>,
                       %x: tensor<1x56x56x64xf16>, %b: tensor<64xf32>,

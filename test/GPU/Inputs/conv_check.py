@@ -10,9 +10,17 @@ order. Prints one line `conv ... relerr E OK` (or FAIL, exit 1).
 
 usage: conv_check.py --stc-run PATH --work DIR --shape N,H,W,C,G,F
            --filter KH,KW [--stride S,S] [--dilation D,D]
-           [--pad T,L,B,R] [--dtype f16|bf16|f32] [--residual] [--relu]
-           [--dynamic] [--seed S] -- [stc-run arguments]
-f32 uses the 1:2 pattern (tf32 on a GPU), f16/bf16 2:4.
+           [--pad T,L,B,R] [--dtype f16|bf16|f32|i8] [--out f32|i8|i32]
+           [--residual] [--relu] [--dynamic] [--seed S]
+           -- [stc-run arguments]
+f32 uses the 1:2 pattern (tf32 on a GPU), f16/bf16/i8 2:4.
+
+i8 (quantized, a QDQ Conv): input and filter are int8 values with
+distinct magnitudes in every group of four along the channels (so that
+pruning has no ties), the product is exact in i32, and `--out` picks the
+result: i32 (the accumulator, no epilogue), f32 (the scaling epilogue:
+act(scale[o] * conv + bias[o] (+ residual)), a per-output-channel scale)
+or i8 (the same epilogue requantized: round half to even, saturate).
 """
 import argparse
 import os
@@ -39,6 +47,7 @@ def main():
     ap.add_argument("--dilation", default="1,1")
     ap.add_argument("--pad", default="0,0,0,0")
     ap.add_argument("--dtype", default="f16")
+    ap.add_argument("--out", default="f32")
     ap.add_argument("--residual", action="store_true")
     ap.add_argument("--relu", action="store_true")
     ap.add_argument("--dynamic", action="store_true")
@@ -57,15 +66,33 @@ def main():
     oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
     ow = (w + pl + pr - dw * (kw - 1) - 1) // sw + 1
     dt = a.dtype
+    quantized = dt == "i8"
+    out = a.out if quantized else "f32"
+    epilogue = out != "i32"
     rng = np.random.default_rng(a.seed)
-    npy_type = np.float16 if dt == "f16" else np.float32
+    npy_type = {"f16": np.float16, "i8": np.int8}.get(dt, np.float32)
     rnd = (lambda s: bf16_round(rng.standard_normal(s))) if dt == "bf16" else (
         lambda s: rng.standard_normal(s).astype(npy_type))
+    if quantized:
+        rnd = lambda s: rng.integers(-127, 128, s).astype(np.int8)
     x = rnd((n, h, w, g * c))
     w4 = np.zeros((g * f, kh, kw, cp), npy_type)
-    w4[..., :c] = rnd((g * f, kh, kw, c))
+    if quantized:
+        # Distinct magnitudes 1..127 in each group of four channels, random
+        # signs; padded channels stay zero.
+        mags = np.argsort(rng.random((g * f, kh, kw, cp // 4, 127)),
+                          axis=-1)[..., :4] + 1
+        signs = rng.choice([-1, 1], mags.shape)
+        w4[:] = (mags * signs).reshape(g * f, kh, kw, cp).astype(np.int8)
+        w4[..., c:] = 0
+    else:
+        w4[..., :c] = rnd((g * f, kh, kw, c))
     wflat = w4.reshape(g * f, k)
     bias = rng.standard_normal(g * f).astype(np.float32)
+    if quantized:
+        bias *= 4
+    # Per-output-channel scales that bring the i32 sums to order 1..100.
+    scale = (rng.random(g * f) * 4e-4 + 1e-4).astype(np.float32)
     res = rng.standard_normal((n, oh, ow, g * f)).astype(np.float32)
 
     def t(*dims, elem=dt):
@@ -73,14 +100,21 @@ def main():
 
     xdims = ("?", "?", "?") if a.dynamic else (n, h, w)
     odims = ("?", "?", "?") if a.dynamic else (n, oh, ow)
-    x_t, y_t = t(*xdims, g * c), t(*odims, g * f, elem="f32")
+    x_t, y_t = t(*xdims, g * c), t(*odims, g * f, elem=out)
+    r_t = t(*odims, g * f, elem="f32")
     w_t, b_t = t(g * f, k), t(g * f, elem="f32")
     v_t, m_t = t(g * f, kpad * keep // group), t(g * f, kpad // (4 * group), elem="i16")
     nm = f"#stc.nm<{keep}:{group}>"
-    args = [f"%x: {x_t}", f"%w: {w_t}", f"%b: {b_t}"]
+    args = [f"%x: {x_t}", f"%w: {w_t}"]
+    if epilogue:
+        args.append(f"%b: {b_t}")
     if a.residual:
-        args.append(f"%r: {y_t}")
-    acc = f" acc(%r : {y_t})" if a.residual else ""
+        args.append(f"%r: {r_t}")
+    if quantized and epilogue:
+        args.append(f"%s: {b_t}")
+    acc = f" acc(%r : {r_t})" if a.residual else ""
+    bias_text = f" bias(%b : {b_t})" if epilogue else ""
+    scale_text = f" scale(%s : {b_t})" if quantized and epilogue else ""
     attrs = [f"pattern = {nm}", f"filter_size = array<i64: {kh}, {kw}>",
              f"strides = array<i64: {sh}, {sw}>",
              f"dilations = array<i64: {dh}, {dw}>",
@@ -93,7 +127,7 @@ def main():
     program = f"""func.func @main({", ".join(args)}) -> {y_t} {{
   %p = stc.prune %w by {nm} along 1 : {w_t}
   %v, %m = stc.compress %p by {nm} along 1 : {w_t} -> {v_t}, {m_t}
-  %y = stc.conv %v, %m, %x bias(%b : {b_t}){acc}
+  %y = stc.conv %v, %m, %x{bias_text}{acc}{scale_text}
       {{{", ".join(attrs)}}}
       : {v_t}, {m_t}, {x_t} -> {y_t}
   return %y : {y_t}
@@ -103,14 +137,17 @@ def main():
     path = lambda name: os.path.join(a.work, name)
     with open(path("conv.mlir"), "w") as fh:
         fh.write(program)
-    inputs = [("x", x), ("w", wflat), ("b", bias)] + (
-        [("r", res)] if a.residual else [])
+    inputs = [("x", x), ("w", wflat)] + ([("b", bias)] if epilogue else []) + (
+        [("r", res)] if a.residual else []) + (
+        [("s", scale)] if quantized and epilogue else [])
     cmd = [a.stc_run, path("conv.mlir"), f"--output={path('y.npy')}"]
     for name, value in inputs:
         np.save(path(name + ".npy"), value)
         cmd.append(f"--input={path(name + '.npy')}")
     # Poison: a stale result must not pass.
-    np.save(path("y.npy"), np.full((n, oh, ow, g * f), np.nan, np.float32))
+    np.save(path("y.npy"), np.full((n, oh, ow, g * f), np.nan, np.float32)
+            if out == "f32" else np.full((n, oh, ow, g * f), 77,
+                                         {"i8": np.int8, "i32": np.int32}[out]))
     run = subprocess.run(cmd + a.rest, capture_output=True, text=True)
     if run.returncode != 0:
         sys.stderr.write(run.stderr)
@@ -136,19 +173,29 @@ def main():
                              gi * c:(gi + 1) * c]
                 ref[..., gi * f:(gi + 1) * f] += np.einsum(
                     "nhwc,fc->nhwf", patch, pruned[gi * f:(gi + 1) * f, i, j])
-    ref += bias
+    if quantized and epilogue:
+        ref *= scale.astype(np.float64)
+    if epilogue:
+        ref += bias
     if a.residual:
         ref += res
     if a.relu:
         ref = np.maximum(ref, 0)
-    # f32 runs as tf32 on a GPU (10-bit mantissas): docs/DESIGN.md §7.
-    tol = 2e-3 if dt == "f32" else 1e-2
+    if out == "i8":
+        ref = np.clip(np.rint(ref), -128, 127)
+    # f32 runs as tf32 on a GPU (10-bit mantissas): docs/DESIGN.md §7. The
+    # i32 accumulator is exact; f32 from it is rounded once; i8 may differ
+    # by one where f32 and float64 round a value near a half differently.
+    tol = {"f32": 2e-3, "i32": 0.0}.get(dt, 1e-2)
+    if quantized:
+        tol = {"i32": 0.0, "f32": 1e-5, "i8": 5e-3}[out]
     if y.shape != ref.shape:
         print("conv shape", y.shape, "expected", ref.shape, "FAIL")
         return 1
     err = np.linalg.norm(y - ref) / np.linalg.norm(ref)
-    ok = np.isfinite(err) and err < tol
-    print(f"conv {a.shape} {a.filter} {dt} relerr {err:.2e}",
+    ok = np.isfinite(err) and (err <= tol if tol == 0.0 else err < tol)
+    print(f"conv {a.shape} {a.filter} {dt}" + (f"->{out}" if quantized else "")
+          + f" relerr {err:.2e}",
           "OK" if ok else "FAIL")
     return 0 if ok else 1
 
