@@ -233,6 +233,35 @@ def StcFuseEpilogue : Pass<"stc-fuse-epilogue", "func::FuncOp"> {
   let dependentDialects = ["::mlir::stc::StcDialect"];
 }
 
+def StcWidenAccumulation
+    : Pass<"stc-widen-accumulation", "func::FuncOp"> {
+  let summary = "Accumulate dense f16/bf16 reductions in f32";
+  let description = [{
+    A dense contraction, convolution or other reduction on `f16` or `bf16`
+    tensors (a linalg op the sparsifiers left dense) accumulates, as
+    linalg's named ops define it, in the element type: every partial sum is
+    rounded to 11 (8) significant bits, so the error grows with the
+    reduction length. The sparse kernels, cuBLAS, cuDNN and PyTorch
+    accumulate half products in f32. This pass makes the dense ones do the
+    same: on the CPU path all of them, on GPU paths those that the
+    tensor-core kernels (which accumulate in f32) did not take. The op is
+    generalized, its init extended to f32, its body computed in f32 (half
+    inputs extended on entry), and the result rounded once with
+    `arith.truncf`.
+
+    Only bodies of float arithmetic (arith float ops, `arith.select`,
+    `arith.cmpf`, constants, `math` ops) that round (an add, multiply,
+    divide or math function: a max or min reduction is exact in any type)
+    are widened; any other op keeps its reduction as it is. Parallel-only
+    ops (element-wise) are untouched: they round once per element
+    already.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def StcLowerConvToCpu : Pass<"stc-lower-conv-to-cpu", "func::FuncOp"> {
   let summary = "Lower stc.conv to tiles of im2col and stc.spmm for the CPU";
   let description = [{

@@ -142,6 +142,9 @@ void mlir::stc::buildStcCpuLoweringPipeline(OpPassManager &pm,
   spmm.rowBlock = options.rowBlock;
   spmm.colBlock = options.colBlock;
   spmm.reference = options.reference;
+  // Dense half-precision reductions accumulate in f32, as the sparse
+  // kernels do.
+  pm.addNestedPass<func::FuncOp>(createStcWidenAccumulation());
   // Convolutions become tiles of im2col and stc.spmm (or, for the
   // reference, a direct dense convolution).
   StcLowerConvToCpuOptions conv;
@@ -229,6 +232,9 @@ void mlir::stc::buildStcGpuKernelPipeline(OpPassManager &pm,
   configure.tuningBuiltin = options.tuningBuiltin;
   pm.addPass(createStcConfigureGpuKernels(configure, options.gpu));
   pm.addPass(createStcLowerSpmmToGpu());
+  // Dense half reductions the tensor-core kernels did not take accumulate
+  // in f32 as well.
+  pm.addNestedPass<func::FuncOp>(createStcWidenAccumulation());
   // What is left of the tensor computation (bias adds, activations,
   // residual adds, transposes) to the GPU too.
   pm.addPass(createStcLowerElementwiseToGpu());

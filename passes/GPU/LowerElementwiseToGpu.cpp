@@ -183,9 +183,9 @@ std::string LowerElementwiseToGpu::whyNot(linalg::GenericOp op) {
       return "a scalar input is not a constant";
     }
   }
-  for (Operation &inner : op.getRegion().front().without_terminator()) {
+  for (Operation &inner : op.getRegion().front()) {
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) &&
-        !isa<linalg::IndexOp>(inner))
+        !isa<linalg::IndexOp, linalg::YieldOp>(inner))
       return "its body has " + inner.getName().getStringRef().str();
     for (Value v : inner.getOperands())
       if (!op.getRegion().isAncestor(v.getParentRegion()) &&
@@ -417,7 +417,12 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
       }
       b.clone(inner, mapping);
     }
-    return mapping.lookup(body.getTerminator()->getOperand(0));
+    // A body that yields a constant from outside (fusion folded a filled
+    // value into it) yields its copy.
+    Value yielded = body.getTerminator()->getOperand(0);
+    if (!mapping.contains(yielded))
+      mapping.map(yielded, b.clone(*yielded.getDefiningOp())->getResult(0));
+    return mapping.lookup(yielded);
   };
   Value result;
   if (reduction.empty()) {
