@@ -6,6 +6,7 @@
 #include "compiler/onnx/Importer.h"
 
 #include "passes/CheckSizes.h"
+#include "runtime/format/StcLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -286,6 +287,27 @@ LogicalResult GraphImporter::importInitializers() {
 
 /// The tensor type of a graph input or output, or a message saying why
 /// there is none.
+/// Why a graph input's or a node output's type is refused: a static shape past the limits of
+/// stc-check-sizes, or, with dynamic sizes, static dimensions that alone
+/// pass them (later size arithmetic multiplies them), or "".
+static std::string whyImportedTypeTooLarge(Type type) {
+  if (std::string why = mlir::stc::whyTypeTooLarge(type); !why.empty())
+    return why;
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || ranked.hasStaticShape() ||
+      !ranked.getElementType().isIntOrFloat())
+    return "";
+  std::vector<int64_t> known;
+  for (int64_t d : ranked.getShape())
+    if (!ShapedType::isDynamic(d))
+      known.push_back(d);
+  int64_t width = (ranked.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+  std::optional<int64_t> bytes = ::stc::format::checkedByteSize(known, width);
+  if (bytes && uint64_t(*bytes) <= ::stc::format::kMaxStaticBytes)
+    return "";
+  return "its static dimensions alone describe more than 2^47 bytes";
+}
+
 static FailureOr<RankedTensorType> valueInfoType(MLIRContext &context,
                                                  const onnx::ValueInfoProto &vi,
                                                  std::string &why) {
@@ -313,7 +335,7 @@ static FailureOr<RankedTensorType> valueInfoType(MLIRContext &context,
     shape.push_back(d.has_dim_value() ? d.dim_value() : ShapedType::kDynamic);
   }
   auto type = RankedTensorType::get(shape, elementType);
-  if (std::string large = mlir::stc::whyTypeTooLarge(type); !large.empty()) {
+  if (std::string large = whyImportedTypeTooLarge(type); !large.empty()) {
     why = "is too large: " + large;
     return failure();
   }
@@ -373,7 +395,7 @@ LogicalResult GraphImporter::convertNode(int index) {
     // that a static shape's byte size fits the limits: refuse it here, at
     // the node that made it.
     if (out->value)
-      if (std::string why = mlir::stc::whyTypeTooLarge(out->value.getType());
+      if (std::string why = whyImportedTypeTooLarge(out->value.getType());
           !why.empty())
         return node.fail("output #" + Twine(i) + " is too large: " + why);
   }

@@ -120,6 +120,9 @@ MODELS = {
     "input_too_large": lambda: one("Relu", ["x"],
                                    [vi("x", shape=(2**40, 2**40))],
                                    [vi("y", shape=(2**40, 2**40))]),
+    "input_dynamic_too_large": lambda: one(
+        "Relu", ["x"], [vi("x", shape=("N", 2**30, 2**30))],
+        [vi("y", shape=("N", 2**30, 2**30))]),
     "initializer_too_large": lambda: one(
         "Add", ["x", "b"], [vi("x")], [vi("y")],
         [raw_tensor("b", [2**32, 2**32, 2], [])]),
@@ -235,6 +238,10 @@ MODELS = {
     "reshape_negative": lambda: one("Reshape", ["x", "s"], [vi("x")],
                                     [vi("y")],
                                     [const("s", np.array([-2, 4]))]),
+    "reshape_dynamic_huge": lambda: one(
+        "Reshape", ["x", "s"], [vi("x", shape=("N", 4, 8))],
+        [vi("y", shape=("N", 4, 1, 2**46))],
+        [const("s", np.array([0, 4, 1, 2**46]))]),
     "reshape_overflow": lambda: one("Reshape", ["x", "s"], [vi("x")],
                                     [vi("y")],
                                     [const("s", np.array([2**40, 2**40]))]),
