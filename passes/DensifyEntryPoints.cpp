@@ -11,11 +11,20 @@
 // gets a private copy for those calls. A conversion into an encoding that is
 // immediately converted back becomes its source.
 //
+// What the conversions create is the function's to free (the caller sees
+// only dense arrays): once the round trips are folded, the pruned copy of
+// an argument is freed after its conversion, the sparse form of an argument
+// before every return, and a returned sparse tensor that a conversion made
+// after its dense copy. A returned sparse value of any other origin may
+// alias an argument's and is left alone.
+//
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/SparsityPolicy.h"
 #include "passes/StructuredPrune.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -29,6 +38,10 @@ using namespace mlir;
 using namespace mlir::stc;
 
 namespace {
+
+/// Marks the conversions densify() creates, for freeArgumentsAndResults().
+constexpr StringLiteral kArgumentConvert = "stc.densify_argument";
+constexpr StringLiteral kResultConvert = "stc.densify_result";
 
 bool isEncoded(Type t) {
   return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
@@ -84,6 +97,8 @@ struct StcDensifyEntryPointsPass
       densify(func);
     }
     foldRoundTrips(module);
+    for (func::FuncOp func : entries)
+      freeConversions(func);
   }
 
 private:
@@ -105,8 +120,10 @@ private:
       int64_t dim = getStructuredDim(encodedType, hasEncoding);
       if (dim >= 0)
         dense = buildRuntimePrune2To4(b, loc, arg, dim);
-      Value sparse =
+      auto convert =
           sparse_tensor::ConvertOp::create(b, loc, encodedType, dense);
+      convert->setAttr(kArgumentConvert, b.getUnitAttr());
+      Value sparse = convert.getResult();
       for (OpOperand *use : uses)
         use->set(sparse);
       ++numArgumentsDensified;
@@ -116,9 +133,11 @@ private:
       for (OpOperand &operand : ret->getOpOperands()) {
         if (!isEncoded(operand.get().getType()))
           continue;
-        operand.set(sparse_tensor::ConvertOp::create(
+        auto convert = sparse_tensor::ConvertOp::create(
             rb, ret.getLoc(), denseTypeOf(operand.get().getType()),
-            operand.get()));
+            operand.get());
+        convert->setAttr(kResultConvert, rb.getUnitAttr());
+        operand.set(convert.getResult());
         ++numResultsDensified;
       }
     });
@@ -130,6 +149,54 @@ private:
     func.emitRemark() << "stc: public function @" << func.getSymName()
                       << " takes and returns dense tensors; its sparse "
                          "encodings are applied inside";
+  }
+
+  /// Frees what the conversions of densify() that survived the folding
+  /// created (see the file comment), and drops their markers.
+  void freeConversions(func::FuncOp func) {
+    SmallVector<sparse_tensor::ConvertOp> arguments, results;
+    func.walk([&](sparse_tensor::ConvertOp op) {
+      if (op->removeAttr(kArgumentConvert))
+        arguments.push_back(op);
+      else if (op->removeAttr(kResultConvert))
+        results.push_back(op);
+    });
+    SmallVector<func::ReturnOp> returns;
+    func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
+    llvm::SmallPtrSet<Value, 4> freed;
+    auto freeAfter = [&](Operation *where, Value v) {
+      OpBuilder b(where->getContext());
+      b.setInsertionPointAfter(where);
+      bufferization::DeallocTensorOp::create(b, where->getLoc(), v);
+    };
+    for (sparse_tensor::ConvertOp convert : arguments) {
+      // The pruned copy (not the argument itself), once converted.
+      Value source = convert.getSource();
+      if (!isa<BlockArgument>(source) && source.hasOneUse())
+        freeAfter(convert, source);
+      if (!freed.insert(convert.getResult()).second)
+        continue;
+      for (func::ReturnOp ret : returns) {
+        OpBuilder b(ret);
+        bufferization::DeallocTensorOp::create(b, ret.getLoc(),
+                                               convert.getResult());
+      }
+    }
+    for (sparse_tensor::ConvertOp convert : results) {
+      Value sparse = convert.getSource();
+      if (freed.contains(sparse) ||
+          !sparse.getDefiningOp<sparse_tensor::ConvertOp>())
+        continue;
+      // One dense copy per return of the same value: free it after the
+      // last (each return has its own conversion right before it).
+      bool lastUse = llvm::all_of(sparse.getUsers(), [&](Operation *user) {
+        return user == convert || user->isBeforeInBlock(convert) ||
+               user->getBlock() != convert->getBlock();
+      });
+      if (!lastUse)
+        continue;
+      freeAfter(convert, sparse);
+    }
   }
 
   /// convert(convert(x : dense -> #enc) : #enc -> dense) is x when the

@@ -1,6 +1,8 @@
 // stc-densify-entry-points: public functions take and return dense tensors
 // whatever encodings their signatures name; internal calls keep the sparse
-// form through a private copy.
+// form through a private copy. What the conversions create is freed: the
+// pruned copy of an argument after its conversion, an argument's sparse
+// form and a converted sparse result before the return (once each).
 // RUN: stc-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(stc-densify-entry-points)' | FileCheck %s
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
@@ -13,7 +15,9 @@
 // CHECK: %[[S:.*]] = sparse_tensor.convert %[[A]] : tensor<4x8xf64> to tensor<4x8xf64, #sparse{{[0-9]*}}>
 // CHECK: %[[N:.*]] = sparse_tensor.convert %[[S]]
 // CHECK: %[[D:.*]] = sparse_tensor.convert %[[N]] : tensor<4x8xf64, #sparse{{[0-9]*}}> to tensor<4x8xf64>
-// CHECK: return %[[D]]
+// CHECK-NEXT: bufferization.dealloc_tensor %[[N]]
+// CHECK-NEXT: bufferization.dealloc_tensor %[[S]]
+// CHECK-NEXT: return %[[D]]
 // expected-remark @+1 {{stc: public function @csr_entry takes and returns dense tensors; its sparse encodings are applied inside}}
 func.func @csr_entry(%a: tensor<4x8xf64, #CSR>) -> tensor<4x8xf64, #DCSR> {
   %n = sparse_tensor.convert %a : tensor<4x8xf64, #CSR> to tensor<4x8xf64, #DCSR>
@@ -35,7 +39,12 @@ func.func private @internal(%a: tensor<4x8xf64, #CSR>) -> tensor<4x8xf64, #CSR> 
 // CHECK-LABEL: func.func @entry_24
 // CHECK-SAME: (%[[A:.*]]: tensor<4x8xf64>)
 // CHECK: %[[P:.*]] = tensor.generate
-// CHECK: sparse_tensor.convert %[[P]] : tensor<4x8xf64> to tensor<4x8xf64, #sparse{{[0-9]*}}>
+// CHECK: %[[S:.*]] = sparse_tensor.convert %[[P]] : tensor<4x8xf64> to tensor<4x8xf64, #sparse{{[0-9]*}}>
+// CHECK-NEXT: bufferization.dealloc_tensor %[[P]] : tensor<4x8xf64>
+// CHECK: sparse_tensor.convert %[[S]]
+// CHECK: bufferization.dealloc_tensor %[[S]]
+// CHECK-NOT: dealloc_tensor
+// CHECK: return
 // expected-remark @+1 {{stc: public function @entry_24 takes and returns dense tensors}}
 func.func @entry_24(%a: tensor<4x8xf64, #NV_24>) -> tensor<4x8xf64> {
   %d = sparse_tensor.convert %a : tensor<4x8xf64, #NV_24> to tensor<4x8xf64>
