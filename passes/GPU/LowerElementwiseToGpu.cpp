@@ -62,6 +62,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
@@ -649,6 +650,31 @@ void LowerElementwiseToGpu::runOnOperation() {
       remark << " (a block of " << (*kernel).getKnownBlockSizeAttr()[0]
              << " threads per result element)";
     emitHostCall(op, *kernel, kernels, inputs);
+  }
+  // The tensor computation no GPU kernel takes (a dense convolution, a
+  // padding, any other named op generalization left named) runs on the
+  // host: say so, as for the generics above, instead of falling back in
+  // silence.
+  for (auto f : module.getOps<func::FuncOp>()) {
+    f.walk([&](Operation *op) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      bool hostCompute =
+          (linalgOp && linalgOp.hasPureTensorSemantics() &&
+           !isa<linalg::GenericOp, linalg::FillOp>(op)) ||
+          isa<tensor::PadOp>(op);
+      if (!hostCompute)
+        return;
+      InFlightDiagnostic remark = op->emitRemark();
+      remark << "stc: " << op->getName() << " stays on the host: ";
+      StringRef name = op->getName().getStringRef();
+      if (name.starts_with("linalg.conv_") ||
+          name.starts_with("linalg.depthwise_conv_"))
+        remark << "a dense convolution has no GPU kernel (only 2:4 ones "
+                  "do: --sparsity=force, or a 2:4 filter with "
+                  "--sparsity=enable)";
+      else
+        remark << "no GPU kernel takes it";
+    });
   }
 }
 

@@ -1,0 +1,31 @@
+// On a GPU target, the tensor computation that no GPU kernel takes stays on
+// the host, and stc-lower-elementwise-to-gpu says so with a remark instead
+// of leaving it in silence: a dense convolution (only 2:4 ones have
+// kernels), a tensor.pad in front of it, a pooling op. Fills are not
+// reported (their users are).
+// RUN: stc-opt %s --stc-lower-elementwise-to-gpu --mlir-print-op-on-diagnostic=false -verify-diagnostics -o /dev/null
+
+func.func @dense_conv(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %z = arith.constant 0.0 : f32
+  // expected-remark @+1 {{stc: tensor.pad stays on the host: no GPU kernel takes it}}
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<1x8x6x6xf32> to tensor<1x8x8x8xf32>
+  %e = tensor.empty() : tensor<1x4x6x6xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  // expected-remark @+1 {{stc: linalg.conv_2d_nchw_fchw stays on the host: a dense convolution has no GPU kernel (only 2:4 ones do: --sparsity=force, or a 2:4 filter with --sparsity=enable)}}
+  %y = linalg.conv_2d_nchw_fchw ins(%p, %w : tensor<1x8x8x8xf32>, tensor<4x8x3x3xf32>) outs(%c : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %y : tensor<1x4x6x6xf32>
+}
+
+func.func @pool(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32> {
+  %z = arith.constant 0.0 : f32
+  %k = tensor.empty() : tensor<2x2xf32>
+  %e = tensor.empty() : tensor<1x4x3x3xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  // expected-remark @+1 {{stc: linalg.pooling_nchw_max stays on the host: no GPU kernel takes it}}
+  %y = linalg.pooling_nchw_max {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%x, %k : tensor<1x4x6x6xf32>, tensor<2x2xf32>) outs(%c : tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return %y : tensor<1x4x3x3xf32>
+}
