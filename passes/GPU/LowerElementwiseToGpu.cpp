@@ -11,11 +11,13 @@
 // (one kernel, no intermediate tensor; a producer with several consumers is
 // recomputed in each where that reads fewer bytes, recomputeOrFuse), and
 // named ops (linalg.add, linalg.transpose, linalg.broadcast, linalg.reduce,
-// ...) generalized. Then
+// dense contractions and convolutions ...) generalized. Then
 // each linalg.generic with parallel and reduction loops only, one result
 // whose dimensions are the parallel loops in order, inputs read through
-// projected permutations (a transpose, a broadcast) or scalars defined by
-// constants, and arith and math ops only in its body, becomes
+// projected permutations (a transpose, a broadcast) or linear index
+// expressions into dimensions of static size (a convolution's sliding
+// window, oh * stride + kh), or scalars defined by constants, and arith and
+// math ops only in its body, becomes
 //
 // - a kernel in gpu.module @stc_kernels, @stc_ew_N(ptr per input, ptr out,
 //   i32 size per loop): one thread per result element, 256 per block, the
@@ -68,6 +70,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <functional>
+
 namespace mlir::stc {
 #define GEN_PASS_DEF_STCLOWERELEMENTWISETOGPU
 #include "passes/Passes.h.inc"
@@ -118,24 +122,61 @@ private:
 /// Generalizes the named ops (linalg.add, linalg.transpose,
 /// linalg.broadcast, linalg.reduce, and the dense contractions the
 /// tensor-core kernel does not take: f32, or rows not 16-byte aligned at
-/// compile time, DenseGemm.h), so that fusion and lowering see generics. A
-/// contraction becomes a reduction over K with one thread per result
-/// element: correct everywhere, far from a tiled GEMM, and still much
-/// faster than the host's scalar loops.
+/// compile time, DenseGemm.h), and dense convolutions (no 2:4 filter: no
+/// implicit-GEMM kernel), so that fusion and lowering see generics. A
+/// contraction or convolution becomes a reduction with one thread (or
+/// block) per result element: correct everywhere, far from a tiled GEMM
+/// or cuDNN, and still much faster than the host's scalar loops.
 struct GeneralizeParallelNamedOp
     : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
+    StringRef name = op->getName().getStringRef();
+    bool convolution = name.starts_with("linalg.conv_") ||
+                       name.starts_with("linalg.depthwise_conv_");
     if (isa<linalg::GenericOp, linalg::FillOp>(op) ||
         !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
         (op.getNumLoops() != op.getNumParallelLoops() &&
-         !isa<linalg::ReduceOp>(op) && !linalg::isaContractionOpInterface(op)))
+         !isa<linalg::ReduceOp>(op) &&
+         !linalg::isaContractionOpInterface(op) && !convolution))
       return failure();
     return failed(linalg::generalizeNamedOp(rewriter, op)) ? failure()
                                                            : success();
   }
 };
+
+/// Whether `e` is a sum of loop indices times constants (and constants).
+static bool isLinearIndex(AffineExpr e) {
+  if (isa<AffineDimExpr, AffineConstantExpr>(e))
+    return true;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return false;
+  if (e.getKind() == AffineExprKind::Add)
+    return isLinearIndex(bin.getLHS()) && isLinearIndex(bin.getRHS());
+  if (e.getKind() == AffineExprKind::Mul)
+    return (isa<AffineConstantExpr>(bin.getLHS()) ||
+            isa<AffineConstantExpr>(bin.getRHS())) &&
+           isLinearIndex(bin.getLHS()) && isLinearIndex(bin.getRHS());
+  return false;
+}
+
+/// Whether the kernel can read an input of `type` through `map`: a
+/// projected permutation (the loop's own indices: transposes, broadcasts),
+/// or linear index expressions (a convolution's sliding windows) into
+/// dimensions whose size is static (any size for the leading one).
+static bool isReadableMap(AffineMap map, RankedTensorType type) {
+  if (map.getNumSymbols() != 0)
+    return false;
+  if (map.isProjectedPermutation())
+    return true;
+  for (auto [k, e] : llvm::enumerate(map.getResults()))
+    if (!isLinearIndex(e) ||
+        (!isa<AffineDimExpr>(e) && k != 0 && type.isDynamicDim(k)))
+      return false;
+  return true;
+}
 
 std::string LowerElementwiseToGpu::whyNot(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics())
@@ -174,8 +215,9 @@ std::string LowerElementwiseToGpu::whyNot(linalg::GenericOp op) {
   for (OpOperand *in : op.getDpsInputOperands()) {
     Type t = in->get().getType();
     if (auto ranked = dyn_cast<RankedTensorType>(t)) {
-      if (!op.getMatchingIndexingMap(in).isProjectedPermutation())
-        return "an input is read at computed indices";
+      if (!isReadableMap(op.getMatchingIndexingMap(in), ranked))
+        return "an input is read at computed indices other than sums of "
+               "loop indices times constants into dimensions of static size";
       if (!ranked.getElementType().isIntOrFloat() ||
           ranked.getElementType().getIntOrFloatBitWidth() < 8)
         return "an input has elements of type " +
@@ -360,14 +402,38 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
     return LLVM::GEPOp::create(b, ptrType, elementType, base,
                                ValueRange{offset});
   };
-  // Row-major offset of an operand over its own dimensions, each the loop
-  // dimension its map names.
+  // The value of an index expression (loop indices, constants, sums and
+  // products by constants: whyNot admits no other).
+  std::function<Value(AffineExpr)> evaluate = [&](AffineExpr e) -> Value {
+    if (auto dim = dyn_cast<AffineDimExpr>(e))
+      return ivs[dim.getPosition()];
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      return index(c.getValue());
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    Value l = evaluate(bin.getLHS()), r = evaluate(bin.getRHS());
+    if (e.getKind() == AffineExprKind::Add)
+      return arith::AddIOp::create(b, l, r).getResult();
+    return arith::MulIOp::create(b, l, r).getResult();
+  };
+  // Row-major offset of an operand over its own dimensions: each the loop
+  // dimension its map names (of the loop's size), or a computed index (a
+  // convolution's oh * stride + kh) into a dimension of static size.
   auto offsetOf = [&](OpOperand *operand) {
     Value offset = index(0);
-    for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
-      unsigned d = cast<AffineDimExpr>(e).getPosition();
-      offset = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, offset, sizes[d]), ivs[d]);
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    for (auto [k, e] :
+         llvm::enumerate(op.getMatchingIndexingMap(operand).getResults())) {
+      Value size, at;
+      if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+        size = sizes[dim.getPosition()];
+        at = ivs[dim.getPosition()];
+      } else {
+        // (The leading dimension's size is never used.)
+        size = index(k == 0 ? 1 : type.getDimSize(k));
+        at = evaluate(e);
+      }
+      offset = arith::AddIOp::create(b, arith::MulIOp::create(b, offset, size),
+                                     at);
     }
     return offset;
   };
@@ -651,29 +717,17 @@ void LowerElementwiseToGpu::runOnOperation() {
              << " threads per result element)";
     emitHostCall(op, *kernel, kernels, inputs);
   }
-  // The tensor computation no GPU kernel takes (a dense convolution, a
-  // padding, any other named op generalization left named) runs on the
-  // host: say so, as for the generics above, instead of falling back in
-  // silence.
+  // The tensor computation no GPU kernel takes (a padding, a named op
+  // that is not generalized: pooling) runs on the host: say so, as for the
+  // generics above, instead of falling back in silence.
   for (auto f : module.getOps<func::FuncOp>()) {
     f.walk([&](Operation *op) {
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-      bool hostCompute =
-          (linalgOp && linalgOp.hasPureTensorSemantics() &&
+      if ((linalgOp && linalgOp.hasPureTensorSemantics() &&
            !isa<linalg::GenericOp, linalg::FillOp>(op)) ||
-          isa<tensor::PadOp>(op);
-      if (!hostCompute)
-        return;
-      InFlightDiagnostic remark = op->emitRemark();
-      remark << "stc: " << op->getName() << " stays on the host: ";
-      StringRef name = op->getName().getStringRef();
-      if (name.starts_with("linalg.conv_") ||
-          name.starts_with("linalg.depthwise_conv_"))
-        remark << "a dense convolution has no GPU kernel (only 2:4 ones "
-                  "do: --sparsity=force, or a 2:4 filter with "
-                  "--sparsity=enable)";
-      else
-        remark << "no GPU kernel takes it";
+          isa<tensor::PadOp>(op))
+        op->emitRemark() << "stc: " << op->getName()
+                         << " stays on the host: no GPU kernel takes it";
     });
   }
 }
