@@ -178,6 +178,28 @@ static bool isReadableMap(AffineMap map, RankedTensorType type) {
   return true;
 }
 
+/// The tensor.pad producing `v` when the kernel can read through it: a
+/// constant padding value and static padding, on dimensions of static size
+/// in its source. The kernel then reads the source, at the index minus the
+/// low padding, and the padding value outside it (no padded copy).
+static tensor::PadOp foldablePad(Value v) {
+  auto pad = v.getDefiningOp<tensor::PadOp>();
+  if (!pad || pad.getNofold() || !pad.getConstantPaddingValue() ||
+      !pad.getConstantPaddingValue().getDefiningOp<arith::ConstantOp>())
+    return tensor::PadOp();
+  RankedTensorType source = pad.getSourceType();
+  for (auto [d, low, high] :
+       llvm::zip(llvm::seq<int64_t>(0, source.getRank()), pad.getStaticLow(),
+                 pad.getStaticHigh())) {
+    if (ShapedType::isDynamic(low) || ShapedType::isDynamic(high) ||
+        low < 0 || high < 0)
+      return tensor::PadOp();
+    if ((low != 0 || high != 0) && source.isDynamicDim(d))
+      return tensor::PadOp();
+  }
+  return pad;
+}
+
 std::string LowerElementwiseToGpu::whyNot(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics())
     return "it works on buffers";
@@ -437,11 +459,53 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
     }
     return offset;
   };
-  auto load = [&](unsigned k) {
+  auto load = [&](unsigned k) -> Value {
     Type elementType = getElementTypeOrSelf(inputs[k]->get().getType());
-    return LLVM::LoadOp::create(
-        b, elementType,
-        elementAt(entry->getArgument(k), elementType, offsetOf(inputs[k])));
+    tensor::PadOp pad = foldablePad(inputs[k]->get());
+    if (!pad)
+      return LLVM::LoadOp::create(
+          b, elementType,
+          elementAt(entry->getArgument(k), elementType, offsetOf(inputs[k])));
+    // Through a folded tensor.pad: the source's element at the index minus
+    // the low padding where that is inside the source, else the padding
+    // value (the load is guarded: no address outside the source).
+    RankedTensorType source = pad.getSourceType();
+    Value offset = index(0), inside = arith::ConstantIntOp::create(b, 1, 1);
+    for (auto [d, e] : llvm::enumerate(
+             op.getMatchingIndexingMap(inputs[k]).getResults())) {
+      Value at = evaluate(e);
+      int64_t low = pad.getStaticLow()[d], high = pad.getStaticHigh()[d];
+      Value size;
+      if (!source.isDynamicDim(d))
+        size = index(source.getDimSize(d));
+      else // unpadded: the loop's size where the map names the loop
+        size = isa<AffineDimExpr>(e)
+                   ? sizes[cast<AffineDimExpr>(e).getPosition()]
+                   : index(1);
+      if (low != 0 || high != 0) {
+        at = arith::SubIOp::create(b, at, index(low));
+        // Unsigned: a negative index is a huge one.
+        inside = arith::AndIOp::create(
+            b, inside,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, size));
+      }
+      offset = arith::AddIOp::create(b, arith::MulIOp::create(b, offset, size),
+                                     at);
+    }
+    Value padValue = b.clone(*pad.getConstantPaddingValue().getDefiningOp())
+                         ->getResult(0);
+    auto ifInside = scf::IfOp::create(b, elementType, inside,
+                                      /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifInside.thenBlock());
+      Value v = LLVM::LoadOp::create(
+          b, elementType, elementAt(entry->getArgument(k), elementType, offset));
+      scf::YieldOp::create(b, v);
+      b.setInsertionPointToStart(ifInside.elseBlock());
+      scf::YieldOp::create(b, padValue);
+    }
+    return ifInside.getResult(0);
   };
 
   IRMapping mapping;
@@ -600,8 +664,10 @@ void LowerElementwiseToGpu::emitHostCall(linalg::GenericOp op,
                                          ArrayRef<OpOperand *> inputs) {
   ImplicitLocOpBuilder b(op.getLoc(), op);
   SmallVector<Value> tensors;
-  for (OpOperand *in : inputs)
-    tensors.push_back(in->get());
+  for (OpOperand *in : inputs) {
+    tensor::PadOp pad = foldablePad(in->get());
+    tensors.push_back(pad ? pad.getSource() : in->get());
+  }
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<Value> resultSizes;
   Value init = op.getDpsInitOperand(0)->get();
@@ -612,9 +678,20 @@ void LowerElementwiseToGpu::emitHostCall(linalg::GenericOp op,
   // buffers.
   SmallVector<Value> loopSizes;
   auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
-  for (Range range : linalgOp.createLoopRanges(b, op.getLoc()))
-    loopSizes.push_back(
-        getValueOrCreateConstantIndexOp(b, op.getLoc(), range.size));
+  for (Range range : linalgOp.createLoopRanges(b, op.getLoc())) {
+    Value size = getValueOrCreateConstantIndexOp(b, op.getLoc(), range.size);
+    // A size read off a folded padding's unpadded dimension is its
+    // source's (the padded tensor is never made).
+    if (auto dim = size.getDefiningOp<tensor::DimOp>())
+      if (tensor::PadOp pad = foldablePad(dim.getSource()))
+        if (std::optional<int64_t> d = dim.getConstantIndex();
+            d && pad.getStaticLow()[*d] == 0 && pad.getStaticHigh()[*d] == 0) {
+          size = tensor::DimOp::create(b, pad.getSource(), *d);
+          if (dim->use_empty())
+            dim.erase();
+        }
+    loopSizes.push_back(size);
+  }
   replaceWithHostCall(op, kernels, kernel.getName(), tensors, resultSizes,
                       loopSizes);
 }
@@ -717,9 +794,15 @@ void LowerElementwiseToGpu::runOnOperation() {
              << " threads per result element)";
     emitHostCall(op, *kernel, kernels, inputs);
   }
-  // The tensor computation no GPU kernel takes (a padding, a named op
-  // that is not generalized: pooling) runs on the host: say so, as for the
-  // generics above, instead of falling back in silence.
+  // Paddings every kernel read through are gone.
+  SmallVector<tensor::PadOp> pads;
+  module.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+  for (tensor::PadOp pad : pads)
+    if (pad->use_empty())
+      pad.erase();
+  // The tensor computation no GPU kernel takes (a padding something else
+  // reads, a named op that is not generalized: pooling) runs on the host:
+  // say so, as for the generics above, instead of falling back in silence.
   for (auto f : module.getOps<func::FuncOp>()) {
     f.walk([&](Operation *op) {
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
