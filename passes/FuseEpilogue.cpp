@@ -614,8 +614,8 @@ static bool fuseConvScale(ConvOp conv, Operation *user,
   Location loc = user->getLoc();
   auto fused = cast<ConvOp>(b.clone(*conv.getOperation()));
   fused.getScaleMutable().assign(scale);
-  fused.getResult().setType(RankedTensorType::get(
-      conv.getType().getShape(), floatType));
+  fused.getResult().setType(
+      RankedTensorType::get(conv.getType().getShape(), floatType));
   Value replacement = fused.getResult();
   if (transpose) {
     SmallVector<OpFoldResult> sizes =

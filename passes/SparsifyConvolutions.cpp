@@ -461,8 +461,8 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   auto isFloat = [](Type t) { return t.isF32() || t.isF16() || t.isBF16(); };
   // Quantized: i8 x i8 accumulated in i32 (linalg sign-extends), the form
   // of a QDQ Conv; its rescale to float is fused later (stc-fuse-epilogue).
-  bool quantized = elementType.isInteger(8) &&
-                   resultType.getElementType().isInteger(32);
+  bool quantized =
+      elementType.isInteger(8) && resultType.getElementType().isInteger(32);
   if ((!isFloat(elementType) && !quantized) ||
       elementType != filterType.getElementType() ||
       (!quantized && !isFloat(resultType.getElementType())))
@@ -597,10 +597,9 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   auto conv = ConvOp::create(
       b, loc, nhwcType(resultType, *layout), compress.getValues(),
       compress.getMeta(), nhwcInput, /*bias=*/Value(), acc,
-      /*scale=*/Value(), pattern,
-      ArrayRef<int64_t>{sizes[kKH], sizes[kKW]}, getPair(op, "strides"),
-      getPair(op, "dilations"), pad.low, pad.high, sizes[kG], APFloat(1.0),
-      APFloat(acc ? 1.0 : 0.0), Activation::none);
+      /*scale=*/Value(), pattern, ArrayRef<int64_t>{sizes[kKH], sizes[kKW]},
+      getPair(op, "strides"), getPair(op, "dilations"), pad.low, pad.high,
+      sizes[kG], APFloat(1.0), APFloat(acc ? 1.0 : 0.0), Activation::none);
   Value result =
       nhwcToActivation(b, loc, conv.getResult(), resultType, *layout);
   if (integerInit) {

@@ -42,15 +42,15 @@ bool hasWidenableBody(linalg::LinalgOp op) {
     if (inner.getNumRegions() != 0)
       return false;
     if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
-      if (!isa<FloatAttr>(constant.getValue()) &&
-          !isHalf(constant.getType()) && !constant.getType().isIntOrIndex())
+      if (!isa<FloatAttr>(constant.getValue()) && !isHalf(constant.getType()) &&
+          !constant.getType().isIntOrIndex())
         return false;
       continue;
     }
     if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
             arith::NegFOp, arith::MaximumFOp, arith::MinimumFOp,
-            arith::MaxNumFOp, arith::MinNumFOp, arith::SelectOp,
-            arith::CmpFOp, arith::ExtFOp>(inner) ||
+            arith::MaxNumFOp, arith::MinNumFOp, arith::SelectOp, arith::CmpFOp,
+            arith::ExtFOp>(inner) ||
         isa<math::MathDialect>(inner.getDialect()))
       continue;
     return false;
@@ -62,8 +62,8 @@ bool hasWidenableBody(linalg::LinalgOp op) {
 /// not qualify.
 LogicalResult widen(linalg::LinalgOp op, RewriterBase &rewriter) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1 ||
-      op.getNumReductionLoops() == 0 || !hasWidenableBody(op))
+      op->getNumResults() != 1 || op.getNumReductionLoops() == 0 ||
+      !hasWidenableBody(op))
     return failure();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   if (!isHalf(resultType.getElementType()))
@@ -84,20 +84,18 @@ LogicalResult widen(linalg::LinalgOp op, RewriterBase &rewriter) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     Value value =
         arith::ExtFOp::create(rewriter, loc, f32, fill.getInputs()[0]);
-    wideInit = linalg::FillOp::create(rewriter, loc, value, wideEmpty)
-                   .getResult(0);
+    wideInit =
+        linalg::FillOp::create(rewriter, loc, value, wideEmpty).getResult(0);
   } else {
-    wideInit = linalg::GenericOp::create(
-                   rewriter, loc, wideEmpty.getType(), ValueRange{init},
-                   ValueRange{wideEmpty}, ArrayRef<AffineMap>{id, id},
-                   parallel,
-                   [&](OpBuilder &b, Location l, ValueRange args) {
-                     linalg::YieldOp::create(
-                         b, l,
-                         arith::ExtFOp::create(b, l, f32, args[0])
-                             .getResult());
-                   })
-                   .getResult(0);
+    wideInit =
+        linalg::GenericOp::create(
+            rewriter, loc, wideEmpty.getType(), ValueRange{init},
+            ValueRange{wideEmpty}, ArrayRef<AffineMap>{id, id}, parallel,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, l, arith::ExtFOp::create(b, l, f32, args[0]).getResult());
+            })
+            .getResult(0);
   }
 
   // The reduction in f32.
@@ -108,8 +106,7 @@ LogicalResult widen(linalg::LinalgOp op, RewriterBase &rewriter) {
       op.getIteratorTypesArray(),
       [&](OpBuilder &b, Location l, ValueRange args) {
         IRMapping map;
-        for (auto [oldArg, newArg] :
-             llvm::zip(oldBody->getArguments(), args)) {
+        for (auto [oldArg, newArg] : llvm::zip(oldBody->getArguments(), args)) {
           Value v = newArg;
           if (isHalf(v.getType()))
             v = arith::ExtFOp::create(b, l, f32, v);
@@ -141,16 +138,15 @@ LogicalResult widen(linalg::LinalgOp op, RewriterBase &rewriter) {
       });
 
   // Rounded once to the result type.
-  Value narrowEmpty =
-      tensor::EmptyOp::create(rewriter, loc, sizes, resultType.getElementType());
+  Value narrowEmpty = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                              resultType.getElementType());
   auto narrowed = linalg::GenericOp::create(
       rewriter, loc, resultType, ValueRange{wide.getResult(0)},
       ValueRange{narrowEmpty}, ArrayRef<AffineMap>{id, id}, parallel,
       [&](OpBuilder &b, Location l, ValueRange args) {
         linalg::YieldOp::create(
             b, l,
-            arith::TruncFOp::create(b, l, resultType.getElementType(),
-                                    args[0])
+            arith::TruncFOp::create(b, l, resultType.getElementType(), args[0])
                 .getResult());
       });
   rewriter.replaceOp(op, narrowed.getResults());

@@ -206,8 +206,8 @@ HostTensor HostTensor::fromDoubles(DType dtype, ArrayRef<int64_t> shape,
     default: {
       // Saturating (NaN gives 0): a double outside int64 has no defined
       // conversion.
-      int64_t i = !(v == v)                ? 0
-                  : v >= 9223372036854775807.0 ? INT64_MAX
+      int64_t i = !(v == v)                     ? 0
+                  : v >= 9223372036854775807.0  ? INT64_MAX
                   : v <= -9223372036854775808.0 ? INT64_MIN
                                                 : static_cast<int64_t>(v);
       std::memcpy(p, &i, width); // little-endian: the low bytes

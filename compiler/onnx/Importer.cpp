@@ -287,9 +287,9 @@ LogicalResult GraphImporter::importInitializers() {
 
 /// The tensor type of a graph input or output, or a message saying why
 /// there is none.
-/// Why a graph input's or a node output's type is refused: a static shape past the limits of
-/// stc-check-sizes, or, with dynamic sizes, static dimensions that alone
-/// pass them (later size arithmetic multiplies them), or "".
+/// Why a graph input's or a node output's type is refused: a static shape past
+/// the limits of stc-check-sizes, or, with dynamic sizes, static dimensions
+/// that alone pass them (later size arithmetic multiplies them), or "".
 static std::string whyImportedTypeTooLarge(Type type) {
   if (std::string why = mlir::stc::whyTypeTooLarge(type); !why.empty())
     return why;

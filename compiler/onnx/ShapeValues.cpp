@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/ShapeValues.h"
 
-#include "llvm/Support/MathExtras.h"
 #include "compiler/onnx/ConstantFolding.h"
+#include "llvm/Support/MathExtras.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/onnx/Window.h"
 
-#include "llvm/Support/CheckedArithmetic.h"
 #include "compiler/onnx/Builders.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -104,8 +104,8 @@ FailureOr<Window> mlir::stc::onnx_import::readWindow(NodeContext &node,
           windowExtent(window.kernel[i], window.dilations[i]);
       std::optional<int64_t> reach =
           out > 0 ? llvm::checkedMul(out - 1, s) : std::optional<int64_t>(0);
-      reach = reach && extent ? llvm::checkedAdd(*reach, *extent)
-                              : std::nullopt;
+      reach =
+          reach && extent ? llvm::checkedAdd(*reach, *extent) : std::nullopt;
       if (!reach)
         return node.fail("auto_pad=" + *autoPad +
                          ": the window's sizes overflow 64 bits");

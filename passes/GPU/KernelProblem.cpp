@@ -160,11 +160,10 @@ static StagingFit stagingFitOfConv(ConvOp conv, const Problem &pb) {
   const ConvGeometry &cg = *pb.conv;
   int64_t channelsPerChunk = pb.tf32 ? 4 : pb.int8 ? 16 : 8;
   int64_t valueCols = conv.getValues().getType().getDimSize(1);
-  bool rowsAligned = !pb.int8 || (!ShapedType::isDynamic(valueCols) &&
-                                  valueCols % 16 == 0);
-  StagingFit fit{cg.c % channelsPerChunk == 0 && rowsAligned
-                     ? Staging::always
-                     : Staging::never,
+  bool rowsAligned =
+      !pb.int8 || (!ShapedType::isDynamic(valueCols) && valueCols % 16 == 0);
+  StagingFit fit{cg.c % channelsPerChunk == 0 && rowsAligned ? Staging::always
+                                                             : Staging::never,
                  ""};
   llvm::raw_string_ostream needs(fit.needs);
   needs << "input channels per group that are a multiple of 8 (f16/bf16), "

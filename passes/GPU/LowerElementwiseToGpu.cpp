@@ -138,8 +138,8 @@ struct GeneralizeParallelNamedOp
     if (isa<linalg::GenericOp, linalg::FillOp>(op) ||
         !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
         (op.getNumLoops() != op.getNumParallelLoops() &&
-         !isa<linalg::ReduceOp>(op) &&
-         !linalg::isaContractionOpInterface(op) && !convolution))
+         !isa<linalg::ReduceOp>(op) && !linalg::isaContractionOpInterface(op) &&
+         !convolution))
       return failure();
     return failed(linalg::generalizeNamedOp(rewriter, op)) ? failure()
                                                            : success();
@@ -191,8 +191,8 @@ static tensor::PadOp foldablePad(Value v) {
   for (auto [d, low, high] :
        llvm::zip(llvm::seq<int64_t>(0, source.getRank()), pad.getStaticLow(),
                  pad.getStaticHigh())) {
-    if (ShapedType::isDynamic(low) || ShapedType::isDynamic(high) ||
-        low < 0 || high < 0)
+    if (ShapedType::isDynamic(low) || ShapedType::isDynamic(high) || low < 0 ||
+        high < 0)
       return tensor::PadOp();
     if ((low != 0 || high != 0) && source.isDynamicDim(d))
       return tensor::PadOp();
@@ -454,8 +454,8 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
         size = index(k == 0 ? 1 : type.getDimSize(k));
         at = evaluate(e);
       }
-      offset = arith::AddIOp::create(b, arith::MulIOp::create(b, offset, size),
-                                     at);
+      offset =
+          arith::AddIOp::create(b, arith::MulIOp::create(b, offset, size), at);
     }
     return offset;
   };
@@ -471,8 +471,8 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
     // value (the load is guarded: no address outside the source).
     RankedTensorType source = pad.getSourceType();
     Value offset = index(0), inside = arith::ConstantIntOp::create(b, 1, 1);
-    for (auto [d, e] : llvm::enumerate(
-             op.getMatchingIndexingMap(inputs[k]).getResults())) {
+    for (auto [d, e] :
+         llvm::enumerate(op.getMatchingIndexingMap(inputs[k]).getResults())) {
       Value at = evaluate(e);
       int64_t low = pad.getStaticLow()[d], high = pad.getStaticHigh()[d];
       Value size;
@@ -489,18 +489,19 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
             b, inside,
             arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, size));
       }
-      offset = arith::AddIOp::create(b, arith::MulIOp::create(b, offset, size),
-                                     at);
+      offset =
+          arith::AddIOp::create(b, arith::MulIOp::create(b, offset, size), at);
     }
-    Value padValue = b.clone(*pad.getConstantPaddingValue().getDefiningOp())
-                         ->getResult(0);
+    Value padValue =
+        b.clone(*pad.getConstantPaddingValue().getDefiningOp())->getResult(0);
     auto ifInside = scf::IfOp::create(b, elementType, inside,
                                       /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifInside.thenBlock());
       Value v = LLVM::LoadOp::create(
-          b, elementType, elementAt(entry->getArgument(k), elementType, offset));
+          b, elementType,
+          elementAt(entry->getArgument(k), elementType, offset));
       scf::YieldOp::create(b, v);
       b.setInsertionPointToStart(ifInside.elseBlock());
       scf::YieldOp::create(b, padValue);

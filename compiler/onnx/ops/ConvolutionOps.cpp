@@ -62,8 +62,7 @@ mlir::stc::onnx_import::emitConv(NodeContext &node, Value x, Value filter,
     return node.fail("only 1-D and 2-D convolutions (input and filter both "
                      "of rank 3 or both of rank 4) are supported");
   // (convertQdqConv passes int8 input and filter only.)
-  assert(!quantized ||
-         (type.isInteger(8) && fType.getElementType() == type));
+  assert(!quantized || (type.isInteger(8) && fType.getElementType() == type));
   if (!quantized && (!isa<FloatType>(type) || fType.getElementType() != type))
     return node.fail("needs input and filter of the same float type");
   // i8 products accumulate exactly in i32 (linalg sign-extends).

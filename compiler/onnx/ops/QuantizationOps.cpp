@@ -391,8 +391,7 @@ FailureOr<bool> mlir::stc::onnx_import::convertQdqConv(NodeContext &node) {
   if (failed(wq8) || failed(xq8))
     return failure();
   int64_t filters = stored->shape[0];
-  if (wq8->perAxis() &&
-      (wq8->axis != 0 || wScale->numElements() != filters))
+  if (wq8->perAxis() && (wq8->axis != 0 || wScale->numElements() != filters))
     return false;
   FailureOr<Value> x = dqX->input(0);
   if (failed(x))
