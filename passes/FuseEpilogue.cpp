@@ -596,6 +596,30 @@ static std::optional<ConvTail> matchConvTail(ConvOp conv, Operation *user,
   return std::nullopt;
 }
 
+/// Replaces `user` (the consumer of `conv`, or of its NCHW `transpose`) by
+/// `fused`, the conv with the consumer folded in, transposed to NCHW again
+/// where `conv` was; erases `user`, `transpose` and `conv`.
+static void replaceConvTail(ConvOp conv, ConvOp fused, Operation *user,
+                            linalg::TransposeOp transpose) {
+  Value replacement = fused.getResult();
+  if (transpose) {
+    OpBuilder b(user);
+    Location loc = user->getLoc();
+    // A new init: the fused result's element type may differ (a rescale).
+    Value init = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, transpose.getInit()),
+        getElementTypeOrSelf(fused.getType()));
+    replacement =
+        linalg::TransposeOp::create(b, loc, replacement, init, kToNchw)
+            ->getResult(0);
+  }
+  user->getResult(0).replaceAllUsesWith(replacement);
+  user->erase();
+  if (transpose)
+    transpose.erase();
+  conv.erase();
+}
+
 /// Folds the rescale float(conv) * scale[c] of an i32 (quantized) `conv`,
 /// through its NCHW transpose if there is one, into the conv's scale
 /// operand: the conv then gives the float result. Returns whether it did.
@@ -611,25 +635,11 @@ static bool fuseConvScale(ConvOp conv, Operation *user,
     return false;
   Type floatType = getElementTypeOrSelf(g->getResult(0).getType());
   OpBuilder b(user);
-  Location loc = user->getLoc();
   auto fused = cast<ConvOp>(b.clone(*conv.getOperation()));
   fused.getScaleMutable().assign(scale);
   fused.getResult().setType(
       RankedTensorType::get(conv.getType().getShape(), floatType));
-  Value replacement = fused.getResult();
-  if (transpose) {
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(b, loc, transpose.getInit());
-    Value init = tensor::EmptyOp::create(b, loc, sizes, floatType);
-    replacement =
-        linalg::TransposeOp::create(b, loc, replacement, init, kToNchw)
-            ->getResult(0);
-  }
-  user->getResult(0).replaceAllUsesWith(replacement);
-  user->erase();
-  if (transpose)
-    transpose.erase();
-  conv.erase();
+  replaceConvTail(conv, fused, user, transpose);
   return true;
 }
 
@@ -691,16 +701,7 @@ static bool fuseConvTail(ConvOp conv) {
   }
   if (tail->relu)
     fused.setActivation(Activation::relu);
-  Value replacement = fused.getResult();
-  if (transpose)
-    replacement = linalg::TransposeOp::create(b, loc, replacement,
-                                              transpose.getInit(), kToNchw)
-                      ->getResult(0);
-  user->getResult(0).replaceAllUsesWith(replacement);
-  user->erase();
-  if (transpose)
-    transpose.erase();
-  conv.erase();
+  replaceConvTail(conv, fused, user, transpose);
   return true;
 }
 

@@ -78,6 +78,12 @@ FailureOr<Value> NodeContext::input(unsigned i) {
   return v;
 }
 
+FailureOr<Value> NodeContext::optionalInput(unsigned i) {
+  if (!hasInput(i))
+    return Value();
+  return input(i);
+}
+
 const HostTensor *NodeContext::constant(unsigned i) const {
   if (!hasInput(i))
     return nullptr;

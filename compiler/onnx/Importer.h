@@ -83,6 +83,9 @@ public:
   bool hasInput(unsigned i) const;
   /// Input `i` as a tensor of the program (materializing a constant).
   FailureOr<Value> input(unsigned i);
+  /// input(i) when the node has it, else a null Value (an omitted optional
+  /// input such as a bias).
+  FailureOr<Value> optionalInput(unsigned i);
   /// Input `i` when its elements are known at import time, else null.
   const HostTensor *constant(unsigned i) const;
   /// Like constant(), but fails ("its <role> input must be a constant")

@@ -194,14 +194,10 @@ LogicalResult convertConv(NodeContext &node) {
   FailureOr<Value> filter = node.input(1);
   if (failed(filter))
     return failure();
-  Value bias;
-  if (node.hasInput(2)) {
-    FailureOr<Value> b = node.input(2);
-    if (failed(b))
-      return failure();
-    bias = *b;
-  }
-  FailureOr<Value> y = emitConv(node, *x, *filter, bias);
+  FailureOr<Value> bias = node.optionalInput(2);
+  if (failed(bias))
+    return failure();
+  FailureOr<Value> y = emitConv(node, *x, *filter, *bias);
   if (failed(y))
     return failure();
   node.setOutput(0, *y);

@@ -418,14 +418,10 @@ FailureOr<bool> mlir::stc::onnx_import::convertQdqConv(NodeContext &node) {
     return failure();
   quantized.resultType =
       mlirElementType(node.getContext(), static_cast<int32_t>(wScale->dtype));
-  Value bias;
-  if (node.hasInput(2)) {
-    FailureOr<Value> b = node.input(2);
-    if (failed(b))
-      return failure();
-    bias = *b;
-  }
-  FailureOr<Value> y = emitConv(node, *x, filter, bias, &quantized);
+  FailureOr<Value> bias = node.optionalInput(2);
+  if (failed(bias))
+    return failure();
+  FailureOr<Value> y = emitConv(node, *x, filter, *bias, &quantized);
   if (failed(y))
     return failure();
   node.remark("QDQ Conv imported as an int8 convolution (i8 x i8 -> i32, "
