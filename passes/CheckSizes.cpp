@@ -15,6 +15,8 @@
 
 #include "runtime/format/StcLimits.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
 namespace mlir::stc {
@@ -143,6 +145,28 @@ bool SizeChecker::check(Operation *op) {
   }
   for (Type t : types)
     ok &= checkTypeOf(op, t);
+  // A dimension index that is a constant outside the rank is undefined
+  // behaviour at run time, and upstream's memref.dim folders crash on it
+  // (mutation fuzzer: `tensor.dim %w, %c-1`): refused here, at the op.
+  std::optional<int64_t> dimIndex;
+  Value shaped;
+  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+    dimIndex = dim.getConstantIndex();
+    shaped = dim.getSource();
+  } else if (auto dim = dyn_cast<memref::DimOp>(op)) {
+    dimIndex = dim.getConstantIndex();
+    shaped = dim.getSource();
+  }
+  if (dimIndex) {
+    auto type = dyn_cast<ShapedType>(shaped.getType());
+    if (type && type.hasRank() &&
+        (*dimIndex < 0 || *dimIndex >= type.getRank())) {
+      op->emitError() << "stc-check-sizes: dimension index " << *dimIndex
+                      << " is out of range for the rank-" << type.getRank()
+                      << " " << type;
+      ok = false;
+    }
+  }
   return ok;
 }
 

@@ -493,7 +493,10 @@ def StcCheckSizes : Pass<"stc-check-sizes", "ModuleOp"> {
     compiler's memory when folded or emitted. The bounds are fixed numbers,
     not the compiling machine's memory, so that whether a program compiles
     does not depend on the machine; allocations are checked against the
-    running machine's memory at run time (`stc-check-allocations`).
+    running machine's memory at run time (`stc-check-allocations`). A
+    `tensor.dim`/`memref.dim` whose constant index is outside the rank
+    (undefined at run time; upstream's folders crash on it) is an error
+    too.
   }];
 }
 

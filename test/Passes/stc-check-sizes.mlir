@@ -1,7 +1,8 @@
 // stc-check-sizes refuses, at the op, static shapes whose element count or
 // byte size overflows 64 bits or exceeds 2^47 bytes, and constants of more
 // than 2 GiB once expanded; shapes and constants within the bounds (and
-// dynamic shapes, checked at run time) pass unchanged.
+// dynamic shapes, checked at run time) pass unchanged; so do dimension
+// indices inside the rank (constants outside it are refused).
 // RUN: stc-opt %s -split-input-file -verify-diagnostics --stc-check-sizes | FileCheck %s
 
 // CHECK-LABEL: func.func @within_bounds
@@ -47,3 +48,20 @@ func.func @splat_too_large() -> tensor<65536x65536xf32> {
 
 // expected-error @+1 {{stc-check-sizes: 'memref<4294967296x4294967296xf32>' is too large: its element count overflows 64 bits}}
 memref.global "private" @g : memref<4294967296x4294967296xf32>
+
+// -----
+
+// A constant dimension index outside the rank (undefined at run time;
+// upstream's memref.dim folders crash on it, found by the mutation fuzzer);
+// indices inside it pass.
+func.func @dim_out_of_range(%t: tensor<?x?xf32>, %m: memref<?xf32>) -> (index, index, index) {
+  %c1 = arith.constant 1 : index
+  %cm1 = arith.constant -1 : index
+  %c1b = arith.constant 1 : index
+  %ok = tensor.dim %t, %c1 : tensor<?x?xf32>
+  // expected-error @+1 {{stc-check-sizes: dimension index -1 is out of range for the rank-2 'tensor<?x?xf32>'}}
+  %bad = tensor.dim %t, %cm1 : tensor<?x?xf32>
+  // expected-error @+1 {{stc-check-sizes: dimension index 1 is out of range for the rank-1 'memref<?xf32>'}}
+  %badm = memref.dim %m, %c1b : memref<?xf32>
+  return %ok, %bad, %badm : index, index, index
+}
