@@ -39,7 +39,7 @@ using namespace mlir::stc;
 
 namespace {
 
-/// Marks the conversions densify() creates, for freeArgumentsAndResults().
+/// Marks the conversions densify() creates, for freeConversions().
 constexpr StringLiteral kArgumentConvert = "stc.densify_argument";
 constexpr StringLiteral kResultConvert = "stc.densify_result";
 

@@ -532,14 +532,8 @@ LogicalResult StcSparsifyContractionsPass::rewrite(const Contraction &c,
                                                      : "sparsity=enable")
                    << "), rewritten to stc.spmm";
   Value result = spmm.getResult();
-  if (integerInit) {
-    Value empty = tensor::EmptyOp::create(
-        b, loc, tensor::getMixedSizes(b, loc, integerInit),
-        getElementTypeOrSelf(integerInit.getType()));
-    result = linalg::AddOp::create(b, loc, ValueRange{result, integerInit},
-                                   ValueRange{empty})
-                 .getResult(0);
-  }
+  if (integerInit)
+    result = addIntegerInit(b, loc, result, integerInit);
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
   return success();

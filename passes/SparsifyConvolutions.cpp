@@ -602,14 +602,8 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
       sizes[kG], APFloat(1.0), APFloat(acc ? 1.0 : 0.0), Activation::none);
   Value result =
       nhwcToActivation(b, loc, conv.getResult(), resultType, *layout);
-  if (integerInit) {
-    Value empty = tensor::EmptyOp::create(
-        b, loc, tensor::getMixedSizes(b, loc, integerInit),
-        resultType.getElementType());
-    result = linalg::AddOp::create(b, loc, ValueRange{result, integerInit},
-                                   ValueRange{empty})
-                 .getResult(0);
-  }
+  if (integerInit)
+    result = addIntegerInit(b, loc, result, integerInit);
 
   int64_t denseValues = sizes[kKH] * sizes[kKW] * sizes[kC];
   InFlightDiagnostic remark = op.emitRemark();

@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -74,4 +75,14 @@ bool stc::isZeroFilled(Value init) {
     return i.getValue().isZero();
   auto f = dyn_cast<FloatAttr>(value);
   return f && f.getValue().isZero();
+}
+
+Value stc::addIntegerInit(OpBuilder &b, Location loc, Value result,
+                          Value init) {
+  Value empty =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, init),
+                              getElementTypeOrSelf(init.getType()));
+  return linalg::AddOp::create(b, loc, ValueRange{result, init},
+                               ValueRange{empty})
+      .getResult(0);
 }

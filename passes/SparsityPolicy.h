@@ -10,6 +10,7 @@
 
 #include "dialects/Stc/StcAttrs.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
@@ -45,6 +46,11 @@ int64_t getStructuredDim(Type type, bool &hasEncoding);
 /// True when `init` is a linalg.fill of zero, so the op that writes into it
 /// does not accumulate into existing values.
 bool isZeroFilled(Value init);
+
+/// `result + init` as a linalg.add: a sparse op whose result is the exact
+/// i32 accumulator takes no epilogue, so a non-zero i32 init of the
+/// contraction or convolution it replaces is added after it, exactly.
+Value addIntegerInit(OpBuilder &b, Location loc, Value result, Value init);
 
 } // namespace mlir::stc
 

@@ -6,7 +6,6 @@
 #include "compiler/onnx/Importer.h"
 
 #include "passes/CheckSizes.h"
-#include "runtime/format/StcLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -291,8 +290,6 @@ LogicalResult GraphImporter::importInitializers() {
   return success();
 }
 
-/// The tensor type of a graph input or output, or a message saying why
-/// there is none.
 /// Why a graph input's or a node output's type is refused: a static shape past
 /// the limits of stc-check-sizes, or, with dynamic sizes, static dimensions
 /// that alone pass them (later size arithmetic multiplies them), or "".
@@ -300,20 +297,20 @@ static std::string whyImportedTypeTooLarge(Type type) {
   if (std::string why = mlir::stc::whyTypeTooLarge(type); !why.empty())
     return why;
   auto ranked = dyn_cast<RankedTensorType>(type);
-  if (!ranked || ranked.hasStaticShape() ||
-      !ranked.getElementType().isIntOrFloat())
+  if (!ranked || ranked.hasStaticShape())
     return "";
-  std::vector<int64_t> known;
+  // The same rule on the static dimensions alone.
+  SmallVector<int64_t> known;
   for (int64_t d : ranked.getShape())
     if (!ShapedType::isDynamic(d))
       known.push_back(d);
-  int64_t width = (ranked.getElementType().getIntOrFloatBitWidth() + 7) / 8;
-  std::optional<int64_t> bytes = ::stc::format::checkedByteSize(known, width);
-  if (bytes && uint64_t(*bytes) <= ::stc::format::kMaxStaticBytes)
+  if (mlir::stc::whyTypeTooLarge(ranked.clone(known)).empty())
     return "";
   return "its static dimensions alone describe more than 2^47 bytes";
 }
 
+/// The tensor type of a graph input or output, or a message saying why
+/// there is none.
 static FailureOr<RankedTensorType> valueInfoType(MLIRContext &context,
                                                  const onnx::ValueInfoProto &vi,
                                                  std::string &why) {

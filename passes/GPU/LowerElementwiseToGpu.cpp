@@ -437,22 +437,30 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
       return arith::AddIOp::create(b, l, r).getResult();
     return arith::MulIOp::create(b, l, r).getResult();
   };
-  // Row-major offset of an operand over its own dimensions: each the loop
-  // dimension its map names (of the loop's size), or a computed index (a
-  // convolution's oh * stride + kh) into a dimension of static size.
-  auto offsetOf = [&](OpOperand *operand) {
+  // Row-major offset of input `k` over its own dimensions: each the loop
+  // dimension its map names, or a computed index (a convolution's
+  // oh * stride + kh) into a dimension of static size. Through a folded
+  // tensor.pad, into the pad's source at the index minus the low padding;
+  // `inside` then says whether that is in the source.
+  auto offsetOf = [&](unsigned k, tensor::PadOp pad, Value &inside) {
     Value offset = index(0);
-    auto type = cast<RankedTensorType>(operand->get().getType());
-    for (auto [k, e] :
-         llvm::enumerate(op.getMatchingIndexingMap(operand).getResults())) {
-      Value size, at;
-      if (auto dim = dyn_cast<AffineDimExpr>(e)) {
-        size = sizes[dim.getPosition()];
-        at = ivs[dim.getPosition()];
-      } else {
-        // (The leading dimension's size is never used.)
-        size = index(k == 0 ? 1 : type.getDimSize(k));
-        at = evaluate(e);
+    auto type = pad ? pad.getSourceType()
+                    : cast<RankedTensorType>(inputs[k]->get().getType());
+    for (auto [d, e] :
+         llvm::enumerate(op.getMatchingIndexingMap(inputs[k]).getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      Value at = dim ? ivs[dim.getPosition()] : evaluate(e);
+      // A dynamic size is the loop's where the map names the loop; the
+      // leading dimension's size is never used (whyNot, foldablePad).
+      Value size = !type.isDynamicDim(d) ? index(type.getDimSize(d))
+                   : dim                 ? sizes[dim.getPosition()]
+                                         : index(1);
+      if (pad && (pad.getStaticLow()[d] != 0 || pad.getStaticHigh()[d] != 0)) {
+        at = arith::SubIOp::create(b, at, index(pad.getStaticLow()[d]));
+        // Unsigned: a negative index is a huge one.
+        inside = arith::AndIOp::create(
+            b, inside,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, size));
       }
       offset =
           arith::AddIOp::create(b, arith::MulIOp::create(b, offset, size), at);
@@ -462,36 +470,13 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   auto load = [&](unsigned k) -> Value {
     Type elementType = getElementTypeOrSelf(inputs[k]->get().getType());
     tensor::PadOp pad = foldablePad(inputs[k]->get());
+    Value inside = arith::ConstantIntOp::create(b, 1, 1);
+    Value at =
+        elementAt(entry->getArgument(k), elementType, offsetOf(k, pad, inside));
     if (!pad)
-      return LLVM::LoadOp::create(
-          b, elementType,
-          elementAt(entry->getArgument(k), elementType, offsetOf(inputs[k])));
-    // Through a folded tensor.pad: the source's element at the index minus
-    // the low padding where that is inside the source, else the padding
+      return LLVM::LoadOp::create(b, elementType, at);
+    // The source's element where the index is inside it, else the padding
     // value (the load is guarded: no address outside the source).
-    RankedTensorType source = pad.getSourceType();
-    Value offset = index(0), inside = arith::ConstantIntOp::create(b, 1, 1);
-    for (auto [d, e] :
-         llvm::enumerate(op.getMatchingIndexingMap(inputs[k]).getResults())) {
-      Value at = evaluate(e);
-      int64_t low = pad.getStaticLow()[d], high = pad.getStaticHigh()[d];
-      Value size;
-      if (!source.isDynamicDim(d))
-        size = index(source.getDimSize(d));
-      else // unpadded: the loop's size where the map names the loop
-        size = isa<AffineDimExpr>(e)
-                   ? sizes[cast<AffineDimExpr>(e).getPosition()]
-                   : index(1);
-      if (low != 0 || high != 0) {
-        at = arith::SubIOp::create(b, at, index(low));
-        // Unsigned: a negative index is a huge one.
-        inside = arith::AndIOp::create(
-            b, inside,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, size));
-      }
-      offset =
-          arith::AddIOp::create(b, arith::MulIOp::create(b, offset, size), at);
-    }
     Value padValue =
         b.clone(*pad.getConstantPaddingValue().getDefiningOp())->getResult(0);
     auto ifInside = scf::IfOp::create(b, elementType, inside,
@@ -499,10 +484,8 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifInside.thenBlock());
-      Value v = LLVM::LoadOp::create(
-          b, elementType,
-          elementAt(entry->getArgument(k), elementType, offset));
-      scf::YieldOp::create(b, v);
+      scf::YieldOp::create(
+          b, LLVM::LoadOp::create(b, elementType, at).getResult());
       b.setInsertionPointToStart(ifInside.elseBlock());
       scf::YieldOp::create(b, padValue);
     }
