@@ -127,6 +127,14 @@ def StcSparsifyConvolutions : Pass<"stc-sparsify-convolutions", "ModuleOp"> {
            "force: convolutions are not tuned yet)">,
     Option<"pattern", "pattern", "std::string", "\"2:4\"",
            "N:M pattern for pruned filters (2:4, or 1:2 for f32)">,
+    Option<"gpuDenseForm", "gpu-dense-form", "bool", "false",
+           "Bring the 2-D convolutions that stay dense and that the GPU's "
+           "dense tensor-core kernel can compute (f16/bf16, input channels "
+           "per group a multiple of 8) to its NHWC form: "
+           "linalg.conv_2d_nhwc_fhwc (linalg.conv_2d_nhwgc_gfhwc when "
+           "grouped) with the filter transposed to [G x] F x KH x KW x C "
+           "(on the data for a constant) and the activations transposed at "
+           "the boundary. Set by the pipelines of GPU targets.">,
   ];
   let dependentDialects = [
     "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",

@@ -43,6 +43,7 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   StcSparsifyConvolutionsOptions convolutions;
   convolutions.sparsity = options.sparsity;
   convolutions.pattern = options.pattern;
+  convolutions.gpuDenseForm = options.target != "cpu";
   pm.addPass(createStcSparsifyConvolutions(convolutions));
   StcSparsifyContractionsOptions sparsify;
   sparsify.sparsity = options.sparsity;

@@ -8,7 +8,16 @@
 // are transposed to NHWC at the boundary, and a zero tensor.pad in front of
 // the input folds into the convolution's padding.
 //
+// On a GPU target (gpu-dense-form), a convolution that stays dense is
+// brought to the NHWC form of the dense tensor-core kernel instead
+// (passes/GPU/DenseGemm.h): linalg.conv_2d_nhwc_fhwc, or
+// linalg.conv_2d_nhwgc_gfhwc when grouped, its filter transposed to
+// [G x] F x KH x KW x C (on the data for a constant), its activations
+// transposed at the boundary and a zero pad in front of the input moved
+// after that transpose, where the kernel folds it.
+//
 //===----------------------------------------------------------------------===//
+#include "passes/GPU/DenseGemm.h"
 #include "passes/Passes.h"
 #include "passes/SparsityPolicy.h"
 
@@ -404,7 +413,7 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 struct StcSparsifyConvolutionsPass
-    : public stc::impl::StcSparsifyConvolutionsBase<
+    : public mlir::stc::impl::StcSparsifyConvolutionsBase<
           StcSparsifyConvolutionsPass> {
   using Base::Base;
 
@@ -414,6 +423,9 @@ private:
   /// Rewrites `op` when its filter is sparse; reports why not otherwise.
   /// Returns failure for errors.
   LogicalResult sparsify(linalg::LinalgOp op, const FilterTrace &trace);
+  /// Brings a convolution that stayed dense to the form of the GPU's dense
+  /// tensor-core kernel, when that kernel can compute it.
+  void toDenseKernelForm(linalg::LinalgOp op);
 
   SparsityMode mode = SparsityMode::Explicit;
   NMPatternAttr pruneAs;
@@ -624,6 +636,121 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   return success();
 }
 
+void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
+  std::optional<ConvLayout> layout = getLayout(op);
+  if (!layout || !op.hasPureTensorSemantics() ||
+      isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwgcGfhwcOp>(op))
+    return;
+  Value input = op.getDpsInputs()[0];
+  Value filter = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  auto filterType = dyn_cast<RankedTensorType>(filter.getType());
+  auto resultType = dyn_cast<RankedTensorType>(init.getType());
+  if (!inputType || !filterType || !resultType ||
+      !filterType.hasStaticShape() || inputType.getEncoding() ||
+      filterType.getEncoding() || resultType.getEncoding())
+    return;
+  FilterTrace trace = traceFilter(filter, /*readData=*/true);
+  if (trace.encoded || trace.otherEncoding)
+    return;
+  SmallVector<int64_t> sizes = canonicalFilterSizes(filterType, *layout);
+  int64_t channels = inputType.isDynamicDim(layout->activationDimOf(kChannel))
+                         ? ShapedType::kDynamic
+                         : sizes[kC];
+  std::string why = gpu_kernel::denseConvUnsupported(
+      inputType.getElementType(), filterType.getElementType(),
+      resultType.getElementType(), channels);
+  if (!why.empty()) {
+    op.emitRemark("stc: dense convolution stays off the GPU's tensor cores "
+                  "(an element-wise kernel computes it): ")
+        << why;
+    return;
+  }
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  // The input in N x H x W [x G] x C; the zero pad goes after the
+  // transpose, where the kernel reads through it.
+  SmallVector<int64_t> toNhwc = toCanonical(layout->activationDims);
+  FoldedPad pad = foldInputPad(input, *layout);
+  Value x = transpose(b, loc, pad.input, toNhwc);
+  int64_t rank = inputType.getRank();
+  if (pad.input != input) {
+    SmallVector<OpFoldResult> low(rank, b.getIndexAttr(0)), high(low);
+    for (int64_t d = 0; d < 2; ++d) {
+      low[1 + d] = b.getIndexAttr(pad.low[d]);
+      high[1 + d] = b.getIndexAttr(pad.high[d]);
+    }
+    auto xType = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> padded(xType.getShape());
+    for (int64_t d = 0; d < 2; ++d)
+      if (!ShapedType::isDynamic(padded[1 + d]))
+        padded[1 + d] += pad.low[d] + pad.high[d];
+    Value zero = arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(inputType.getElementType()));
+    x = tensor::PadOp::create(
+        b, loc, RankedTensorType::get(padded, xType.getElementType()), x, low,
+        high, zero);
+  }
+  // The filter as [G x] F x KH x KW x C: the flattened canonical matrix
+  // (Cp = C: no channel padding), expanded.
+  int64_t rows = sizes[kG] * sizes[kF];
+  int64_t k = sizes[kKH] * sizes[kKW] * sizes[kC];
+  Value flat =
+      trace.isConstant()
+          ? arith::ConstantOp::create(
+                b, loc,
+                makeFloatConstant(
+                    RankedTensorType::get({rows, k},
+                                          filterType.getElementType()),
+                    flattenConstantFilter(trace, *layout, sizes, sizes[kC])))
+                .getResult()
+          : flattenFilter(b, loc, filter, *layout, sizes, sizes[kC]);
+  SmallVector<int64_t> filterShape = {sizes[kF], sizes[kKH], sizes[kKW],
+                                      sizes[kC]};
+  if (layout->isGrouped())
+    filterShape.insert(filterShape.begin(), sizes[kG]);
+  Value w = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(filterShape, filterType.getElementType()),
+      flat,
+      layout->isGrouped() ? SmallVector<ReassociationIndices>{{0, 1}, {2, 3, 4}}
+                          : SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  // The result in N x OH x OW [x G] x F, from a zero fill or the init.
+  SmallVector<int64_t> outShape(resultType.getShape());
+  applyPermutationToVector(outShape, toNhwc);
+  auto outType = RankedTensorType::get(outShape, resultType.getElementType());
+  Value out;
+  if (isZeroInit(init)) {
+    SmallVector<OpFoldResult> outSizes = tensor::getMixedSizes(b, loc, init);
+    applyPermutationToVector(outSizes, toNhwc);
+    Value empty =
+        tensor::EmptyOp::create(b, loc, outSizes, resultType.getElementType());
+    Value zero = arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(resultType.getElementType()));
+    out = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  } else {
+    out = transpose(b, loc, init, toNhwc);
+  }
+  Attribute strides = op->getAttr("strides");
+  Attribute dilations = op->getAttr("dilations");
+  Value y = layout->isGrouped()
+                ? linalg::Conv2DNhwgcGfhwcOp::create(
+                      b, loc, TypeRange{outType}, ValueRange{x, w},
+                      ValueRange{out}, strides, dilations)
+                      ->getResult(0)
+                : linalg::Conv2DNhwcFhwcOp::create(
+                      b, loc, TypeRange{outType}, ValueRange{x, w},
+                      ValueRange{out}, strides, dilations)
+                      ->getResult(0);
+  y = transpose(b, loc, y, invertPermutationVector(toNhwc));
+  op->getResult(0).replaceAllUsesWith(y);
+  op->erase();
+  if (auto padOp = input.getDefiningOp<tensor::PadOp>())
+    if (pad.input != input && padOp->use_empty())
+      padOp->erase();
+}
+
 void StcSparsifyConvolutionsPass::runOnOperation() {
   ModuleOp module = getOperation();
   FailureOr<SparsityMode> parsedMode = parseSparsityMode(module, sparsity);
@@ -652,6 +779,16 @@ void StcSparsifyConvolutionsPass::runOnOperation() {
   for (auto &[op, trace] : candidates)
     if (failed(sparsify(op, trace)))
       failedAny = true;
+  // What stayed dense, in the GPU kernel's form.
+  if (gpuDenseForm && !failedAny) {
+    SmallVector<linalg::LinalgOp> dense;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op->getName().getStringRef().starts_with("linalg.conv_2d_"))
+        dense.push_back(op);
+    });
+    for (linalg::LinalgOp op : dense)
+      toDenseKernelForm(op);
+  }
 
   // The encodings the rewrites consumed: conversions lose their last use,
   // arguments their encoding (already), functions their signature's.

@@ -305,8 +305,11 @@ ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
   if (stc_gpu::hasWgmma(arch) && requested != KernelFamily::staged) {
     bool batchLayout =
         pb.batched && (k.clusterRows > 1 || k.groupRows || k.tmaMulticast);
+    // A convolution's gather has the sparse convolution's rules (one group
+    // of a multiple of 64 channels, TMA strides).
     std::string whyNot =
-        batchLayout          ? "no cluster, multicast or grouped order for "
+        pb.conv              ? wgmmaUnsupported(op, pb, f16Acc)
+        : batchLayout        ? "no cluster, multicast or grouped order for "
                                "a batch (cluster-rows, tma-multicast or "
                                "group-rows was asked for)"
         : f16Acc             ? "f32 accumulation (accumulate=f16 "
@@ -314,6 +317,8 @@ ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
         : k.wgmmaA != "smem" ? "A from shared memory (wgmma-a=registers "
                                "was asked for)"
                              : "";
+    if (whyNot.empty() && pb.conv && k.wgmmaA != "smem")
+      whyNot = "A from shared memory (wgmma-a=registers was asked for)";
     if (whyNot.empty())
       return configureWgmma(op, pb, k);
     if (requested == KernelFamily::wgmma)
@@ -469,7 +474,7 @@ void ConfigureGpuKernels::runOnOperation() {
     if (!linalgOp)
       return;
     std::string why;
-    FailureOr<DenseGemm> gemm = denseGemmOf(linalgOp, why);
+    FailureOr<DenseGemm> gemm = denseKernelProblemOf(linalgOp, why);
     if (succeeded(gemm)) {
       dense[op] = gemm->pb;
       ops.push_back(op);

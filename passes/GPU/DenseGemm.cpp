@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -129,12 +130,12 @@ FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseGemmOf(linalg::LinalgOp op,
   if (linalg::TransposeOp t = swappingTranspose(lhsValue)) {
     lhsValue = t.getInput();
     lhsKContiguous = !lhsKContiguous;
-    g.foldedTransposes.push_back(t);
+    g.foldedProducers.push_back(t);
   }
   if (linalg::TransposeOp t = swappingTranspose(rhsValue)) {
     rhsValue = t.getInput();
     rhsKContiguous = !rhsKContiguous;
-    g.foldedTransposes.push_back(t);
+    g.foldedProducers.push_back(t);
   }
   RankedTensorType sType, dType;
   if (lhsKContiguous) {
@@ -177,4 +178,148 @@ FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseGemmOf(linalg::LinalgOp op,
     return failure();
   }
   return g;
+}
+
+std::string mlir::stc::gpu_kernel::denseConvUnsupported(
+    Type input, Type filter, Type result, int64_t channelsPerGroup) {
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  if ((!input.isF16() && !input.isBF16()) || filter != input ||
+      (!result.isF32() && !result.isF16() && !result.isBF16()))
+    os << "the tensor-core kernel takes f16 or bf16 input and filter and "
+          "an f32, f16 or bf16 result, got "
+       << input << " x " << filter << " -> " << result;
+  else if (ShapedType::isDynamic(channelsPerGroup) || channelsPerGroup % 8 != 0)
+    os << "the tensor-core convolution copies 16-byte chunks of 8 input "
+          "channels of one filter tap: it needs input channels per group "
+          "that are a static multiple of 8, got "
+       << (ShapedType::isDynamic(channelsPerGroup)
+               ? std::string("?")
+               : std::to_string(channelsPerGroup));
+  return why;
+}
+
+/// The two entries of a strides or dilations attribute (1, 1 when absent).
+static std::pair<int64_t, int64_t> windowPair(Operation *op, StringRef name) {
+  auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
+  if (!attr || attr.getNumElements() != 2)
+    return {1, 1};
+  auto values = llvm::to_vector(attr.getValues<int64_t>());
+  return {values[0], values[1]};
+}
+
+FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseConvOf(linalg::LinalgOp op,
+                                                        std::string &why) {
+  why.clear();
+  bool grouped = isa<linalg::Conv2DNhwgcGfhwcOp>(op);
+  if ((!grouped && !isa<linalg::Conv2DNhwcFhwcOp>(op)) ||
+      !op.hasPureTensorSemantics() || op->getNumResults() != 1)
+    return failure();
+  llvm::raw_string_ostream os(why);
+  Value input = op.getDpsInputOperand(0)->get();
+  Value filter = op.getDpsInputOperand(1)->get();
+  Value init = op.getDpsInitOperand(0)->get();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto outType = cast<RankedTensorType>(init.getType());
+  for (RankedTensorType t : {inputType, filterType, outType})
+    if (t.getEncoding()) {
+      os << "an operand has an encoding";
+      return failure();
+    }
+  if (!filterType.hasStaticShape()) {
+    os << "the tensor-core convolution needs a static filter";
+    return failure();
+  }
+  // Filter [G x] F x KH x KW x C; input N x H x W [x G] x C.
+  int64_t lead = grouped ? 1 : 0;
+  int64_t groups = grouped ? filterType.getDimSize(0) : 1;
+  int64_t f = filterType.getDimSize(lead);
+  int64_t c = filterType.getDimSize(lead + 3);
+  std::string unsupported = denseConvUnsupported(inputType.getElementType(),
+                                                 filterType.getElementType(),
+                                                 outType.getElementType(), c);
+  if (!unsupported.empty()) {
+    os << unsupported;
+    return failure();
+  }
+  DenseGemm g;
+  // A tensor.pad of zeros on H and W only, in front of the input, is read
+  // through: the gather's taps outside the image are zeros anyway.
+  int64_t padLow[2] = {0, 0}, padHigh[2] = {0, 0};
+  g.d = input;
+  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
+    Value padValue = pad.getConstantPaddingValue();
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    bool foldable = padValue && (matchPattern(padValue, m_AnyZeroFloat()) ||
+                                 matchPattern(padValue, m_Zero()));
+    for (int64_t d = 0; foldable && d < inputType.getRank(); ++d) {
+      bool spatial = d == 1 || d == 2;
+      foldable = !ShapedType::isDynamic(low[d]) &&
+                 !ShapedType::isDynamic(high[d]) && low[d] >= 0 &&
+                 high[d] >= 0 && (spatial || (low[d] == 0 && high[d] == 0));
+    }
+    if (foldable) {
+      g.d = pad.getSource();
+      padLow[0] = low[1];
+      padLow[1] = low[2];
+      padHigh[0] = high[1];
+      padHigh[1] = high[2];
+      g.foldedProducers.push_back(pad);
+    }
+  }
+  g.s = filter;
+  Problem &pb = g.pb;
+  pb.denseS = true;
+  pb.inputType = inputType.getElementType();
+  pb.outputType = outType.getElementType();
+  pb.tf32 = pb.int8 = false;
+  pb.hasBias = false;
+  pb.alpha = pb.beta = 1.0;
+  pb.activation = Activation::none;
+  pb.hasAcc = !isZeroFill(init) && !matchPattern(init, m_AnyZeroFloat());
+  if (pb.hasAcc) {
+    pb.accType = pb.outputType;
+    g.acc = init;
+  }
+  // As stc.conv: Out[F, P] = S[F, K] . im2col^T, stored transposed (pixels
+  // x channels), the dense operand the p-major im2col matrix.
+  pb.sparseLhs = false;
+  pb.denseKMajor = false;
+  auto [strideH, strideW] = windowPair(op, "strides");
+  auto [dilationH, dilationW] = windowPair(op, "dilations");
+  ConvGeometry cg;
+  cg.kh = filterType.getDimSize(lead + 1);
+  cg.kw = filterType.getDimSize(lead + 2);
+  cg.strideH = strideH;
+  cg.strideW = strideW;
+  cg.dilationH = dilationH;
+  cg.dilationW = dilationW;
+  cg.padH = padLow[0];
+  cg.padW = padLow[1];
+  cg.groups = groups;
+  cg.c = cg.cp = c;
+  cg.ic = groups * c;
+  cg.oc = groups * f;
+  pb.conv = cg;
+  g.padHighH = padHigh[0];
+  g.padHighW = padHigh[1];
+  pb.rows = f;
+  pb.cols = ShapedType::kDynamic;
+  if (outType.getDimSize(0) != ShapedType::kDynamic &&
+      outType.getDimSize(1) != ShapedType::kDynamic &&
+      outType.getDimSize(2) != ShapedType::kDynamic)
+    pb.cols =
+        outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
+  pb.depth = cg.kh * cg.kw * c;
+  return g;
+}
+
+FailureOr<DenseGemm>
+mlir::stc::gpu_kernel::denseKernelProblemOf(linalg::LinalgOp op,
+                                            std::string &why) {
+  FailureOr<DenseGemm> gemm = denseGemmOf(op, why);
+  if (succeeded(gemm) || !why.empty())
+    return gemm;
+  return denseConvOf(op, why);
 }

@@ -25,6 +25,21 @@
 // - a result that starts as a linalg.fill of zero is the plain product;
 //   any other init is added (the epilogue's acc, beta = 1).
 //
+// A dense 2-D convolution is the implicit GEMM of the sparse convolution
+// kernels with a dense S (Problem::conv and denseS):
+//
+// - linalg.conv_2d_nhwc_fhwc and the grouped linalg.conv_2d_nhwgc_gfhwc,
+//   the forms stc-sparsify-convolutions brings the convolutions that stay
+//   dense to on a GPU target (gpu-dense-form), f16 or bf16 operands, an
+//   f32, f16 or bf16 result;
+// - S is the static [G x] F x KH x KW x C filter read as the
+//   (G*F) x (KH*KW*C) matrix, D the NHWC input gathered as im2col tiles;
+//   a tensor.pad of zeros on the spatial dimensions in front of the input
+//   is folded into the gather (no padded copy);
+// - C, the input channels per group, a multiple of 8: the staged kernel
+//   copies 16-byte chunks of 8 channels of one tap (the sm_90a kernel
+//   takes one group of a multiple of 64 channels, else mma.sync).
+//
 // Ops that do not qualify stay with stc-lower-elementwise-to-gpu's
 // one-thread-per-result kernel.
 //
@@ -49,15 +64,32 @@ struct DenseGemm {
   /// D given transposed, in the sense of stc.spmm's dense_transposed: for
   /// S = A, B as N x K; for S = B, A as K x M.
   bool denseTransposed = false;
-  /// linalg.transpose ops of the last two dimensions whose inputs S or D
-  /// read in place: erased once the contraction is lowered, if nothing else
-  /// uses them.
-  SmallVector<Operation *, 2> foldedTransposes;
+  /// Producers S or D read through (linalg.transpose ops of the last two
+  /// dimensions, a convolution's tensor.pad): erased once the op is
+  /// lowered, if nothing else uses them.
+  SmallVector<Operation *, 2> foldedProducers;
+  /// A convolution's padding after the image (pb.conv has the padding
+  /// before it).
+  int64_t padHighH = 0, padHighW = 0;
 };
 
 /// `op` as the dense kernel's problem; failure when it does not qualify,
 /// with `why` saying why for a contraction ("" for an op that is not one).
 FailureOr<DenseGemm> denseGemmOf(linalg::LinalgOp op, std::string &why);
+
+/// A dense convolution as the kernel's problem, likewise.
+FailureOr<DenseGemm> denseConvOf(linalg::LinalgOp op, std::string &why);
+
+/// `op` as a contraction or else a convolution (the two above).
+FailureOr<DenseGemm> denseKernelProblemOf(linalg::LinalgOp op,
+                                          std::string &why);
+
+/// Why the dense tensor-core kernel cannot compute a convolution of these
+/// element types with `channelsPerGroup` input channels per group (""
+/// when it can): stc-sparsify-convolutions asks before it rewrites a
+/// convolution to the form denseConvOf takes.
+std::string denseConvUnsupported(Type input, Type filter, Type result,
+                                 int64_t channelsPerGroup);
 
 } // namespace mlir::stc::gpu_kernel
 

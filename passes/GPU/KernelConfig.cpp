@@ -95,10 +95,12 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
         return error() << "the dense wgmma kernel takes A from shared memory "
                           "and, for a batch, no cluster or grouped order; got "
                        << got;
-    } else if (std::string why = wgmmaUnsupported(op, pb, /*f16Acc=*/false);
-               !why.empty()) {
-      return error() << "the wgmma kernel needs " << why;
     }
+    // A convolution's gather, dense or 2:4, has the same rules.
+    if (!pb.denseS || pb.conv)
+      if (std::string why = wgmmaUnsupported(op, pb, /*f16Acc=*/false);
+          !why.empty())
+        return error() << "the wgmma kernel needs " << why;
     if (config.getMulticastB() &&
         (pb.conv || (pb.denseKMajor && config.getBlockCols() < 128)))
       return error() << "multicast_b needs a GEMM whose tile has at least "

@@ -393,42 +393,68 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
                                          gpu::GPUModuleOp kernels,
                                          unsigned index) {
   std::string why;
-  FailureOr<DenseGemm> gemm = denseGemmOf(op, why);
+  FailureOr<DenseGemm> gemm = denseKernelProblemOf(op, why);
   if (failed(gemm))
     return op->emitError() << kPass << ": " << op->getName() << " has a "
                            << KernelConfigAttr::kAttrName
                            << " but the dense tensor-core kernel cannot "
                               "compute it: "
-                           << (why.empty() ? "it is not a contraction" : why);
+                           << (why.empty()
+                                   ? "it is not a contraction or convolution"
+                                   : why);
   Problem pb = gemm->pb;
   if (failed(checkKernelConfig(op, pb, config, kPass)))
     return failure();
   pb.f16Acc = config.getAccumulator() == stc_gpu::Accumulator::f16;
-  std::string name = "stc_gemm_" + std::to_string(index);
+  std::string name =
+      (pb.conv ? "stc_dense_conv_" : "stc_gemm_") + std::to_string(index);
   KernelFacts facts = config.isWgmma()
                           ? emitHopperKernel(op, kernels, pb, config, name)
                           : emitMmaSpKernel(op, kernels, pb, config, name);
-  recordKernelInfo(kernels, facts, config, pb, gemm->denseTransposed,
-                   /*meta=*/nullptr, stc_gpu::ConvGeometryAttr());
-  SmallVector<Value> tensors = {gemm->s, gemm->d};
-  if (pb.hasAcc)
-    tensors.push_back(gemm->acc);
   ImplicitLocOpBuilder hb(op->getLoc(), op);
   Value init = op.getDpsInitOperand(0)->get();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Value s = gemm->s;
+  stc_gpu::ConvGeometryAttr geometry;
+  if (pb.conv) {
+    // The filter as the (G*F) x (KH*KW*C) matrix of its rows (a view);
+    // the input and result keep their shapes, whose N, H and W (OH, OW)
+    // come first either way.
+    const ConvGeometry &cg = *pb.conv;
+    auto filterType = cast<RankedTensorType>(s.getType());
+    s = tensor::CollapseShapeOp::create(
+        hb, s,
+        filterType.getRank() == 5
+            ? SmallVector<ReassociationIndices>{{0, 1}, {2, 3, 4}}
+            : SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+    auto dyn = [](int64_t v) { return ShapedType::isDynamic(v) ? -1 : v; };
+    auto input = cast<RankedTensorType>(gemm->d.getType());
+    geometry = stc_gpu::ConvGeometryAttr::get(
+        op->getContext(), cg.kh, cg.kw, cg.strideH, cg.strideW, cg.dilationH,
+        cg.dilationW, cg.padH, cg.padW, gemm->padHighH, gemm->padHighW, cg.c,
+        cg.cp, cg.groups, dyn(input.getDimSize(0)), dyn(input.getDimSize(1)),
+        dyn(input.getDimSize(2)), dyn(resultType.getDimSize(1)),
+        dyn(resultType.getDimSize(2)));
+  }
+  recordKernelInfo(kernels, facts, config, pb, gemm->denseTransposed,
+                   /*meta=*/nullptr, geometry);
+  SmallVector<Value> tensors = {s, gemm->d};
+  if (pb.hasAcc)
+    tensors.push_back(gemm->acc);
   SmallVector<Value> dynamicSizes;
   for (int64_t d = 0; d < resultType.getRank(); ++d)
     if (resultType.isDynamicDim(d))
       dynamicSizes.push_back(tensor::DimOp::create(hb, init, d));
   op->emitRemark() << "stc: dense " << op->getName()
                    << " runs on the GPU's tensor cores as @" << name << " ("
+                   << (pb.conv ? "implicit GEMM, " : "")
                    << (config.isWgmma() ? "wgmma" : "mma.sync") << ", "
                    << config.getBlockRows() << "x" << config.getBlockCols()
                    << " tiles)";
   replaceWithHostCall(op, kernels, name, tensors, dynamicSizes);
-  for (Operation *transpose : gemm->foldedTransposes)
-    if (transpose->use_empty())
-      transpose->erase();
+  for (Operation *producer : gemm->foldedProducers)
+    if (producer->use_empty())
+      producer->erase();
   return success();
 }
 

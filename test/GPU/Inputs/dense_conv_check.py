@@ -35,8 +35,8 @@ def main():
         "conv": (rng.standard_normal((3, 6, 9, 9)).astype(np.float32),
                  rng.standard_normal((5, 6, 3, 3)).astype(np.float32), 2, 1,
                  1e-5),
-        "conv16": (rng.standard_normal((2, 8, 6, 6)).astype(np.float16),
-                   rng.standard_normal((4, 8, 3, 3)).astype(np.float16), 1, 0,
+        "conv16": (rng.standard_normal((2, 12, 6, 6)).astype(np.float16),
+                   rng.standard_normal((4, 12, 3, 3)).astype(np.float16), 1, 0,
                    2e-3),
     }
     failed = 0
