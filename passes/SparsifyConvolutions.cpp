@@ -324,20 +324,25 @@ static std::vector<float> flattenConstantFilter(const FilterTrace &trace,
 static Value flattenFilter(OpBuilder &b, Location loc, Value filter,
                            const ConvLayout &layout, ArrayRef<int64_t> sizes,
                            int64_t cp) {
-  Value v = transpose(b, loc, filter, toCanonical(layout.filterDims));
+  // The channels are padded before the transpose, whose kernel then reads
+  // through the pad on a GPU target (a pad after it would be read by the
+  // collapse, on the host).
+  Value v = filter;
   int64_t rank = layout.filterDims.size();
   if (cp != sizes[kC]) {
     auto type = cast<RankedTensorType>(v.getType());
+    int64_t channelDim = layout.filterDimOf(kC);
     SmallVector<int64_t> shape(type.getShape());
-    shape.back() = cp;
+    shape[channelDim] = cp;
     auto paddedType = RankedTensorType::get(shape, type.getElementType());
     Value zero =
         arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
     SmallVector<OpFoldResult> low(rank, b.getIndexAttr(0));
     SmallVector<OpFoldResult> high(low);
-    high.back() = b.getIndexAttr(cp - sizes[kC]);
+    high[channelDim] = b.getIndexAttr(cp - sizes[kC]);
     v = tensor::PadOp::create(b, loc, paddedType, v, low, high, zero);
   }
+  v = transpose(b, loc, v, toCanonical(layout.filterDims));
   SmallVector<ReassociationIndices> flat =
       layout.isGrouped() ? SmallVector<ReassociationIndices>{{0, 1}, {2, 3, 4}}
                          : SmallVector<ReassociationIndices>{{0}, {1, 2, 3}};
@@ -661,6 +666,26 @@ void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
   std::string why = gpu_kernel::denseConvUnsupported(
       inputType.getElementType(), filterType.getElementType(),
       resultType.getElementType(), channels);
+  SmallVector<int64_t> toNhwc = toCanonical(layout->activationDims);
+  // One group of C channels, not a multiple of 8, whose input is
+  // transposed anyway (an NCHW stem, C = 3): the transpose pads the
+  // channels with zeros to Cp (one kernel reads the input through the
+  // pad), the filter gets zero channels too, and the tensor cores do
+  // Cp / C times the work instead of an element-wise kernel all of it.
+  int64_t cp = sizes[kC];
+  if (!why.empty() && !ShapedType::isDynamic(channels) && sizes[kG] == 1 &&
+      !isIdentityPermutation(toNhwc)) {
+    int64_t padded = llvm::alignTo(sizes[kC], 8);
+    if (gpu_kernel::denseConvUnsupported(inputType.getElementType(),
+                                         filterType.getElementType(),
+                                         resultType.getElementType(), padded)
+            .empty()) {
+      cp = padded;
+      why.clear();
+      op.emitRemark("stc: dense convolution: input channels zero-padded from ")
+          << sizes[kC] << " to " << cp << " for the GPU's tensor cores";
+    }
+  }
   if (!why.empty()) {
     op.emitRemark("stc: dense convolution stays off the GPU's tensor cores "
                   "(an element-wise kernel computes it): ")
@@ -670,12 +695,35 @@ void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
 
   OpBuilder b(op);
   Location loc = op.getLoc();
-  // The input in N x H x W [x G] x C; the zero pad goes after the
+  // The input in N x H x W [x G] x Cp; the zero pad goes after the
   // transpose, where the kernel reads through it.
-  SmallVector<int64_t> toNhwc = toCanonical(layout->activationDims);
   FoldedPad pad = foldInputPad(input, *layout);
-  Value x = transpose(b, loc, pad.input, toNhwc);
+  Value x = pad.input;
+  Value inputZero = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(inputType.getElementType()));
   int64_t rank = inputType.getRank();
+  if (cp != sizes[kC]) {
+    // The transpose's sizes come from the unpadded input: a tensor.dim of
+    // the pad would keep it (on the host) after the transpose's kernel
+    // reads through it.
+    int64_t channelDim = layout->activationDimOf(kChannel);
+    SmallVector<OpFoldResult> low(rank, b.getIndexAttr(0)), high(low);
+    high[channelDim] = b.getIndexAttr(cp - sizes[kC]);
+    auto xType = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> padded(xType.getShape());
+    padded[channelDim] = cp;
+    SmallVector<OpFoldResult> xSizes = tensor::getMixedSizes(b, loc, x);
+    xSizes[channelDim] = b.getIndexAttr(cp);
+    applyPermutationToVector(xSizes, toNhwc);
+    x = tensor::PadOp::create(
+        b, loc, RankedTensorType::get(padded, xType.getElementType()), x, low,
+        high, inputZero);
+    Value init =
+        tensor::EmptyOp::create(b, loc, xSizes, xType.getElementType());
+    x = linalg::TransposeOp::create(b, loc, x, init, toNhwc)->getResult(0);
+  } else {
+    x = transpose(b, loc, x, toNhwc);
+  }
   if (pad.input != input) {
     SmallVector<OpFoldResult> low(rank, b.getIndexAttr(0)), high(low);
     for (int64_t d = 0; d < 2; ++d) {
@@ -687,28 +735,24 @@ void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
     for (int64_t d = 0; d < 2; ++d)
       if (!ShapedType::isDynamic(padded[1 + d]))
         padded[1 + d] += pad.low[d] + pad.high[d];
-    Value zero = arith::ConstantOp::create(
-        b, loc, b.getZeroAttr(inputType.getElementType()));
     x = tensor::PadOp::create(
         b, loc, RankedTensorType::get(padded, xType.getElementType()), x, low,
-        high, zero);
+        high, inputZero);
   }
-  // The filter as [G x] F x KH x KW x C: the flattened canonical matrix
-  // (Cp = C: no channel padding), expanded.
+  // The filter as [G x] F x KH x KW x Cp: the flattened canonical matrix,
+  // expanded.
   int64_t rows = sizes[kG] * sizes[kF];
-  int64_t k = sizes[kKH] * sizes[kKW] * sizes[kC];
-  Value flat =
-      trace.isConstant()
-          ? arith::ConstantOp::create(
-                b, loc,
-                makeFloatConstant(
-                    RankedTensorType::get({rows, k},
-                                          filterType.getElementType()),
-                    flattenConstantFilter(trace, *layout, sizes, sizes[kC])))
-                .getResult()
-          : flattenFilter(b, loc, filter, *layout, sizes, sizes[kC]);
-  SmallVector<int64_t> filterShape = {sizes[kF], sizes[kKH], sizes[kKW],
-                                      sizes[kC]};
+  int64_t k = sizes[kKH] * sizes[kKW] * cp;
+  Value flat = trace.isConstant()
+                   ? arith::ConstantOp::create(
+                         b, loc,
+                         makeFloatConstant(
+                             RankedTensorType::get({rows, k},
+                                                   filterType.getElementType()),
+                             flattenConstantFilter(trace, *layout, sizes, cp)))
+                         .getResult()
+                   : flattenFilter(b, loc, filter, *layout, sizes, cp);
+  SmallVector<int64_t> filterShape = {sizes[kF], sizes[kKH], sizes[kKW], cp};
   if (layout->isGrouped())
     filterShape.insert(filterShape.begin(), sizes[kG]);
   Value w = tensor::ExpandShapeOp::create(

@@ -223,10 +223,10 @@ func.func @force_pads_not_folded(%x: tensor<1x4x4x4xf16>, %w: tensor<4x1x1x8xf16
 // The ragged C = 3 is zero-padded to 4 before flattening.
 // FORCE-LABEL: func.func @force_nchw_dynamic_acc
 // FORCE-SAME: (%[[X:.*]]: tensor<?x3x?x?xf32>, %[[W:.*]]: tensor<8x3x3x3xf32>, %[[INIT:.*]]: tensor<?x8x?x?xf32>)
-// FORCE: %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<8x3x3x3xf32>) outs(%{{.*}} : tensor<8x3x3x3xf32>) permutation = [0, 2, 3, 1]
-// FORCE: %[[WP:.*]] = tensor.pad %[[WT]] low[0, 0, 0, 0] high[0, 0, 0, 1]
-// FORCE: tensor<8x3x3x3xf32> to tensor<8x3x3x4xf32>
-// FORCE: %[[FLAT:.*]] = tensor.collapse_shape %[[WP]] {{\[}}[0], [1, 2, 3]] : tensor<8x3x3x4xf32> into tensor<8x36xf32>
+// FORCE: %[[WP:.*]] = tensor.pad %[[W]] low[0, 0, 0, 0] high[0, 1, 0, 0]
+// FORCE: tensor<8x3x3x3xf32> to tensor<8x4x3x3xf32>
+// FORCE: %[[WT:.*]] = linalg.transpose ins(%[[WP]] : tensor<8x4x3x3xf32>) outs(%{{.*}} : tensor<8x3x3x4xf32>) permutation = [0, 2, 3, 1]
+// FORCE: %[[FLAT:.*]] = tensor.collapse_shape %[[WT]] {{\[}}[0], [1, 2, 3]] : tensor<8x3x3x4xf32> into tensor<8x36xf32>
 // FORCE: %[[P:.*]] = stc.prune %[[FLAT]] by #stc.nm<2:4> along 1 : tensor<8x36xf32>
 // FORCE: %[[V:.*]], %[[M:.*]] = stc.compress %[[P]] by #stc.nm<2:4> along 1 : tensor<8x36xf32> -> tensor<8x24xf32>, tensor<8x3xi16>
 // FORCE: %[[XE:.*]] = tensor.empty(%{{.*}}, %{{.*}}, %{{.*}}) : tensor<?x?x?x3xf32>

@@ -12,8 +12,9 @@ grouped NGCHW/GFCHW) and the NHWC/FHWC form itself, argument and constant
 filters, a zero pad in front of the input (NCHW and NHWC), strides,
 dilations, a dynamic batch, an init that is added (beta = 1), f16 and bf16
 operands with f16, bf16 and f32 results, and channel counts for both the
-mma.sync kernel (C = 8, 16) and the sm_90a wgmma one (C = 64, 128); the
-stem-like case (C = 3) stays on the element-wise kernel.
+mma.sync kernel (C = 8, 16) and the sm_90a wgmma one (C = 64, 128); NCHW
+stems (C = 3) get their channels zero-padded to 8 by the input's
+transpose; an NHWC input with C = 12 stays on the element-wise kernel.
 """
 import os
 import subprocess
@@ -47,6 +48,12 @@ CASES = {
     "stem_c3": dict(layout="nchw_fchw", dt="f16", out="f16", n=1, g=1, c=3,
                     f=8, h=12, w=12, k=(7, 7), s=2, d=1, pad=(3, 3),
                     const=False, init=False),
+    "stem_const": dict(layout="nchw_fchw", dt="bf16", out="f32", n=-2, g=1,
+                       c=3, f=16, h=15, w=13, k=(7, 7), s=2, d=1,
+                       pad=(3, 3), const=True, init=False),
+    "nhwc_c12": dict(layout="nhwc_hwcf", dt="f16", out="f16", n=2, g=1, c=12,
+                     f=8, h=6, w=6, k=(3, 3), s=1, d=1, pad=(1, 1),
+                     const=False, init=False),
 }
 
 MLIR_TYPES = {"f16": "f16", "bf16": "bf16", "f32": "f32"}
