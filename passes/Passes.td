@@ -241,6 +241,30 @@ def StcFuseEpilogue : Pass<"stc-fuse-epilogue", "func::FuncOp"> {
   let dependentDialects = ["::mlir::stc::StcDialect"];
 }
 
+def StcSinkTransposes : Pass<"stc-sink-transposes", "func::FuncOp"> {
+  let summary = "Move transposes behind the element-wise ops that read them";
+  let description = [{
+    An element-wise `linalg.generic` (parallel loops, its result written in
+    loop order, its init not read, projected-permutation maps) that reads a
+    `linalg.transpose` nothing else reads, through the identity, computes in
+    the transpose's input layout instead: its other operands' maps are
+    composed with the permutation, its result is written in the input's
+    layout and transposed after it. Repeated, a transpose travels down a
+    chain of element-wise ops; two transposes that meet fold into one, or
+    into nothing when the second undoes the first.
+
+    This keeps activations in NHWC between convolutions: STC's convolutions
+    compute in NHWC and transpose NCHW programs at their boundary, so a
+    bias, ReLU or residual add between two convolutions that
+    `stc-fuse-epilogue` could not fold (a dense convolution, another tail)
+    sat between a transpose to NCHW and one back to NHWC, two full passes
+    over the activation each.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def StcWidenAccumulation
     : Pass<"stc-widen-accumulation", "func::FuncOp"> {
   let summary = "Accumulate dense f16/bf16 reductions in f32";

@@ -74,6 +74,10 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createStcPermuteChannels(permute));
   // Post-condition: no stc.prune carries permute_channels.
 
+  // What the epilogues did not take sits between a convolution's
+  // transposes: the transposes move behind it and meet (NHWC stays NHWC).
+  pm.addNestedPass<func::FuncOp>(createStcSinkTransposes());
+
   // Folds stc.prune / stc.compress / stc.check of constants.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
