@@ -124,6 +124,8 @@
 #                    (sm_90a: the wgmma kernel with a dense A; sm_90: the
 #                    mma.sync one; none: do not build it), build
 #   STC_GPU_FLAGS_DENSE   its extra stc-compile flags (STC_GPU_FLAGS)
+#   STC_GPU_TARGET_DENSE_CONV  target of STC's dense convolution, stc_dense
+#                    of build-conv (sm_90a; none: do not build it)
 #   STC_GPU_OUT      output element type of the f16/bf16 programs: same (as
 #                    the inputs) or f32 (same); i8 programs output i32
 #   STC_GPU_CUTLASS2 auto (build the cutlass2 baseline where possible) or
@@ -243,7 +245,8 @@ case "$CMD" in
   build-conv)
     build_step build_conv_programs.py "$CONV_WORK" \
       --sm90a-target "${STC_GPU_TARGET_SM90A:-sm_90a}" \
-      --sm90a-flags="${STC_GPU_FLAGS_SM90A-${STC_GPU_FLAGS:-}}" -- "$@"
+      --sm90a-flags="${STC_GPU_FLAGS_SM90A-${STC_GPU_FLAGS:-}}" \
+      --dense-target "${STC_GPU_TARGET_DENSE_CONV:-sm_90a}" -- "$@"
     ;;
   run-conv)
     run_step conv_bench.py "$CONV_WORK" build-conv bench/work/gpu-conv "$@"

@@ -14,10 +14,16 @@ with
                 --kernel-info=k.json
     stc-compile prog.mlir --sparsity=force --target=sm_90a --emit=ptx
                 -o k_sm90a.ptx --kernel-info=k_sm90a.json
+    stc-compile prog.mlir --sparsity=explicit --target=sm_90a --emit=ptx
+                -o k_dense.ptx --kernel-info=k_dense.json --remarks
 (--target T, default sm_90: method "stc", mma.sp; --sm90a-target, default
 sm_90a, "none" to skip: method "stc_sm90a", recorded under the program's
 "sm90a" key: the TMA + wgmma.sp kernel where stc-compile makes one, one
-group and C a multiple of 64, else its mma.sp kernel for sm_90a), checks
+group and C a multiple of 64, else its mma.sp kernel for sm_90a;
+--dense-target, default sm_90a, "none" to skip: method "stc_dense", under
+"dense": the convolution left dense, STC's implicit GEMM with the whole
+filter; "not_built" where stc-compile makes no tensor-core kernel of it),
+checks
 each kernel info (exactly one kernel, stc.conv's implicit GEMM, its
 geometry equal to the program's, parameters the launcher knows, tensor
 maps that fit the program's buffers, the PTX .entry matching) and
@@ -76,7 +82,7 @@ def mock_kernel_info(g, dt):
 
 
 def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas, source="prog.mlir",
-                 sparsity="force", out_dt=None, config=None, log=log):
+                 sparsity="force", out_dt=None, config=None, log=log, dense=False):
     """Compiles the convolution program `source` in pdir (prog.mlir: the
     benchmark's, with --sparsity=SPARSITY; stc-tune's candidates, already
     one stc.conv: sparsity None) with stc-compile --target=TARGET into
@@ -85,9 +91,12 @@ def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas, source="pro
     grid; given `config`, the configuration the program carries, the
     kernel must have it: tunelib.config_mismatches) and the PTX .entry, and
     assembles the PTX with ptxas -arch=TARGET. `out_dt`: the output type
-    (default: `dt`). Returns the build's fields (ptx, kernel_info, command,
-    compile_seconds, kernel, layout, ptx_version/target/bytes, ptxas,
-    status "ok" or "failed" with error)."""
+    (default: `dt`). `dense`: the program compiled to STC's dense
+    convolution (--sparsity=explicit, --remarks): a kernel info without a
+    kernel is status "not_built" (the element-wise kernel computes the
+    convolution; error: stc-compile's remark why). Returns the build's
+    fields (ptx, kernel_info, command, compile_seconds, kernel, layout,
+    ptx_version/target/bytes, ptxas, status "ok" or "failed" with error)."""
     out_dt = out_dt or dt
     res = {"ptx": os.path.join(rel, stem + ".ptx"),
            "kernel_info": os.path.join(rel, stem + ".json")}
@@ -110,8 +119,23 @@ def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas, source="pro
     if rc != 0:
         return failed("stc-compile --target=%s --emit=ptx exited with status %d (the GPU "
                       "lowering of stc.conv):\n%s" % (target, rc, bp.tail(out)))
-    if out.strip():
+    if out.strip() and not dense:
         res["compile_output"] = bp.tail(out, 10)
+    if dense:
+        try:
+            with open(ki_path) as f:
+                listed = json.load(f)
+        except (OSError, ValueError):
+            listed = None
+        if listed == []:
+            why = [line.split("remark: ", 1)[1] for line in out.splitlines()
+                   if "remark: " in line and "tensor-core" in line]
+            res.update(status="not_built",
+                       error="stc-compile made no tensor-core kernel of this convolution "
+                             "(an element-wise kernel computes it)"
+                             + (": " + why[0] if why else ""))
+            log("  not built (%s): %s" % (target, res["error"]))
+            return res
     try:
         kinfo, ptx = bp.read_kernel(rel, ptx_path, ki_path, conv_kernel.parse,
                                     " (stc.conv's implicit GEMM; the filter's "
@@ -148,8 +172,12 @@ def main():
                     help="target of STC's second kernel (stc_sm90a); none: do not build it")
     ap.add_argument("--sm90a-flags", default=None,
                     help="its extra stc-compile flags (default: --flags)")
+    ap.add_argument("--dense-target", default="sm_90a",
+                    help="target of STC's dense convolution (stc_dense: the program "
+                         "compiled with --sparsity=explicit); none: do not build it")
     args = ap.parse_args()
     sm90a = None if args.sm90a_target in ("", "none") else args.sm90a_target
+    dense_target = None if args.dense_target in ("", "none") else args.dense_target
 
     work = os.path.abspath(args.work)
     tools = bp.find_tools(args, "bench/gpu/conv_mock.cu", log,
@@ -206,12 +234,21 @@ def main():
             entry["sm90a"] = {"target": None, "status": "not_built",
                               "error": "built with the sm_90a kernel disabled "
                                        "(STC_GPU_TARGET_SM90A=none)"}
+        # STC's dense convolution of the same program (method stc_dense).
+        if args.mock:
+            entry["dense"] = {"target": None, "status": "not_built",
+                              "error": "--mock: the mock kernel has no dense variant"}
+        elif dense_target is None:
+            entry["dense"] = {"target": None, "status": "not_built",
+                              "error": "built with the dense kernel disabled "
+                                       "(--dense-target none)"}
 
         def fail(msg):
-            # A failure before either kernel was compiled fails both.
+            # A failure before any kernel was compiled fails them all.
             entry.update(status="failed", error=msg)
-            if "sm90a" not in entry:
-                entry["sm90a"] = {"target": sm90a, "status": "failed", "error": msg}
+            for key, target in (("sm90a", sm90a), ("dense", dense_target)):
+                if key not in entry:
+                    entry[key] = {"target": target, "status": "failed", "error": msg}
             log("  FAILED: %s" % bp.tail(msg, 4))
 
         why = conv_shapes.check_geometry(g)
@@ -264,6 +301,13 @@ def main():
                 entry["sm90a"] = dict(target=sm90a, **compile_conv(
                     args, sm90a, flags_sm90a, pdir, rel, "k_sm90a", g, dt, ptxas))
                 failed = failed or entry["sm90a"]["status"] != "ok"
+            if dense_target is not None:
+                # Not built (no tensor-core kernel for it, e.g. the NHWC
+                # stem's C = 3) is not a failure.
+                entry["dense"] = dict(target=dense_target, **compile_conv(
+                    args, dense_target, flags_sm90a + ["--remarks"], pdir, rel, "k_dense", g,
+                    dt, ptxas, sparsity="explicit", dense=True))
+                failed = failed or entry["dense"]["status"] == "failed"
             nfail += failed
             continue
         try:
@@ -293,6 +337,7 @@ def main():
                                  "Table 1; torchvision resnet50 v1.5)")
     manifest["target_sm90a"] = None if args.mock else sm90a
     manifest["flags_sm90a"] = flags_sm90a if sm90a and not args.mock else []
+    manifest["target_dense"] = None if args.mock else dense_target
     manifest["programs"] = programs
     return bp.finish(work, manifest, nfail, log, "convolution programs", MAX_TOTAL_BYTES,
                      "allowed to travel")

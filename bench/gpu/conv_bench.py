@@ -22,7 +22,10 @@ stc-compile made one) runs it (JIT-loaded PTX, parameters from its kernel
 info through conv_kernel.py; tensor maps, cluster, dynamic shared memory)
 once on a NaN-poisoned output and compares it with float64
 torch conv2d with the pruned filter (relative Frobenius error < 1e-2; a
-wrong result is not timed); then times STC, cuDNN
+wrong result is not timed); STC's dense convolution ("stc_dense": the
+program compiled with --sparsity=explicit, the implicit GEMM with the whole
+filter, wgmma or mma.sync) likewise with the unpruned filter, against the
+reference with that filter; then times STC, cuDNN
 (torch.nn.functional.conv2d on channels_last f16, cudnn.benchmark = True)
 with the dense filter and cuDNN with the pruned filter (the same numbers:
 it shows that cuDNN gets nothing from the zeros), with CUDA events, median
@@ -66,8 +69,13 @@ class _SimConvLaunch:
         buf, s, a = bc.sim_operands(w, self.args, self.tensors, self.bug, w.ck, self.kinfo)
         cv = self.kinfo["conv"]
         groups = cv["groups"]
-        assert tuple(a.shape) == (s["R"] * groups, 2 * s["VC"]), (a.shape, s)
-        assert s["K"] <= a.shape[1] and s["MC"] * 16 == a.shape[1], s
+        if w.ck.is_dense(self.kinfo):
+            # STC's dense kernel: the whole filter matrix, no metadata.
+            assert tuple(a.shape) == (s["R"] * groups, s["VC"]), (a.shape, s)
+            assert s["MC"] == 0, s
+        else:
+            assert tuple(a.shape) == (s["R"] * groups, 2 * s["VC"]), (a.shape, s)
+            assert s["K"] <= a.shape[1] and s["MC"] * 16 == a.shape[1], s
         kh, kw, cp, c = cv["KH"], cv["KW"], cv["Cp"], cv["C"]
         assert s["K"] in (kh * kw * cp, -(-kh * kw * cp // 16) * 16), s
         filt = a[:, :kh * kw * cp].reshape(a.shape[0], kh, kw, cp)[..., :c]
@@ -97,8 +105,9 @@ class ConvWorker(bc.Worker):
     # the driver's figure is recorded beside it.
     FUNC_ATTRS = tuple((key + "_driver" if key == "static_shared_bytes" else key, attr)
                        for key, attr in bc.Worker.FUNC_ATTRS)
-    # One share of a program's timing budget per timed method: STC sm_90
-    # and sm_90a, cuDNN with the dense filter, cuDNN with the pruned one.
+    # One share of a program's timing budget per timed method: STC sm_90,
+    # sm_90a and dense, cuDNN with the dense filter, cuDNN with the pruned
+    # one.
     BUDGET_SHARES = len(METHODS)
     # The "dense" tensor map of an sm_90a kernel is the NHWC input (4-D).
     TENSOR_MAP_ROLES = {"values": "values", "dense": "input", "out": "out"}
@@ -223,7 +232,7 @@ class ConvWorker(bc.Worker):
                    rotation_target_bytes=2 * self.l2)
         gen = torch.Generator(device=self.dev).manual_seed(seed)
         scale = 1.0 / math.sqrt(g["KH"] * g["KW"] * g["Cg"])
-        X, XIN, W, WP, V, MT, OUT, PM = [], [], [], [], [], [], [], []
+        X, XIN, W, WP, V, MT, OUT, PM, WD = [], [], [], [], [], [], [], [], []
         for i in range(copies):
             x = torch.randn((n, h, w, c), generator=gen, device=self.dev,
                             dtype=torch.float32).to(tdt)
@@ -236,6 +245,9 @@ class ConvWorker(bc.Worker):
                                  g["pad_bottom"])).contiguous()
                        if layout.get("prepadded") else x)
             W.append(wt)
+            # STC's dense kernel's values: the unpruned FHWC filter as the
+            # F x (KH*KW*C) matrix of its rows.
+            WD.append(wt.reshape(f, -1).contiguous())
             WP.append(cs.filter_from_matrix(pm, g).contiguous())
             V.append(v.contiguous())
             MT.append(mt.contiguous())
@@ -264,13 +276,13 @@ class ConvWorker(bc.Worker):
                  % (copies, "y" if copies == 1 else "ies", copies * stc_bytes / 2**20,
                     res["prep_seconds"], ref_what))
         return {"X": X, "XIN": XIN, "W": W, "WP": WP, "V": V, "MT": MT, "OUT": OUT,
-                "copies": copies, "ref": ref, "ref_what": ref_what}
+                "WD": WD, "copies": copies, "ref": ref, "ref_what": ref_what}
 
     def stc_context(self, p, inp, layout):
         """run_stc's context of one of program p's STC kernels (inp:
         make_inputs'; layout: the kernel's input layout, pre-padded or not)."""
         g = p["conv"]
-        return {"g": g, "layout": layout, "V": inp["V"], "MT": inp["MT"],
+        return {"g": g, "layout": layout, "V": inp["V"], "MT": inp["MT"], "WD": inp["WD"],
                 "XIN": inp["XIN"] if layout.get("prepadded") else inp["X"],
                 "out": inp["OUT"], "ref": inp["ref"], "flop": g["flop"]}
 
@@ -282,7 +294,7 @@ class ConvWorker(bc.Worker):
         # The input layout of each built STC kernel (pre-padded when its
         # tensor.pad was not folded into stc.conv).
         layouts = {}
-        for method in report.STC_METHODS:
+        for method in report.CONV_STC_METHODS:
             status, _, kp = report.stc_build(p, method)
             if status == "ok":
                 layouts[method] = kp.get("layout") or {"prepadded": False}
@@ -301,8 +313,8 @@ class ConvWorker(bc.Worker):
         copies, ref, ref_what = inp["copies"], inp["ref"], inp["ref_what"]
         stream = self.stream.cuda_stream
 
-        # ---- STC: the sm_90 kernel, then the sm_90a one ---------------------------
-        for method in report.STC_METHODS:
+        # ---- STC: the sm_90 kernel, the sm_90a one, the dense one -----------------
+        for method in report.CONV_STC_METHODS:
             status, error, kp = report.stc_build(p, method)
             if status != "ok":
                 # Not built (a build failure, the mock, an older manifest).
@@ -316,10 +328,14 @@ class ConvWorker(bc.Worker):
             if lay.get("prepadded"):
                 ent["note"] = lay.get("note")
             ctx = self.stc_context(p, inp, lay)
+            if method == "stc_dense":
+                # The dense kernel computes with the unpruned filter.
+                ctx["ref"], ent["reference"] = self.reference(X[0], W[0], g)
             meths[method] = self.run_stc(kp, ent, ctx, stream, budget_s, method=method)
+            ctx["ref"] = None
             if meths[method].get("context_lost") or meths[method].get("hang"):
                 return res
-        del XIN[:], V[:], MT[:], OUT[:]
+        del XIN[:], V[:], MT[:], OUT[:], inp["WD"][:]
 
         # ---- cuDNN: dense filter, then the pruned one ----------------------------
         for name, filt, what in (("cudnn", W, "the unpruned random filter (the dense layer "
@@ -367,6 +383,11 @@ class ConvWorker(bc.Worker):
         return bad
 
     def stc_operands(self, c, ki, ctx):
+        if self.ck.is_dense(ki):
+            # STC's dense kernel: the unpruned filter matrix, no metadata.
+            WD = ctx["WD"]
+            sizes = self.ck.sizes_for(ki, ctx["g"], ctx["lay"], WD[c].shape[1], 0)
+            return sizes, {"values": WD[c], "input": ctx["XIN"][c], "out": ctx["out"][c]}
         V, MT = ctx["V"], ctx["MT"]
         sizes = self.ck.sizes_for(ki, ctx["g"], ctx["lay"], V[c].shape[1], MT[c].shape[1])
         return sizes, {"values": V[c], "meta": MT[c], "input": ctx["XIN"][c],

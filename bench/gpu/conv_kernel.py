@@ -47,6 +47,13 @@ CONV_KEYS = ("KH", "KW", "stride_h", "stride_w", "dilation_h", "dilation_w",
              "N", "H", "W", "OH", "OW")
 
 
+def is_dense(kinfo):
+    """Whether the kernel is STC's dense convolution (a filter without 2:4
+    pruning: the whole F x KH*KW*C matrix as values, no metadata), which
+    stc-compile makes of a convolution that stays dense."""
+    return kinfo.get("meta_layout") == "none"
+
+
 def parse(text, where="kernel-info"):
     """Parses the kernel-info JSON; returns the list of kernel dicts. The
     generic checks (kernel name, block, grid, shared_bytes, param lists and
@@ -120,7 +127,15 @@ def parse(text, where="kernel-info"):
                     "(bench/gpu/conv_kernel.py SIZE_PARAMS)" % (w, p, sorted(SIZE_PARAMS)))
         roles = [BUFFER_PARAMS[p] for p, t in zip(params, types)
                  if t == "ptr" and p not in maps]
-        for need in ("values", "meta", "input", "out"):
+        # STC's dense convolution (meta_layout "none") takes the whole
+        # filter as its values and no metadata.
+        needs = ("values", "input", "out") if is_dense(k) else ("values", "meta", "input",
+                                                                  "out")
+        if is_dense(k) and "meta" in roles:
+            raise kernel_info.KernelInfoError(
+                "%s: a dense kernel (meta_layout \"none\") with a metadata pointer in %r"
+                % (w, params))
+        for need in needs:
             if roles.count(need) != 1:
                 raise kernel_info.KernelInfoError(
                     "%s: expected exactly one pointer parameter for %r, found %d in %r"
@@ -196,16 +211,16 @@ def check(kinfo, g, dtype="f16", out_dtype="f16"):
     return bad, layout
 
 
-def operand_shapes(g, layout):
+def operand_shapes(g, layout, dense=False):
     """The shapes (outermost first) of the buffers a convolution kernel's
-    tensor maps may describe: values (F x Kpad/2, the compressed filter),
-    dense (the NHWC input, pre-padded when `layout` says so), out (N*OH*OW
-    x F)."""
+    tensor maps may describe: values (F x Kpad/2, the compressed filter;
+    F x K, the whole filter, for the `dense` kernel), dense (the NHWC input,
+    pre-padded when `layout` says so), out (N*OH*OW x F)."""
     pre = bool(layout and layout.get("prepadded"))
     h = g["H"] + (g["pad_top"] + g["pad_bottom"] if pre else 0)
     w = g["W"] + (g["pad_left"] + g["pad_right"] if pre else 0)
-    return {"values": (g["F"], g["Kpad"] // 2), "dense": (g["N"], h, w, g["C"]),
-            "out": (g["P"], g["F"])}
+    values = (g["F"], g["K"]) if dense else (g["F"], g["Kpad"] // 2)
+    return {"values": values, "dense": (g["N"], h, w, g["C"]), "out": (g["P"], g["F"])}
 
 
 def check_sm90a(kinfo, g, layout, dtype="f16", out_dtype="f16"):
@@ -214,7 +229,7 @@ def check_sm90a(kinfo, g, layout, dtype="f16", out_dtype="f16"):
     4-D with the box and element strides of `pixel_tile` and the strides,
     and the grid's x equal to N * ceil(OH/TH) * ceil(OW/TW). A list of
     problems."""
-    bad = kernel_info.check_tensor_maps(kinfo, operand_shapes(g, layout),
+    bad = kernel_info.check_tensor_maps(kinfo, operand_shapes(g, layout, is_dense(kinfo)),
                                   {"values": dtype, "dense": dtype, "out": out_dtype})
     conv = kinfo.get("conv") or {}
     sh, sw = conv.get("stride_h", g["stride"]), conv.get("stride_w", g["stride"])

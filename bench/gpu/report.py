@@ -826,13 +826,17 @@ def compact(doc):
 # Convolutions (conv_bench.py): STC's stc.conv against cuDNN
 # ===========================================================================
 
-#: STC's two kernels of a convolution program (as the GEMM's: "stc" =
+#: STC's kernels of a convolution program (as the GEMM's: "stc" =
 #: --target=sm_90, mma.sp; "stc_sm90a" = --target=sm_90a, TMA + wgmma.sp
-#: for one group and C a multiple of 64, else mma.sp), then cuDNN.
+#: for one group and C a multiple of 64, else mma.sp; "stc_dense" = the
+#: program compiled with --sparsity=explicit, STC's dense implicit GEMM
+#: with the unpruned filter, recorded under the program's "dense" key),
+#: then cuDNN.
+CONV_STC_METHODS = STC_METHODS + ("stc_dense",)
 CONV_BASELINES = ("cudnn", "cudnn_pruned")
-CONV_METHODS = STC_METHODS + CONV_BASELINES
-CONV_NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "cudnn": "cuDNN dense",
-              "cudnn_pruned": "cuDNN, pruned filter"}
+CONV_METHODS = CONV_STC_METHODS + CONV_BASELINES
+CONV_NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "stc_dense": "STC dense",
+              "cudnn": "cuDNN dense", "cudnn_pruned": "cuDNN, pruned filter"}
 
 
 def _conv_entry(rec, prog):
@@ -846,18 +850,22 @@ def _conv_entry(rec, prog):
             "ptxas", "layout")
     build = {k: prog.get(k) for k in keys}
     e["build"] = {k: v for k, v in build.items() if v is not None}
-    if isinstance(prog.get("sm90a"), dict):
-        sub = prog["sm90a"]
-        e["build"]["sm90a"] = {k: sub.get(k) for k in ("target", "status", "error") + keys
+    for key in ("sm90a", "dense"):
+        if isinstance(prog.get(key), dict):
+            sub = prog[key]
+            e["build"][key] = {k: sub.get(k) for k in ("target", "status", "error") + keys
                                if sub.get(k) is not None}
     e["methods"] = methods = _methods_of(rec, e, CONV_METHODS, RESULT_KEYS + ("reference",))
-    for m in STC_METHODS:
+    for m in CONV_STC_METHODS:
         # A kernel that was not built never ran: the manifest says why.
         status, error, _ = stc_build(prog, m)
         if status != "ok":
             methods[m] = {"status": status, "error": error}
-    e["ratios"] = _ratios(methods, CONV_BASELINES, "cudnn", ("cudnn_pruned",), STC_METHODS)
+    e["ratios"] = _ratios(methods, CONV_BASELINES, "cudnn", ("cudnn_pruned",),
+                          CONV_STC_METHODS)
     _add_speedup(e["ratios"], methods, "stc_sm90a", "stc")
+    # 2:4 against STC's own dense kernel: what pruning buys with STC alone.
+    _add_speedup(e["ratios"], methods, "stc_sm90a", "stc_dense")
     return e
 
 
@@ -876,7 +884,7 @@ def _network_totals(results):
                                      for e in rows)
             else:
                 tot[m + "_ms"] = None
-        for m in STC_METHODS:
+        for m in CONV_STC_METHODS:
             if tot[m + "_ms"] and tot["cudnn_ms"]:
                 tot[m + "_speedup_vs_cudnn"] = tot["cudnn_ms"] / tot[m + "_ms"]
         out[str(batch)] = tot
@@ -907,7 +915,7 @@ def assemble_conv(manifest, recs, programs, selected, meta):
                         "output), chosen so STC's working set is at least twice the L2 size"},
         fmt, results,
         _summary(results, CONV_METHODS, CONV_BASELINES, fmt, by_type.get("fatal", []),
-                 STC_METHODS),
+                 CONV_STC_METHODS),
         extra={"network_totals": _network_totals(results)})
 
 
@@ -920,7 +928,10 @@ def markdown_conv(doc):
               "`--sparsity=force` to one `stc.conv` kernel, given the filter pruned 2:4 along "
               "C and compressed, twice: STC = `--target=sm_90` (`mma.sp`), STC sm_90a = "
               "`--target=sm_90a` (TMA with a 4-D map of the NHWC input + `wgmma.mma_async.sp` "
-              "for one group and C a multiple of 64, variant `wgmma`; `mma.sp` otherwise). "
+              "for one group and C a multiple of 64, variant `wgmma`; `mma.sp` otherwise); "
+              "STC dense = the program compiled with `--sparsity=explicit` (the convolution "
+              "stays dense: STC's implicit GEMM with the unpruned filter, dense wgmma or "
+              "`mma.sync`), given the unpruned filter. "
               "cuDNN: `torch.nn.functional.conv2d` on channels_last "
               "tensors, `cudnn.benchmark = True`, with the dense filter and with the pruned "
               "one. TFLOP/s count dense-equivalent 2·N·OH·OW·F·KH·KW·C flops for every "
@@ -935,56 +946,69 @@ def markdown_conv(doc):
         md.append("## batch %d\n" % batch)
         md.append("| shape | layers | H×W | C→F | k/s | OH×OW | STC ms (min) | STC TFLOP/s | "
                   "STC sm_90a ms (min) | STC sm_90a TFLOP/s | sm_90a variant | "
+                  "STC dense ms (min) | STC dense TFLOP/s | "
                   "cuDNN TFLOP/s | cuDNN pruned TFLOP/s | STC vs cuDNN | STC vs cuDNN "
-                  "pruned | sm_90a vs cuDNN | sm_90a vs cuDNN pruned | sm_90a vs STC |")
+                  "pruned | sm_90a vs cuDNN | sm_90a vs cuDNN pruned | sm_90a vs STC | "
+                  "dense vs cuDNN | sm_90a vs dense |")
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"
-                  "---:|---:|---:|")
+                  "---:|---:|---:|---:|---:|---:|---:|")
         for e in rows:
             c, mt, r = e["conv"], e["methods"], e["ratios"]
             md.append("| %s | %s | %s×%s | %s→%s | %s×%s/%s | %s×%s | %s | %s | %s | %s | %s | "
-                      "%s | %s | %s | %s | %s | %s | %s |" % (
+                      "%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                           e["shape"], e.get("layers"), c["H"], c["W"], c["C"], c["F"],
                           c["KH"], c["KW"], c["stride"], c["OH"], c["OW"],
                           _cell(mt["stc"], "ms"), _cell(mt["stc"], "tf"),
                           _cell(mt["stc_sm90a"], "ms"), _cell(mt["stc_sm90a"], "tf"),
                           _variant(mt["stc_sm90a"]) or "–",
+                          _cell(mt["stc_dense"], "ms"), _cell(mt["stc_dense"], "tf"),
                           _cell(mt["cudnn"], "tf"), _cell(mt["cudnn_pruned"], "tf"),
                           _ratio(r.get("stc_speedup_vs_cudnn")),
                           _ratio(r.get("stc_speedup_vs_cudnn_pruned")),
                           _ratio(r.get("stc_sm90a_speedup_vs_cudnn")),
                           _ratio(r.get("stc_sm90a_speedup_vs_cudnn_pruned")),
-                          _ratio(r.get("stc_sm90a_speedup_vs_stc"))))
+                          _ratio(r.get("stc_sm90a_speedup_vs_stc")),
+                          _ratio(r.get("stc_dense_speedup_vs_cudnn")),
+                          _ratio(r.get("stc_sm90a_speedup_vs_stc_dense"))))
         tot = (doc.get("network_totals") or {}).get(str(batch))
         if tot:
             ms = lambda v: "%.3f ms" % v if v is not None else "–"  # noqa: E731
-            md.append("\n%s at batch %d (median × layers): STC %s, STC sm_90a %s, cuDNN %s, "
-                      "cuDNN pruned %s%s%s.\n" % (
+            md.append("\n%s at batch %d (median × layers): STC %s, STC sm_90a %s, STC dense "
+                      "%s, cuDNN %s, cuDNN pruned %s%s%s%s.\n" % (
                           ("All %d convolutions of one ResNet-50 forward pass" % tot["layers"])
                           if tot.get("complete") else
                           ("The %d ResNet-50 layers of these %d shapes (not the whole network)"
                            % (tot["layers"], tot["programs"])),
                           batch, ms(tot["stc_ms"]), ms(tot.get("stc_sm90a_ms")),
+                          ms(tot.get("stc_dense_ms")),
                           ms(tot["cudnn_ms"]), ms(tot["cudnn_pruned_ms"]),
                           (", STC vs cuDNN %s" % _ratio(tot["stc_speedup_vs_cudnn"]))
                           if tot.get("stc_speedup_vs_cudnn") else "",
                           (", STC sm_90a vs cuDNN %s"
                            % _ratio(tot["stc_sm90a_speedup_vs_cudnn"]))
-                          if tot.get("stc_sm90a_speedup_vs_cudnn") else ""))
+                          if tot.get("stc_sm90a_speedup_vs_cudnn") else "",
+                          (", STC dense vs cuDNN %s"
+                           % _ratio(tot["stc_dense_speedup_vs_cudnn"]))
+                          if tot.get("stc_dense_speedup_vs_cudnn") else ""))
         else:
             md.append("")
     md += _md_kernels(doc, [
         ("variant", "---", lambda k: k.get("variant", "?")),
         ("pixel tile", "---", lambda k: "×".join(map(str, k.get("pixel_tile") or [])) or "–"),
         ("cluster", "---", lambda k: "×".join(map(str, k.get("cluster") or [1, 1, 1]))),
-        ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))], STC_METHODS, CONV_NAMES)
+        ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))], CONV_STC_METHODS,
+        CONV_NAMES)
     md += _md_tail(doc, CONV_METHODS, CONV_NAMES)
     return "\n".join(md) + "\n"
 
 
 def compact_conv(doc):
     """compact() for the convolution document."""
-    return _compact(doc, CONV_METHODS, ("STC", "STC sm_90a", "cuDNN", "cuDNN pruned"), 34,
+    return _compact(doc, CONV_METHODS, ("STC", "STC sm_90a", "STC dense", "cuDNN",
+                                        "cuDNN pruned"), 34,
                     [("STC vs cuDNN / cuDNN pruned", "stc_speedup_vs_cudnn",
                       "stc_speedup_vs_cudnn_pruned"),
                      ("sm_90a vs cuDNN / cuDNN pruned", "stc_sm90a_speedup_vs_cudnn",
-                      "stc_sm90a_speedup_vs_cudnn_pruned")])
+                      "stc_sm90a_speedup_vs_cudnn_pruned"),
+                     ("dense vs cuDNN / sm_90a vs dense", "stc_dense_speedup_vs_cudnn",
+                      "stc_sm90a_speedup_vs_stc_dense")])

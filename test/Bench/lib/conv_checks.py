@@ -329,7 +329,18 @@ def conv_sim_manifest(tmp):
             ka = dict(ki, kernel="sim_conv_sm90a")  # mma.sp for sm_90a
         bad, lay_a = conv_kernel.check(ka, geo)
         assert not bad and lay_a["prepadded"] == pre, (name, bad, lay_a)
-        for stem, k in (("k", ki), ("k_sm90a", ka)):
+        kernels = [("k", ki), ("k_sm90a", ka)]
+        # STC's dense convolution (stc_dense) of a and c: the whole filter
+        # as values, no metadata.
+        kd = None
+        if name in ("a", "c"):
+            kd = dict(ki, kernel="sim_conv_dense", meta_layout="none",
+                      params=[q for q in ki["params"] if q != "meta"],
+                      param_types=ki["param_types"][1:], num_pointers=3)
+            bad, lay_d = conv_kernel.check(kd, geo)
+            assert not bad and conv_kernel.is_dense(kd), (name, bad)
+            kernels.append(("k_dense", kd))
+        for stem, k in kernels:
             with open(os.path.join(tmp, "gpu-conv", rel, stem + ".ptx"), "w") as f:
                 f.write(fake_ptx_for(k))
             with open(os.path.join(tmp, "gpu-conv", rel, stem + ".json"), "w") as f:
@@ -342,6 +353,13 @@ def conv_sim_manifest(tmp):
              "sm90a": {"target": "sm_90a", "status": "ok", "kernel": ka, "layout": lay_a,
                        "ptx": os.path.join(rel, "k_sm90a.ptx"),
                        "kernel_info": os.path.join(rel, "k_sm90a.json")}}
+        if kd:
+            p["dense"] = {"target": "sm_90a", "status": "ok", "kernel": kd, "layout": lay_d,
+                          "ptx": os.path.join(rel, "k_dense.ptx"),
+                          "kernel_info": os.path.join(rel, "k_dense.json")}
+        elif name == "b":
+            p["dense"] = {"target": "sm_90a", "status": "not_built",
+                          "error": "stc-compile made no tensor-core kernel of this convolution"}
         if name == "f":
             p.update(status="failed", error="stc-compile --target=sm_90 exited with status 1: "
                                             "planted")
@@ -396,8 +414,20 @@ def t_conv_worker_sim():
             assert len(sa["tensor_maps"][1]["box"]) == 4
         assert "stc_sm90a_speedup_vs_stc" in by["a"]["ratios"]
         assert "stc_sm90a_speedup_vs_cudnn" in by["f"]["ratios"]
+        # STC's dense convolution: the unpruned filter matrix, no metadata,
+        # checked against the reference with the unpruned filter.
+        for k in "ac":
+            e = by[k]["methods"]["stc_dense"]
+            assert e["status"] == "ok" and e["rel_error"] < 1e-2, (k, e, text[-3000:])
+            args = dict((n, v) for n, _, v in e["kernel"]["args_copy0"])
+            assert "meta" not in args and args["meta_cols"] == 0, args
+            assert args["value_cols"] == by[k]["conv"]["K"], (args, by[k]["conv"])
+            assert "stc_dense_speedup_vs_cudnn" in by[k]["ratios"], by[k]["ratios"]
+            assert "stc_sm90a_speedup_vs_stc_dense" in by[k]["ratios"], by[k]["ratios"]
+        assert by["b"]["methods"]["stc_dense"]["status"] == "not_built"
+        assert by["d"]["methods"]["stc_dense"]["status"] == "not_built"  # no "dense" entry
         md = report.markdown_conv(doc)
-        assert "STC sm_90a" in md and "wgmma" in md, md[:2000]
+        assert "STC sm_90a" in md and "wgmma" in md and "sim_conv_dense" in md, md[:2000]
         bugs = ["nan@^a$", "wrong:stc_sm90a@^b$", "error@^c$", "crash@^d$"]
         extra = ["--stall", "8", "--only", "^[a-d]$"]
         for b in bugs:
@@ -408,6 +438,8 @@ def t_conv_worker_sim():
         want = {"a": ("wrong", "wrong"), "b": ("ok", "wrong"), "c": ("failed", "failed"),
                 "d": ("failed", "not_run")}
         assert got == want, "statuses %s, expected %s\n%s" % (got, want, text[-3000:])
+        dense = {e["name"]: e["methods"]["stc_dense"]["status"] for e in doc["results"]}
+        assert dense["a"] == "wrong" and dense["c"] == "failed", dense
         st = {e["name"]: e["methods"]["stc"] for e in doc["results"]}
         sm = {e["name"]: e["methods"]["stc_sm90a"] for e in doc["results"]}
         assert st["a"]["nan_outputs"] > 0 and "median_ms" not in st["a"], st["a"]
@@ -426,7 +458,8 @@ def t_conv_worker_sim():
         assert st["a"]["status"] == "failed" and "no output for 8 s" in st["a"]["error"], st["a"]
         assert st["b"]["status"] == "ok" and "median_ms" in st["b"]
         return ("clean run (3x3, C=3 7x7/2, 1x1/2, pre-padded input; both STC kernels, the "
-                "sm_90a ones through a 4-D input map) ok; NaN, swapped metadata (sm_90a "
+                "sm_90a ones through a 4-D input map; the dense one of two) ok; NaN, swapped "
+                "metadata (sm_90a "
                 "only), launch error, crash, hang each recorded; build failures of either "
                 "kernel")
     finally:
@@ -553,6 +586,18 @@ def check_conv_build(work, expect_mock):
             if hopper:
                 dm = [m for m in ka["tensor_maps"] if m["operand"] == "dense"]
                 assert len(dm) == 1 and len(dm[0]["box"]) == 4, (p["name"], ka["tensor_maps"])
+            # STC's dense convolution (stc_dense): the implicit GEMM with the
+            # whole filter where the input channels are a multiple of 8
+            # (wgmma where also of 64), none for the NHWC stem's C = 3.
+            sub = p["dense"]
+            if p["conv"]["Cg"] % 8 != 0:
+                assert sub["status"] == "not_built" and "got 3" in sub["error"], (p["name"], sub)
+                continue
+            with open(os.path.join(work, sub["kernel_info"])) as f:
+                kd = conv_kernel.parse(f.read())[0]
+            assert conv_kernel.is_dense(kd) and "meta" not in kd["params"], (p["name"], kd)
+            assert kd["kernel"].startswith("stc_dense_conv_"), kd["kernel"]
+            assert (kd.get("variant") == "wgmma") == hopper, (p["name"], kd.get("variant"))
     pre = [p["name"] for p in man["programs"] if (p.get("layout") or {}).get("prepadded")]
     return summary + (("; PRE-PADDED input (tensor.pad not folded): %s" % ", ".join(pre))
                       if pre else "")
