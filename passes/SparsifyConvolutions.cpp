@@ -643,9 +643,13 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
 
 void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
   std::optional<ConvLayout> layout = getLayout(op);
-  if (!layout || !op.hasPureTensorSemantics() ||
-      isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwgcGfhwcOp>(op))
+  if (!layout || !op.hasPureTensorSemantics())
     return;
+  // Already the kernel's form: rewritten only to pad its channels (and
+  // else left to stc-configure-gpu-kernels, which says why it does not
+  // take it).
+  bool canonical =
+      isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwgcGfhwcOp>(op);
   Value input = op.getDpsInputs()[0];
   Value filter = op.getDpsInputs()[1];
   Value init = op.getDpsInits()[0];
@@ -667,14 +671,16 @@ void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
       inputType.getElementType(), filterType.getElementType(),
       resultType.getElementType(), channels);
   SmallVector<int64_t> toNhwc = toCanonical(layout->activationDims);
-  // One group of C channels, not a multiple of 8, whose input is
-  // transposed anyway (an NCHW stem, C = 3): the transpose pads the
-  // channels with zeros to Cp (one kernel reads the input through the
-  // pad), the filter gets zero channels too, and the tensor cores do
-  // Cp / C times the work instead of an element-wise kernel all of it.
+  // One group of C channels, not a multiple of 8 (a stem, C = 3): the
+  // input's channels are zero-padded to Cp, by its transpose to NHWC where
+  // there is one (one kernel reads the input through the pad), else by a
+  // copy through the pad (stc-lower-elementwise-to-gpu); the filter gets
+  // zero channels too, and the tensor cores do Cp / C times the work
+  // instead of an element-wise kernel all of it.
   int64_t cp = sizes[kC];
-  if (!why.empty() && !ShapedType::isDynamic(channels) && sizes[kG] == 1 &&
-      !isIdentityPermutation(toNhwc)) {
+  if (canonical && why.empty())
+    return;
+  if (!why.empty() && !ShapedType::isDynamic(channels) && sizes[kG] == 1) {
     int64_t padded = llvm::alignTo(sizes[kC], 8);
     if (gpu_kernel::denseConvUnsupported(inputType.getElementType(),
                                          filterType.getElementType(),
@@ -687,6 +693,8 @@ void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
     }
   }
   if (!why.empty()) {
+    if (canonical)
+      return;
     op.emitRemark("stc: dense convolution stays off the GPU's tensor cores "
                   "(an element-wise kernel computes it): ")
         << why;
@@ -718,9 +726,11 @@ void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
     x = tensor::PadOp::create(
         b, loc, RankedTensorType::get(padded, xType.getElementType()), x, low,
         high, inputZero);
-    Value init =
-        tensor::EmptyOp::create(b, loc, xSizes, xType.getElementType());
-    x = linalg::TransposeOp::create(b, loc, x, init, toNhwc)->getResult(0);
+    if (!isIdentityPermutation(toNhwc)) {
+      Value init =
+          tensor::EmptyOp::create(b, loc, xSizes, xType.getElementType());
+      x = linalg::TransposeOp::create(b, loc, x, init, toNhwc)->getResult(0);
+    }
   } else {
     x = transpose(b, loc, x, toNhwc);
   }

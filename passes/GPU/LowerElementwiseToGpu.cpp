@@ -741,11 +741,14 @@ void LowerElementwiseToGpu::runOnOperation() {
     f.walk([&](linalg::GenericOp op) { generics.push_back(op); });
   unsigned next = 0;
   gpu::GPUModuleOp kernels;
-  for (linalg::GenericOp op : generics) {
+  // Lowers `op` to a kernel and a host call, or leaves it on the host with
+  // a remark saying why (`what` is on the host, `kind` runs on the GPU).
+  // Returns whether it is on the GPU.
+  auto lower = [&](linalg::GenericOp op, StringRef what, StringRef kind) {
     std::string why = whyNot(op);
     if (!why.empty()) {
-      op.emitRemark() << "stc: linalg.generic stays on the host: " << why;
-      continue;
+      op.emitRemark() << "stc: " << what << " stays on the host: " << why;
+      return false;
     }
     if (!kernels)
       kernels = getOrCreateKernelModule(module);
@@ -766,17 +769,59 @@ void LowerElementwiseToGpu::runOnOperation() {
     FailureOr<gpu::GPUFuncOp> kernel =
         buildKernel(op, kernels, name, inputs, why);
     if (failed(kernel)) {
-      op.emitRemark() << "stc: linalg.generic stays on the host: " << why;
-      continue;
+      op.emitRemark() << "stc: " << what << " stays on the host: " << why;
+      return false;
     }
     InFlightDiagnostic remark = op.emitRemark();
-    remark << "stc: "
-           << (op.getNumReductionLoops() ? "reduction" : "elementwise")
-           << " linalg.generic runs on the GPU as @" << name;
+    remark << "stc: " << kind << " runs on the GPU as @" << name;
     if ((*kernel)->hasAttr(stc_gpu::StcGpuDialect::kBlockPerElementAttrName))
       remark << " (a block of " << (*kernel).getKnownBlockSizeAttr()[0]
              << " threads per result element)";
     emitHostCall(op, *kernel, kernels, inputs);
+    return true;
+  };
+  for (linalg::GenericOp op : generics)
+    lower(op, "linalg.generic",
+          op.getNumReductionLoops() ? "reduction linalg.generic"
+                                    : "elementwise linalg.generic");
+  // A padding something other than a kernel reads (a tensor-core kernel's
+  // operand: the channels of an NHWC stem) becomes a copy through it: a
+  // kernel of its own, reading the source where the index is inside it.
+  SmallVector<tensor::PadOp> readPads;
+  module.walk([&](tensor::PadOp pad) {
+    if (!pad->use_empty() && foldablePad(pad.getResult()))
+      readPads.push_back(pad);
+  });
+  for (tensor::PadOp pad : readPads) {
+    OpBuilder b(pad->getContext());
+    b.setInsertionPointAfter(pad);
+    Location loc = pad.getLoc();
+    RankedTensorType type = pad.getResultType();
+    // The sizes from the source (foldablePad: a padded dimension is
+    // static), so that the pad has no other user once the copy reads it.
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      sizes.push_back(
+          type.isDynamicDim(d)
+              ? OpFoldResult(tensor::DimOp::create(b, loc, pad.getSource(), d)
+                                 .getResult())
+              : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+    Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+    AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+    auto copy = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{pad.getResult()}, ValueRange{empty},
+        ArrayRef<AffineMap>{id, id},
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel),
+        [](OpBuilder &nb, Location nloc, ValueRange args) {
+          linalg::YieldOp::create(nb, nloc, args[0]);
+        });
+    pad.getResult().replaceAllUsesExcept(copy->getResult(0), copy);
+    if (!lower(copy, "tensor.pad", "tensor.pad (a copy through the padding)")) {
+      // Back as it was: the pad stays (and says so below).
+      copy->getResult(0).replaceAllUsesWith(pad.getResult());
+      copy.erase();
+    }
   }
   // Paddings every kernel read through are gone.
   SmallVector<tensor::PadOp> pads;

@@ -35,21 +35,21 @@ def main():
         "conv": (rng.standard_normal((3, 6, 9, 9)).astype(np.float32),
                  rng.standard_normal((5, 6, 3, 3)).astype(np.float32), 2, 1,
                  1e-5),
-        # NHWC input and HWCF filter.
-        "conv16": (rng.standard_normal((2, 6, 6, 12)).astype(np.float16),
-                   rng.standard_normal((3, 3, 12, 4)).astype(np.float16), 1, 0,
+        # Grouped: NGCHW input, GFCHW filter.
+        "conv16": (rng.standard_normal((2, 2, 12, 6, 6)).astype(np.float16),
+                   rng.standard_normal((2, 4, 12, 3, 3)).astype(np.float16), 1, 0,
                    2e-3),
     }
-    nhwc = {"conv16"}
+    grouped = {"conv16"}
     failed = 0
     for entry, (x, w, stride, pad_h, tol) in cases.items():
         xs, ws, ys = (os.path.join(work, entry + n) for n in
                       (".x.npy", ".w.npy", ".y.npy"))
         np.save(xs, x)
         np.save(ws, w)
-        if entry in nhwc:
-            ref = conv_nchw(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1),
-                            stride, pad_h).transpose(0, 2, 3, 1)
+        if entry in grouped:
+            ref = np.stack([conv_nchw(x[:, g], w[g], stride, pad_h)
+                            for g in range(x.shape[1])], axis=1)
         else:
             ref = conv_nchw(x, w, stride, pad_h)
         np.save(ys, np.full(ref.shape, np.nan, x.dtype))

@@ -14,7 +14,7 @@ dilations, a dynamic batch, an init that is added (beta = 1), f16 and bf16
 operands with f16, bf16 and f32 results, and channel counts for both the
 mma.sync kernel (C = 8, 16) and the sm_90a wgmma one (C = 64, 128); NCHW
 stems (C = 3) get their channels zero-padded to 8 by the input's
-transpose; an NHWC input with C = 12 stays on the element-wise kernel.
+transpose, an NHWC input with C = 12 to 16 by a copy through the pad.
 """
 import os
 import subprocess
