@@ -22,8 +22,8 @@ sm_90a, "none" to skip: method "stc_sm90a", recorded under the program's
 group and C a multiple of 64, else its mma.sp kernel for sm_90a;
 --dense-target, default sm_90a, "none" to skip: method "stc_dense", under
 "dense": the convolution left dense, STC's implicit GEMM with the whole
-filter; "not_built" where stc-compile makes no tensor-core kernel of it),
-checks
+filter; "not_built" where stc-compile makes no tensor-core kernel of it, or
+one behind a copy kernel: the stem, whose C = 3 is zero-padded to 8), checks
 each kernel info (exactly one kernel, stc.conv's implicit GEMM, its
 geometry equal to the program's, parameters the launcher knows, tensor
 maps that fit the program's buffers, the PTX .entry matching) and
@@ -134,6 +134,17 @@ def compile_conv(args, target, flags, pdir, rel, stem, g, dt, ptxas, source="pro
                        error="stc-compile made no tensor-core kernel of this convolution "
                              "(an element-wise kernel computes it)"
                              + (": " + why[0] if why else ""))
+            log("  not built (%s): %s" % (target, res["error"]))
+            return res
+        if isinstance(listed, list) and len(listed) == 1 and isinstance(
+                listed[0].get("conv"), dict) and listed[0]["conv"].get("C") != g["Cg"]:
+            # The stem: its C = 3 channels reach the kernel zero-padded by a
+            # copy kernel in front of it, which a one-kernel benchmark does
+            # not launch.
+            res.update(status="not_built",
+                       error="the kernel takes the input's %d channels zero-padded to %s by a "
+                             "copy kernel in front of it, which this one-kernel benchmark "
+                             "does not launch" % (g["Cg"], listed[0]["conv"].get("C")))
             log("  not built (%s): %s" % (target, res["error"]))
             return res
     try:

@@ -839,6 +839,14 @@ CONV_NAMES = {"stc": "STC", "stc_sm90a": "STC sm_90a", "stc_dense": "STC dense",
               "cudnn": "cuDNN dense", "cudnn_pruned": "cuDNN, pruned filter"}
 
 
+def conv_methods(doc):
+    """The convolution methods of a results document: CONV_METHODS, less
+    stc_dense where none of its results has it (a document written before
+    that method existed)."""
+    return tuple(m for m in CONV_METHODS if m != "stc_dense"
+                 or any(m in e["methods"] for e in doc["results"]))
+
+
 def _conv_entry(rec, prog):
     g = prog.get("conv") or {}
     e = {k: prog.get(k) for k in ("name", "shape", "group", "where", "layers", "batch",
@@ -920,6 +928,9 @@ def assemble_conv(manifest, recs, programs, selected, meta):
 
 
 def markdown_conv(doc):
+    methods = conv_methods(doc)
+    # Documents from before the stc_dense method render as they did.
+    dense = "stc_dense" in methods
     md = _md_head(doc, "STC GPU convolution benchmark (ResNet-50)", "bench/gpu/conv_mock.cu",
                   "cuDNN", "cudnn")
     s = doc["settings"]
@@ -928,10 +939,10 @@ def markdown_conv(doc):
               "`--sparsity=force` to one `stc.conv` kernel, given the filter pruned 2:4 along "
               "C and compressed, twice: STC = `--target=sm_90` (`mma.sp`), STC sm_90a = "
               "`--target=sm_90a` (TMA with a 4-D map of the NHWC input + `wgmma.mma_async.sp` "
-              "for one group and C a multiple of 64, variant `wgmma`; `mma.sp` otherwise); "
-              "STC dense = the program compiled with `--sparsity=explicit` (the convolution "
-              "stays dense: STC's implicit GEMM with the unpruned filter, dense wgmma or "
-              "`mma.sync`), given the unpruned filter. "
+              "for one group and C a multiple of 64, variant `wgmma`; `mma.sp` otherwise)"
+              + ("; STC dense = the program compiled with `--sparsity=explicit` (the "
+                 "convolution stays dense: STC's implicit GEMM with the unpruned filter, dense "
+                 "wgmma or `mma.sync`), given the unpruned filter" if dense else "") + ". "
               "cuDNN: `torch.nn.functional.conv2d` on channels_last "
               "tensors, `cudnn.benchmark = True`, with the dense filter and with the pruned "
               "one. TFLOP/s count dense-equivalent 2·N·OH·OW·F·KH·KW·C flops for every "
@@ -946,41 +957,44 @@ def markdown_conv(doc):
         md.append("## batch %d\n" % batch)
         md.append("| shape | layers | H×W | C→F | k/s | OH×OW | STC ms (min) | STC TFLOP/s | "
                   "STC sm_90a ms (min) | STC sm_90a TFLOP/s | sm_90a variant | "
-                  "STC dense ms (min) | STC dense TFLOP/s | "
+                  + ("STC dense ms (min) | STC dense TFLOP/s | " if dense else "") +
                   "cuDNN TFLOP/s | cuDNN pruned TFLOP/s | STC vs cuDNN | STC vs cuDNN "
-                  "pruned | sm_90a vs cuDNN | sm_90a vs cuDNN pruned | sm_90a vs STC | "
-                  "dense vs cuDNN | sm_90a vs dense |")
+                  "pruned | sm_90a vs cuDNN | sm_90a vs cuDNN pruned | sm_90a vs STC |"
+                  + (" dense vs cuDNN | sm_90a vs dense |" if dense else ""))
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"
-                  "---:|---:|---:|---:|---:|---:|---:|")
+                  "---:|---:|---:|" + ("---:|---:|---:|---:|" if dense else ""))
         for e in rows:
-            c, mt, r = e["conv"], e["methods"], e["ratios"]
-            md.append("| %s | %s | %s×%s | %s→%s | %s×%s/%s | %s×%s | %s | %s | %s | %s | %s | "
-                      "%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                          e["shape"], e.get("layers"), c["H"], c["W"], c["C"], c["F"],
-                          c["KH"], c["KW"], c["stride"], c["OH"], c["OW"],
-                          _cell(mt["stc"], "ms"), _cell(mt["stc"], "tf"),
-                          _cell(mt["stc_sm90a"], "ms"), _cell(mt["stc_sm90a"], "tf"),
-                          _variant(mt["stc_sm90a"]) or "–",
-                          _cell(mt["stc_dense"], "ms"), _cell(mt["stc_dense"], "tf"),
-                          _cell(mt["cudnn"], "tf"), _cell(mt["cudnn_pruned"], "tf"),
-                          _ratio(r.get("stc_speedup_vs_cudnn")),
-                          _ratio(r.get("stc_speedup_vs_cudnn_pruned")),
-                          _ratio(r.get("stc_sm90a_speedup_vs_cudnn")),
-                          _ratio(r.get("stc_sm90a_speedup_vs_cudnn_pruned")),
-                          _ratio(r.get("stc_sm90a_speedup_vs_stc")),
-                          _ratio(r.get("stc_dense_speedup_vs_cudnn")),
-                          _ratio(r.get("stc_sm90a_speedup_vs_stc_dense"))))
+            c, mt, r = e["conv"], dict(e["methods"]), e["ratios"]
+            mt.setdefault("stc_dense", {"status": "not_run"})
+            cells = [e["shape"], e.get("layers"), "%s×%s" % (c["H"], c["W"]),
+                     "%s→%s" % (c["C"], c["F"]), "%s×%s/%s" % (c["KH"], c["KW"], c["stride"]),
+                     "%s×%s" % (c["OH"], c["OW"]),
+                     _cell(mt["stc"], "ms"), _cell(mt["stc"], "tf"),
+                     _cell(mt["stc_sm90a"], "ms"), _cell(mt["stc_sm90a"], "tf"),
+                     _variant(mt["stc_sm90a"]) or "–"]
+            if dense:
+                cells += [_cell(mt["stc_dense"], "ms"), _cell(mt["stc_dense"], "tf")]
+            cells += [_cell(mt["cudnn"], "tf"), _cell(mt["cudnn_pruned"], "tf"),
+                      _ratio(r.get("stc_speedup_vs_cudnn")),
+                      _ratio(r.get("stc_speedup_vs_cudnn_pruned")),
+                      _ratio(r.get("stc_sm90a_speedup_vs_cudnn")),
+                      _ratio(r.get("stc_sm90a_speedup_vs_cudnn_pruned")),
+                      _ratio(r.get("stc_sm90a_speedup_vs_stc"))]
+            if dense:
+                cells += [_ratio(r.get("stc_dense_speedup_vs_cudnn")),
+                          _ratio(r.get("stc_sm90a_speedup_vs_stc_dense"))]
+            md.append("| " + " | ".join(str(x) for x in cells) + " |")
         tot = (doc.get("network_totals") or {}).get(str(batch))
         if tot:
             ms = lambda v: "%.3f ms" % v if v is not None else "–"  # noqa: E731
-            md.append("\n%s at batch %d (median × layers): STC %s, STC sm_90a %s, STC dense "
-                      "%s, cuDNN %s, cuDNN pruned %s%s%s%s.\n" % (
+            md.append("\n%s at batch %d (median × layers): STC %s, STC sm_90a %s, %scuDNN %s, "
+                      "cuDNN pruned %s%s%s%s.\n" % (
                           ("All %d convolutions of one ResNet-50 forward pass" % tot["layers"])
                           if tot.get("complete") else
                           ("The %d ResNet-50 layers of these %d shapes (not the whole network)"
                            % (tot["layers"], tot["programs"])),
                           batch, ms(tot["stc_ms"]), ms(tot.get("stc_sm90a_ms")),
-                          ms(tot.get("stc_dense_ms")),
+                          ("STC dense %s, " % ms(tot.get("stc_dense_ms"))) if dense else "",
                           ms(tot["cudnn_ms"]), ms(tot["cudnn_pruned_ms"]),
                           (", STC vs cuDNN %s" % _ratio(tot["stc_speedup_vs_cudnn"]))
                           if tot.get("stc_speedup_vs_cudnn") else "",
@@ -996,16 +1010,18 @@ def markdown_conv(doc):
         ("variant", "---", lambda k: k.get("variant", "?")),
         ("pixel tile", "---", lambda k: "×".join(map(str, k.get("pixel_tile") or [])) or "–"),
         ("cluster", "---", lambda k: "×".join(map(str, k.get("cluster") or [1, 1, 1]))),
-        ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))], CONV_STC_METHODS,
-        CONV_NAMES)
-    md += _md_tail(doc, CONV_METHODS, CONV_NAMES)
+        ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))],
+        [m for m in CONV_STC_METHODS if m in methods], CONV_NAMES)
+    md += _md_tail(doc, methods, CONV_NAMES)
     return "\n".join(md) + "\n"
 
 
 def compact_conv(doc):
     """compact() for the convolution document."""
-    return _compact(doc, CONV_METHODS, ("STC", "STC sm_90a", "STC dense", "cuDNN",
-                                        "cuDNN pruned"), 34,
+    methods = conv_methods(doc)
+    short = {"stc": "STC", "stc_sm90a": "STC sm_90a", "stc_dense": "STC dense",
+             "cudnn": "cuDNN", "cudnn_pruned": "cuDNN pruned"}
+    return _compact(doc, methods, tuple(short[m] for m in methods), 34,
                     [("STC vs cuDNN / cuDNN pruned", "stc_speedup_vs_cudnn",
                       "stc_speedup_vs_cudnn_pruned"),
                      ("sm_90a vs cuDNN / cuDNN pruned", "stc_sm90a_speedup_vs_cudnn",
