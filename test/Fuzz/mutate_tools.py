@@ -4,7 +4,10 @@ crashes (a signal, "PLEASE submit a bug report", "LLVM ERROR", a sanitizer
 report, a crash contained in one of STC's passes), hangs (past --timeout)
 and errors printed with exit status 0. Crashes the tools contained in
 upstream code (an MLIR pass, the parser; compiler/lib/CrashContainment.h)
-are counted apart, as contained-upstream-crash, and kept for a report.
+are counted apart, as contained-upstream-crash, and kept for a report. A
+mutant that times out is run again unmutated: when the program it came
+from takes as long (a 4096^3 product on the emulator), it is counted apart
+as slow-program, not as a hang the mutation caused.
 
 Each mutant is a function of (--seed, its index): a test or example program
 (at most 256 KiB; one part of a split file), one to three mutations (a line
@@ -125,6 +128,20 @@ def classify(rc, stderr, timed_out):
     return None
 
 
+def run_tool(template, path, tmp, args):
+    """Runs one invocation on the program at `path`: (command, exit
+    status, stderr, whether it timed out)."""
+    cmd = [c.format(**{"in": path, "tmp": tmp}) for c in template]
+    cmd[0] = os.path.join(os.path.abspath(args.bin), cmd[0])
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=args.timeout,
+                              cwd=tmp)
+        return cmd, proc.returncode, proc.stderr.decode(errors="replace"), False
+    except subprocess.TimeoutExpired as e:
+        return cmd, -9, (e.stderr or b"").decode(errors="replace"), True
+
+
 def run_one(index, args, pool):
     rng = random.Random("%d:%d" % (args.seed, index))
     origin, text = rng.choice(pool)
@@ -135,19 +152,18 @@ def run_one(index, args, pool):
         path = os.path.join(tmp, "mutant.mlir")
         with open(path, "w", encoding="utf-8") as f:
             f.write(mutant)
-        cmd = [c.format(**{"in": path, "tmp": tmp}) for c in template]
-        cmd[0] = os.path.join(os.path.abspath(args.bin), cmd[0])
         start = time.monotonic()
-        timed_out = False
-        try:
-            proc = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, timeout=args.timeout,
-                                  cwd=tmp)
-            rc, stderr = proc.returncode, proc.stderr.decode(errors="replace")
-        except subprocess.TimeoutExpired as e:
-            rc, timed_out = -9, True
-            stderr = (e.stderr or b"").decode(errors="replace")
+        cmd, rc, stderr, timed_out = run_tool(template, path, tmp, args)
         kind = classify(rc, stderr, timed_out)
+        if kind == "hang":
+            # The same invocation on the unmutated program: if that times out
+            # too, the program is slow (a large product emulated instruction
+            # by instruction), not hung by the mutation.
+            original = os.path.join(tmp, "original.mlir")
+            with open(original, "w", encoding="utf-8") as f:
+                f.write(text)
+            if run_tool(template, original, tmp, args)[3]:
+                kind = "slow-program"
         result = {"index": index, "origin": origin, "invocation": name,
                   "rc": rc, "seconds": round(time.monotonic() - start, 3),
                   "kind": kind}
@@ -179,7 +195,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     pool = programs(args.src)
     counts = {"crash": 0, "hang": 0, "error-but-exit-0": 0,
-              "contained-upstream-crash": 0}
+              "contained-upstream-crash": 0, "slow-program": 0}
     by_invocation = {}
     findings = []
     start = time.monotonic()
