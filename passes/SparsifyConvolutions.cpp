@@ -671,17 +671,20 @@ void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
       inputType.getElementType(), filterType.getElementType(),
       resultType.getElementType(), channels);
   SmallVector<int64_t> toNhwc = toCanonical(layout->activationDims);
-  // One group of C channels, not a multiple of 8 (a stem, C = 3): the
-  // input's channels are zero-padded to Cp, by its transpose to NHWC where
-  // there is one (one kernel reads the input through the pad), else by a
-  // copy through the pad (stc-lower-elementwise-to-gpu); the filter gets
-  // zero channels too, and the tensor cores do Cp / C times the work
-  // instead of an element-wise kernel all of it.
+  // C channels per group, not a multiple of 8 (a stem, C = 3; ResNeXt's
+  // groups): the input's channels are zero-padded to Cp, by its transpose
+  // to NHWC where there is one (one kernel reads the input through the
+  // pad), else by a copy through the pad (stc-lower-elementwise-to-gpu);
+  // the filter gets zero channels too, and the tensor cores do Cp / C
+  // times the work instead of an element-wise kernel all of it. Groups
+  // are padded when that is at most 3 times the work (C >= 3): a
+  // depthwise-like group of 1 or 2 channels would be mostly zeros.
   int64_t cp = sizes[kC];
   if (canonical && why.empty())
     return;
-  if (!why.empty() && !ShapedType::isDynamic(channels) && sizes[kG] == 1) {
-    int64_t padded = llvm::alignTo(sizes[kC], 8);
+  int64_t padded = llvm::alignTo(sizes[kC], 8);
+  if (!why.empty() && !ShapedType::isDynamic(channels) &&
+      (sizes[kG] == 1 || padded <= 3 * sizes[kC])) {
     if (gpu_kernel::denseConvUnsupported(inputType.getElementType(),
                                          filterType.getElementType(),
                                          resultType.getElementType(), padded)

@@ -14,7 +14,8 @@ dilations, a dynamic batch, an init that is added (beta = 1), f16 and bf16
 operands with f16, bf16 and f32 results, and channel counts for both the
 mma.sync kernel (C = 8, 16) and the sm_90a wgmma one (C = 64, 128); NCHW
 stems (C = 3) get their channels zero-padded to 8 by the input's
-transpose, an NHWC input with C = 12 to 16 by a copy through the pad.
+transpose, an NHWC input with C = 12 to 16 by a copy through the pad,
+two groups of 12 to 16 each.
 """
 import os
 import subprocess
@@ -51,6 +52,9 @@ CASES = {
     "stem_const": dict(layout="nchw_fchw", dt="bf16", out="f32", n=-2, g=1,
                        c=3, f=16, h=15, w=13, k=(7, 7), s=2, d=1,
                        pad=(3, 3), const=True, init=False),
+    "grouped_c12": dict(layout="ngchw_gfchw", dt="f16", out="f16", n=2, g=2,
+                        c=12, f=8, h=7, w=7, k=(3, 3), s=1, d=1, pad=(0, 0),
+                        const=True, init=False),
     "nhwc_c12": dict(layout="nhwc_hwcf", dt="f16", out="f16", n=2, g=1, c=12,
                      f=8, h=6, w=6, k=(3, 3), s=1, d=1, pad=(1, 1),
                      const=False, init=False),
