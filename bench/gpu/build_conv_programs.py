@@ -237,22 +237,19 @@ def main():
                  "mlir": os.path.join(rel, "prog.mlir"), "ptx": os.path.join(rel, "k.ptx"),
                  "kernel_info": os.path.join(rel, "k.json")}
         programs.append(entry)
-        # STC's second kernel, --target=sm_90a (report method stc_sm90a).
-        if args.mock:
-            entry["sm90a"] = {"target": sm90a, "status": "not_built",
-                              "error": "--mock: the mock kernel has no sm_90a variant"}
-        elif sm90a is None:
-            entry["sm90a"] = {"target": None, "status": "not_built",
-                              "error": "built with the sm_90a kernel disabled "
-                                       "(STC_GPU_TARGET_SM90A=none)"}
-        # STC's dense convolution of the same program (method stc_dense).
-        if args.mock:
-            entry["dense"] = {"target": None, "status": "not_built",
-                              "error": "--mock: the mock kernel has no dense variant"}
-        elif dense_target is None:
-            entry["dense"] = {"target": None, "status": "not_built",
-                              "error": "built with the dense kernel disabled "
-                                       "(--dense-target none)"}
+        # STC's second kernel, --target=sm_90a (report method stc_sm90a),
+        # and its dense convolution of the same program (stc_dense): not
+        # built on purpose under --mock or when switched off.
+        for key, target, what, switch in (
+                ("sm90a", sm90a, "sm_90a", "STC_GPU_TARGET_SM90A"),
+                ("dense", dense_target, "dense", "STC_GPU_TARGET_DENSE_CONV")):
+            if args.mock:
+                entry[key] = {"target": target, "status": "not_built",
+                              "error": "--mock: the mock kernel has no %s variant" % what}
+            elif target is None:
+                entry[key] = {"target": None, "status": "not_built",
+                              "error": "built with the %s kernel disabled (%s=none)"
+                                       % (what, switch)}
 
         def fail(msg):
             # A failure before any kernel was compiled fails them all.
