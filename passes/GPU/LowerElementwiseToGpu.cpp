@@ -792,6 +792,8 @@ void LowerElementwiseToGpu::runOnOperation() {
     if (!pad->use_empty() && foldablePad(pad.getResult()))
       readPads.push_back(pad);
   });
+  // Pads whose copy stays on the host have said why already.
+  llvm::SmallPtrSet<Operation *, 4> explained;
   for (tensor::PadOp pad : readPads) {
     OpBuilder b(pad->getContext());
     b.setInsertionPointAfter(pad);
@@ -818,9 +820,10 @@ void LowerElementwiseToGpu::runOnOperation() {
         });
     pad.getResult().replaceAllUsesExcept(copy->getResult(0), copy);
     if (!lower(copy, "tensor.pad", "tensor.pad (a copy through the padding)")) {
-      // Back as it was: the pad stays (and says so below).
+      // Back as it was: the pad stays, its copy's remark said why.
       copy->getResult(0).replaceAllUsesWith(pad.getResult());
       copy.erase();
+      explained.insert(pad);
     }
   }
   // Paddings every kernel read through are gone.
@@ -837,7 +840,7 @@ void LowerElementwiseToGpu::runOnOperation() {
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
       if ((linalgOp && linalgOp.hasPureTensorSemantics() &&
            !isa<linalg::GenericOp, linalg::FillOp>(op)) ||
-          isa<tensor::PadOp>(op))
+          (isa<tensor::PadOp>(op) && !explained.contains(op)))
         op->emitRemark() << "stc: " << op->getName()
                          << " stays on the host: no GPU kernel takes it";
     });

@@ -45,3 +45,15 @@ func.func @pool(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x4x4xf32> {
       ins(%p, %k : tensor<1x4x8x8xf32>, tensor<2x2xf32>) outs(%c : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %y : tensor<1x4x4x4xf32>
 }
+
+// A pad whose copy cannot be a kernel (i1 elements) stays on the host with
+// one remark: the copy's reason, not a second "no GPU kernel takes it".
+func.func @pad_i1(%x: tensor<4x6xi1>) -> tensor<4x8xi1> {
+  %f = arith.constant false
+  // expected-remark @+1 {{stc: tensor.pad stays on the host: its result has elements of type i1}}
+  %p = tensor.pad %x low[0, 1] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %f : i1
+  } : tensor<4x6xi1> to tensor<4x8xi1>
+  return %p : tensor<4x8xi1>
+}
