@@ -17,6 +17,7 @@
 // after that transpose, where the kernel folds it.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/ConvWindow.h"
 #include "passes/GPU/DenseGemm.h"
 #include "passes/Passes.h"
 #include "passes/SparsityPolicy.h"
@@ -355,47 +356,19 @@ static bool isZeroInit(Value v) {
 }
 
 /// The pads in front of a convolution input: a tensor.pad of zeros whose
-/// static padding is on the spatial dimensions only.
+/// static padding is on the spatial dimensions only (ConvWindow.h); the
+/// input itself, with no padding, otherwise.
 struct FoldedPad {
   Value input;
-  SmallVector<int64_t> low{0, 0}, high{0, 0};
+  std::array<int64_t, 2> low{0, 0}, high{0, 0};
 };
 
 static FoldedPad foldInputPad(Value input, const ConvLayout &layout) {
-  FoldedPad folded;
-  folded.input = input;
-  auto pad = input.getDefiningOp<tensor::PadOp>();
-  if (!pad)
-    return folded;
-  Value padValue = pad.getConstantPaddingValue();
-  if (!padValue || !(matchPattern(padValue, m_AnyZeroFloat()) ||
-                     matchPattern(padValue, m_Zero())))
-    return folded;
-  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  SmallVector<int64_t> newLow{0, 0}, newHigh{0, 0};
-  for (auto [i, d] : llvm::enumerate(layout.activationDims)) {
-    if (ShapedType::isDynamic(low[i]) || ShapedType::isDynamic(high[i]) ||
-        low[i] < 0 || high[i] < 0)
-      return folded;
-    if (d == kH || d == kW) {
-      newLow[d - kH] = low[i];
-      newHigh[d - kH] = high[i];
-    } else if (low[i] != 0 || high[i] != 0) {
-      return folded;
-    }
-  }
-  folded.input = pad.getSource();
-  folded.low = newLow;
-  folded.high = newHigh;
-  return folded;
-}
-
-/// The two entries of a (strides / dilations) attribute, 1 when absent.
-static SmallVector<int64_t> getPair(Operation *op, StringRef name) {
-  auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
-  if (!attr)
-    return {1, 1};
-  return llvm::to_vector(attr.getValues<int64_t>());
+  SpatialZeroPad pad = spatialZeroPadOf(input, layout.activationDimOf(kH),
+                                        layout.activationDimOf(kW));
+  if (!pad.pad)
+    return FoldedPad{input};
+  return FoldedPad{pad.source, pad.low, pad.high};
 }
 
 static std::string shapeString(ArrayRef<int64_t> shape) {
@@ -615,7 +588,7 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
       b, loc, nhwcType(resultType, *layout), compress.getValues(),
       compress.getMeta(), nhwcInput, /*bias=*/Value(), acc,
       /*scale=*/Value(), pattern, ArrayRef<int64_t>{sizes[kKH], sizes[kKW]},
-      getPair(op, "strides"), getPair(op, "dilations"), pad.low, pad.high,
+      convWindowPair(op, "strides"), convWindowPair(op, "dilations"), pad.low, pad.high,
       sizes[kG], APFloat(1.0), APFloat(acc ? 1.0 : 0.0), Activation::none);
   Value result =
       nhwcToActivation(b, loc, conv.getResult(), resultType, *layout);

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/DenseGemm.h"
+#include "passes/ConvWindow.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -199,15 +200,6 @@ std::string mlir::stc::gpu_kernel::denseConvUnsupported(
   return why;
 }
 
-/// The two entries of a strides or dilations attribute (1, 1 when absent).
-static std::pair<int64_t, int64_t> windowPair(Operation *op, StringRef name) {
-  auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
-  if (!attr || attr.getNumElements() != 2)
-    return {1, 1};
-  auto values = llvm::to_vector(attr.getValues<int64_t>());
-  return {values[0], values[1]};
-}
-
 FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseConvOf(linalg::LinalgOp op,
                                                         std::string &why) {
   why.clear();
@@ -246,28 +238,10 @@ FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseConvOf(linalg::LinalgOp op,
   DenseGemm g;
   // A tensor.pad of zeros on H and W only, in front of the input, is read
   // through: the gather's taps outside the image are zeros anyway.
-  int64_t padLow[2] = {0, 0}, padHigh[2] = {0, 0};
-  g.d = input;
-  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
-    Value padValue = pad.getConstantPaddingValue();
-    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-    bool foldable = padValue && (matchPattern(padValue, m_AnyZeroFloat()) ||
-                                 matchPattern(padValue, m_Zero()));
-    for (int64_t d = 0; foldable && d < inputType.getRank(); ++d) {
-      bool spatial = d == 1 || d == 2;
-      foldable = !ShapedType::isDynamic(low[d]) &&
-                 !ShapedType::isDynamic(high[d]) && low[d] >= 0 &&
-                 high[d] >= 0 && (spatial || (low[d] == 0 && high[d] == 0));
-    }
-    if (foldable) {
-      g.d = pad.getSource();
-      padLow[0] = low[1];
-      padLow[1] = low[2];
-      padHigh[0] = high[1];
-      padHigh[1] = high[2];
-      g.foldedProducers.push_back(pad);
-    }
-  }
+  SpatialZeroPad pad = spatialZeroPadOf(input, /*hDim=*/1, /*wDim=*/2);
+  g.d = pad.pad ? pad.source : input;
+  if (pad.pad)
+    g.foldedProducers.push_back(pad.pad);
   g.s = filter;
   Problem &pb = g.pb;
   pb.denseS = true;
@@ -286,8 +260,8 @@ FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseConvOf(linalg::LinalgOp op,
   // x channels), the dense operand the p-major im2col matrix.
   pb.sparseLhs = false;
   pb.denseKMajor = false;
-  auto [strideH, strideW] = windowPair(op, "strides");
-  auto [dilationH, dilationW] = windowPair(op, "dilations");
+  auto [strideH, strideW] = convWindowPair(op, "strides");
+  auto [dilationH, dilationW] = convWindowPair(op, "dilations");
   ConvGeometry cg;
   cg.kh = filterType.getDimSize(lead + 1);
   cg.kw = filterType.getDimSize(lead + 2);
@@ -295,15 +269,15 @@ FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseConvOf(linalg::LinalgOp op,
   cg.strideW = strideW;
   cg.dilationH = dilationH;
   cg.dilationW = dilationW;
-  cg.padH = padLow[0];
-  cg.padW = padLow[1];
+  cg.padH = pad.low[0];
+  cg.padW = pad.low[1];
   cg.groups = groups;
   cg.c = cg.cp = c;
   cg.ic = groups * c;
   cg.oc = groups * f;
   pb.conv = cg;
-  g.padHighH = padHigh[0];
-  g.padHighW = padHigh[1];
+  g.padHighH = pad.high[0];
+  g.padHighW = pad.high[1];
   pb.rows = f;
   pb.cols = ShapedType::kDynamic;
   if (outType.getDimSize(0) != ShapedType::kDynamic &&
