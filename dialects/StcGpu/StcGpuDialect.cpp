@@ -74,9 +74,16 @@ LogicalResult StcGpuDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << name << " is a unit attribute";
     return success();
   }
+  if (name == kRowsPerBlockAttrName) {
+    auto rows = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!rows || rows.getInt() < 1)
+      return op->emitError() << name << " must be a positive integer";
+    return success();
+  }
   return op->emitError() << "unknown stc_gpu attribute " << name
                          << " (expected " << KernelConfigAttr::kAttrName << ", "
                          << KernelInfoAttr::kAttrName << ", "
                          << kLaunchesAttrName << ", " << kElementwiseAttrName
-                         << " or " << kBlockPerElementAttrName << ")";
+                         << ", " << kBlockPerElementAttrName << " or "
+                         << kRowsPerBlockAttrName << ")";
 }

@@ -56,6 +56,13 @@ def StcGpu_Dialect : Dialect {
     /// stc-gpu-host-launch launches one block per element.
     static constexpr ::llvm::StringLiteral kBlockPerElementAttrName =
         "stc_gpu.block_per_element";
+    /// An i64 attribute beside kElementwiseAttrName on a kernel that
+    /// computes whole rows of its result with a team of threads each (row
+    /// reductions and their consumer, passes/GPU/RowKernel.h): how many
+    /// rows a block computes. stc-gpu-host-launch launches
+    /// ceil(rows / that) blocks, a row being the result's last dimension.
+    static constexpr ::llvm::StringLiteral kRowsPerBlockAttrName =
+        "stc_gpu.rows_per_block";
   }];
 }
 

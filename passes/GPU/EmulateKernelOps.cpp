@@ -14,6 +14,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 using namespace mlir;
@@ -620,15 +621,16 @@ mlir::stc::gpu_kernel::emulateKernelOps(func::FuncOp fn,
   SmallVector<Operation *> toReplace;
   fn.walk([&](Operation *op) {
     if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::ReturnOp, gpu::BarrierOp,
-            NVVM::MmaSpOp, NVVM::MmaOp, NVVM::LdMatrixOp, NVVM::CpAsyncOp,
-            NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
-            NVVM::ConvertFloatToTF32Op, NVVM::WgmmaFenceAlignedOp,
-            NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
-            stc_gpu::WgmmaSpOp, NVVM::WgmmaMmaAsyncOp, NVVM::MBarrierInitOp,
-            NVVM::MBarrierArriveOp, NVVM::MBarrierArriveExpectTxOp,
-            NVVM::MBarrierExpectTxOp, NVVM::MBarrierCompleteTxOp,
-            NVVM::MBarrierTryWaitParityOp, NVVM::FenceMbarrierInitOp,
-            NVVM::FenceProxyOp, NVVM::SetMaxRegisterOp,
+            gpu::ShuffleOp, NVVM::MmaSpOp, NVVM::MmaOp, NVVM::LdMatrixOp,
+            NVVM::CpAsyncOp, NVVM::CpAsyncCommitGroupOp,
+            NVVM::CpAsyncWaitGroupOp, NVVM::ConvertFloatToTF32Op,
+            NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
+            NVVM::WgmmaWaitGroupSyncOp, stc_gpu::WgmmaSpOp,
+            NVVM::WgmmaMmaAsyncOp, NVVM::MBarrierInitOp, NVVM::MBarrierArriveOp,
+            NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierExpectTxOp,
+            NVVM::MBarrierCompleteTxOp, NVVM::MBarrierTryWaitParityOp,
+            NVVM::FenceMbarrierInitOp, NVVM::FenceProxyOp,
+            NVVM::SetMaxRegisterOp,
             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp, LLVM::InlineAsmOp,
             NVVM::MapaOp, NVVM::ClusterId, NVVM::ClusterArriveOp,
             NVVM::ClusterWaitOp>(op))
@@ -659,6 +661,25 @@ mlir::stc::gpu_kernel::emulateKernelOps(func::FuncOp fn,
     } else if (isa<gpu::BarrierOp>(op)) {
       func::CallOp::create(b, runtimeSymbol(RuntimeEntryPoint::EmuBarrier),
                            TypeRange{}, ValueRange{});
+      op->erase();
+    } else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+      // The row kernels' butterfly (passes/GPU/RowKernel.cpp): xor, 32-bit,
+      // all 32 lanes.
+      APInt width;
+      if (shuffle.getMode() != gpu::ShuffleMode::XOR ||
+          !shuffle.getValue().getType().isInteger(32) ||
+          !matchPattern(shuffle.getWidth(), m_ConstantInt(&width)) ||
+          width != 32)
+        return op->emitError("stc-emulate-gpu: only gpu.shuffle xor of an "
+                             "i32 over 32 lanes is emulated");
+      Value word =
+          func::CallOp::create(
+              b, runtimeSymbol(RuntimeEntryPoint::EmuShflXor), b.getI32Type(),
+              ValueRange{shuffle.getValue(), shuffle.getOffset()})
+              .getResult(0);
+      shuffle.getShuffleResult().replaceAllUsesWith(word);
+      shuffle.getValid().replaceAllUsesWith(
+          arith::ConstantIntOp::create(b, 1, 1).getResult());
       op->erase();
     } else if (auto ld = dyn_cast<NVVM::LdMatrixOp>(op)) {
       if (failed(emulateLdmatrix(ld)))

@@ -584,15 +584,23 @@ LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
   int64_t threads = 256;
   if (auto known = kernel.getKnownBlockSizeAttr())
     threads = known[0];
-  // One thread per result element, or a block per element for a reduction
-  // kernel whose threads share each row.
+  // One thread per result element, a block per element for a reduction
+  // kernel whose threads share each row, or a team of threads per row
+  // (the result's last dimension) for a row kernel.
   bool blockPerElement =
       kernel->hasAttr(stc_gpu::StcGpuDialect::kBlockPerElementAttrName);
-  gpu::KernelDim3 grid{
-      blockPerElement
-          ? total
-          : arith::CeilDivUIOp::create(b, total, index(threads)).getResult(),
-      index(1), index(1)};
+  Value blocks;
+  if (auto rowsPerBlock = kernel->getAttrOfType<IntegerAttr>(
+          stc_gpu::StcGpuDialect::kRowsPerBlockAttrName)) {
+    Value rows = arith::DivUIOp::create(
+        b, total, memref::DimOp::create(b, out, outType.getRank() - 1));
+    blocks = arith::CeilDivUIOp::create(b, rows, index(rowsPerBlock.getInt()));
+  } else {
+    blocks = blockPerElement
+                 ? total
+                 : arith::CeilDivUIOp::create(b, total, index(threads));
+  }
+  gpu::KernelDim3 grid{blocks, index(1), index(1)};
   gpu::KernelDim3 block{index(threads), index(1), index(1)};
   gpu::LaunchFuncOp::create(b, kernel, grid, block,
                             /*dynamicSharedMemorySize=*/Value(), args);

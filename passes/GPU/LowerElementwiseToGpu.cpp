@@ -51,7 +51,9 @@
 // and i32 parameters), so it shares their launch, residency and emulation.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/GPU/ElementwiseBody.h"
 #include "passes/GPU/KernelHostCall.h"
+#include "passes/GPU/RowKernel.h"
 #include "passes/Passes.h"
 
 #include "dialects/StcGpu/StcGpuDialect.h"
@@ -86,14 +88,6 @@ namespace {
 /// Threads per block of an elementwise kernel (one element each).
 constexpr int64_t kThreads = 256;
 
-/// The math ops a kernel may keep after approximation: each lowers to an
-/// NVPTX instruction or LLVM intrinsic, with no libdevice call.
-bool isNativeMathOp(Operation *op) {
-  return isa<math::AbsFOp, math::AbsIOp, math::SqrtOp, math::FmaOp,
-             math::FloorOp, math::CeilOp, math::CopySignOp, math::RoundOp,
-             math::RoundEvenOp, math::TruncOp>(op);
-}
-
 std::string typeString(Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -115,8 +109,12 @@ private:
   FailureOr<gpu::GPUFuncOp>
   buildKernel(linalg::GenericOp op, gpu::GPUModuleOp kernels, StringRef name,
               ArrayRef<OpOperand *> inputs, std::string &why);
+  /// Replaces `op` by a call of its kernel's host function on `inputs`
+  /// (the tensors the kernel reads, a folded padding's source for its
+  /// result); for a row kernel, `op` is the group's consumer.
   void emitHostCall(linalg::GenericOp op, gpu::GPUFuncOp kernel,
-                    gpu::GPUModuleOp kernels, ArrayRef<OpOperand *> inputs);
+                    gpu::GPUModuleOp kernels, ArrayRef<Value> inputs,
+                    bool rowKernel = false);
 };
 
 /// Generalizes the named ops (linalg.add, linalg.transpose,
@@ -176,28 +174,6 @@ static bool isReadableMap(AffineMap map, RankedTensorType type) {
         (!isa<AffineDimExpr>(e) && k != 0 && type.isDynamicDim(k)))
       return false;
   return true;
-}
-
-/// The tensor.pad producing `v` when the kernel can read through it: a
-/// constant padding value and static padding, on dimensions of static size
-/// in its source. The kernel then reads the source, at the index minus the
-/// low padding, and the padding value outside it (no padded copy).
-static tensor::PadOp foldablePad(Value v) {
-  auto pad = v.getDefiningOp<tensor::PadOp>();
-  if (!pad || pad.getNofold() || !pad.getConstantPaddingValue() ||
-      !pad.getConstantPaddingValue().getDefiningOp<arith::ConstantOp>())
-    return tensor::PadOp();
-  RankedTensorType source = pad.getSourceType();
-  for (auto [d, low, high] :
-       llvm::zip(llvm::seq<int64_t>(0, source.getRank()), pad.getStaticLow(),
-                 pad.getStaticHigh())) {
-    if (ShapedType::isDynamic(low) || ShapedType::isDynamic(high) || low < 0 ||
-        high < 0)
-      return tensor::PadOp();
-    if ((low != 0 || high != 0) && source.isDynamicDim(d))
-      return tensor::PadOp();
-  }
-  return pad;
 }
 
 std::string LowerElementwiseToGpu::whyNot(linalg::GenericOp op) {
@@ -260,51 +236,6 @@ std::string LowerElementwiseToGpu::whyNot(linalg::GenericOp op) {
   return "";
 }
 
-/// The constant a linalg.fill writes into `init`, if `init` is one.
-static arith::ConstantOp filledConstant(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  return fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>()
-              : arith::ConstantOp();
-}
-
-/// The op of `op`'s body that combines the result with one new value, if
-/// the body is `combine(acc, f(inputs))` for an associative and commutative
-/// `combine` with an identity (identityOf) and reads the result nowhere
-/// else: its rows can be reduced by many threads.
-static Operation *reductionCombiner(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  BlockArgument acc =
-      body.getArgument(op.getDpsInitOperand(0)->getOperandNumber());
-  Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
-  if (!acc.hasOneUse() || !combine || combine->getBlock() != &body ||
-      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
-           arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MulIOp,
-           arith::MaxSIOp, arith::MinSIOp>(combine) ||
-      (combine->getOperand(0) != acc && combine->getOperand(1) != acc))
-    return nullptr;
-  return combine;
-}
-
-/// The identity of `combine` (reductionCombiner) for values of `type`.
-static Value identityOf(ImplicitLocOpBuilder &b, Operation *combine,
-                        Type type) {
-  if (auto f = dyn_cast<FloatType>(type)) {
-    const llvm::fltSemantics &sem = f.getFloatSemantics();
-    APFloat v = isa<arith::AddFOp>(combine)   ? APFloat::getZero(sem)
-                : isa<arith::MulFOp>(combine) ? APFloat::getOne(sem)
-                : isa<arith::MaximumFOp, arith::MaxNumFOp>(combine)
-                    ? APFloat::getInf(sem, /*Negative=*/true)
-                    : APFloat::getInf(sem);
-    return arith::ConstantOp::create(b, f, b.getFloatAttr(f, v));
-  }
-  unsigned width = type.getIntOrFloatBitWidth();
-  APInt v = isa<arith::AddIOp>(combine)    ? APInt::getZero(width)
-            : isa<arith::MulIOp>(combine)  ? APInt(width, 1)
-            : isa<arith::MaxSIOp>(combine) ? APInt::getSignedMinValue(width)
-                                           : APInt::getSignedMaxValue(width);
-  return arith::ConstantOp::create(b, type, b.getIntegerAttr(type, v));
-}
-
 /// Threads of a block that reduces one row of `rows` elements (-1:
 /// dynamic): a power of two from 32 (one warp) to kThreads, about the row;
 /// 0 when a row is too short to share (one thread per result then).
@@ -317,14 +248,6 @@ static int64_t rowReductionThreads(int64_t rowLength) {
   return std::min<int64_t>(kThreads, llvm::PowerOf2Ceil(rowLength));
 }
 
-/// Erases a kernel that cannot be built, with its shared memory.
-static void eraseKernel(gpu::GPUModuleOp kernels, gpu::GPUFuncOp kernel) {
-  if (Operation *partials = SymbolTable::lookupSymbolIn(
-          kernels, (kernel.getName() + "_partials").str()))
-    partials->erase();
-  kernel.erase();
-}
-
 FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
     linalg::GenericOp op, gpu::GPUModuleOp kernels, StringRef name,
     ArrayRef<OpOperand *> inputs, std::string &why) {
@@ -332,27 +255,22 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   Location loc = op.getLoc();
   int64_t rank = op.getNumLoops();
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
-  Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
-  SmallVector<Type> params(inputs.size() + 1, ptrType);
-  params.append(rank, i32);
+  Type i64 = IntegerType::get(ctx, 64);
+  gpu::GPUFuncOp kernel =
+      createElementwiseKernel(kernels, loc, name, inputs.size(), rank);
   OpBuilder kb(ctx);
-  kb.setInsertionPointToEnd(kernels.getBody());
-  auto kernel =
-      gpu::GPUFuncOp::create(kb, loc, name, FunctionType::get(ctx, params, {}));
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
-  kernel->setAttr(stc_gpu::StcGpuDialect::kElementwiseAttrName,
-                  UnitAttr::get(ctx));
   // A reduction with an associative combiner over long enough rows: a
   // block per result element, its threads striding over the row (adjacent
   // threads, adjacent elements) and combining in shared memory. A thread
   // walking a whole row alone reads it one element at a time, each of a
   // warp's threads from another row.
-  SmallVector<unsigned> reductionDims;
-  op.getReductionDims(reductionDims);
-  Operation *combiner = reductionDims.empty() ? nullptr : reductionCombiner(op);
+  SmallVector<unsigned> parallel, reduction;
+  op.getParallelDims(parallel);
+  op.getReductionDims(reduction);
+  Operation *combiner = reduction.empty() ? nullptr : reductionCombiner(op);
   int64_t rowLength = 1;
   SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
-  for (unsigned d : reductionDims)
+  for (unsigned d : reduction)
     rowLength = ShapedType::isDynamic(staticRanges[d]) || rowLength < 0
                     ? -1
                     : rowLength * staticRanges[d];
@@ -365,179 +283,48 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   Block *entry = &kernel.getBody().front();
   ImplicitLocOpBuilder b(loc, ctx);
   b.setInsertionPointToStart(entry);
-  // Index arithmetic in i64, not `index`: a loop's index-typed block
-  // argument would not survive convert-gpu-to-nvvm (which converts the
-  // branches but not the arith ops that feed them).
-  auto index = [&](int64_t v) {
-    return arith::ConstantIntOp::create(b, i64, v).getResult();
-  };
-  SmallVector<unsigned> parallel, reduction;
-  op.getParallelDims(parallel);
-  op.getReductionDims(reduction);
-  // A loop's size: the constant where it is static (every op has its own
-  // kernel), so that splitting the thread's index into the loops' indices
-  // divides by constants (shifts, or a multiply-high) instead of by kernel
-  // parameters. With parameters, the exp step of a BERT layer's softmax
+  BodyEmitter em(b, rank);
+  // With the sizes as parameters, the exp step of a BERT layer's softmax
   // (no reduction: one thread per element) did three 64-bit divisions per
   // element and took 37 us for 6.3 M f32 elements, 50 MB read and written:
   // 1.4 TB/s of the H200's 4.8 (session 10's Nsight Compute profile). The
   // parameters stay (the host passes them either way).
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < rank; ++d)
-    sizes.push_back(ShapedType::isDynamic(staticRanges[d])
-                        ? arith::ExtUIOp::create(
-                              b, i64, entry->getArgument(inputs.size() + 1 + d))
-                              .getResult()
-                        : index(staticRanges[d]));
-  auto product = [&](ArrayRef<unsigned> dims) {
-    Value p = index(1);
-    for (unsigned d : dims)
-      p = arith::MulIOp::create(b, p, sizes[d]);
-    return p;
-  };
-  // Splits `flat` into the indices of `dims`, the last fastest.
-  SmallVector<Value> ivs(rank);
-  auto split = [&](Value flat, ArrayRef<unsigned> dims) {
-    for (unsigned d : llvm::reverse(dims)) {
-      ivs[d] = arith::RemUIOp::create(b, flat, sizes[d]);
-      flat = arith::DivUIOp::create(b, flat, sizes[d]);
-    }
-  };
+  em.setSizes(staticRanges, kernel, inputs.size() + 1);
   Value tid = arith::IndexCastUIOp::create(
       b, i64, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value bid = arith::IndexCastUIOp::create(
       b, i64, gpu::BlockIdOp::create(b, gpu::Dimension::x));
-  Value gid = blockThreads
-                  ? bid
-                  : arith::AddIOp::create(
-                        b, arith::MulIOp::create(b, bid, index(kThreads)), tid)
-                        .getResult();
-  Value outputs = product(parallel);
+  Value gid =
+      blockThreads
+          ? bid
+          : arith::AddIOp::create(
+                b, arith::MulIOp::create(b, bid, em.index(kThreads)), tid)
+                .getResult();
+  Value outputs = em.product(parallel);
   Value inRange =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gid, outputs);
   auto guard = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
   gpu::ReturnOp::create(b);
   b.setInsertionPointToStart(guard.thenBlock());
-  split(gid, parallel);
+  em.split(gid, parallel);
 
-  auto elementAt = [&](Value base, Type elementType, Value offset) {
-    return LLVM::GEPOp::create(b, ptrType, elementType, base,
-                               ValueRange{offset});
-  };
-  // The value of an index expression (loop indices, constants, sums and
-  // products by constants: whyNot admits no other).
-  std::function<Value(AffineExpr)> evaluate = [&](AffineExpr e) -> Value {
-    if (auto dim = dyn_cast<AffineDimExpr>(e))
-      return ivs[dim.getPosition()];
-    if (auto c = dyn_cast<AffineConstantExpr>(e))
-      return index(c.getValue());
-    auto bin = cast<AffineBinaryOpExpr>(e);
-    Value l = evaluate(bin.getLHS()), r = evaluate(bin.getRHS());
-    if (e.getKind() == AffineExprKind::Add)
-      return arith::AddIOp::create(b, l, r).getResult();
-    return arith::MulIOp::create(b, l, r).getResult();
-  };
-  // Row-major offset of input `k` over its own dimensions: each the loop
-  // dimension its map names, or a computed index (a convolution's
-  // oh * stride + kh) into a dimension of static size. Through a folded
-  // tensor.pad, into the pad's source at the index minus the low padding;
-  // `inside` then says whether that is in the source.
-  auto offsetOf = [&](unsigned k, tensor::PadOp pad, Value &inside) {
-    Value offset = index(0);
-    auto type = pad ? pad.getSourceType()
-                    : cast<RankedTensorType>(inputs[k]->get().getType());
-    for (auto [d, e] :
-         llvm::enumerate(op.getMatchingIndexingMap(inputs[k]).getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(e);
-      Value at = dim ? ivs[dim.getPosition()] : evaluate(e);
-      // A dynamic size is the loop's where the map names the loop; the
-      // leading dimension's size is never used (whyNot, foldablePad).
-      Value size = !type.isDynamicDim(d) ? index(type.getDimSize(d))
-                   : dim                 ? sizes[dim.getPosition()]
-                                         : index(1);
-      if (pad && (pad.getStaticLow()[d] != 0 || pad.getStaticHigh()[d] != 0)) {
-        at = arith::SubIOp::create(b, at, index(pad.getStaticLow()[d]));
-        // Unsigned: a negative index is a huge one.
-        inside = arith::AndIOp::create(
-            b, inside,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, size));
-      }
-      offset =
-          arith::AddIOp::create(b, arith::MulIOp::create(b, offset, size), at);
-    }
-    return offset;
-  };
-  auto load = [&](unsigned k) -> Value {
-    Type elementType = getElementTypeOrSelf(inputs[k]->get().getType());
-    tensor::PadOp pad = foldablePad(inputs[k]->get());
-    Value inside = arith::ConstantIntOp::create(b, 1, 1);
-    Value at =
-        elementAt(entry->getArgument(k), elementType, offsetOf(k, pad, inside));
-    if (!pad)
-      return LLVM::LoadOp::create(b, elementType, at);
-    // The source's element where the index is inside it, else the padding
-    // value (the load is guarded: no address outside the source).
-    Value padValue =
-        b.clone(*pad.getConstantPaddingValue().getDefiningOp())->getResult(0);
-    auto ifInside = scf::IfOp::create(b, elementType, inside,
-                                      /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(ifInside.thenBlock());
-      scf::YieldOp::create(
-          b, LLVM::LoadOp::create(b, elementType, at).getResult());
-      b.setInsertionPointToStart(ifInside.elseBlock());
-      scf::YieldOp::create(b, padValue);
-    }
-    return ifInside.getResult(0);
-  };
-
-  IRMapping mapping;
-  Block &body = op.getRegion().front();
   OpOperand *init = op.getDpsInitOperand(0);
-  BlockArgument outArg = body.getArgument(init->getOperandNumber());
+  auto loadInput = [&](OpOperand *in) {
+    unsigned k = llvm::find(inputs, in) - inputs.begin();
+    return em.load(op, in, entry->getArgument(k));
+  };
   // The result's starting value: loaded, a filled constant, or unused.
   Value start;
-  for (auto [k, in] : llvm::enumerate(inputs))
-    if (in == init)
-      start = load(k);
-  if (!start && !outArg.use_empty())
+  if (llvm::is_contained(inputs, init))
+    start = loadInput(init);
+  else if (op.payloadUsesValueFromOperand(init))
     if (arith::ConstantOp constant = filledConstant(init->get()))
       start = b.clone(*constant)->getResult(0);
-  for (OpOperand *in : op.getDpsInputOperands())
-    if (!isa<RankedTensorType>(in->get().getType()))
-      mapping.map(body.getArgument(in->getOperandNumber()),
-                  b.clone(*in->get().getDefiningOp())->getResult(0));
-
   // The body, once per reduction step (once with no reduction dimension),
   // the result carried from step to step.
-  auto emitBody = [&](Value acc) -> Value {
-    if (acc)
-      mapping.map(outArg, acc);
-    for (auto [k, in] : llvm::enumerate(inputs))
-      if (in != init)
-        mapping.map(body.getArgument(in->getOperandNumber()), load(k));
-    for (Operation &inner : body.without_terminator()) {
-      // Constants the body captures (elementwise fusion folds scalar
-      // inputs into them) are cloned into the kernel.
-      for (Value v : inner.getOperands())
-        if (!op.getRegion().isAncestor(v.getParentRegion()) &&
-            !mapping.contains(v))
-          mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
-      if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
-        mapping.map(idx.getResult(),
-                    arith::IndexCastUIOp::create(b, b.getIndexType(),
-                                                 ivs[idx.getDim()]));
-        continue;
-      }
-      b.clone(inner, mapping);
-    }
-    // A body that yields a constant from outside (fusion folded a filled
-    // value into it) yields its copy.
-    Value yielded = body.getTerminator()->getOperand(0);
-    if (!mapping.contains(yielded))
-      mapping.map(yielded, b.clone(*yielded.getDefiningOp())->getResult(0));
-    return mapping.lookup(yielded);
+  auto emitBody = [&](Value acc) {
+    return em.emitBody(
+        op, [&](OpOperand *in) { return in == init ? acc : loadInput(in); });
   };
   Value result;
   if (reduction.empty()) {
@@ -547,20 +334,13 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
     // from the identity; then a tree in shared memory; thread 0 combines
     // the row's value with the start and stores it.
     Type type = start.getType();
-    auto combine = [&](Value x, Value y) {
-      OperationState state(loc, combiner->getName());
-      state.addOperands({x, y});
-      state.addTypes(type);
-      state.addAttributes(combiner->getAttrs());
-      return b.create(state)->getResult(0);
-    };
-    auto loop =
-        scf::ForOp::create(b, tid, product(reduction), index(blockThreads),
-                           ValueRange{identityOf(b, combiner, type)});
+    auto loop = scf::ForOp::create(b, tid, em.product(reduction),
+                                   em.index(blockThreads),
+                                   ValueRange{identityOf(b, combiner, type)});
     {
       OpBuilder::InsertionGuard inLoop(b);
       b.setInsertionPointToStart(loop.getBody());
-      split(loop.getInductionVar(), reduction);
+      em.split(loop.getInductionVar(), reduction);
       scf::YieldOp::create(b, emitBody(loop.getRegionIterArg(0)));
     }
     OpBuilder gb(kernels.getBodyRegion());
@@ -579,63 +359,44 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
     LLVM::StoreOp::create(b, loop.getResult(0), slot(tid));
     gpu::BarrierOp::create(b);
     for (int64_t half = blockThreads / 2; half > 0; half /= 2) {
-      auto lower = scf::IfOp::create(
-          b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid, index(half)),
-          /*withElseRegion=*/false);
+      auto lower =
+          scf::IfOp::create(b,
+                            arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                                  tid, em.index(half)),
+                            /*withElseRegion=*/false);
       {
         OpBuilder::InsertionGuard inIf(b);
         b.setInsertionPointToStart(lower.thenBlock());
-        Value other = arith::AddIOp::create(b, tid, index(half));
+        Value other = arith::AddIOp::create(b, tid, em.index(half));
         LLVM::StoreOp::create(
             b,
-            combine(LLVM::LoadOp::create(b, type, slot(tid)),
-                    LLVM::LoadOp::create(b, type, slot(other))),
+            combineWith(b, combiner, LLVM::LoadOp::create(b, type, slot(tid)),
+                        LLVM::LoadOp::create(b, type, slot(other))),
             slot(tid));
       }
       gpu::BarrierOp::create(b);
     }
     auto first = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, index(0)),
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, em.index(0)),
         /*withElseRegion=*/false);
     b.setInsertionPointToStart(first.thenBlock());
-    result = combine(start, LLVM::LoadOp::create(b, type, slot(index(0))));
+    result = combineWith(b, combiner, start,
+                         LLVM::LoadOp::create(b, type, slot(em.index(0))));
   } else {
-    auto loop = scf::ForOp::create(b, index(0), product(reduction), index(1),
-                                   ValueRange{start});
+    auto loop = scf::ForOp::create(b, em.index(0), em.product(reduction),
+                                   em.index(1), ValueRange{start});
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(loop.getBody());
-    split(loop.getInductionVar(), reduction);
+    em.split(loop.getInductionVar(), reduction);
     scf::YieldOp::create(b, emitBody(loop.getRegionIterArg(0)));
     result = loop.getResult(0);
   }
   // The result is row-major over the parallel loops: at the flat index.
-  LLVM::StoreOp::create(
-      b, result,
-      elementAt(entry->getArgument(inputs.size()), result.getType(), gid));
-
-  // Math functions as arith: no libdevice to link, the same code on the
-  // emulator.
-  RewritePatternSet patterns(ctx);
-  math::populateExpansionPatterns(patterns,
-                                  {"rsqrt", "powf", "fpowi", "exp2", "sinh",
-                                   "cosh", "tan", "asinh", "acosh", "atanh"});
-  auto all = [](StringRef) { return true; };
-  populateMathF32ExpansionPatterns(patterns, all);
-  populateMathPolynomialApproximationPatterns(patterns, all);
-  if (failed(applyPatternsGreedily(kernel, std::move(patterns)))) {
-    why = "its math did not simplify";
-    eraseKernel(kernels, kernel);
-    return failure();
-  }
-  Operation *unsupported = nullptr;
-  kernel.walk([&](Operation *inner) {
-    if (isa<math::MathDialect>(inner->getDialect()) && !isNativeMathOp(inner))
-      unsupported = inner;
-  });
-  if (unsupported) {
-    why = "it uses " + unsupported->getName().getStringRef().str() +
-          ", which has no GPU lowering without libdevice";
+  LLVM::StoreOp::create(b, result,
+                        LLVM::GEPOp::create(b, ptrType, result.getType(),
+                                            entry->getArgument(inputs.size()),
+                                            ValueRange{gid}));
+  if (failed(expandKernelMath(kernel, why))) {
     eraseKernel(kernels, kernel);
     return failure();
   }
@@ -645,12 +406,13 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
 void LowerElementwiseToGpu::emitHostCall(linalg::GenericOp op,
                                          gpu::GPUFuncOp kernel,
                                          gpu::GPUModuleOp kernels,
-                                         ArrayRef<OpOperand *> inputs) {
+                                         ArrayRef<Value> inputs,
+                                         bool rowKernel) {
   ImplicitLocOpBuilder b(op.getLoc(), op);
   SmallVector<Value> tensors;
-  for (OpOperand *in : inputs) {
-    tensor::PadOp pad = foldablePad(in->get());
-    tensors.push_back(pad ? pad.getSource() : in->get());
+  for (Value in : inputs) {
+    tensor::PadOp pad = foldablePad(in);
+    tensors.push_back(pad ? pad.getSource() : in);
   }
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<Value> resultSizes;
@@ -659,8 +421,21 @@ void LowerElementwiseToGpu::emitHostCall(linalg::GenericOp op,
     if (resultType.isDynamicDim(d))
       resultSizes.push_back(tensor::DimOp::create(b, init, d));
   // Every loop's size (a reduction's is in no result dimension), after the
-  // buffers.
+  // buffers. A row kernel's consumer (all loops parallel, the result
+  // written in loop order) reads them off its result: its other operands
+  // may be row values computed inside the kernel, whose ops go away.
   SmallVector<Value> loopSizes;
+  if (rowKernel) {
+    for (int64_t d = 0; d < resultType.getRank(); ++d)
+      loopSizes.push_back(
+          resultType.isDynamicDim(d)
+              ? tensor::DimOp::create(b, init, d).getResult()
+              : arith::ConstantIndexOp::create(b, resultType.getDimSize(d))
+                    .getResult());
+    replaceWithHostCall(op, kernels, kernel.getName(), tensors, resultSizes,
+                        loopSizes);
+    return;
+  }
   auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
   for (Range range : linalgOp.createLoopRanges(b, op.getLoc())) {
     Value size = getValueOrCreateConstantIndexOp(b, op.getLoc(), range.size);
@@ -741,6 +516,14 @@ void LowerElementwiseToGpu::runOnOperation() {
     f.walk([&](linalg::GenericOp op) { generics.push_back(op); });
   unsigned next = 0;
   gpu::GPUModuleOp kernels;
+  // A kernel name no kernel or host function has yet.
+  auto nextName = [&] {
+    std::string name = "stc_ew_" + std::to_string(next++);
+    while (SymbolTable::lookupSymbolIn(kernels, name) ||
+           module.lookupSymbol(name + "_host"))
+      name = "stc_ew_" + std::to_string(next++);
+    return name;
+  };
   // Lowers `op` to a kernel and a host call, or leaves it on the host with
   // a remark saying why (`what` is on the host, `kind` runs on the GPU).
   // Returns whether it is on the GPU.
@@ -762,10 +545,7 @@ void LowerElementwiseToGpu::runOnOperation() {
     OpOperand *init = op.getDpsInitOperand(0);
     if (op.payloadUsesValueFromOperand(init) && !filledConstant(init->get()))
       inputs.push_back(init);
-    std::string name = "stc_ew_" + std::to_string(next++);
-    while (SymbolTable::lookupSymbolIn(kernels, name) ||
-           module.lookupSymbol(name + "_host"))
-      name = "stc_ew_" + std::to_string(next++);
+    std::string name = nextName();
     FailureOr<gpu::GPUFuncOp> kernel =
         buildKernel(op, kernels, name, inputs, why);
     if (failed(kernel)) {
@@ -777,13 +557,69 @@ void LowerElementwiseToGpu::runOnOperation() {
     if ((*kernel)->hasAttr(stc_gpu::StcGpuDialect::kBlockPerElementAttrName))
       remark << " (a block of " << (*kernel).getKnownBlockSizeAttr()[0]
              << " threads per result element)";
-    emitHostCall(op, *kernel, kernels, inputs);
+    emitHostCall(
+        op, *kernel, kernels,
+        llvm::map_to_vector(inputs, [](OpOperand *in) { return in->get(); }));
     return true;
   };
+  // Row reductions and the elementwise op that reads them (a softmax, a
+  // LayerNorm): one kernel for the group, a team of threads per row
+  // (RowKernel.h). Found from the last op back, each op in one group.
+  llvm::SmallPtrSet<Operation *, 16> grouped;
+  SmallVector<RowGroup> groups;
+  for (linalg::GenericOp op : llvm::reverse(generics)) {
+    if (grouped.contains(op))
+      continue;
+    std::optional<RowGroup> group =
+        rowGroupEndingAt(op, [&](linalg::GenericOp candidate) {
+          return !grouped.contains(candidate) && whyNot(candidate).empty();
+        });
+    if (!group)
+      continue;
+    grouped.insert(op);
+    for (linalg::GenericOp member : group->rowOps)
+      grouped.insert(member);
+    groups.push_back(std::move(*group));
+  }
+  for (RowGroup &group : groups) {
+    if (!kernels)
+      kernels = getOrCreateKernelModule(module);
+    std::string name = nextName();
+    std::string why;
+    FailureOr<gpu::GPUFuncOp> kernel =
+        buildRowKernel(group, kernels, name, why);
+    if (failed(kernel)) {
+      // Each op on its own then, where it says why.
+      grouped.erase(group.consumer);
+      for (linalg::GenericOp member : group.rowOps)
+        grouped.erase(member);
+      continue;
+    }
+    int64_t reductions = llvm::count_if(group.rowOps, [](linalg::GenericOp op) {
+      return op.getNumReductionLoops() != 0;
+    });
+    group.consumer.emitRemark()
+        << "stc: elementwise linalg.generic runs on the GPU as @" << name
+        << " with the " << group.rowOps.size() << " row values it reads ("
+        << reductions << " row reductions; a team of "
+        << rowKernelThreadsPerRow(group) << " threads per row)";
+    for (linalg::GenericOp member : group.rowOps)
+      member.emitRemark() << "stc: "
+                          << (member.getNumReductionLoops()
+                                  ? "reduction linalg.generic"
+                                  : "elementwise linalg.generic")
+                          << " runs on the GPU inside @" << name
+                          << ", with the op that reads it";
+    emitHostCall(group.consumer, *kernel, kernels, group.inputs,
+                 /*rowKernel=*/true);
+    for (linalg::GenericOp member : llvm::reverse(group.rowOps))
+      member.erase();
+  }
   for (linalg::GenericOp op : generics)
-    lower(op, "linalg.generic",
-          op.getNumReductionLoops() ? "reduction linalg.generic"
-                                    : "elementwise linalg.generic");
+    if (!grouped.contains(op))
+      lower(op, "linalg.generic",
+            op.getNumReductionLoops() ? "reduction linalg.generic"
+                                      : "elementwise linalg.generic");
   // A padding something other than a kernel reads (a tensor-core kernel's
   // operand: the channels of an NHWC stem) becomes a copy through it: a
   // kernel of its own, reading the source where the index is inside it.

@@ -168,6 +168,32 @@ extern "C" void stc_emu_barrier(void) {
   }
 }
 
+extern "C" int32_t stc_emu_shfl_xor(int32_t value, int32_t laneMask) {
+  Warp *warp = currentWarp;
+  if (!warp)
+    fail("shfl.sync called outside stc_emu_launch");
+  if (laneMask < 0 || laneMask > 31)
+    fail("shfl.sync.bfly lane mask " + std::to_string(laneMask) +
+         " (expected 0 .. 31)");
+  std::unique_lock<std::mutex> lock(warp->mutex);
+  int lane = currentLane;
+  warp->shflIn[lane] = static_cast<uint32_t>(value);
+  warp->shflMask[lane] = laneMask;
+  uint64_t generation = warp->generation;
+  if (++warp->arrived == 32) {
+    // The last lane to arrive delivers every lane's word; a lane reads its
+    // own before any lane can arrive at the next collective.
+    for (int l = 0; l < 32; ++l)
+      warp->shflOut[l] = warp->shflIn[l ^ warp->shflMask[l]];
+    warp->arrived = 0;
+    ++warp->generation;
+    warp->done.notify_all();
+  } else {
+    warp->done.wait(lock, [&] { return warp->generation != generation; });
+  }
+  return static_cast<int32_t>(warp->shflOut[lane]);
+}
+
 //===----------------------------------------------------------------------===//
 // Clusters and shared memory
 //===----------------------------------------------------------------------===//

@@ -41,6 +41,9 @@ struct Warp {
   const uint8_t *rows[32] = {};
   uint32_t words[32][4] = {};
   int num = 0, trans = 0;
+  // shfl.sync: each lane's word and lane mask, and the word it receives.
+  uint32_t shflIn[32] = {}, shflOut[32] = {};
+  int shflMask[32] = {};
 };
 
 struct Cluster;

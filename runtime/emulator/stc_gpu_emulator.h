@@ -211,6 +211,11 @@ void stc_emu_cp_async(void *dst, const void *src, int32_t size,
 /* bar.sync 0 over the calling thread's block. */
 void stc_emu_barrier(void);
 
+/* shfl.sync.bfly.b32 with all 32 lanes: returns `value` of lane
+ * (this lane XOR lane_mask). Every lane of the warp must call it (as the
+ * full member mask requires); lane_mask is 0 .. 31. */
+int32_t stc_emu_shfl_xor(int32_t value, int32_t lane_mask);
+
 /* mbarrier objects (sm_90). An mbarrier is 8 bytes of shared memory,
  * 8-byte aligned, that holds its own state (TmaModel.h, MbarrierState:
  * pending and expected arrivals, pending transaction bytes, phase); all

@@ -303,7 +303,17 @@ func.func private @block_per_element_not_unit() attributes {stc_gpu.block_per_el
 
 // -----
 
-// expected-error @+1 {{unknown stc_gpu attribute stc_gpu.config (expected stc_gpu.kernel_config, stc_gpu.kernel_info, stc_gpu.launches, stc_gpu.elementwise or stc_gpu.block_per_element)}}
+// expected-error @+1 {{stc_gpu.rows_per_block must be a positive integer}}
+func.func private @rows_per_block_zero() attributes {stc_gpu.rows_per_block = 0 : i64}
+
+// -----
+
+// expected-error @+1 {{stc_gpu.rows_per_block must be a positive integer}}
+func.func private @rows_per_block_unit() attributes {stc_gpu.rows_per_block}
+
+// -----
+
+// expected-error @+1 {{unknown stc_gpu attribute stc_gpu.config (expected stc_gpu.kernel_config, stc_gpu.kernel_info, stc_gpu.launches, stc_gpu.elementwise, stc_gpu.block_per_element or stc_gpu.rows_per_block)}}
 func.func @unknown_attribute() attributes {stc_gpu.config = 1} {
   return
 }
