@@ -536,6 +536,23 @@ static void fuseTail(SpmmOp spmm, Operation *consumer, const SpmmTail &tail) {
   spmm.erase();
 }
 
+/// Whether a residual add after `spmm` can become its acc: none yet, and
+/// no activation (the epilogue adds acc before it; a bias, added before
+/// acc, commutes with the residual).
+static bool canAddResidual(SpmmOp spmm) {
+  return !spmm.getAcc() && spmm.getActivation() == Activation::none &&
+         !getElementTypeOrSelf(spmm.getType()).isInteger(32);
+}
+
+/// Replaces `consumer`, spmm + residual, by a copy of `spmm` (which may
+/// have a bias) with the residual as acc (beta = 1).
+static void fuseResidual(SpmmOp spmm, Operation *consumer, Value residual) {
+  SpmmTail tail;
+  tail.residual = residual;
+  tail.resultType = cast<RankedTensorType>(spmm.getType());
+  fuseTail(spmm, consumer, tail);
+}
+
 /// Replaces `consumer`, float(spmm) * scale, by a copy of the i32 `spmm`
 /// with the scale operand and the consumer's float result type.
 static void fuseScale(SpmmOp spmm, Operation *consumer, Value scale) {
@@ -772,6 +789,23 @@ struct StcFuseEpiloguePass
           if (spmm.getActivation() == Activation::none &&
               matchGeluErf(g, spmm.getResult(), 2)) {
             fuse(spmm, g, Value(), Activation::gelu_erf);
+            changed = true;
+            continue;
+          }
+          if (canAddResidual(spmm))
+            if (Value residual = matchResidualAdd(g, spmm.getResult(), 2)) {
+              fuseResidual(spmm, g, residual);
+              changed = true;
+            }
+          continue;
+        }
+        if (auto add = dyn_cast<linalg::AddOp>(user);
+            add && canAddResidual(spmm) && spmm.getBias()) {
+          // A bias is in the epilogue already (a frontend that writes
+          // stc.spmm with its bias, then the residual add of a transformer
+          // block): the other addend of the same shape is the residual.
+          if (Value residual = matchNamedResidualAdd(add, spmm.getResult())) {
+            fuseResidual(spmm, add, residual);
             changed = true;
           }
           continue;

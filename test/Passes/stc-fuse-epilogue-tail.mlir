@@ -154,3 +154,45 @@ func.func @not_tails(%v: tensor<16x16xf16>, %m: tensor<16x2xi16>, %x: tensor<8x3
   } -> tensor<8x16xf16>
   return %twice, %scaled, %rowbias, %bcast, %f16sum : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf16>
 }
+
+// A residual add after a stc.spmm that has its bias already (a frontend
+// that writes the bias into stc.spmm, then a transformer block's residual):
+// the residual becomes acc (beta = 1), as a generic or as linalg.add.
+// CHECK-LABEL: func.func @bias_then_residual
+// CHECK-SAME: %[[X:[^:]*]]: tensor<8x32xf16>, %[[B:[^:]*]]: tensor<16xf32>, %[[R:[^:]*]]: tensor<8x16xf16>)
+// CHECK: %[[Y:.*]] = stc.spmm %{{.*}}, %{{.*}}, %[[X]] bias(%[[B]] : tensor<16xf32>) acc(%[[R]] : tensor<8x16xf16>) {beta = 1.000000e+00 : f64, pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+// CHECK: %[[Z:.*]] = stc.spmm %{{.*}}, %{{.*}}, %[[X]] bias(%[[B]] : tensor<16xf32>) acc(%[[Y]] : tensor<8x16xf16>) {beta = 1.000000e+00 : f64, pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>}
+// CHECK-NOT: linalg
+// CHECK: return %[[Z]]
+func.func @bias_then_residual(%v: tensor<16x16xf16>, %m: tensor<16x2xi16>, %x: tensor<8x32xf16>, %b: tensor<16xf32>, %res: tensor<8x16xf16>) -> tensor<8x16xf16> {
+  %y = stc.spmm %v, %m, %x bias(%b : tensor<16xf32>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>} : tensor<16x16xf16>, tensor<16x2xi16>, tensor<8x32xf16> -> tensor<8x16xf16>
+  %e = tensor.empty() : tensor<8x16xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%res, %y : tensor<8x16xf16>, tensor<8x16xf16>) outs(%e : tensor<8x16xf16>) {
+  ^bb0(%a: f16, %c: f16, %o: f16):
+    %s = arith.addf %a, %c : f16
+    linalg.yield %s : f16
+  } -> tensor<8x16xf16>
+  %z = stc.spmm %v, %m, %x bias(%b : tensor<16xf32>) {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>} : tensor<16x16xf16>, tensor<16x2xi16>, tensor<8x32xf16> -> tensor<8x16xf16>
+  %e2 = tensor.empty() : tensor<8x16xf16>
+  %w = linalg.add ins(%z, %r : tensor<8x16xf16>, tensor<8x16xf16>) outs(%e2 : tensor<8x16xf16>) -> tensor<8x16xf16>
+  return %w : tensor<8x16xf16>
+}
+
+// After an activation the residual is added to act(x + bias), which the
+// epilogue (act(x + bias + acc)) cannot compute: left alone.
+// CHECK-LABEL: func.func @activation_then_residual
+// CHECK: stc.spmm
+// CHECK-NOT: acc(
+// CHECK: linalg.generic
+func.func @activation_then_residual(%v: tensor<16x16xf16>, %m: tensor<16x2xi16>, %x: tensor<8x32xf16>, %b: tensor<16xf32>, %res: tensor<8x16xf16>) -> tensor<8x16xf16> {
+  %y = stc.spmm %v, %m, %x bias(%b : tensor<16xf32>) {activation = #stc.activation<relu>, pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>} : tensor<16x16xf16>, tensor<16x2xi16>, tensor<8x32xf16> -> tensor<8x16xf16>
+  %e = tensor.empty() : tensor<8x16xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %res : tensor<8x16xf16>, tensor<8x16xf16>) outs(%e : tensor<8x16xf16>) {
+  ^bb0(%a: f16, %c: f16, %o: f16):
+    %s = arith.addf %a, %c : f16
+    linalg.yield %s : f16
+  } -> tensor<8x16xf16>
+  return %r : tensor<8x16xf16>
+}
