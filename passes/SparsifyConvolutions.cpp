@@ -588,8 +588,9 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
       b, loc, nhwcType(resultType, *layout), compress.getValues(),
       compress.getMeta(), nhwcInput, /*bias=*/Value(), acc,
       /*scale=*/Value(), pattern, ArrayRef<int64_t>{sizes[kKH], sizes[kKW]},
-      convWindowPair(op, "strides"), convWindowPair(op, "dilations"), pad.low, pad.high,
-      sizes[kG], APFloat(1.0), APFloat(acc ? 1.0 : 0.0), Activation::none);
+      convWindowPair(op, "strides"), convWindowPair(op, "dilations"), pad.low,
+      pad.high, sizes[kG], APFloat(1.0), APFloat(acc ? 1.0 : 0.0),
+      Activation::none);
   Value result =
       nhwcToActivation(b, loc, conv.getResult(), resultType, *layout);
   if (integerInit)

@@ -94,6 +94,13 @@ static cl::opt<std::string> profileFile(
              "wall_ms) as JSON to this file"),
     cl::value_desc("FILE.json"));
 
+static cl::opt<bool> misalignDeviceInputs(
+    "misalign-device-inputs",
+    cl::desc("With --gpu-device-entry: place each input one element past a "
+             "16-byte boundary, as a caller's pointer into the middle of a "
+             "buffer is (a PyTorch view); the kernels must not assume more "
+             "than the element's own alignment"));
+
 static constexpr const char *kTool = "stc-run";
 
 namespace {
@@ -524,20 +531,35 @@ invoke(CompiledProgram &program, SmallVector<HostTensor> &args,
     for (StcCudaDevicePtr p : deviceArgs)
       stc_cuda_mem_free(p);
   };
+  // --misalign-device-inputs: one element past a 16-byte boundary.
+  bool misalign = misalignDeviceInputs && entry != EntryBuffers::Host;
+  std::vector<std::vector<uint8_t>> misalignedCopies;
   for (HostTensor &t : args) {
     argDescs.push_back(describe(t));
-    if (!deviceEntry)
+    size_t shift = misalign ? elementBytes(t.elementType) % 16 : 0;
+    if (!deviceEntry) {
+      if (!misalign)
+        continue;
+      // Emulated device memory is host memory: a copy at the shifted place.
+      std::vector<uint8_t> &copy =
+          misalignedCopies.emplace_back(t.bytes.size() + 32);
+      uintptr_t base = reinterpret_cast<uintptr_t>(copy.data());
+      uint8_t *at = copy.data() + ((16 - base % 16) % 16) + shift;
+      std::copy(t.bytes.begin(), t.bytes.end(), at);
+      argDescs.back().words[0] = argDescs.back().words[1] =
+          reinterpret_cast<int64_t>(at);
       continue;
+    }
     StcCudaDevicePtr p = 0;
-    if (stc_cuda_mem_alloc(t.bytes.size(), &p) != STC_CUDA_SUCCESS ||
-        stc_cuda_memcpy_htod(p, t.bytes.data(), t.bytes.size()) !=
+    if (stc_cuda_mem_alloc(t.bytes.size() + shift, &p) != STC_CUDA_SUCCESS ||
+        stc_cuda_memcpy_htod(p + shift, t.bytes.data(), t.bytes.size()) !=
             STC_CUDA_SUCCESS) {
       freeDeviceArgs();
       (void)checkCudaError();
       return failure();
     }
     deviceArgs.push_back(p);
-    argDescs.back().words[0] = argDescs.back().words[1] = int64_t(p);
+    argDescs.back().words[0] = argDescs.back().words[1] = int64_t(p + shift);
   }
   // Results: one descriptor, or a struct of them (all fields 8 bytes).
   size_t resultWords = 0;
@@ -587,8 +609,9 @@ invoke(CompiledProgram &program, SmallVector<HostTensor> &args,
           results.push_back(readResult(onHost, program.resultElementTypes[r]));
       }
       bool aliasesArgument = false;
-      for (StcCudaDevicePtr p : deviceArgs)
-        aliasesArgument |= d.allocated() == reinterpret_cast<void *>(p);
+      for (Descriptor &a : argDescs)
+        aliasesArgument |=
+            d.allocated() == reinterpret_cast<void *>(a.words[0]);
       if (!aliasesArgument)
         mgpuMemFree(d.allocated(), nullptr);
       continue;
@@ -597,8 +620,8 @@ invoke(CompiledProgram &program, SmallVector<HostTensor> &args,
       results.push_back(readResult(d, program.resultElementTypes[r]));
     // The program allocated its results with malloc; arguments are ours.
     bool aliasesArgument = false;
-    for (HostTensor &a : args)
-      aliasesArgument |= d.allocated() == a.bytes.data();
+    for (Descriptor &a : argDescs)
+      aliasesArgument |= d.allocated() == reinterpret_cast<void *>(a.words[0]);
     if (aliasesArgument)
       continue;
     // The emulator's device buffers are host memory; its counters see the
@@ -878,6 +901,12 @@ int main(int argc, char **argv) {
   if (options.gpuDeviceEntry && !useCuda && !options.gpuEmulate) {
     reportError(kTool, "--gpu-device-entry needs a GPU (--device=cuda or "
                        "--device=emulate); the program runs on the CPU");
+    return 1;
+  }
+  if (misalignDeviceInputs && !options.gpuDeviceEntry) {
+    reportError(kTool, "--misalign-device-inputs needs --gpu-device-entry "
+                       "(without it the program copies its inputs to "
+                       "buffers of its own)");
     return 1;
   }
 

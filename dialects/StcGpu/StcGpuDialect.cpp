@@ -74,9 +74,9 @@ LogicalResult StcGpuDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << name << " is a unit attribute";
     return success();
   }
-  if (name == kRowsPerBlockAttrName) {
-    auto rows = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!rows || rows.getInt() < 1)
+  if (name == kRowsPerBlockAttrName || name == kElementsPerThreadAttrName) {
+    auto count = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!count || count.getInt() < 1)
       return op->emitError() << name << " must be a positive integer";
     return success();
   }
@@ -84,6 +84,7 @@ LogicalResult StcGpuDialect::verifyOperationAttribute(Operation *op,
                          << " (expected " << KernelConfigAttr::kAttrName << ", "
                          << KernelInfoAttr::kAttrName << ", "
                          << kLaunchesAttrName << ", " << kElementwiseAttrName
-                         << ", " << kBlockPerElementAttrName << " or "
-                         << kRowsPerBlockAttrName << ")";
+                         << ", " << kBlockPerElementAttrName << ", "
+                         << kRowsPerBlockAttrName << " or "
+                         << kElementsPerThreadAttrName << ")";
 }

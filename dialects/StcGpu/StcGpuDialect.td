@@ -63,6 +63,12 @@ def StcGpu_Dialect : Dialect {
     /// ceil(rows / that) blocks, a row being the result's last dimension.
     static constexpr ::llvm::StringLiteral kRowsPerBlockAttrName =
         "stc_gpu.rows_per_block";
+    /// An i64 attribute beside kElementwiseAttrName on a kernel whose
+    /// threads each compute that many adjacent elements of the result
+    /// (vector loads and stores along the innermost dimension):
+    /// stc-gpu-host-launch launches ceil(elements / (256 * that)) blocks.
+    static constexpr ::llvm::StringLiteral kElementsPerThreadAttrName =
+        "stc_gpu.elements_per_thread";
   }];
 }
 

@@ -595,6 +595,10 @@ LogicalResult GpuHostLaunch::defineElementwise(func::FuncOp host,
     Value rows = arith::DivUIOp::create(
         b, total, memref::DimOp::create(b, out, outType.getRank() - 1));
     blocks = arith::CeilDivUIOp::create(b, rows, index(rowsPerBlock.getInt()));
+  } else if (auto perThread = kernel->getAttrOfType<IntegerAttr>(
+                 stc_gpu::StcGpuDialect::kElementsPerThreadAttrName)) {
+    blocks = arith::CeilDivUIOp::create(b, total,
+                                        index(threads * perThread.getInt()));
   } else {
     blocks = blockPerElement
                  ? total

@@ -20,7 +20,11 @@
 // math ops only in its body, becomes
 //
 // - a kernel in gpu.module @stc_kernels, @stc_ew_N(ptr per input, ptr out,
-//   i32 size per loop): one thread per result element, 256 per block, the
+//   i32 size per loop): one thread per result element (for an op with no
+//   reduction whose inputs are contiguous along the innermost loop or do
+//   not depend on it, up to 8 adjacent elements a thread: a vector load per
+//   input, a vector store, element by element where a pointer is not
+//   aligned for them), 256 per block, the
 //   flat index split into the parallel loop indices, each input loaded from
 //   its own row-major offset, the body cloned (for a reduction, in a loop
 //   over the reduction indices that carries the result, starting from the
@@ -248,6 +252,162 @@ static int64_t rowReductionThreads(int64_t rowLength) {
   return std::min<int64_t>(kThreads, llvm::PowerOf2Ceil(rowLength));
 }
 
+/// Whether `in` (an input of the all-parallel `op`) is read contiguously
+/// along the innermost loop: its last dimension is that loop, of the
+/// loop's static size, and no other dimension depends on it. Then the
+/// elements a thread computes along the loop are adjacent in memory.
+static bool isContiguousAlongInnermost(linalg::GenericOp op, OpOperand *in,
+                                       int64_t innerSize) {
+  unsigned inner = op.getNumLoops() - 1;
+  AffineMap map = op.getMatchingIndexingMap(in);
+  auto type = cast<RankedTensorType>(in->get().getType());
+  if (map.getNumResults() == 0 ||
+      map.getResults().back() != getAffineDimExpr(inner, op.getContext()) ||
+      type.getShape().back() != innerSize)
+    return false;
+  return llvm::none_of(map.getResults().drop_back(),
+                       [&](AffineExpr e) { return e.isFunctionOfDim(inner); });
+}
+
+/// Elements of the innermost loop that each thread of an all-parallel
+/// kernel computes, loading and storing them as one vector: 16 bytes of
+/// the narrowest element (at most 8 elements), halved until it divides the
+/// loop's static size; 1 (one element a thread) when an input is read
+/// through a padding or along the loop in another order (a transpose that
+/// moves the innermost dimension, a window). An input that does not depend
+/// on the loop (a bias along another dimension, a scalar) is loaded once.
+static int64_t vectorWidth(linalg::GenericOp op, ArrayRef<OpOperand *> inputs) {
+  if (op.getNumReductionLoops() != 0)
+    return 1;
+  unsigned inner = op.getNumLoops() - 1;
+  int64_t innerSize = op.getStaticLoopRanges()[inner];
+  if (ShapedType::isDynamic(innerSize))
+    return 1;
+  int64_t narrowest =
+      getElementTypeOrSelf(op->getResult(0).getType()).getIntOrFloatBitWidth() /
+      8;
+  for (OpOperand *in : inputs) {
+    if (foldablePad(in->get()))
+      return 1;
+    if (!op.getMatchingIndexingMap(in).isFunctionOfDim(inner))
+      continue;
+    if (!isContiguousAlongInnermost(op, in, innerSize))
+      return 1;
+    narrowest = std::min<int64_t>(
+        narrowest,
+        getElementTypeOrSelf(in->get().getType()).getIntOrFloatBitWidth() / 8);
+  }
+  int64_t width = std::min<int64_t>(8, 16 / std::max<int64_t>(narrowest, 1));
+  while (width > 1 && innerSize % width != 0)
+    width /= 2;
+  return width;
+}
+
+/// The body of an all-parallel kernel whose thread computes the `width`
+/// elements from the flat result index `first` (their innermost loop
+/// indices em.ivs[inner] + 0 .. width - 1): where every pointer it reads
+/// or writes along the loop is aligned for it, one vector load per such
+/// input, the body once per element, one vector store; otherwise (a
+/// caller's device pointer into the middle of a buffer) element by element.
+static void emitVectorizedBody(BodyEmitter &em, linalg::GenericOp op,
+                               ArrayRef<OpOperand *> inputs, Block *entry,
+                               Value first, int64_t width, Value start) {
+  ImplicitLocOpBuilder &b = em.b;
+  MLIRContext *ctx = op.getContext();
+  unsigned inner = op.getNumLoops() - 1;
+  Value innerBase = em.ivs[inner];
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  Value out = entry->getArgument(inputs.size());
+  Type outType = getElementTypeOrSelf(op->getResult(0).getType());
+  // Bytes a vector access of `type` must be aligned to.
+  auto alignmentOf = [&](Type type) {
+    return std::min<int64_t>(16, width * type.getIntOrFloatBitWidth() / 8);
+  };
+  SmallVector<bool> alongLoop;
+  Value aligned = arith::ConstantIntOp::create(b, 1, 1);
+  auto checkAligned = [&](Value pointer, Type type) {
+    Value address = LLVM::PtrToIntOp::create(b, b.getI64Type(), pointer);
+    Value low =
+        arith::AndIOp::create(b, address, em.index(alignmentOf(type) - 1));
+    aligned = arith::AndIOp::create(
+        b, aligned,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, low, em.index(0)));
+  };
+  for (auto [k, in] : llvm::enumerate(inputs)) {
+    alongLoop.push_back(op.getMatchingIndexingMap(in).isFunctionOfDim(inner));
+    if (alongLoop.back())
+      checkAligned(entry->getArgument(k),
+                   getElementTypeOrSelf(in->get().getType()));
+  }
+  checkAligned(out, outType);
+  auto ifAligned = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
+  auto index32 = [&](int64_t j) {
+    return arith::ConstantIntOp::create(b, b.getI32Type(), j).getResult();
+  };
+  {
+    // Vectors: each input along the loop loaded once, the others (the
+    // same value for the thread's elements) once too.
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifAligned.thenBlock());
+    SmallVector<Value> loaded;
+    for (auto [k, in] : llvm::enumerate(inputs)) {
+      Type type = getElementTypeOrSelf(in->get().getType());
+      if (!alongLoop[k]) {
+        loaded.push_back(em.load(op, in, entry->getArgument(k)));
+        continue;
+      }
+      // em.load at the first element's indices, as a vector.
+      Value scalarAt = em.load(op, in, entry->getArgument(k));
+      auto scalarLoad = scalarAt.getDefiningOp<LLVM::LoadOp>();
+      auto vector =
+          LLVM::LoadOp::create(b, VectorType::get({width}, type),
+                               scalarLoad.getAddr(), alignmentOf(type));
+      scalarLoad.erase();
+      loaded.push_back(vector);
+    }
+    Value results =
+        LLVM::PoisonOp::create(b, VectorType::get({width}, outType));
+    for (int64_t j = 0; j < width; ++j) {
+      em.ivs[inner] = arith::AddIOp::create(b, innerBase, em.index(j));
+      auto valueOf = [&](OpOperand *in) -> Value {
+        auto it = llvm::find(inputs, in);
+        if (it == inputs.end())
+          return start; // a filled constant
+        unsigned k = it - inputs.begin();
+        if (!alongLoop[k])
+          return loaded[k];
+        return LLVM::ExtractElementOp::create(b, loaded[k], index32(j));
+      };
+      results = LLVM::InsertElementOp::create(
+          b, results, em.emitBody(op, valueOf), index32(j));
+    }
+    LLVM::StoreOp::create(
+        b, results,
+        LLVM::GEPOp::create(b, ptrType, outType, out, ValueRange{first}),
+        alignmentOf(outType));
+  }
+  {
+    // Element by element, as a kernel of one element a thread.
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifAligned.elseBlock());
+    auto loop =
+        scf::ForOp::create(b, em.index(0), em.index(width), em.index(1));
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    em.ivs[inner] = arith::AddIOp::create(b, innerBase, j);
+    Value result = em.emitBody(op, [&](OpOperand *in) -> Value {
+      auto it = llvm::find(inputs, in);
+      if (it == inputs.end())
+        return start;
+      return em.load(op, in, entry->getArgument(it - inputs.begin()));
+    });
+    LLVM::StoreOp::create(
+        b, result,
+        LLVM::GEPOp::create(b, ptrType, outType, out,
+                            ValueRange{arith::AddIOp::create(b, first, j)}));
+  }
+}
+
 FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
     linalg::GenericOp op, gpu::GPUModuleOp kernels, StringRef name,
     ArrayRef<OpOperand *> inputs, std::string &why) {
@@ -300,13 +460,24 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
           : arith::AddIOp::create(
                 b, arith::MulIOp::create(b, bid, em.index(kThreads)), tid)
                 .getResult();
+  // Elements per thread along the innermost loop (vectors), for the
+  // kernels with no reduction.
+  int64_t width = reduction.empty() ? vectorWidth(op, inputs) : 1;
+  if (width > 1)
+    kernel->setAttr(stc_gpu::StcGpuDialect::kElementsPerThreadAttrName,
+                    kb.getI64IntegerAttr(width));
   Value outputs = em.product(parallel);
+  if (width > 1)
+    outputs = arith::DivUIOp::create(b, outputs, em.index(width));
   Value inRange =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gid, outputs);
   auto guard = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
   gpu::ReturnOp::create(b);
   b.setInsertionPointToStart(guard.thenBlock());
-  em.split(gid, parallel);
+  Value first = width > 1
+                    ? arith::MulIOp::create(b, gid, em.index(width)).getResult()
+                    : gid;
+  em.split(first, parallel);
 
   OpOperand *init = op.getDpsInitOperand(0);
   auto loadInput = [&](OpOperand *in) {
@@ -315,6 +486,18 @@ FailureOr<gpu::GPUFuncOp> LowerElementwiseToGpu::buildKernel(
   };
   // The result's starting value: loaded, a filled constant, or unused.
   Value start;
+  if (width > 1) {
+    if (!llvm::is_contained(inputs, init) &&
+        op.payloadUsesValueFromOperand(init))
+      if (arith::ConstantOp constant = filledConstant(init->get()))
+        start = b.clone(*constant)->getResult(0);
+    emitVectorizedBody(em, op, inputs, entry, first, width, start);
+    if (failed(expandKernelMath(kernel, why))) {
+      eraseKernel(kernels, kernel);
+      return failure();
+    }
+    return kernel;
+  }
   if (llvm::is_contained(inputs, init))
     start = loadInput(init);
   else if (op.payloadUsesValueFromOperand(init))

@@ -313,7 +313,12 @@ func.func private @rows_per_block_unit() attributes {stc_gpu.rows_per_block}
 
 // -----
 
-// expected-error @+1 {{unknown stc_gpu attribute stc_gpu.config (expected stc_gpu.kernel_config, stc_gpu.kernel_info, stc_gpu.launches, stc_gpu.elementwise, stc_gpu.block_per_element or stc_gpu.rows_per_block)}}
+// expected-error @+1 {{stc_gpu.elements_per_thread must be a positive integer}}
+func.func private @elements_per_thread_negative() attributes {stc_gpu.elements_per_thread = -8 : i64}
+
+// -----
+
+// expected-error @+1 {{unknown stc_gpu attribute stc_gpu.config (expected stc_gpu.kernel_config, stc_gpu.kernel_info, stc_gpu.launches, stc_gpu.elementwise, stc_gpu.block_per_element, stc_gpu.rows_per_block or stc_gpu.elements_per_thread)}}
 func.func @unknown_attribute() attributes {stc_gpu.config = 1} {
   return
 }
