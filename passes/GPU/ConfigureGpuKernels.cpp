@@ -475,6 +475,11 @@ void ConfigureGpuKernels::runOnOperation() {
       return;
     std::string why;
     FailureOr<DenseGemm> gemm = denseKernelProblemOf(linalgOp, why);
+    // A transpose that moves the innermost dimension of an operand becomes
+    // a copy of whole rows and a swap the kernel reads in place.
+    if (succeeded(gemm) && !gemm->pb.conv &&
+        splitTransposesReadInPlace(linalgOp))
+      gemm = denseKernelProblemOf(linalgOp, why);
     if (succeeded(gemm)) {
       dense[op] = gemm->pb;
       ops.push_back(op);

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -287,6 +288,67 @@ FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseConvOf(linalg::LinalgOp op,
         outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
   pb.depth = cg.kh * cg.kw * c;
   return g;
+}
+
+/// A linalg.transpose of `input` by `perm`, on a new tensor.empty.
+static Value transposed(OpBuilder &b, Location loc, Value input,
+                        ArrayRef<int64_t> perm) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+  applyPermutationToVector(sizes, perm);
+  Value init = tensor::EmptyOp::create(
+      b, loc, sizes, cast<RankedTensorType>(input.getType()).getElementType());
+  return linalg::TransposeOp::create(b, loc, input, init, perm)->getResult(0);
+}
+
+bool mlir::stc::gpu_kernel::splitTransposesReadInPlace(linalg::LinalgOp op) {
+  bool changed = false;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto collapse = in->get().getDefiningOp<tensor::CollapseShapeOp>();
+    Value moved = collapse ? collapse.getSrc() : in->get();
+    auto transpose = moved.getDefiningOp<linalg::TransposeOp>();
+    if (!transpose || !transpose->hasOneUse() ||
+        (collapse && !collapse->hasOneUse()))
+      continue;
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    int64_t rank = perm.size();
+    if (rank < 2 || perm[rank - 2] != rank - 1 || perm[rank - 1] == rank - 1)
+      continue;
+    // What is left once the last two are swapped back: the identity is a
+    // plain swap, which the kernel reads in place already.
+    SmallVector<int64_t> keep(perm);
+    std::swap(keep[rank - 2], keep[rank - 1]);
+    if (isIdentityPermutation(keep))
+      continue;
+    SmallVector<ReassociationIndices> groups;
+    if (collapse) {
+      groups = collapse.getReassociationIndices();
+      // The last two dimensions stay apart: the swap commutes with it.
+      if (groups.size() < 2 || groups.back().size() != 1 ||
+          groups[groups.size() - 2].size() != 1)
+        continue;
+    }
+    OpBuilder b(op);
+    Location loc = transpose.getLoc();
+    Value rows = transposed(b, loc, transpose.getInput(), keep);
+    if (collapse)
+      rows = tensor::CollapseShapeOp::create(b, loc, rows, groups);
+    int64_t outRank = cast<RankedTensorType>(rows.getType()).getRank();
+    SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, outRank));
+    std::swap(swap[outRank - 2], swap[outRank - 1]);
+    Value swapped = transposed(b, loc, rows, swap);
+    if (swapped.getType() != in->get().getType()) {
+      // Not the same tensor after all (cannot happen for a permutation):
+      // leave the operand as it was.
+      swapped.getDefiningOp()->erase();
+      continue;
+    }
+    in->set(swapped);
+    if (collapse)
+      collapse->erase();
+    transpose->erase();
+    changed = true;
+  }
+  return changed;
 }
 
 FailureOr<DenseGemm>

@@ -19,7 +19,10 @@
 //   K x N qualifies for neither;
 // - an operand made by a linalg.transpose of its last two dimensions is
 //   read in place, the other way round (no transposed copy: attention's
-//   x . x^T as torch-mlir writes it);
+//   x . x^T as torch-mlir writes it); a transpose that moves its input's
+//   innermost dimension to the second-to-last place (attention's K^T) is
+//   split first into a copy of whole rows and such a swap
+//   (splitTransposesReadInPlace);
 // - the rows it copies must be 16-byte aligned, known at compile time (a
 //   static K, and a static leading dimension of D that is a multiple of 8);
 // - a result that starts as a linalg.fill of zero is the plain product;
@@ -83,6 +86,17 @@ FailureOr<DenseGemm> denseConvOf(linalg::LinalgOp op, std::string &why);
 /// `op` as a contraction or else a convolution (the two above).
 FailureOr<DenseGemm> denseKernelProblemOf(linalg::LinalgOp op,
                                           std::string &why);
+
+/// Splits each transpose that makes an operand of the contraction `op`
+/// (through a tensor.collapse_shape of its leading dimensions, as attention
+/// writes K^T: [B, S, H, D] -> [B, H, D, S] -> [B*H, D, S]) and moves the
+/// innermost dimension of its input to the second-to-last place, into a
+/// transpose that keeps the innermost dimension (a copy of whole rows:
+/// vector loads and stores) and a swap of the last two dimensions, which
+/// the kernel reads in place. Returns whether it split any. Call it for a
+/// contraction the kernel takes (denseGemmOf), before its problem is
+/// computed.
+bool splitTransposesReadInPlace(linalg::LinalgOp op);
 
 /// Why the dense tensor-core kernel cannot compute a convolution of these
 /// element types with `channelsPerGroup` input channels per group (""
