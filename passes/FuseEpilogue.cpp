@@ -13,6 +13,7 @@
 // not stop the fusion.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/FuseEpilogue.h"
 #include "passes/Passes.h"
 
 #include "dialects/Stc/StcOps.h"
@@ -825,3 +826,23 @@ struct StcFuseEpiloguePass
 };
 
 } // namespace
+
+Value mlir::stc::epilogue::matchBiasAdd(linalg::GenericOp g, Value x,
+                                        unsigned rank, unsigned channelDim) {
+  return ::matchBiasAdd(g, x, rank, channelDim);
+}
+
+Value mlir::stc::epilogue::matchResidualAdd(linalg::GenericOp g, Value x,
+                                            unsigned rank) {
+  return ::matchResidualAdd(g, x, rank);
+}
+
+bool mlir::stc::epilogue::matchRelu(linalg::GenericOp g, Value x,
+                                    unsigned rank) {
+  return ::matchRelu(g, x, rank);
+}
+
+bool mlir::stc::epilogue::matchGeluErf(linalg::GenericOp g, Value x,
+                                       unsigned rank) {
+  return ::matchGeluErf(g, x, rank);
+}

@@ -43,6 +43,11 @@
 //   copies 16-byte chunks of 8 channels of one tap (the sm_90a kernel
 //   takes one group of a multiple of 64 channels, else mma.sync).
 //
+// The element-wise tail after either (a bias per row of S: a convolution's
+// output channel; a residual; ReLU or erf GELU; each the single use of the
+// one before) is computed by the kernel's epilogue (stc-lower-spmm-to-gpu,
+// with stc-fuse-epilogue's matchers, passes/FuseEpilogue.h).
+//
 // Ops that do not qualify stay with stc-lower-elementwise-to-gpu's
 // one-thread-per-result kernel.
 //

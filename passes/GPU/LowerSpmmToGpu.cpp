@@ -18,6 +18,7 @@
 // after bufferization.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/FuseEpilogue.h"
 #include "passes/GPU/DenseGemm.h"
 #include "passes/GPU/HopperKernel.h"
 #include "passes/GPU/KernelConfig.h"
@@ -388,6 +389,80 @@ LogicalResult LowerSpmmToGpu::lower(Operation *op, KernelConfigAttr config,
   return success();
 }
 
+namespace {
+
+/// The element-wise ops after a dense product that its kernel's epilogue
+/// computes (foldDenseTail), in program order.
+struct DenseTail {
+  SmallVector<Operation *> ops;
+  Value bias, residual;
+  Activation activation = Activation::none;
+
+  std::string describe() const {
+    SmallVector<std::string> parts;
+    if (bias)
+      parts.push_back("the bias");
+    if (residual)
+      parts.push_back("the residual");
+    if (activation != Activation::none)
+      parts.push_back(stringifyActivation(activation).str());
+    return llvm::join(parts, ", ");
+  }
+};
+
+} // namespace
+
+/// Folds the chain of single-use element-wise ops after the dense product
+/// `op` that its epilogue computes, act(x + bias + residual), into `pb`: a
+/// bias per row of S (a convolution's output channel, the last NHWC
+/// dimension; a product's column when S is B, its row when S is A), then a
+/// residual of the result's shape (when the product has no acc of its
+/// own), then ReLU or erf GELU; each as stc-fuse-epilogue matches it after
+/// a stc.spmm (FuseEpilogue.h). A bias or residual after the activation
+/// ends the chain. Batched products are left alone (their bias would be
+/// per matrix).
+static DenseTail foldDenseTail(linalg::LinalgOp op, Problem &pb) {
+  DenseTail tail;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  unsigned rank = type.getRank();
+  if (pb.batched || (!pb.conv && rank != 2))
+    return tail;
+  unsigned channelDim = pb.conv ? rank - 1 : (pb.sparseLhs ? 0 : 1);
+  Value x = op->getResult(0);
+  while (x.hasOneUse()) {
+    auto g = dyn_cast<linalg::GenericOp>(*x.getUsers().begin());
+    if (!g || g->getResult(0).getType() != type)
+      break;
+    bool noActivation = tail.activation == Activation::none;
+    if (Value bias = epilogue::matchBiasAdd(g, x, rank, channelDim);
+        bias && !tail.bias && noActivation) {
+      tail.bias = bias;
+    } else if (Value residual = epilogue::matchResidualAdd(g, x, rank);
+               residual && !tail.residual && !pb.hasAcc && noActivation) {
+      tail.residual = residual;
+    } else if (noActivation && epilogue::matchRelu(g, x, rank)) {
+      tail.activation = Activation::relu;
+    } else if (noActivation && epilogue::matchGeluErf(g, x, rank)) {
+      tail.activation = Activation::gelu_erf;
+    } else {
+      break;
+    }
+    tail.ops.push_back(g);
+    x = g->getResult(0);
+  }
+  if (tail.bias) {
+    pb.hasBias = true;
+    pb.biasType = getElementTypeOrSelf(tail.bias.getType());
+  }
+  if (tail.residual) {
+    pb.hasAcc = true;
+    pb.accType = getElementTypeOrSelf(tail.residual.getType());
+    pb.beta = 1.0;
+  }
+  pb.activation = tail.activation;
+  return tail;
+}
+
 LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
                                          KernelConfigAttr config,
                                          gpu::GPUModuleOp kernels,
@@ -406,6 +481,7 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
   if (failed(checkKernelConfig(op, pb, config, kPass)))
     return failure();
   pb.f16Acc = config.getAccumulator() == stc_gpu::Accumulator::f16;
+  DenseTail tail = foldDenseTail(op, pb);
   std::string name =
       (pb.conv ? "stc_dense_conv_" : "stc_gemm_") + std::to_string(index);
   KernelFacts facts = config.isWgmma()
@@ -439,19 +515,36 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
   recordKernelInfo(kernels, facts, config, pb, gemm->denseTransposed,
                    /*meta=*/nullptr, geometry);
   SmallVector<Value> tensors = {s, gemm->d};
+  if (pb.hasBias)
+    tensors.push_back(tail.bias);
   if (pb.hasAcc)
-    tensors.push_back(gemm->acc);
+    tensors.push_back(tail.residual ? tail.residual : gemm->acc);
+  // The kernel writes the last op of the tail it folded (the op itself
+  // when none).
+  Operation *replaced = tail.ops.empty() ? op.getOperation() : tail.ops.back();
+  Value last = cast<DestinationStyleOpInterface>(replaced).getDpsInits()[0];
   SmallVector<Value> dynamicSizes;
   for (int64_t d = 0; d < resultType.getRank(); ++d)
     if (resultType.isDynamicDim(d))
-      dynamicSizes.push_back(tensor::DimOp::create(hb, init, d));
-  op->emitRemark() << "stc: dense " << op->getName()
-                   << " runs on the GPU's tensor cores as @" << name << " ("
-                   << (pb.conv ? "implicit GEMM, " : "")
-                   << (config.isWgmma() ? "wgmma" : "mma.sync") << ", "
-                   << config.getBlockRows() << "x" << config.getBlockCols()
-                   << " tiles)";
-  replaceWithHostCall(op, kernels, name, tensors, dynamicSizes);
+      dynamicSizes.push_back(tensor::DimOp::create(hb, last, d));
+  InFlightDiagnostic remark = op->emitRemark();
+  remark << "stc: dense " << op->getName()
+         << " runs on the GPU's tensor cores as @" << name << " ("
+         << (pb.conv ? "implicit GEMM, " : "")
+         << (config.isWgmma() ? "wgmma" : "mma.sync") << ", "
+         << config.getBlockRows() << "x" << config.getBlockCols() << " tiles";
+  if (!tail.ops.empty())
+    remark << "; its epilogue adds " << tail.describe();
+  remark << ")";
+  if (replaced != op.getOperation())
+    hb.setInsertionPoint(replaced);
+  replaceWithHostCall(replaced, kernels, name, tensors, dynamicSizes);
+  // The tail's ops before the last, then the op, read by nothing now.
+  for (Operation *folded :
+       llvm::reverse(ArrayRef(tail.ops).drop_back(tail.ops.empty() ? 0 : 1)))
+    folded->erase();
+  if (replaced != op.getOperation())
+    op->erase();
   for (Operation *producer : gemm->foldedProducers)
     if (producer->use_empty())
       producer->erase();
