@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/DenseGemm.h"
 #include "passes/ConvWindow.h"
+#include "passes/FuseEpilogue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -53,6 +54,16 @@ static linalg::TransposeOp swappingTranspose(Value v) {
     if (perm[d] != d)
       return {};
   return transpose;
+}
+
+/// Whether the 2-D result of `op` is read only by an element-wise add of a
+/// bias per column (the epilogue can take it when B plays S).
+static bool followedByColumnBias(linalg::LinalgOp op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return false;
+  auto g = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  return g && epilogue::matchBiasAdd(g, result, /*rank=*/2, /*channelDim=*/1);
 }
 
 FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseGemmOf(linalg::LinalgOp op,
@@ -140,7 +151,18 @@ FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseGemmOf(linalg::LinalgOp op,
     g.foldedProducers.push_back(t);
   }
   RankedTensorType sType, dType;
-  if (lhsKContiguous) {
+  if (lhsKContiguous && rhsKContiguous && batch.empty() &&
+      followedByColumnBias(op)) {
+    // Either could be S. The epilogue adds a bias per row of S, and the
+    // result is followed by a bias per column (a linear layer, x . W^T):
+    // S = B (N x K), D = A (M x K, p-major), as a sparse rhs; Out[N, M] is
+    // stored transposed.
+    pb.sparseLhs = false;
+    g.s = rhsValue;
+    g.d = lhsValue;
+    g.denseTransposed = false;
+    pb.denseKMajor = false;
+  } else if (lhsKContiguous) {
     // S = A (M x K); D = B, K x N (k-major) or N x K (p-major, transposed).
     pb.sparseLhs = true;
     g.s = lhsValue;

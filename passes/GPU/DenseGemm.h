@@ -15,8 +15,9 @@
 //   or bf16 result;
 // - one operand with K contiguous plays S: A (M x K) as a "sparse lhs", or
 //   else B given as N x K as a "sparse rhs" (the kernel computes the
-//   transposed product and stores its transpose); A as K x M with B as
-//   K x N qualifies for neither;
+//   transposed product and stores its transpose); B also when both could
+//   and a bias per column follows (a linear layer: the epilogue adds a
+//   bias per row of S); A as K x M with B as K x N qualifies for neither;
 // - an operand made by a linalg.transpose of its last two dimensions is
 //   read in place, the other way round (no transposed copy: attention's
 //   x . x^T as torch-mlir writes it); a transpose that moves its input's

@@ -1,6 +1,6 @@
 """Checks the results of dense-epilogue.mlir against NumPy (float64).
 
-usage: dense_epilogue_ref.py DIR   (x w w2 b r img f cb .npy in; yy yb cr out)
+usage: dense_epilogue_ref.py DIR   (x w w2 w3t b r img f cb .npy in; yy yb yc cr out)
 """
 import os
 import sys
@@ -12,6 +12,7 @@ def main():
     d = sys.argv[1]
     load = lambda name: np.load(os.path.join(d, name + ".npy")).astype(np.float64)
     x, w, w2, b, r = load("x"), load("w"), load("w2"), load("b"), load("r")
+    w3 = load("w3t").T
     img, f, cb = load("img"), load("f"), load("cb")
     conv = np.zeros((2, 4, 4, 32))
     for i in range(3):
@@ -20,6 +21,7 @@ def main():
     want = {
         "yy": np.maximum(x @ w + r, 0),
         "yb": x @ w2 + b,
+        "yc": x @ w3 + b,
         "cr": np.maximum(conv + cb, 0),
     }
     bad = []
