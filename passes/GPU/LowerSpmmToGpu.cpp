@@ -523,6 +523,8 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
   // when none).
   Operation *replaced = tail.ops.empty() ? op.getOperation() : tail.ops.back();
   Value last = cast<DestinationStyleOpInterface>(replaced).getDpsInits()[0];
+  // The sizes where the call goes: the last op's init may come after op.
+  hb.setInsertionPoint(replaced);
   SmallVector<Value> dynamicSizes;
   for (int64_t d = 0; d < resultType.getRank(); ++d)
     if (resultType.isDynamicDim(d))
@@ -536,8 +538,6 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
   if (!tail.ops.empty())
     remark << "; its epilogue adds " << tail.describe();
   remark << ")";
-  if (replaced != op.getOperation())
-    hb.setInsertionPoint(replaced);
   replaceWithHostCall(replaced, kernels, name, tensors, dynamicSizes);
   // The tail's ops before the last, then the op, read by nothing now.
   for (Operation *folded :
