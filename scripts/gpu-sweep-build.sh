@@ -12,9 +12,10 @@
 #   scripts/gpu-sweep-build.sh [--mma-sp] [SHAPES_REGEX] [NAME:FLAGS ...]
 #
 # SHAPES_REGEX (bench/run_gpu_bench.sh build --only) defaults to the large
-# square and LLM shapes the targets name, f16 and i8; the variants
-# default to the standing questions of docs/HOPPER.md: the default kernel,
-# 256-row blocks, the grouped block order and TMA multicast. Each NAME gets
+# square and LLM shapes the targets name (large, and decode-size
+# with 16 and 128 tokens), f16 and i8; the variants default to the standing
+# questions of docs/HOPPER.md: the default kernel, 256-row blocks, the
+# grouped block order, TMA multicast and the metadata through the TMA ring. Each NAME gets
 # bench/work/sw-NAME (built with STC_GPU_FLAGS_SM90A=FLAGS); all go into
 # .gpu-carry/sweep.tar.xz.
 #
@@ -34,7 +35,7 @@ mma_sp=0
 if [ $mma_sp = 1 ]; then
   shapes="${1:-^(square-4096|square-8192|llm-attn-4096x4096-n16|llm-attn-4096x4096-n512|llm-up-11008x4096-n4096|llm-down-4096x11008-n4096|bert-base-ffn-in-3072x768-b32|bert-large-ffn-in-4096x1024-b32)-f16$}"
 else
-  shapes="${1:-^(square-8192|square-16384|llm-down-4096x11008-n4096)-(f16|i8)$}"
+  shapes="${1:-^(square-8192|square-16384|llm-down-4096x11008-n4096|llm-up-11008x4096-n16|llm-attn-4096x4096-n128)-(f16|i8)$}"
 fi
 shift || true
 variants=("$@")
@@ -45,7 +46,8 @@ if [ ${#variants[@]} -eq 0 ] && [ $mma_sp = 1 ]; then
             "group16:--gpu-group-rows=16")
 elif [ ${#variants[@]} -eq 0 ]; then
   variants=("base:" "rows256:--gpu-block-rows=256" "group16:--gpu-group-rows=16"
-            "multicast:--gpu-cluster-rows=2 --gpu-tma-multicast")
+            "multicast:--gpu-cluster-rows=2 --gpu-tma-multicast"
+            "metatma:--gpu-meta-tma")
 fi
 
 dirs=()

@@ -257,12 +257,16 @@ def sim_check_tensor_maps(worker, maps, buf, kinfo=None):
             raise stcrt.CudaError("tensor map %s points to 0x%x, which is none of this "
                                   "launch's buffers (simulated)" % (name, m["address"]), 1)
         role, t = hit[0]
+        ent = entries.get(name, {})
         dims = list(reversed(tuple(t.shape)))
         strides, st = [], t.element_size()
         for d in dims[:-1]:
             st *= d
             strides.append(st)
-        ent = entries.get(name, {})
+        if ent.get("operand") == "meta":
+            # The kernel-ready words' view (the simulation passes the
+            # canonical copy in their place).
+            dims, strides = kinfo_lib.meta_map_view(kinfo, ent)
         want = {"dims": dims, "strides": strides, "rank": len(dims),
                 "element_strides": list(ent.get("element_strides") or [1] * len(dims)),
                 "interleave": 0, "l2_promotion": 2, "oob_fill": 0}
@@ -904,6 +908,10 @@ class Worker:
                 ops = {op: (named[role].data_ptr(), tuple(named[role].shape),
                             _type_name(named[role]))
                        for op, role in self.TENSOR_MAP_ROLES.items() if role in named}
+                if "meta" in bufs:
+                    # The kernel-ready words (the canonical copy when
+                    # simulated): a map over them has its own view.
+                    ops["meta"] = (bufs["meta"], None, None)
                 maps = launch_lib.DeviceTensorMaps(self.rt,
                                                    kinfo_lib.tensor_map_requests(ki, ops))
                 self._tensor_maps.append(maps)

@@ -94,13 +94,14 @@ class _SimLaunch:
     second kept index swapped), crash (the process dies), hang (never
     returns), error (a launch error)."""
 
-    def __init__(self, worker, args, tensors, bug, transposed):
+    def __init__(self, worker, args, tensors, bug, ki):
         self.w, self.args, self.tensors, self.bug = worker, args, tensors, bug
-        self.transposed = transposed
+        self.transposed = bool(ki.get("dense_transposed"))
+        self.ki = ki
 
     def __call__(self, stream):
         buf, sizes, a = bc.sim_operands(self.w, self.args, self.tensors, self.bug,
-                                        kernel_info)
+                                        kernel_info, self.ki)
         assert tuple(a.shape) == (sizes["M"], sizes["K"]), (a.shape, sizes)
         b = buf["dense"].t() if self.transposed else buf["dense"]
         # float64: exact for the i8 programs' integer products.
@@ -148,7 +149,7 @@ class GemmWorker(bc.Worker):
         return kernel_info.kernel_arg_values(ki, bufs, sizes)
 
     def sim_launch(self, args, tensors, bug, ki):
-        return _SimLaunch(self, args, tensors, bug, bool(ki.get("dense_transposed")))
+        return _SimLaunch(self, args, tensors, bug, ki)
 
     def diagnose(self, out, ref, ctx):
         """Hints for a wrong result (which interpretation would fit)."""

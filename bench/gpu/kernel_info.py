@@ -71,10 +71,10 @@ CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2
 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0  # out-of-bounds elements read as zeros
 #: The operand buffers a tensor map may describe, each a dense row-major
 #: array: GEMM values M x VC, dense K x N (N x K when transposed), out
-#: M x N; a convolution's dense operand is its NHWC input (a 4-D map). The
-#: metadata is not one: the kernel reads the converted kernel-ready words
-#: through its pointer.
-TENSOR_MAP_OPERANDS = ("values", "dense", "out")
+#: M x N; a convolution's dense operand is its NHWC input (a 4-D map); the
+#: metadata as its converted kernel-ready words (meta_map_view: a kernel
+#: built with --gpu-meta-tma reads them through TMA).
+TENSOR_MAP_OPERANDS = ("values", "dense", "out", "meta")
 #: Bytes of a CUtensorMap, and the alignment of the host buffer it is
 #: encoded into: cuTensorMapEncodeTiled documents 64 bytes, cuda.h declares
 #: the struct 128-byte aligned; 128 satisfies both. (The device copies sit
@@ -227,6 +227,9 @@ def tensor_map_requests(kinfo, operands):
     out = []
     for m in kinfo.get("tensor_maps") or []:
         w = "%s: tensor map %r of %r" % (kinfo.get("kernel"), m["param"], m["operand"])
+        if m["operand"] == "meta":
+            out.append((m["param"], _meta_map_request(kinfo, m, operands, w)))
+            continue
         if m["operand"] not in operands:
             raise KernelInfoError("%s: no such operand buffer (have %s)"
                                   % (w, sorted(operands)))
@@ -266,6 +269,41 @@ def tensor_map_requests(kinfo, operands):
             "l2_promotion": CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
             "oob_fill": CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE}))
     return out
+
+
+def meta_map_view(kinfo, m):
+    """The dimensions (innermost first) and byte strides of dimensions 1..
+    of a tensor map over the kernel-ready metadata (operand "meta", 32-bit
+    words; --gpu-meta-tma): [box[0] words, the rest of a thread's 128-bit
+    vector x the threads, the vectors of a row block, the row blocks], as
+    stc-gpu-host-launch views the flat word array."""
+    lay = metadata_layout(kinfo)
+    box = [int(x) for x in m["box"]]
+    vector_words = 4 * lay["threads"]
+    if m["data_type"] != 2 or len(box) != 4 or box[0] <= 0 or vector_words % box[0]:
+        raise KernelInfoError("%s: tensor map %r does not view the kernel-ready metadata "
+                              "(UINT32, rank 4, rows of a vector): type %r, box %r"
+                              % (kinfo.get("kernel"), m["param"], m["data_type"], box))
+    dims = [box[0], vector_words // box[0], lay["vectors"],
+            int(kinfo.get("groups", 1)) * lay["row_blocks"]]
+    strides = [4 * box[0], 4 * vector_words, 4 * vector_words * lay["vectors"]]
+    return dims, strides
+
+
+def _meta_map_request(kinfo, m, operands, w):
+    """tensor_map_requests' entry for a map over the kernel-ready metadata:
+    the address is operands["meta"]'s (the converted words; 0 at build
+    time), the view meta_map_view's."""
+    dims, strides = meta_map_view(kinfo, m)
+    addr = operands.get("meta", (0,))[0]
+    if addr % 16:
+        raise KernelInfoError("%s: the words at 0x%x are not 16-byte aligned" % (w, addr))
+    return {"data_type": 2, "rank": 4, "address": addr, "dims": dims, "strides": strides,
+            "box": list(m["box"]), "element_strides": [1] * 4,
+            "interleave": CU_TENSOR_MAP_INTERLEAVE_NONE,
+            "swizzle": TENSOR_MAP_SWIZZLE[m["swizzle"]],
+            "l2_promotion": CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            "oob_fill": CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE}
 
 
 def check_tensor_maps(kinfo, shapes, dtypes):

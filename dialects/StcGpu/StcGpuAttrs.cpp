@@ -35,7 +35,7 @@ LogicalResult KernelConfigAttr::verify(
     int64_t clusterRows, int64_t groupRows, bool multicastB,
     WgmmaASource aSource, Accumulator accumulator, bool /*orderedMetadata*/,
     bool directFallback, int64_t pixelTileH, int64_t pixelTileW,
-    int64_t warpRows, int64_t warpCols, int64_t stageKSteps) {
+    int64_t warpRows, int64_t warpCols, int64_t stageKSteps, bool metaTma) {
   const bool wgmma = family == KernelFamily::wgmma;
   StringRef familyName = stringifyKernelFamily(family);
   if (wgmma && !hasWgmma(arch))
@@ -130,6 +130,8 @@ LogicalResult KernelConfigAttr::verify(
                        << " tile take " << stagedBytes
                        << " bytes of shared memory; " << stringifyGpuArch(arch)
                        << " allows " << sharedLimit << " a block";
+  if (metaTma && !wgmma)
+    return emitError() << "meta_tma needs family wgmma, got " << familyName;
   return success();
 }
 

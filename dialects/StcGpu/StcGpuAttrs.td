@@ -54,6 +54,11 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
       waits per K). The stages live in static shared memory up to 48 KiB,
       in dynamic shared memory beyond, up to the arch's opt-in limit
       (sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90 227 KiB).
+    - `meta_tma` (wgmma, a 2:4 operand): the kernel-ready metadata comes
+      through the TMA ring with A and B (the producer copies each 128-bit
+      vector of a thread's words into shared memory, on the same `full`
+      mbarrier as its first K step) instead of each consumer thread loading
+      it from global memory.
 
     ```mlir
     %0 = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>,
@@ -84,7 +89,8 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
     DefaultValuedParameter<"int64_t", "0">:$pixel_tile_w,
     DefaultValuedParameter<"int64_t", "32">:$warp_rows,
     DefaultValuedParameter<"int64_t", "32">:$warp_cols,
-    DefaultValuedParameter<"int64_t", "1">:$stage_k_steps
+    DefaultValuedParameter<"int64_t", "1">:$stage_k_steps,
+    DefaultValuedParameter<"bool", "false">:$meta_tma
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -128,7 +134,11 @@ def StcGpu_TensorMapAttr : StcGpu_Attr<"TensorMap", "tensor_map"> {
     dimension of 1) or 4), dimensions innermost first: `box` elements per
     dimension, `element_strides` the traversal strides (empty: all 1),
     `swizzle` bytes (0, 32, 64 or 128) and `data_type` a
-    CUtensorMapDataType.
+    CUtensorMapDataType. A map over `meta` (the kernel-ready metadata, a
+    flat array of 32-bit words; `data_type` 2, UINT32) sees it as 4-D,
+    innermost first: `box[0]` words, the rest of a 128-bit vector of every
+    thread (4 x `meta_threads` words), the vectors of a row block, the row
+    blocks.
   }];
   let parameters = (ins StringRefParameter<"kernel parameter">:$param,
                         StringRefParameter<"operand buffer">:$operand,

@@ -201,7 +201,8 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
       /*direct_fallback=*/staged && fit.staging == Staging::ifAligned,
       /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0},
       /*warp_rows=*/warpRows, /*warp_cols=*/warpCols,
-      /*stage_k_steps=*/staged && k.stageKSteps ? k.stageKSteps : int64_t{1});
+      /*stage_k_steps=*/staged && k.stageKSteps ? k.stageKSteps : int64_t{1},
+      /*meta_tma=*/false);
   if (!config)
     return failure();
   return config;
@@ -278,6 +279,12 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
                 hopperStageBytes(shape.blockRows, shape.blockCols,
                                  shape.blockK(), shape.elementBytes, pb.denseS),
                 device);
+  // The metadata ring takes shared memory too: as many stages as fit
+  // with it.
+  shape.metaThroughTma = k.metaTma && !pb.denseS;
+  while (!k.wgmmaStages && shape.stages > 2 &&
+         shape.sharedBytes() > device.sharedBytesPerBlock)
+    --shape.stages;
   if (pb.conv) {
     // A square-ish pixel tile of BN pixels, rows of 8 or 16 (a power of
     // two: the epilogue's divisions are shifts).
@@ -291,7 +298,7 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
       pb.int8 ? Accumulator::s32 : Accumulator::f32,
       /*ordered_metadata=*/true, /*direct_fallback=*/false, shape.pixelTileH,
       shape.pixelTileW, /*warp_rows=*/int64_t{32}, /*warp_cols=*/int64_t{32},
-      /*stage_k_steps=*/int64_t{1});
+      /*stage_k_steps=*/int64_t{1}, shape.metaThroughTma);
   if (!config)
     return failure();
   return config;
@@ -349,7 +356,8 @@ ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
       /*ordered_metadata=*/false, /*direct_fallback=*/false,
       /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0}, warpRows,
       warpCols,
-      /*stage_k_steps=*/k.stageKSteps ? k.stageKSteps : int64_t{1});
+      /*stage_k_steps=*/k.stageKSteps ? k.stageKSteps : int64_t{1},
+      /*meta_tma=*/false);
   if (!config)
     return failure();
   return config;

@@ -127,9 +127,13 @@ private:
   /// Builds the TMA descriptors of kernel_info `tensor_maps` (in the order
   /// of their parameters) from the operands' device buffers, whose
   /// pointers are the first entries of `kernelArgs`, and appends them.
+  /// `metaRowBlocks` x `metaVectors` (index) are the kernel-ready
+  /// metadata's row blocks (all groups) and 128-bit vectors per thread and
+  /// row block: a map over `meta` sees those words as 4-D.
   LogicalResult appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
                                  func::FuncOp host,
-                                 SmallVectorImpl<Value> &kernelArgs);
+                                 SmallVectorImpl<Value> &kernelArgs,
+                                 Value metaRowBlocks, Value metaVectors);
 };
 
 /// A reshape of a buffer (memref.expand_shape, memref.collapse_shape): the
@@ -287,6 +291,15 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   auto toI32 = [&](Value v) {
     return arith::IndexCastOp::create(b, b.getI32Type(), v).getResult();
   };
+  // The kernel-ready layout's geometry: rows per block of words, dense K
+  // per word (mma.sp: 32, 16 for tf32; wgmma: 64) and threads per block
+  // (32 lanes, or the 128 threads of a warpgroup); four words per 128-bit
+  // vector.
+  Value metaRowBlocks, metaVectors;
+  if (hasMeta) {
+    metaRowBlocks = ceilDiv(rows, info.getMetaRowsPerBlock());
+    metaVectors = ceilDiv(ceilDiv(depth, info.getMetaKPerWord()), 4);
+  }
   if (canonicalMeta) {
     // Convert the canonical metadata to the kernel-ready layout on the
     // device (docs/GPU-LAYOUT.md): groups x ceil(R / 32) row blocks x
@@ -302,15 +315,9 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
       return host.emitError("stc-gpu-host-launch: kernel ")
              << kernelRef << " has no metadata conversion kernel "
              << info.getMetaKernel();
-    // The layout's geometry: rows per block of words, dense K per word
-    // (mma.sp: 32, 16 for tf32; wgmma: 64) and threads per block (32 lanes,
-    // or the 128 threads of a warpgroup); four words per 128-bit vector.
-    int64_t metaRowsPerBlock = info.getMetaRowsPerBlock();
-    int64_t metaKPerWord = info.getMetaKPerWord();
     int64_t metaThreads = info.getMetaThreads();
-    Value rowBlocks = ceilDiv(rows, metaRowsPerBlock);
-    Value laneWords = ceilDiv(depth, metaKPerWord);
-    Value vectors = ceilDiv(laneWords, 4);
+    Value rowBlocks = metaRowBlocks;
+    Value vectors = metaVectors;
     Value total =
         arith::MulIOp::create(b, arith::MulIOp::create(b, rowBlocks, vectors),
                               index(4 * metaThreads * groups));
@@ -339,7 +346,11 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
   sizes.append(convSizes);
   for (Value v : sizes)
     kernelArgs.push_back(toI32(v));
-  if (failed(appendTensorMaps(b, info, host, kernelArgs)))
+  if (failed(appendTensorMaps(
+          b, info, host, kernelArgs,
+          hasMeta ? arith::MulIOp::create(b, metaRowBlocks, index(groups))
+                  : Value(),
+          metaVectors)))
     return failure();
 
   Value colTiles = ceilDiv(cols, blockCols);
@@ -413,7 +424,8 @@ LogicalResult GpuHostLaunch::define(func::FuncOp host) {
 LogicalResult
 GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
                                 func::FuncOp host,
-                                SmallVectorImpl<Value> &kernelArgs) {
+                                SmallVectorImpl<Value> &kernelArgs,
+                                Value metaRowBlocks, Value metaVectors) {
   SmallVector<stc_gpu::TensorMapAttr> maps = info.getTensorMapList();
   if (maps.empty())
     return success();
@@ -444,6 +456,48 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
     int64_t rank = type.getRank();
     ArrayRef<int64_t> box = map.getBox();
     ArrayRef<int64_t> strides = map.getElementStrides();
+    auto c32 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, v, 32).getResult();
+    };
+    auto c64 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, v, 64).getResult();
+    };
+    StringRef tensorMap4d = runtimeSymbol(RuntimeEntryPoint::GpuTensorMap4d);
+    if (map.getOperand() == "meta") {
+      // The kernel-ready metadata, 32-bit words: row blocks of vectors of
+      // 4 x meta_threads words, a vector split in rows of box[0] words.
+      int64_t vectorWords = 4 * info.getMetaThreads();
+      if (!metaRowBlocks || box.size() != 4 || !strides.empty() ||
+          map.getDataType() != 2 || box[0] <= 0 || vectorWords % box[0] != 0)
+        return host.emitError("stc-gpu-host-launch: tensor map ")
+               << map << " does not view the kernel-ready metadata";
+      auto toI64 = [&](Value v) {
+        return arith::IndexCastOp::create(b, b.getI64Type(), v).getResult();
+      };
+      Value vectors = toI64(metaVectors);
+      SmallVector<Value> args = {kernelArgs[operand],
+                                 c32(2),
+                                 c64(box[0]),
+                                 c64(vectorWords / box[0]),
+                                 vectors,
+                                 toI64(metaRowBlocks),
+                                 c64(4 * box[0]),
+                                 c64(4 * vectorWords)};
+      args.push_back(arith::MulIOp::create(b, vectors, c64(4 * vectorWords)));
+      for (int64_t v : box)
+        args.push_back(c32(v));
+      for (int i = 0; i < 4; ++i)
+        args.push_back(c32(1));
+      args.push_back(c32(map.getSwizzle()));
+      SmallVector<Type> argTypes;
+      for (Value v : args)
+        argTypes.push_back(v.getType());
+      declare(tensorMap4d, argTypes);
+      kernelArgs.push_back(
+          func::CallOp::create(b, tensorMap4d, TypeRange{ptrType}, args)
+              .getResult(0));
+      continue;
+    }
     if (rank < 2 || rank > 4 || box.size() != static_cast<size_t>(rank) ||
         (!strides.empty() && strides.size() != static_cast<size_t>(rank)))
       return host.emitError("stc-gpu-host-launch: tensor map ")
@@ -452,9 +506,6 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
       return arith::IndexCastOp::create(b, i64,
                                         memref::DimOp::create(b, hostBuffer, d))
           .getResult();
-    };
-    auto c32 = [&](int64_t v) {
-      return arith::ConstantIntOp::create(b, v, 32).getResult();
     };
     // Sizes innermost first (the memref's last dimension first), and the
     // byte strides of dimensions 1.. of that order (a contiguous buffer).
@@ -498,8 +549,8 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
     // inputs (base, type, 4 sizes innermost first, strides in bytes of
     // dimensions 1..3, 4 box sizes, 4 element strides, swizzle bytes) ->
     // device pointer of the map.
-    StringRef fn = runtimeSymbol(rank == 2 ? RuntimeEntryPoint::GpuTensorMap2d
-                                           : RuntimeEntryPoint::GpuTensorMap4d);
+    StringRef fn = rank == 2 ? runtimeSymbol(RuntimeEntryPoint::GpuTensorMap2d)
+                             : tensorMap4d;
     declare(fn, argTypes);
     auto call = func::CallOp::create(b, fn, TypeRange{ptrType}, args);
     kernelArgs.push_back(call.getResult(0));

@@ -34,6 +34,13 @@
 // of slot s on `empty`. The accumulators (BN / 2 f32 per thread) then go
 // through the sm_80 path's epilogue.
 //
+// With the metadata through the ring (HopperKernelShape::metaThroughTma),
+// the producer also copies, with the first K step of each vector, the
+// vector's 2 KiB per 64-row tile (one 4-D box) into a small ring of its
+// own, and each consumer reads its 16 bytes there after waiting on that
+// step's `full`: the metadata is prefetched as deep as A and B, and no
+// consumer thread waits on a global load.
+//
 // No wgmma group stays in flight into the next step: the sparse wgmma
 // reads its metadata register while it runs, and the next step's word
 // takes the same register (ptxas does not keep it apart). With one group
@@ -144,10 +151,22 @@ struct MetaVectorSource {
 SmallVector<Value, 4> metadataVector(KernelIR &ir, const MetaVectorSource &m,
                                      Value v, Value rowTile);
 
+/// The consumer thread's metadata words for K step `s` (`which` = s % the
+/// steps of a vector) from the ring: at the first step of a vector, the
+/// vector of each of its 64-row tiles from the vector's metadata slot (a
+/// tile past R, which TMA zero-filled, gets legal words instead: its rows
+/// of A are zeros); otherwise `current`.
+SmallVector<SmallVector<Value, 4>, 2>
+metadataFromRing(KernelIR &ir, const HopperKernelShape &shape,
+                 const HopperFrame &f, Value s, Value which,
+                 ArrayRef<Value> tileInBlock, ArrayRef<Value> rowTiles,
+                 Value metaRowTiles, Value threadInGroup,
+                 ArrayRef<SmallVector<Value, 4>> current);
+
 /// The producer warpgroup: one thread fills the ring with TMA copies.
 void emitProducer(KernelIR &ir, const Problem &pb,
                   const HopperKernelShape &shape, const HopperFrame &f,
-                  Value valuesMap, Value denseMap);
+                  Value valuesMap, Value denseMap, Value metaMap);
 /// The consumer warpgroups: wgmma.mma_async.sp on each slot, then the
 /// epilogue.
 void emitConsumers(KernelIR &ir, const Problem &pb,
@@ -196,6 +215,63 @@ SmallVector<Value, 4> metadataVector(KernelIR &ir, const MetaVectorSource &m,
   for (int64_t i = 0; i < 4; ++i)
     words.push_back(LLVM::ExtractElementOp::create(b, vec, ir.i32(i)));
   return words;
+}
+
+SmallVector<SmallVector<Value, 4>, 2>
+metadataFromRing(KernelIR &ir, const HopperKernelShape &shape,
+                 const HopperFrame &f, Value s, Value which,
+                 ArrayRef<Value> tileInBlock, ArrayRef<Value> rowTiles,
+                 Value metaRowTiles, Value threadInGroup,
+                 ArrayRef<SmallVector<Value, 4>> current) {
+  ImplicitLocOpBuilder &b = ir.b;
+  SmallVector<Type> types;
+  SmallVector<Value> currentFlat;
+  for (const SmallVector<Value, 4> &words : current)
+    for (Value w : words) {
+      types.push_back(w.getType());
+      currentFlat.push_back(w);
+    }
+  auto first = scf::IfOp::create(
+      b, types,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which, ir.i32(0)),
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    Value v = arith::DivUIOp::create(b, s, ir.i32(shape.stepsPerMetaVector()));
+    Value metaSlot = arith::RemUIOp::create(b, v, ir.i32(shape.metaSlots()));
+    // Thread T's 16 bytes of tile m's 2 KiB block (conflict-free: a warp
+    // reads 512 contiguous bytes).
+    Value slotOffset =
+        ir.add(ir.add(ir.i32(shape.metaOffset()),
+                      ir.mul(metaSlot, ir.i32(shape.metaSlotBytes()))),
+               ir.mul(threadInGroup, ir.i32(16)));
+    // Any legal word will do past R: 0x4 is the pair (0, 1) in every nibble.
+    Value legal = ir.i32(0x44444444);
+    auto vecType = VectorType::get({4}, b.getI32Type());
+    SmallVector<Value> loaded;
+    for (auto [m, tile] : llvm::enumerate(tileInBlock)) {
+      Value offset =
+          ir.add(slotOffset,
+                 ir.mul(tile, ir.i32(HopperKernelShape::kMetaVectorBytes)));
+      Value ptr = LLVM::GEPOp::create(b, f.smem.getType(), b.getI8Type(),
+                                      f.smem, ValueRange{offset});
+      Value vec = LLVM::LoadOp::create(b, vecType, ptr, /*alignment=*/16);
+      Value inside = ir.lt(rowTiles[m], metaRowTiles);
+      for (int64_t i = 0; i < 4; ++i)
+        loaded.push_back(arith::SelectOp::create(
+            b, inside, LLVM::ExtractElementOp::create(b, vec, ir.i32(i)),
+            legal));
+    }
+    scf::YieldOp::create(b, loaded);
+    b.setInsertionPointToStart(first.elseBlock());
+    scf::YieldOp::create(b, currentFlat);
+  }
+  SmallVector<SmallVector<Value, 4>, 2> result;
+  for (size_t m = 0; m < current.size(); ++m)
+    result.emplace_back(first.getResults().begin() + 4 * m,
+                        first.getResults().begin() + 4 * (m + 1));
+  return result;
 }
 
 /// The consumers are done with ring slot `slot`: one arrival of this
@@ -260,10 +336,14 @@ void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
   f.kp = emitKernelPrologue(ir, pb, shape.blockRows, shape.blockCols, func);
   f.blockRow = f.kp.blockRow;
   f.blockCol = f.kp.blockCol;
+  // The tensor maps are the last parameters: values, dense and, when the
+  // metadata comes through the ring, meta.
   Block &entry = func.getBody().front();
-  unsigned numArgs = entry.getNumArguments();
-  Value valuesMap = entry.getArgument(numArgs - 2);
-  Value denseMap = entry.getArgument(numArgs - 1);
+  unsigned maps = shape.metaSlots() ? 3 : 2;
+  unsigned firstMap = entry.getNumArguments() - maps;
+  Value valuesMap = entry.getArgument(firstMap);
+  Value denseMap = entry.getArgument(firstMap + 1);
+  Value metaMap = shape.metaSlots() ? entry.getArgument(firstMap + 2) : Value();
 
   // The ring starts at the dynamic shared memory rounded up to 1024 bytes.
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -354,7 +434,7 @@ void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(role.thenBlock());
-    emitProducer(ir, pb, shape, f, valuesMap, denseMap);
+    emitProducer(ir, pb, shape, f, valuesMap, denseMap, metaMap);
     b.setInsertionPointToStart(role.elseBlock());
     emitConsumers(ir, pb, shape, f);
   }
@@ -367,7 +447,7 @@ namespace {
 
 void emitProducer(KernelIR &ir, const Problem &pb,
                   const HopperKernelShape &shape, const HopperFrame &f,
-                  Value valuesMap, Value denseMap) {
+                  Value valuesMap, Value denseMap, Value metaMap) {
   ImplicitLocOpBuilder &b = ir.b;
   // The producer warpgroup gives registers to the consumers (it needs few).
   if (shape.producerRegisters())
@@ -396,9 +476,21 @@ void emitProducer(KernelIR &ir, const Problem &pb,
   NVVM::MBarrierTryWaitParityOp::create(b, barrier(ir, shape, f, false, slot),
                                         parity, ir.i32(kTryWaitTicks));
   Value full = barrier(ir, shape, f, true, slot);
-  NVVM::MBarrierArriveExpectTxOp::create(
-      b, /*res=*/Type(), full, ir.i32(shape.stageBytes()),
-      NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
+  // The first step of a metadata vector also brings the vector (its
+  // 64-row tiles' 2 KiB blocks, zero-filled past R).
+  Value vectorStep, stepBytes = ir.i32(shape.stageBytes());
+  if (shape.metaSlots()) {
+    vectorStep = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, s, ir.i32(shape.stepsPerMetaVector())),
+        ir.i32(0));
+    stepBytes = arith::SelectOp::create(
+        b, vectorStep, ir.i32(shape.stageBytes() + shape.metaSlotBytes()),
+        stepBytes);
+  }
+  NVVM::MBarrierArriveExpectTxOp::create(b, /*res=*/Type(), full, stepBytes,
+                                         NVVM::MemScopeKindAttr(), BoolAttr(),
+                                         /*predicate=*/Value());
   Value slotBase = ir.mul(slot, ir.i32(shape.stageBytes()));
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
   // A batch of matrices: 4-D maps (a 3-D operand under an outer dimension
@@ -423,6 +515,28 @@ void emitProducer(KernelIR &ir, const Problem &pb,
   // x BM rows at (that width x s, blockRow).
   copy(ir.add(slotBase, ir.i32(shape.bBytes())), valuesMap,
        ir.mul(s, ir.i32(shape.storedK())), f.blockRow);
+  if (vectorStep) {
+    // Metadata vector v = s / (steps per vector) into slot v % metaSlots:
+    // the map sees the words as [row tile][vector][2][256] (LowerSpmmToGpu),
+    // one box of 256 x 2 x 1 x BM / 64 at (0, 0, v, blockRow / 64).
+    auto ifVector = scf::IfOp::create(b, vectorStep, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard vectorGuard(b);
+    b.setInsertionPointToStart(ifVector.thenBlock());
+    Value v = arith::DivUIOp::create(b, s, ir.i32(shape.stepsPerMetaVector()));
+    Value metaSlot = arith::RemUIOp::create(b, v, ir.i32(shape.metaSlots()));
+    Value offset = ir.add(ir.i32(shape.metaOffset()),
+                          ir.mul(metaSlot, ir.i32(shape.metaSlotBytes())));
+    Value dst = LLVM::GEPOp::create(b, f.smem.getType(), b.getI8Type(), f.smem,
+                                    ValueRange{offset});
+    Value rowTile = arith::DivUIOp::create(
+        b, f.blockRow, ir.i32(HopperKernelShape::kWarpgroupRows));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, LLVM::AddrSpaceCastOp::create(b, clusterPtr, dst), metaMap,
+        ValueRange{ir.i32(0), ir.i32(0), v, rowTile}, full, ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
+        /*predicate=*/Value());
+  }
   Value k0 = ir.mul(s, ir.i32(shape.blockK()));
   if (pb.conv) {
     // K step s is 64 channels of one tap (C % 64 == 0): tap s / (C / 64),
@@ -512,11 +626,14 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
                    b, f.blockRow, ir.i32(HopperKernelShape::kWarpgroupRows)),
                tileInBlock.back()));
   }
-  // A sparse A's metadata (a dense one has none).
+  // A sparse A's metadata (a dense one has none), from global memory or
+  // from the TMA ring's metadata slots.
   const bool sparse = !shape.denseA;
+  const bool metaFromRing = shape.metaSlots() > 0;
   MetaVectorSource metaSource;
+  Value metaRowTiles;
   if (sparse) {
-    Value metaRowTiles = arith::DivUIOp::create(
+    metaRowTiles = arith::DivUIOp::create(
         b,
         ir.add(f.kp.args.rows, ir.i32(HopperKernelShape::kWarpgroupRows - 1)),
         ir.i32(HopperKernelShape::kWarpgroupRows));
@@ -599,8 +716,10 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
   Type accType = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
   SmallVector<Value> init(tiles * accCount, int8 ? ir.i32(0) : ir.f32(0.0));
   for (int64_t m = 0; sparse && m < tiles; ++m) {
+    // From the ring, the first vector arrives with step 0.
     SmallVector<Value, 4> cur =
-        metadataVector(ir, metaSource, ir.i32(0), rowTiles[m]);
+        metaFromRing ? SmallVector<Value, 4>(4, ir.i32(0))
+                     : metadataVector(ir, metaSource, ir.i32(0), rowTiles[m]);
     init.append(cur.begin(), cur.end());
   }
   auto loop = scf::ForOp::create(b, ir.i32(0), f.kSteps, ir.i32(1), init);
@@ -624,7 +743,7 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
     // hit) and taken over only after the step's wgmmas are done: the load
     // has a whole step to arrive before anything reads it.
     SmallVector<SmallVector<Value, 4>, 2> ahead;
-    for (int64_t m = 0; sparse && m < tiles; ++m)
+    for (int64_t m = 0; sparse && !metaFromRing && m < tiles; ++m)
       ahead.push_back(metadataVector(
           ir, metaSource,
           ir.add(arith::DivUIOp::create(b, s, ir.i32(stepsPerVector)),
@@ -638,6 +757,9 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
                                           parity, ir.i32(kTryWaitTicks));
     Value slotBase = ir.mul(slot, ir.i32(shape.stageBytes()));
     Value aBase = ir.add(slotBase, ir.i32(shape.bBytes()));
+    if (sparse && metaFromRing)
+      curWords = metadataFromRing(ir, shape, f, s, which, tileInBlock, rowTiles,
+                                  metaRowTiles, threadInGroup, curWords);
 
     // The metadata word of wgmma kk of each tile: f16/bf16 word s % 4 for
     // both (the selector tells them apart), s8 word 2 (s % 2) + kk.
@@ -738,8 +860,10 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
       yielded.append(acc[m].begin(), acc[m].end());
     for (int64_t m = 0; sparse && m < tiles; ++m)
       for (int64_t i = 0; i < 4; ++i)
-        yielded.push_back(
-            arith::SelectOp::create(b, last, ahead[m][i], curWords[m][i]));
+        yielded.push_back(metaFromRing
+                              ? curWords[m][i]
+                              : arith::SelectOp::create(b, last, ahead[m][i],
+                                                        curWords[m][i]));
     scf::YieldOp::create(b, yielded);
   }
 

@@ -45,6 +45,14 @@ struct HopperKernelShape {
   /// of B from L2. The consumers release a slot in both blocks' `empty`.
   bool multicastB = false;
 
+  /// The kernel-ready metadata through the TMA ring (a 2:4 A only): the
+  /// producer copies the 128-bit vectors of every consumer thread's words
+  /// (2 KiB per 64-row tile, four K steps of f16/bf16, two of s8) into a
+  /// ring of metaSlots() slots, on the `full` mbarrier of the vector's
+  /// first K step; the consumers read their vector from there at that step.
+  /// Otherwise each consumer thread loads its vectors from global memory.
+  bool metaThroughTma = false;
+
   /// Bytes per operand element: 2 (f16/bf16: m64nNk32, f32 accumulators)
   /// or 1 (s8: m64nNk64, s32 accumulators).
   int64_t elementBytes = 2;
@@ -73,6 +81,24 @@ struct HopperKernelShape {
   /// of a step (one word, sp-sel 0 and 1); s8 reads every thread's word
   /// (sp-sel 0), one word per wgmma.
   int64_t metaWordsPerStep() const { return elementBytes == 1 ? 2 : 1; }
+  /// K steps one 128-bit vector of a thread's metadata words covers.
+  int64_t stepsPerMetaVector() const { return 4 / metaWordsPerStep(); }
+  /// Slots of the metadata ring: vector v goes to slot v % metaSlots() when
+  /// its first step's ring slot is filled, which waits for the consumers'
+  /// release of step (steps per vector) v - stages; they read the vector
+  /// before releasing step (steps per vector) (v - metaSlots()), not later,
+  /// exactly when (steps per vector) metaSlots() >= stages.
+  int64_t metaSlots() const {
+    if (!metaThroughTma || denseA)
+      return 0;
+    return (stages + stepsPerMetaVector() - 1) / stepsPerMetaVector();
+  }
+  /// One slot: a 2 KiB vector block (128 threads x 16 bytes) per 64-row
+  /// tile of the block.
+  static constexpr int64_t kMetaVectorBytes = 2048;
+  int64_t metaSlotBytes() const {
+    return blockRows / kWarpgroupRows * kMetaVectorBytes;
+  }
   static constexpr int64_t kWarpgroupRows = 64;
   static constexpr int64_t kWarpgroupThreads = 128;
   static constexpr int64_t kAlignSlack = 1024;
@@ -112,7 +138,12 @@ struct HopperKernelShape {
   /// Bytes one K step's TMA copies deliver (the full boxes, as counted by
   /// the mbarrier's transaction count, zero-filled parts included).
   int64_t stageBytes() const { return aBytes() + bBytes(); }
-  int64_t barrierOffset() const { return stages * stageBytes(); }
+  /// The metadata ring follows the stages' slots (2 KiB multiples, so the
+  /// barriers stay 8-byte aligned).
+  int64_t metaOffset() const { return stages * stageBytes(); }
+  int64_t barrierOffset() const {
+    return metaOffset() + metaSlots() * metaSlotBytes();
+  }
   /// Dynamic shared memory the kernel is launched with.
   int64_t sharedBytes() const {
     return barrierOffset() + 2 * 8 * stages + kAlignSlack;

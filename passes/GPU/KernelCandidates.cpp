@@ -56,6 +56,8 @@ struct Variant {
   bool multicastB = false, aFromRegisters = false;
   /// staged: mma.sp K steps per pipeline stage.
   int64_t stageKSteps = 1;
+  /// wgmma, 2:4: the metadata through the TMA ring.
+  bool metaTma = false;
 };
 
 /// `base` changed as `v` says; null when the attribute's verifier refuses
@@ -81,7 +83,7 @@ KernelConfigAttr variantOf(Operation *op, KernelConfigAttr base,
                        : stc_gpu::WgmmaASource::smem,
       base.getAccumulator(), base.getOrderedMetadata() || wgmma,
       v.family == KernelFamily::staged && base.getDirectFallback(), pixelH,
-      pixelW, warpRows, warpCols, v.stageKSteps);
+      pixelW, warpRows, warpCols, v.stageKSteps, v.metaTma);
 }
 
 } // namespace
@@ -93,12 +95,17 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
   // Rejected candidates are not the user's errors.
   ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });
+  // True when the candidate is in the list (now or before).
   auto add = [&](const Variant &v) {
     KernelConfigAttr config = variantOf(op, heuristic, v);
-    if (!config || llvm::is_contained(result, config))
-      return;
-    if (succeeded(checkKernelConfig(op, pb, config, "tuner")))
-      result.push_back(config);
+    if (!config)
+      return false;
+    if (llvm::is_contained(result, config))
+      return true;
+    if (failed(checkKernelConfig(op, pb, config, "tuner")))
+      return false;
+    result.push_back(config);
+    return true;
   };
   KernelFamily family = heuristic.getFamily();
   int64_t rows = heuristic.getBlockRows(), cols = heuristic.getBlockCols();
@@ -111,9 +118,19 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
     add({family, rows, cols, stages, 3 - cluster});
     add({family, rows, cols, stages, cluster, /*groupRows=*/8 * cluster});
     add({family, rows, cols, stages, 2, 0, /*multicastB=*/true});
-    if (!dense)
+    if (!dense) {
       add({family, rows, cols, stages, cluster, 0, false,
            /*aFromRegisters=*/true});
+      // The metadata ring takes 2 KiB per 64 rows and vector slot: one
+      // stage fewer where the heuristic's ring fills shared memory.
+      Variant metaTma{family,          rows,  cols, stages, cluster, 0,
+                      false,           false, 1,
+                      /*metaTma=*/true};
+      if (!add(metaTma)) {
+        --metaTma.stages;
+        add(metaTma);
+      }
+    }
     HopperKernelShape shape;
     shape.elementBytes = pb.int8 ? 1 : 2;
     for (auto [r, c] : candidateTiles(KernelFamily::wgmma, arch)) {
@@ -164,6 +181,8 @@ tuning::ModelKernel gpu_kernel::modelKernelOf(KernelConfigAttr config,
     variant += " mc";
   if (config.getASource() == stc_gpu::WgmmaASource::registers)
     variant += " areg";
+  if (config.getMetaTma())
+    variant += " mtma";
   if (!config.isWgmma())
     variant +=
         llvm::formatv(" w{0}x{1}", config.getWarpRows(), config.getWarpCols())

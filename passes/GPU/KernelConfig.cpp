@@ -28,6 +28,7 @@ HopperKernelShape mlir::stc::gpu_kernel::hopperShapeOf(KernelConfigAttr config,
   shape.clusterRows = config.getClusterRows();
   shape.groupRows = config.getGroupRows();
   shape.multicastB = config.getMulticastB();
+  shape.metaThroughTma = config.getMetaTma();
   shape.aFromSharedMemory = config.getASource() == stc_gpu::WgmmaASource::smem;
   shape.pixelTileH = config.getPixelTileH();
   shape.pixelTileW = config.getPixelTileW();
@@ -79,6 +80,9 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
     return success();
   }
   if (config.isWgmma()) {
+    if (pb.denseS && config.getMetaTma())
+      return error() << "meta_tma needs a 2:4 operand; a dense contraction "
+                        "has no metadata";
     if (pb.denseS) {
       // A dense A (HopperKernel.cpp) through its shared-memory descriptor
       // (f32 accumulation is checked above). A batch's blocks stack its

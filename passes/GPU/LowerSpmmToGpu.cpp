@@ -232,10 +232,12 @@ KernelFacts LowerSpmmToGpu::emitHopperKernel(Operation *op,
   int64_t numSizes = facts.params.size() - facts.numPointers;
   facts.params.push_back("values_map");
   facts.params.push_back("dense_map");
+  if (shape.metaSlots())
+    facts.params.push_back("meta_map");
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> paramTypes(facts.numPointers, ptrType);
   paramTypes.append(numSizes, IntegerType::get(ctx, 32));
-  paramTypes.append(2, ptrType);
+  paramTypes.append(shape.metaSlots() ? 3 : 2, ptrType);
 
   ImplicitLocOpBuilder kb(loc, ctx);
   kb.setInsertionPointToEnd(kernels.getBody());
@@ -262,13 +264,15 @@ KernelFacts LowerSpmmToGpu::emitHopperKernel(Operation *op,
   // them as s8), FLOAT16 = 6, BFLOAT16 = 9.
   int64_t dataType = pb.int8 ? 0 : pb.inputType.isF16() ? 6 : 9;
   auto map = [&](StringRef param, StringRef operand, ArrayRef<int64_t> box,
-                 int64_t swizzle, ArrayRef<int64_t> strides = {}) {
+                 int64_t swizzle, ArrayRef<int64_t> strides = {},
+                 int64_t type = -1) {
     // A batch of matrices: one matrix deep.
     SmallVector<int64_t, 4> boxes(box.begin(), box.end());
     if (pb.batched)
       boxes.push_back(1);
     facts.tensorMaps.push_back(stc_gpu::TensorMapAttr::get(
-        ctx, param, operand, dataType, boxes, swizzle, strides));
+        ctx, param, operand, type < 0 ? dataType : type, boxes, swizzle,
+        strides));
   };
   // A's rows of a K step: 64 bytes of 2:4 values, or 128 of a dense S,
   // swizzled at their width.
@@ -288,6 +292,16 @@ KernelFacts LowerSpmmToGpu::emitHopperKernel(Operation *op,
     // With multicast each block loads half of the tile's columns.
     map("dense_map", "dense",
         {shape.blockK(), shape.blockCols / (shape.multicastB ? 2 : 1)}, 128);
+  }
+  if (shape.metaSlots()) {
+    // The kernel-ready words (UINT32 = 2) as [row tile][vector][2][256]
+    // (stc-gpu-host-launch builds that view of the flat array): one
+    // unswizzled box is a vector's 2 KiB of each of the block's 64-row
+    // tiles.
+    const int64_t half = 2 * HopperKernelShape::kWarpgroupThreads;
+    map("meta_map", "meta",
+        {half, 2, 1, shape.blockRows / HopperKernelShape::kWarpgroupRows},
+        /*swizzle=*/0, {}, /*type=*/2);
   }
   return facts;
 }
@@ -488,7 +502,6 @@ LogicalResult LowerSpmmToGpu::lowerDense(linalg::LinalgOp op,
                           ? emitHopperKernel(op, kernels, pb, config, name)
                           : emitMmaSpKernel(op, kernels, pb, config, name);
   ImplicitLocOpBuilder hb(op->getLoc(), op);
-  Value init = op.getDpsInitOperand(0)->get();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Value s = gemm->s;
   stc_gpu::ConvGeometryAttr geometry;

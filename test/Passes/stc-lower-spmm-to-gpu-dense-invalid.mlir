@@ -61,6 +61,15 @@ func.func @wgmma_registers(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: ten
 
 // -----
 
+func.func @wgmma_meta_tma(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: meta_tma needs a 2:4 operand; a dense contraction has no metadata}}
+  %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, meta_tma = true>}
+      ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// -----
+
 // A 128 x 256 tile's 6 stages of dense A and B (80 KiB a stage) do not fit
 // a block's shared memory.
 func.func @wgmma_ring_too_deep(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {

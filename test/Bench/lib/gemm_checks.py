@@ -170,6 +170,22 @@ def t_kernel_info_sm90a():
         ([4096, 4096], [8192], [64, 64], 3, 6), d
     assert all((r["rank"], r["element_strides"], r["interleave"], r["l2_promotion"],
                 r["oob_fill"]) == (2, [1, 1], 0, 2, 0) for r in reqs.values())
+    # A map over the kernel-ready metadata (--gpu-meta-tma): the converted
+    # words as [256, 2, vectors, row tiles], UINT32, at the words' address.
+    meta_map = {"param": "meta_map", "operand": "meta", "data_type": 2,
+                "box": [256, 2, 1, 2], "swizzle": 0}
+    mki = dict(ki, tensor_maps=ki["tensor_maps"] + [meta_map])
+    mreq = dict(kernel_info.tensor_map_requests(mki, dict(ops, meta=(0x7F0000200000, None,
+                                                                     None))))["meta_map"]
+    assert (mreq["address"], mreq["dims"], mreq["strides"], mreq["box"], mreq["swizzle"],
+            mreq["rank"], mreq["data_type"]) == \
+        (0x7F0000200000, [256, 2, 16, 64], [1024, 2048, 16 * 2048], [256, 2, 1, 2], 0, 4, 2), mreq
+    expect_error(lambda: kernel_info.tensor_map_requests(
+        dict(ki, tensor_maps=[dict(meta_map, data_type=6)]), ops),
+        "does not view the kernel-ready metadata")
+    expect_error(lambda: kernel_info.tensor_map_requests(
+        dict(ki, tensor_maps=[dict(meta_map, box=[96, 2, 1, 2])]), ops),
+        "does not view the kernel-ready metadata")
     expect_error(lambda: kernel_info.tensor_map_requests(ki, dict(ops, values=(0x1008, (4096, 2048),
                                                                          "f16"))),
                  "not 16-byte aligned")
@@ -195,7 +211,7 @@ def t_kernel_info_sm90a():
     expect_error(lambda: parse(bad_map(0, box=[32, 300])), "each 1 to 256")
     expect_error(lambda: parse(bad_map(0, box=[36, 128])), "72 bytes, not a multiple of 16")
     expect_error(lambda: parse(bad_map(0, box=[64, 128])), "more than the 64-byte swizzle")
-    expect_error(lambda: parse(bad_map(1, operand="meta")), "makes tensor maps of values")
+    expect_error(lambda: parse(bad_map(1, operand="bias")), "makes tensor maps of values")
     expect_error(lambda: parse(bad_map(1, data_type=13)), "not a CUtensorMapDataType")
     expect_error(lambda: parse(bad_map(1, param="values_map")), "has two tensor maps")
     expect_error(lambda: parse(bad_map(1, param="b_map")),

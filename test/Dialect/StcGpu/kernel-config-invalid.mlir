@@ -145,6 +145,13 @@ func.func @multicast_alone() { return }
 
 // -----
 
+// metadata through TMA on mma.sp
+// expected-error @+1 {{meta_tma needs family wgmma, got staged}}
+#meta_tma_staged = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 64, stages = 3, meta_tma = true>
+func.func @meta_tma_staged() { return }
+
+// -----
+
 // mma sp registers
 // expected-error @+1 {{a_source = registers needs family wgmma, got direct}}
 #mma_sp_registers = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 64, block_cols = 64, a_source = registers>
