@@ -15,7 +15,8 @@
 # square and LLM shapes the targets name (large, and decode-size
 # with 16 and 128 tokens), f16 and i8; the variants default to the standing
 # questions of docs/HOPPER.md: the default kernel, 256-row blocks, the
-# grouped block order, TMA multicast and the metadata through the TMA ring. Each NAME gets
+# grouped block order, TMA multicast, the metadata through the TMA ring
+# and two K steps a ring slot (alone and with it). Each NAME gets
 # bench/work/sw-NAME (built with STC_GPU_FLAGS_SM90A=FLAGS); all go into
 # .gpu-carry/sweep.tar.xz.
 #
@@ -47,7 +48,8 @@ if [ ${#variants[@]} -eq 0 ] && [ $mma_sp = 1 ]; then
 elif [ ${#variants[@]} -eq 0 ]; then
   variants=("base:" "rows256:--gpu-block-rows=256" "group16:--gpu-group-rows=16"
             "multicast:--gpu-cluster-rows=2 --gpu-tma-multicast"
-            "metatma:--gpu-meta-tma")
+            "metatma:--gpu-meta-tma" "k128:--gpu-stage-k-steps=2"
+            "metatma-k128:--gpu-meta-tma --gpu-stage-k-steps=2")
 fi
 
 dirs=()

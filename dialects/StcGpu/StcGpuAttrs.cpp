@@ -116,10 +116,10 @@ LogicalResult KernelConfigAttr::verify(
                        << " block of " << warpRows << " x " << warpCols
                        << " warps has " << warps
                        << " warps; mma.sp blocks take at most 16";
-  if (stageKSteps < 1 || stageKSteps > (staged ? 2 : 1))
+  if (stageKSteps < 1 || stageKSteps > (staged || wgmma ? 2 : 1))
     return emitError() << "stage_k_steps must be "
-                       << (staged ? "1 or 2"
-                                  : "1 for family " + familyName.str())
+                       << (staged || wgmma ? "1 or 2"
+                                           : "1 for family " + familyName.str())
                        << ", got " << stageKSteps;
   int64_t sharedLimit = sharedBytesOptIn(arch);
   int64_t stagedBytes =

@@ -49,9 +49,11 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
       warp tile reads fewer ldmatrix bytes per mma.sp and needs fewer warps
       (and more registers). Family wgmma has its own warpgroup tiles and
       keeps the default, 32 x 32.
-    - `stage_k_steps` (staged): mma.sp K steps a pipeline stage holds, 1
-      (32 of K for f16/bf16) or 2 (64: half the barriers and cp.async
-      waits per K). The stages live in static shared memory up to 48 KiB,
+    - `stage_k_steps` (staged, wgmma): K steps a pipeline stage holds, 1
+      or 2 (staged: 32 or 64 of K for f16/bf16, half the barriers and
+      cp.async waits per K with 2; wgmma, a 2:4 operand with an even number
+      of 64-K steps: a ring slot of two steps, whose four wgmmas per 64-row
+      tile share one wgmma.wait_group). The stages live in static shared memory up to 48 KiB,
       in dynamic shared memory beyond, up to the arch's opt-in limit
       (sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90 227 KiB).
     - `meta_tma` (wgmma, a 2:4 operand): the kernel-ready metadata comes

@@ -272,13 +272,30 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
                            << ") must be a multiple of the kernel's cluster "
                               "rows ("
                            << shape.clusterRows << ")";
-  shape.stages =
-      k.wgmmaStages
-          ? k.wgmmaStages
-          : hopperStagesThatFit(
-                hopperStageBytes(shape.blockRows, shape.blockCols,
-                                 shape.blockK(), shape.elementBytes, pb.denseS),
-                device);
+  if (k.stageKSteps == 2) {
+    // Two K steps a ring slot where the op allows it (a remark says why
+    // not): a 2:4 operand and whole pairs of steps.
+    int64_t steps = ShapedType::isDynamic(pb.depth)
+                        ? 0
+                        : llvm::divideCeil(pb.depth, shape.blockK());
+    if (!pb.denseS && steps && steps % 2 == 0)
+      shape.stepsPerSlot = 2;
+    else
+      op->emitRemark() << kPass
+                       << ": sm_90a: one K step a ring slot, since two "
+                          "(stage-k-steps=2) need a 2:4 operand and an even "
+                          "number of "
+                       << shape.blockK() << "-K steps; got "
+                       << describeDepth(pb);
+  }
+  shape.stages = k.wgmmaStages
+                     ? k.wgmmaStages
+                     : hopperStagesThatFit(
+                           shape.stepsPerSlot *
+                               hopperStageBytes(shape.blockRows,
+                                                shape.blockCols, shape.blockK(),
+                                                shape.elementBytes, pb.denseS),
+                           device);
   // The metadata ring takes shared memory too: as many stages as fit
   // with it.
   shape.metaThroughTma = k.metaTma && !pb.denseS;
@@ -298,7 +315,7 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
       pb.int8 ? Accumulator::s32 : Accumulator::f32,
       /*ordered_metadata=*/true, /*direct_fallback=*/false, shape.pixelTileH,
       shape.pixelTileW, /*warp_rows=*/int64_t{32}, /*warp_cols=*/int64_t{32},
-      /*stage_k_steps=*/int64_t{1}, shape.metaThroughTma);
+      /*stage_k_steps=*/shape.stepsPerSlot, shape.metaThroughTma);
   if (!config)
     return failure();
   return config;

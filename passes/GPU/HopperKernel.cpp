@@ -34,6 +34,11 @@
 // of slot s on `empty`. The accumulators (BN / 2 f32 per thread) then go
 // through the sm_80 path's epilogue.
 //
+// With two K steps a ring slot (HopperKernelShape::stepsPerSlot), a slot
+// holds both steps' regions, and the consumers issue both steps' wgmmas
+// (reading different metadata words) as one group before the wait: half
+// the waits and releases per K.
+//
 // With the metadata through the ring (HopperKernelShape::metaThroughTma),
 // the producer also copies, with the first K step of each vector, the
 // vector's 2 KiB per 64-row tile (one 4-D box) into a small ring of its
@@ -128,8 +133,8 @@ struct HopperFrame {
   Value convImage, convRow0, convCol0;
   /// The 1024-aligned start of the ring: pointer and 32-bit shared address.
   Value smem, smemAddress;
-  /// K steps of the ring (one slot each).
-  Value kSteps;
+  /// K steps, and fills of the ring (K steps / steps per slot).
+  Value kSteps, kSlots;
   /// %cluster_ctarank (multicast only).
   Value clusterRank;
 };
@@ -162,6 +167,13 @@ metadataFromRing(KernelIR &ir, const HopperKernelShape &shape,
                  ArrayRef<Value> tileInBlock, ArrayRef<Value> rowTiles,
                  Value metaRowTiles, Value threadInGroup,
                  ArrayRef<SmallVector<Value, 4>> current);
+
+/// The TMA copies of K step `s` (A values and B) into the step's region at
+/// `slotBase`, completing on `full`.
+void emitStepCopies(KernelIR &ir, const Problem &pb,
+                    const HopperKernelShape &shape, const HopperFrame &f,
+                    Value s, Value slotBase, Value full, Value valuesMap,
+                    Value denseMap);
 
 /// The producer warpgroup: one thread fills the ring with TMA copies.
 void emitProducer(KernelIR &ir, const Problem &pb,
@@ -361,6 +373,11 @@ void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
   f.kSteps = arith::DivUIOp::create(
       b, ir.add(f.kp.args.depth, ir.i32(shape.blockK() - 1)),
       ir.i32(shape.blockK()));
+  // Two steps a slot: the configuration checked that K has whole pairs.
+  f.kSlots =
+      shape.stepsPerSlot == 1
+          ? f.kSteps
+          : arith::DivUIOp::create(b, f.kSteps, ir.i32(shape.stepsPerSlot));
   // The block's column tile (conv: pixel tile) and row tile.
   Value tileX = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value tileY = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
@@ -463,11 +480,14 @@ void emitProducer(KernelIR &ir, const Problem &pb,
       /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(issuer.thenBlock());
-  auto loop = scf::ForOp::create(b, ir.i32(0), f.kSteps, ir.i32(1));
+  // Fill t of the ring brings K steps s = t k .. t k + k - 1 (k steps per
+  // slot) into slot t % stages.
+  auto loop = scf::ForOp::create(b, ir.i32(0), f.kSlots, ir.i32(1));
   b.setInsertionPointToStart(loop.getBody());
-  Value s = loop.getInductionVar();
-  Value slot = arith::RemUIOp::create(b, s, ir.i32(shape.stages));
-  Value round = arith::DivUIOp::create(b, s, ir.i32(shape.stages));
+  Value t = loop.getInductionVar();
+  Value s = ir.mul(t, ir.i32(shape.stepsPerSlot));
+  Value slot = arith::RemUIOp::create(b, t, ir.i32(shape.stages));
+  Value round = arith::DivUIOp::create(b, t, ir.i32(shape.stages));
   // Round r refills the slot after the consumers' r-th release, which
   // completes phase r - 1 of `empty`: wait for parity (r - 1) & 1. In round
   // 0 that is parity 1 of a fresh barrier (phase 0), which passes at once.
@@ -492,6 +512,41 @@ void emitProducer(KernelIR &ir, const Problem &pb,
                                          NVVM::MemScopeKindAttr(), BoolAttr(),
                                          /*predicate=*/Value());
   Value slotBase = ir.mul(slot, ir.i32(shape.stageBytes()));
+  // The slot's K steps, each in its own region.
+  for (int64_t j = 0; j < shape.stepsPerSlot; ++j)
+    emitStepCopies(ir, pb, shape, f, ir.add(s, ir.i32(j)),
+                   ir.add(slotBase, ir.i32(j * shape.stepBytes())), full,
+                   valuesMap, denseMap);
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  if (vectorStep) {
+    // Metadata vector v = s / (steps per vector) into slot v % metaSlots:
+    // the map sees the words as [row tile][vector][2][256] (LowerSpmmToGpu),
+    // one box of 256 x 2 x 1 x BM / 64 at (0, 0, v, blockRow / 64).
+    auto ifVector = scf::IfOp::create(b, vectorStep, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard vectorGuard(b);
+    b.setInsertionPointToStart(ifVector.thenBlock());
+    Value v = arith::DivUIOp::create(b, s, ir.i32(shape.stepsPerMetaVector()));
+    Value metaSlot = arith::RemUIOp::create(b, v, ir.i32(shape.metaSlots()));
+    Value offset = ir.add(ir.i32(shape.metaOffset()),
+                          ir.mul(metaSlot, ir.i32(shape.metaSlotBytes())));
+    Value dst = LLVM::GEPOp::create(b, f.smem.getType(), b.getI8Type(), f.smem,
+                                    ValueRange{offset});
+    Value rowTile = arith::DivUIOp::create(
+        b, f.blockRow, ir.i32(HopperKernelShape::kWarpgroupRows));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, LLVM::AddrSpaceCastOp::create(b, clusterPtr, dst), metaMap,
+        ValueRange{ir.i32(0), ir.i32(0), v, rowTile}, full, ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
+        /*predicate=*/Value());
+  }
+}
+
+void emitStepCopies(KernelIR &ir, const Problem &pb,
+                    const HopperKernelShape &shape, const HopperFrame &f,
+                    Value s, Value slotBase, Value full, Value valuesMap,
+                    Value denseMap) {
+  ImplicitLocOpBuilder &b = ir.b;
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
   // A batch of matrices: 4-D maps (a 3-D operand under an outer dimension
   // of 1), the box at the block's matrix.
@@ -515,28 +570,6 @@ void emitProducer(KernelIR &ir, const Problem &pb,
   // x BM rows at (that width x s, blockRow).
   copy(ir.add(slotBase, ir.i32(shape.bBytes())), valuesMap,
        ir.mul(s, ir.i32(shape.storedK())), f.blockRow);
-  if (vectorStep) {
-    // Metadata vector v = s / (steps per vector) into slot v % metaSlots:
-    // the map sees the words as [row tile][vector][2][256] (LowerSpmmToGpu),
-    // one box of 256 x 2 x 1 x BM / 64 at (0, 0, v, blockRow / 64).
-    auto ifVector = scf::IfOp::create(b, vectorStep, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard vectorGuard(b);
-    b.setInsertionPointToStart(ifVector.thenBlock());
-    Value v = arith::DivUIOp::create(b, s, ir.i32(shape.stepsPerMetaVector()));
-    Value metaSlot = arith::RemUIOp::create(b, v, ir.i32(shape.metaSlots()));
-    Value offset = ir.add(ir.i32(shape.metaOffset()),
-                          ir.mul(metaSlot, ir.i32(shape.metaSlotBytes())));
-    Value dst = LLVM::GEPOp::create(b, f.smem.getType(), b.getI8Type(), f.smem,
-                                    ValueRange{offset});
-    Value rowTile = arith::DivUIOp::create(
-        b, f.blockRow, ir.i32(HopperKernelShape::kWarpgroupRows));
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, LLVM::AddrSpaceCastOp::create(b, clusterPtr, dst), metaMap,
-        ValueRange{ir.i32(0), ir.i32(0), v, rowTile}, full, ValueRange{},
-        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-        NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
-        /*predicate=*/Value());
-  }
   Value k0 = ir.mul(s, ir.i32(shape.blockK()));
   if (pb.conv) {
     // K step s is 64 channels of one tap (C % 64 == 0): tap s / (C / 64),
@@ -722,11 +755,15 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
                      : metadataVector(ir, metaSource, ir.i32(0), rowTiles[m]);
     init.append(cur.begin(), cur.end());
   }
-  auto loop = scf::ForOp::create(b, ir.i32(0), f.kSteps, ir.i32(1), init);
+  // Iteration t consumes ring fill t: K steps s = t k .. t k + k - 1 (k
+  // steps per slot), one wgmma group.
+  const int64_t k = shape.stepsPerSlot;
+  auto loop = scf::ForOp::create(b, ir.i32(0), f.kSlots, ir.i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value s = loop.getInductionVar();
+    Value t = loop.getInductionVar();
+    Value s = ir.mul(t, ir.i32(k));
     ValueRange args = loop.getRegionIterArgs();
     SmallVector<SmallVector<Value>, 2> acc;
     SmallVector<SmallVector<Value, 4>, 2> curWords;
@@ -737,11 +774,12 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
       curWords.emplace_back(words, words + metaWords);
     }
     // Step s's words are words wordsPerStep * which + .. of vector
-    // s / stepsPerVector.
+    // s / stepsPerVector. The slot's steps are in one vector (k divides
+    // stepsPerVector): step s + j's are at which + j.
     Value which = arith::RemUIOp::create(b, s, ir.i32(stepsPerVector));
-    // The next vector, loaded at the start of every step (mostly an L1
-    // hit) and taken over only after the step's wgmmas are done: the load
-    // has a whole step to arrive before anything reads it.
+    // The next vector, loaded at the start of every iteration (mostly an
+    // L1 hit) and taken over only after its wgmmas are done: the load has
+    // a whole iteration to arrive before anything reads it.
     SmallVector<SmallVector<Value, 4>, 2> ahead;
     for (int64_t m = 0; sparse && !metaFromRing && m < tiles; ++m)
       ahead.push_back(metadataVector(
@@ -750,42 +788,16 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
                  ir.i32(1)),
           rowTiles[m]));
 
-    Value slot = arith::RemUIOp::create(b, s, ir.i32(shape.stages));
+    Value slot = arith::RemUIOp::create(b, t, ir.i32(shape.stages));
     Value parity = arith::AndIOp::create(
-        b, arith::DivUIOp::create(b, s, ir.i32(shape.stages)), ir.i32(1));
+        b, arith::DivUIOp::create(b, t, ir.i32(shape.stages)), ir.i32(1));
     NVVM::MBarrierTryWaitParityOp::create(b, barrier(ir, shape, f, true, slot),
                                           parity, ir.i32(kTryWaitTicks));
     Value slotBase = ir.mul(slot, ir.i32(shape.stageBytes()));
-    Value aBase = ir.add(slotBase, ir.i32(shape.bBytes()));
     if (sparse && metaFromRing)
       curWords = metadataFromRing(ir, shape, f, s, which, tileInBlock, rowTiles,
                                   metaRowTiles, threadInGroup, curWords);
 
-    // The metadata word of wgmma kk of each tile: f16/bf16 word s % 4 for
-    // both (the selector tells them apart), s8 word 2 (s % 2) + kk.
-    SmallVector<SmallVector<Value, 2>, 2> word(tiles);
-    for (int64_t m = 0; sparse && m < tiles; ++m)
-      for (int64_t kk = 0; kk < wordsPerStep; ++kk) {
-        Value w = curWords[m][wordsPerStep * (stepsPerVector - 1) + kk];
-        for (int64_t i = stepsPerVector - 2; i >= 0; --i)
-          w = arith::SelectOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,
-                                    ir.i32(i)),
-              curWords[m][wordsPerStep * i + kk], w);
-        word[m].push_back(w);
-      }
-
-    // A registers (loaded now, from the slot the barrier released).
-    SmallVector<SmallVector<Value, 4>, 2> aRegs(2);
-    if (!shape.aFromSharedMemory)
-      for (int64_t kk = 0; kk < 2; ++kk)
-        for (int64_t j = 0; j < 4; ++j) {
-          Value ptr = LLVM::GEPOp::create(
-              b, f.smem.getType(), b.getI8Type(), f.smem,
-              ValueRange{ir.add(aBase, aOffsets[kk * 4 + j])});
-          aRegs[kk].push_back(LLVM::LoadOp::create(b, b.getI32Type(), ptr));
-        }
     // A descriptor of shared address `address` with the fixed fields.
     auto descriptor = [&](uint64_t fixed, Value address) -> Value {
       Value start = arith::AndIOp::create(
@@ -794,43 +806,85 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
           b, ir.i64(static_cast<int64_t>(fixed)),
           arith::ExtUIOp::create(b, b.getI64Type(), start));
     };
-    Value tileAddress = ir.add(f.smemAddress, slotBase);
     // The instruction's types: s8 (MLIR's i8 is signless; STC reads it as
     // signed) with s32 accumulators, or f16/bf16 with f32.
     Type operandType =
         int8 ? IntegerType::get(b.getContext(), 8, IntegerType::Signed)
              : pb.inputType;
+    // Per step s + j of the slot: its region, the metadata word of wgmma
+    // kk of each tile (f16/bf16 word s % 4 for both, the selector tells
+    // them apart; s8 word 2 (s % 2) + kk) and, from registers, its A
+    // fragments (loaded now, from the slot the barrier released).
+    SmallVector<Value, 2> stepBases;
+    SmallVector<SmallVector<SmallVector<Value, 2>, 2>, 2> stepWords;
+    SmallVector<SmallVector<SmallVector<Value, 4>, 2>, 2> stepARegs;
+    for (int64_t j = 0; j < k; ++j) {
+      Value stepBase = ir.add(slotBase, ir.i32(j * shape.stepBytes()));
+      stepBases.push_back(stepBase);
+      Value aBase = ir.add(stepBase, ir.i32(shape.bBytes()));
+      Value stepWhich = j ? ir.add(which, ir.i32(j)) : which;
+      SmallVector<SmallVector<Value, 2>, 2> word(tiles);
+      for (int64_t m = 0; sparse && m < tiles; ++m)
+        for (int64_t kk = 0; kk < wordsPerStep; ++kk) {
+          Value w = curWords[m][wordsPerStep * (stepsPerVector - 1) + kk];
+          for (int64_t i = stepsPerVector - 2; i >= 0; --i)
+            w = arith::SelectOp::create(
+                b,
+                arith::CmpIOp::create(b, arith::CmpIPredicate::eq, stepWhich,
+                                      ir.i32(i)),
+                curWords[m][wordsPerStep * i + kk], w);
+          word[m].push_back(w);
+        }
+      stepWords.push_back(word);
+      SmallVector<SmallVector<Value, 4>, 2> aRegs(2);
+      if (!shape.aFromSharedMemory)
+        for (int64_t kk = 0; kk < 2; ++kk)
+          for (int64_t r = 0; r < 4; ++r) {
+            Value ptr = LLVM::GEPOp::create(
+                b, f.smem.getType(), b.getI8Type(), f.smem,
+                ValueRange{ir.add(aBase, aOffsets[kk * 4 + r])});
+            aRegs[kk].push_back(LLVM::LoadOp::create(b, b.getI32Type(), ptr));
+          }
+      stepARegs.push_back(aRegs);
+    }
     for (int64_t m = 0; m < tiles; ++m)
       fenceOperands(b, acc[m]);
     NVVM::WgmmaFenceAlignedOp::create(b);
-    for (int64_t kk = 0; kk < wgmmas; ++kk) {
-      Value bDesc =
-          descriptor(fixedBits, ir.add(tileAddress, ir.i32(startOffset[kk])));
-      for (int64_t m = 0; m < tiles; ++m) {
-        Value aDesc =
-            shape.aFromSharedMemory
-                ? descriptor(aFixedBits,
-                             ir.add(ir.add(ir.add(f.smemAddress, aBase),
-                                           aTileOffset[m]),
-                                    ir.i32(aStartOffset[kk])))
-                : Value();
-        if (!sparse) {
-          acc[m] = denseWgmma(ir, pb, shape, acc[m], aDesc, bDesc);
-          continue;
+    for (int64_t j = 0; j < k; ++j) {
+      Value stepBase = stepBases[j];
+      Value aBase = ir.add(stepBase, ir.i32(shape.bBytes()));
+      const auto &word = stepWords[j];
+      const auto &aRegs = stepARegs[j];
+      Value tileAddress = ir.add(f.smemAddress, stepBase);
+      for (int64_t kk = 0; kk < wgmmas; ++kk) {
+        Value bDesc =
+            descriptor(fixedBits, ir.add(tileAddress, ir.i32(startOffset[kk])));
+        for (int64_t m = 0; m < tiles; ++m) {
+          Value aDesc =
+              shape.aFromSharedMemory
+                  ? descriptor(aFixedBits,
+                               ir.add(ir.add(ir.add(f.smemAddress, aBase),
+                                             aTileOffset[m]),
+                                      ir.i32(aStartOffset[kk])))
+                  : Value();
+          if (!sparse) {
+            acc[m] = denseWgmma(ir, pb, shape, acc[m], aDesc, bDesc);
+            continue;
+          }
+          auto mma = stc_gpu::WgmmaSpOp::create(
+              b, SmallVector<Type>(accCount, accType), acc[m], aDesc, aRegs[kk],
+              bDesc, word[m][int8 ? kk : 0], /*scale_d=*/Value(), operandType,
+              operandType, accType, static_cast<uint64_t>(shape.blockCols),
+              /*sel=*/static_cast<uint32_t>(int8 ? 0 : kk),
+              /*scale_a=*/1, /*scale_b=*/1,
+              /*trans_a=*/false, /*trans_b=*/pb.denseKMajor);
+          acc[m].assign(mma.getNewAcc().begin(), mma.getNewAcc().end());
         }
-        auto mma = stc_gpu::WgmmaSpOp::create(
-            b, SmallVector<Type>(accCount, accType), acc[m], aDesc, aRegs[kk],
-            bDesc, word[m][int8 ? kk : 0], /*scale_d=*/Value(), operandType,
-            operandType, accType, static_cast<uint64_t>(shape.blockCols),
-            /*sel=*/static_cast<uint32_t>(int8 ? 0 : kk),
-            /*scale_a=*/1, /*scale_b=*/1,
-            /*trans_a=*/false, /*trans_b=*/pb.denseKMajor);
-        acc[m].assign(mma.getNewAcc().begin(), mma.getNewAcc().end());
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
     if (sparse) {
-      // Wait for this step's wgmmas before anything reuses their registers
+      // Wait for this slot's wgmmas before anything reuses their registers
       // (the metadata word, and the A fragments when A comes from
       // registers; see the file comment), then give the slot back to the
       // producer.
@@ -842,19 +896,19 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
       // back to the producer.
       NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
       auto previous = scf::IfOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, s, ir.i32(0)),
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, t, ir.i32(0)),
           /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(previous.thenBlock());
       releaseSlot(ir, shape, f,
                   arith::RemUIOp::create(b,
-                                         arith::SubIOp::create(b, s, ir.i32(1)),
+                                         arith::SubIOp::create(b, t, ir.i32(1)),
                                          ir.i32(shape.stages)));
     }
 
     // After the last step of a vector the loaded one becomes current.
     Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,
-                                       ir.i32(stepsPerVector - 1));
+                                       ir.i32(stepsPerVector - k));
     SmallVector<Value> yielded;
     for (int64_t m = 0; m < tiles; ++m)
       yielded.append(acc[m].begin(), acc[m].end());

@@ -16,7 +16,7 @@ namespace mlir::stc::gpu_kernel {
 /// Geometry of the sm_90a kernel (docs/HOPPER.md): one consumer warpgroup
 /// per 64 rows of the block tile plus a producer warpgroup, and a ring of
 /// `stages` shared-memory slots, each one K step (64 dense K of f16/bf16,
-/// 128 of s8):
+/// 128 of s8; or two steps' regions one after the other, stepsPerSlot):
 ///   [B tile: blockCols x K step, 128-byte swizzled (K-major: one 128-byte
 ///    row per column; MN-major, f16/bf16 only: blockCols / 64 atoms of 64
 ///    k-rows x 128 bytes)]
@@ -52,6 +52,13 @@ struct HopperKernelShape {
   /// first K step; the consumers read their vector from there at that step.
   /// Otherwise each consumer thread loads its vectors from global memory.
   bool metaThroughTma = false;
+  /// K steps per ring slot, 1 or 2 (a 2:4 A, an even number of K steps):
+  /// with 2, a slot holds two consecutive steps' regions, and the
+  /// consumers issue both steps' wgmmas (four per 64-row tile) before one
+  /// wgmma.wait_group: half the waits, barriers and releases per K. The
+  /// two steps read distinct metadata words, so nothing a wgmma in flight
+  /// reads is overwritten.
+  int64_t stepsPerSlot = 1;
 
   /// Bytes per operand element: 2 (f16/bf16: m64nNk32, f32 accumulators)
   /// or 1 (s8: m64nNk64, s32 accumulators).
@@ -61,10 +68,10 @@ struct HopperKernelShape {
   /// instructions a step, no metadata.
   bool denseA = false;
 
-  /// A K step (one ring slot) is one 128-byte swizzle row of B per column
-  /// and one 64-byte row of stored A values per row: 64 dense K of f16/bf16
-  /// or 128 of s8. Either way it is two wgmmas (k32 or k64), so every byte
-  /// offset in the kernel is the same for both widths.
+  /// A K step (a ring slot's region) is one 128-byte swizzle row of B per
+  /// column and one 64-byte row of stored A values per row: 64 dense K of
+  /// f16/bf16 or 128 of s8. Either way it is two wgmmas (k32 or k64), so every
+  /// byte offset in the kernel is the same for both widths.
   static constexpr int64_t kRowBytes = 128;
   int64_t blockK() const { return kRowBytes / elementBytes; }
   /// Stored A columns of a K step: half of them for 2:4, all when dense.
@@ -84,14 +91,17 @@ struct HopperKernelShape {
   /// K steps one 128-bit vector of a thread's metadata words covers.
   int64_t stepsPerMetaVector() const { return 4 / metaWordsPerStep(); }
   /// Slots of the metadata ring: vector v goes to slot v % metaSlots() when
-  /// its first step's ring slot is filled, which waits for the consumers'
-  /// release of step (steps per vector) v - stages; they read the vector
-  /// before releasing step (steps per vector) (v - metaSlots()), not later,
-  /// exactly when (steps per vector) metaSlots() >= stages.
+  /// the ring slot of its first step is filled, which waits for the
+  /// consumers' release of the slot `stages` before it (stepsPerSlot x
+  /// stages steps earlier); they read the vector's predecessor in that
+  /// slot, vector v - metaSlots(), before releasing its first step's slot,
+  /// in time exactly when (steps per vector) metaSlots() >= stepsPerSlot x
+  /// stages.
   int64_t metaSlots() const {
     if (!metaThroughTma || denseA)
       return 0;
-    return (stages + stepsPerMetaVector() - 1) / stepsPerMetaVector();
+    int64_t steps = stepsPerSlot * stages;
+    return (steps + stepsPerMetaVector() - 1) / stepsPerMetaVector();
   }
   /// One slot: a 2 KiB vector block (128 threads x 16 bytes) per 64-row
   /// tile of the block.
@@ -136,8 +146,10 @@ struct HopperKernelShape {
   int64_t bBytes() const { return blockCols * kRowBytes; }
   int64_t aBytes() const { return blockRows * aRowBytes(); }
   /// Bytes one K step's TMA copies deliver (the full boxes, as counted by
-  /// the mbarrier's transaction count, zero-filled parts included).
-  int64_t stageBytes() const { return aBytes() + bBytes(); }
+  /// the mbarrier's transaction count, zero-filled parts included), and a
+  /// ring slot's: its steps' regions one after the other.
+  int64_t stepBytes() const { return aBytes() + bBytes(); }
+  int64_t stageBytes() const { return stepsPerSlot * stepBytes(); }
   /// The metadata ring follows the stages' slots (2 KiB multiples, so the
   /// barriers stay 8-byte aligned).
   int64_t metaOffset() const { return stages * stageBytes(); }

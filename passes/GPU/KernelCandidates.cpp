@@ -131,6 +131,14 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
         add(metaTma);
       }
     }
+    // Two K steps a ring slot (2:4, whole pairs of steps), as many slots
+    // as fit.
+    if (!dense)
+      add({family, rows, cols,
+           hopperStagesThatFit(2 * hopperStageBytes(rows, cols,
+                                                    pb.int8 ? 128 : 64,
+                                                    pb.int8 ? 1 : 2, false)),
+           cluster, 0, false, false, /*stageKSteps=*/2});
     HopperKernelShape shape;
     shape.elementBytes = pb.int8 ? 1 : 2;
     for (auto [r, c] : candidateTiles(KernelFamily::wgmma, arch)) {

@@ -17,6 +17,13 @@ KernelConfigAttr mlir::stc::gpu_kernel::getKernelConfig(Operation *op) {
   return op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kAttrName);
 }
 
+std::string mlir::stc::gpu_kernel::describeDepth(const Problem &pb) {
+  if (pb.denseS)
+    return "a dense contraction";
+  return "K = " + (ShapedType::isDynamic(pb.depth) ? std::string("?")
+                                                   : std::to_string(pb.depth));
+}
+
 HopperKernelShape mlir::stc::gpu_kernel::hopperShapeOf(KernelConfigAttr config,
                                                        const Problem &pb) {
   HopperKernelShape shape;
@@ -29,6 +36,7 @@ HopperKernelShape mlir::stc::gpu_kernel::hopperShapeOf(KernelConfigAttr config,
   shape.groupRows = config.getGroupRows();
   shape.multicastB = config.getMulticastB();
   shape.metaThroughTma = config.getMetaTma();
+  shape.stepsPerSlot = config.getStageKSteps();
   shape.aFromSharedMemory = config.getASource() == stc_gpu::WgmmaASource::smem;
   shape.pixelTileH = config.getPixelTileH();
   shape.pixelTileW = config.getPixelTileW();
@@ -83,6 +91,17 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
     if (pb.denseS && config.getMetaTma())
       return error() << "meta_tma needs a 2:4 operand; a dense contraction "
                         "has no metadata";
+    if (config.getStageKSteps() == 2) {
+      // Two K steps a slot, and no slot half-filled: K in whole pairs of
+      // steps (64 of K each for f16/bf16, 128 for i8).
+      int64_t stepK = HopperKernelShape::kRowBytes / (pb.int8 ? 1 : 2);
+      bool evenSteps = !ShapedType::isDynamic(pb.depth) &&
+                       llvm::divideCeil(pb.depth, stepK) % 2 == 0;
+      if (pb.denseS || !evenSteps)
+        return error() << "stage_k_steps = 2 on the wgmma kernel needs a "
+                          "2:4 operand and a static K of an even number of "
+                       << stepK << "-K steps; got " << describeDepth(pb);
+    }
     if (pb.denseS) {
       // A dense A (HopperKernel.cpp) through its shared-memory descriptor
       // (f32 accumulation is checked above). A batch's blocks stack its

@@ -29,6 +29,10 @@ LogicalResult checkKernelConfig(Operation *op, const Problem &pb,
                                 StringRef pass,
                                 const HopperDevice &device = HopperDevice());
 
+/// For errors about a contraction's K steps: "a dense contraction" or
+/// "K = N" ("K = ?" when dynamic).
+std::string describeDepth(const Problem &pb);
+
 /// The sm_90a kernel's geometry for `config` (family wgmma).
 HopperKernelShape hopperShapeOf(stc_gpu::KernelConfigAttr config,
                                 const Problem &pb);

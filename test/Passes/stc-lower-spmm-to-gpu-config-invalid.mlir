@@ -68,6 +68,17 @@ func.func @wgmma_of_f32(%v: tensor<64x32xf32>, %m: tensor<64x8xi16>, %d: tensor<
 
 // -----
 
+// Two K steps a ring slot need whole pairs of 64-K steps: K = 192 is three.
+func.func @two_steps_odd_k(%v: tensor<128x96xf16>, %m: tensor<128x12xi16>, %d: tensor<192x64xf16>) -> tensor<128x64xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: stage_k_steps = 2 on the wgmma kernel needs a 2:4 operand and a static K of an even number of 64-K steps; got K = 192}}
+  %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>,
+      stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, stage_k_steps = 2>}
+      : tensor<128x96xf16>, tensor<128x12xi16>, tensor<192x64xf16> -> tensor<128x64xf32>
+  return %y : tensor<128x64xf32>
+}
+
+// -----
+
 func.func @multicast_of_narrow_k_major(%v: tensor<128x32xf16>, %m: tensor<128x4xi16>, %d: tensor<64x64xf16>) -> tensor<128x64xf32> {
   // expected-error @+1 {{stc-lower-spmm-to-gpu: multicast_b needs a GEMM whose tile has at least 128 columns when its dense operand is k-major; got 64 columns}}
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>,
