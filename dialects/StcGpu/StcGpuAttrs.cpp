@@ -44,12 +44,13 @@ LogicalResult KernelConfigAttr::verify(
                        << stringifyGpuArch(arch);
   const bool staged = family == KernelFamily::staged;
   auto validTile = [&](int64_t v, bool rows) {
-    return v == 64 || v == 128 || (v == 256 && (wgmma || (rows && staged)));
+    return v == 64 || v == 128 || (v == 256 && (wgmma || (rows && staged))) ||
+           (!rows && wgmma && (v == 16 || v == 32));
   };
   if (!validTile(blockRows, true) || !validTile(blockCols, false))
     return emitError() << "block tiles are 64 or 128 rows by 64 or 128 "
-                          "columns (256 rows for family staged, 256 either "
-                          "way for family wgmma), got "
+                          "columns (256 rows for family staged; for family "
+                          "wgmma 256 either way, and 16 or 32 columns), got "
                        << blockRows << " x " << blockCols << " for family "
                        << familyName;
   if (blockRows == 256 && blockCols == 256)
@@ -59,7 +60,7 @@ LogicalResult KernelConfigAttr::verify(
     return emitError() << "256-row tiles take A from shared memory "
                           "(a_source = smem)";
   int64_t minStages = wgmma ? 2 : family == KernelFamily::staged ? 2 : 0;
-  int64_t maxStages = wgmma ? 6 : family == KernelFamily::staged ? 4 : 0;
+  int64_t maxStages = wgmma ? 12 : family == KernelFamily::staged ? 4 : 0;
   if (stages < minStages || stages > maxStages)
     return emitError() << "family " << familyName << " takes "
                        << (maxStages
@@ -101,8 +102,9 @@ LogicalResult KernelConfigAttr::verify(
                           "warp_rows x warp_cols stay 32 x 32, got "
                        << warpRows << " x " << warpCols;
   auto validWarp = [](int64_t v) { return v == 32 || v == 64; };
+  // (wgmma keeps the 32 x 32 default, whatever its tile.)
   if (!validWarp(warpRows) || !validWarp(warpCols) ||
-      blockRows % warpRows != 0 || blockCols % warpCols != 0)
+      (!wgmma && (blockRows % warpRows != 0 || blockCols % warpCols != 0)))
     return emitError() << "warp_rows x warp_cols must be 32 or 64 each and "
                           "divide the block tile ("
                        << blockRows << " x " << blockCols << "), got "

@@ -30,9 +30,11 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
       wgmma.mma_async.sp consumers).
     - `block_rows` x `block_cols`: the block tile of the canonical product
       Out[R, P] = S[R, K] . D[K, P]: 64 or 128 each for mma.sp, 64, 128 or
-      256 for wgmma (256 rows take at most 128 columns).
+      256 for wgmma (256 rows take at most 128 columns), whose columns may
+      also be 16 or 32 (decode-size products: a 2:4 GEMM whose dense
+      operand has K contiguous, no multicast).
     - `stages`: cp.async stages (staged: 2 to 4) or ring slots (wgmma: 2
-      to 6); 0 for direct.
+      to 12; the heuristic takes at most 6); 0 for direct.
     - `cluster_rows` (wgmma: 1 or 2), `group_rows` (every family: grouped
       block order, row tiles per group, 0 for launch order, a multiple of
       the cluster), `multicast_b` (wgmma with a cluster of 2: TMA multicast of B),

@@ -38,11 +38,12 @@ int64_t mlir::stc::hopperStageBytes(int64_t blockRows, int64_t blockCols,
 }
 
 int64_t mlir::stc::hopperStagesThatFit(int64_t stageBytes,
-                                       const HopperDevice &device) {
+                                       const HopperDevice &device,
+                                       int64_t maxStages) {
   return std::clamp<int64_t>(
       (device.sharedBytesPerBlock - kReservedSharedBytes) /
           std::max<int64_t>(stageBytes, 1),
-      2, kMaxStages);
+      2, maxStages);
 }
 
 HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,

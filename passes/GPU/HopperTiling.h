@@ -70,9 +70,13 @@ int64_t hopperStageBytes(int64_t blockRows, int64_t blockCols,
                          bool denseA = false);
 
 /// Ring depth for stages of `stageBytes`: as many as fit in the block's
-/// shared memory less 2 KiB (mbarriers, alignment), between 2 and 6.
+/// shared memory less 2 KiB (mbarriers, alignment), between 2 and
+/// `maxStages` (the heuristic's 6; the kernel takes up to
+/// kMaxWgmmaStages, which only small slots reach).
+constexpr int64_t kMaxWgmmaStages = 12;
 int64_t hopperStagesThatFit(int64_t stageBytes,
-                            const HopperDevice &device = HopperDevice());
+                            const HopperDevice &device = HopperDevice(),
+                            int64_t maxStages = 6);
 
 /// The heuristic (docs/HOPPER.md, "Tile choice"):
 /// 1. BK fills a 128-byte swizzle row: 128 / elementBytes.

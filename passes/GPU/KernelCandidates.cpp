@@ -131,6 +131,18 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
         add(metaTma);
       }
     }
+    // Decode-size products (at most 32 columns): 16 or 32 columns and a
+    // ring as deep as fits (up to 12 slots), so that more of A is in flight.
+    if (!dense && !pb.conv && !pb.denseKMajor &&
+        !ShapedType::isDynamic(pb.cols) && pb.cols <= 32) {
+      int64_t narrow = pb.cols <= 16 ? 16 : 32;
+      for (int64_t r : {64, 128})
+        add({family, r, narrow,
+             hopperStagesThatFit(hopperStageBytes(r, narrow, pb.int8 ? 128 : 64,
+                                                  pb.int8 ? 1 : 2, false),
+                                 HopperDevice(), kMaxWgmmaStages),
+             1});
+    }
     // Two K steps a ring slot (2:4, whole pairs of steps), as many slots
     // as fit.
     if (!dense)

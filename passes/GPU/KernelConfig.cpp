@@ -91,6 +91,15 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
     if (pb.denseS && config.getMetaTma())
       return error() << "meta_tma needs a 2:4 operand; a dense contraction "
                         "has no metadata";
+    if (config.getBlockCols() < 64 &&
+        (pb.denseS || pb.conv || pb.denseKMajor || config.getMulticastB()))
+      return error() << "block_cols = " << config.getBlockCols()
+                     << " needs a 2:4 GEMM whose dense operand has K "
+                        "contiguous, without multicast; got "
+                     << (pb.denseS        ? "a dense contraction"
+                         : pb.conv        ? "a convolution"
+                         : pb.denseKMajor ? "a k-major dense operand"
+                                          : "multicast_b");
     if (config.getStageKSteps() == 2) {
       // Two K steps a slot, and no slot half-filled: K in whole pairs of
       // steps (64 of K each for f16/bf16, 128 for i8).

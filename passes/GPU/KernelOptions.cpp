@@ -33,14 +33,18 @@ GpuKernelOptions::verify(std::optional<GpuArch> arch, Spelling spelling,
                 target + "=" + stc_gpu::stringifyGpuArch(*arch));
   // 256 rows for any target (the staged mma.sp kernel or the sm_90a one),
   // 256 columns for the sm_90a kernel only.
-  for (auto [tile, wideOk] :
-       {std::pair{blockRows, true}, std::pair{blockCols, hopper || !arch}}) {
-    bool wide = tile == 256 && wideOk;
-    if (tile != 0 && tile != 64 && tile != 128 && !wide)
+  // The sm_90a kernel also takes 16 or 32 columns (decode-size products).
+  for (auto [tile, isCols] :
+       {std::pair{blockRows, false}, std::pair{blockCols, true}}) {
+    bool sm90aCols = isCols && (hopper || !arch);
+    bool wide = tile == 256 && (!isCols || sm90aCols);
+    bool narrow = (tile == 16 || tile == 32) && sm90aCols;
+    if (tile != 0 && tile != 64 && tile != 128 && !wide && !narrow)
       return fail(name("block-rows") + " and " + name("block-cols") +
                   " must be 64 or 128 (or 0; " + name("block-rows") +
-                  "=256 too, and " + name("block-cols") + "=256 with " +
-                  target + "=sm_90a), got " + Twine(tile));
+                  "=256 too, and " + name("block-cols") +
+                  "=256, 16 or 32 with " + target + "=sm_90a), got " +
+                  Twine(tile));
   }
   if (blockRows == 256 && blockCols == 256)
     return fail(name("block-rows") +
@@ -49,8 +53,8 @@ GpuKernelOptions::verify(std::optional<GpuArch> arch, Spelling spelling,
   if (blockRows == 256 && wgmmaA == "registers")
     return fail(name("block-rows") + "=256 takes A from shared memory (" +
                 name("wgmma-a") + "=smem)");
-  if (wgmmaStages != 0 && (wgmmaStages < 2 || wgmmaStages > 6))
-    return fail(name("wgmma-stages") + " must be 2 to 6 (or 0), got " +
+  if (wgmmaStages != 0 && (wgmmaStages < 2 || wgmmaStages > 12))
+    return fail(name("wgmma-stages") + " must be 2 to 12 (or 0), got " +
                 Twine(wgmmaStages));
   if (!stc_gpu::symbolizeWgmmaASource(wgmmaA))
     return fail(name("wgmma-a") + " must be smem or registers, got '" + wgmmaA +

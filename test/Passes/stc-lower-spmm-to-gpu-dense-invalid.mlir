@@ -70,6 +70,15 @@ func.func @wgmma_meta_tma(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tens
 
 // -----
 
+func.func @wgmma_narrow(%a: tensor<16x256xf16>, %b: tensor<256x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: block_cols = 16 needs a 2:4 GEMM whose dense operand has K contiguous, without multicast; got a dense contraction}}
+  %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 16, stages = 4>}
+      ins(%a, %b : tensor<16x256xf16>, tensor<256x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// -----
+
 func.func @wgmma_two_steps(%a: tensor<16x256xf16>, %b: tensor<256x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
   // expected-error @+1 {{stc-lower-spmm-to-gpu: stage_k_steps = 2 on the wgmma kernel needs a 2:4 operand and a static K of an even number of 64-K steps; got a dense contraction}}
   %r = linalg.matmul {stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, stage_k_steps = 2>}

@@ -5,7 +5,7 @@
 // RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels="target=sm_90a kernel=wgmma accumulate=f16" --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=ACC
 // RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels="target=sm_80 kernel=wgmma" --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels="target=sm_70" --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels="target=sm_90a wgmma-stages=7" --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=STAGES
+// RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels="target=sm_90a wgmma-stages=13" --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels="target=sm_90a cluster-rows=3" --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=CLUSTER
 // RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels="target=sm_90a wgmma-a=global" --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=ASOURCE
 // RUN: not stc-opt %s -split-input-file --stc-configure-gpu-kernels="target=sm_90a group-rows=65" --stc-lower-spmm-to-gpu 2>&1 | FileCheck %s --check-prefix=GROUPRANGE
@@ -23,12 +23,12 @@
 // ACC: error: stc-configure-gpu-kernels: the wgmma kernel needs f32 accumulation (accumulate=f16 was asked for)
 // TARGET: error: stc-configure-gpu-kernels: kernel=wgmma needs target=sm_90a, got target=sm_80
 // UNKNOWN: error: stc-configure-gpu-kernels: unknown target 'sm_70' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
-// STAGES: error: stc-configure-gpu-kernels: wgmma-stages must be 2 to 6 (or 0), got 7
+// STAGES: error: stc-configure-gpu-kernels: wgmma-stages must be 2 to 12 (or 0), got 13
 // ASOURCE: error: stc-configure-gpu-kernels: wgmma-a must be smem or registers, got 'global'
 // CLUSTER: error: stc-configure-gpu-kernels: cluster-rows must be 1 or 2 (or 0), got 3
 // GROUPRANGE: error: stc-configure-gpu-kernels: group-rows must be 0 to 64, got 65
 // GROUPCLUSTER: error: stc-configure-gpu-kernels: group-rows (3) must be a multiple of the kernel's cluster rows (2)
-// WIDE: error: stc-configure-gpu-kernels: block-rows and block-cols must be 64 or 128 (or 0; block-rows=256 too, and block-cols=256 with target=sm_90a), got 256
+// WIDE: error: stc-configure-gpu-kernels: block-rows and block-cols must be 64 or 128 (or 0; block-rows=256 too, and block-cols=256, 16 or 32 with target=sm_90a), got 256
 // SQUARE256: error: stc-configure-gpu-kernels: block-rows=256 takes at most 128 columns (a 256 x 256 tile needs 256 accumulators per thread)
 // ROWS256REGS: error: stc-configure-gpu-kernels: block-rows=256 takes A from shared memory (wgmma-a=smem)
 // FIT: error: stc-configure-gpu-kernels: the sm_90a kernel's ring of 6 stages of 128 x 256 needs 246880 bytes of shared memory, more than the 232448 a block may have

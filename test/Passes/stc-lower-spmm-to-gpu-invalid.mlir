@@ -18,7 +18,7 @@
 // STAGED: error: stc-configure-gpu-kernels: the staged kernel needs for 'f32' operands {{.*}}, got a k-major dense operand with leading dimension ?
 // VARIANT: error: stc-configure-gpu-kernels: kernel must be auto, direct, staged or wgmma, got 'fastest'
 // ACCUMULATE: error: stc-configure-gpu-kernels: accumulate must be f32 or f16, got 'f64'
-// TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-configure-gpu-kernels: block-rows and block-cols must be 64 or 128 (or 0; block-rows=256 too, and block-cols=256 with target=sm_90a), got 96
+// TILE: stc-lower-spmm-to-gpu-invalid.mlir:{{[0-9]+}}:8: error: stc-configure-gpu-kernels: block-rows and block-cols must be 64 or 128 (or 0; block-rows=256 too, and block-cols=256, 16 or 32 with target=sm_90a), got 96
 
 func.func @f32_operands(%v: tensor<16x16xf32>, %m: tensor<16x2xi16>, %d: tensor<32x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{stc.spmm on a GPU target computes f32 as tf32, whose mma.sp needs the 1:2 pattern (--pattern=1:2), got 2:4; or use f16/bf16 operands for 2:4}}

@@ -13,7 +13,7 @@ func.func @wgmma_on_sm80() { return }
 // -----
 
 // odd tile
-// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged, 256 either way for family wgmma), got 96 x 64 for family direct}}
+// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged; for family wgmma 256 either way, and 16 or 32 columns), got 96 x 64 for family direct}}
 #odd_tile = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 96, block_cols = 64>
 func.func @odd_tile() { return }
 
@@ -41,7 +41,7 @@ func.func @wgmma_warp_tile() { return }
 // -----
 
 // direct 256 rows
-// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged, 256 either way for family wgmma), got 256 x 64 for family direct}}
+// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged; for family wgmma 256 either way, and 16 or 32 columns), got 256 x 64 for family direct}}
 #direct_256_rows = #stc_gpu.kernel_config<arch = sm_80, family = direct, block_rows = 256, block_cols = 64>
 func.func @direct_256_rows() { return }
 
@@ -76,7 +76,7 @@ func.func @three_k_steps() { return }
 // -----
 
 // wide mma sp tile
-// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged, 256 either way for family wgmma), got 64 x 256 for family staged}}
+// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged; for family wgmma 256 either way, and 16 or 32 columns), got 64 x 256 for family staged}}
 #wide_mma_sp_tile = #stc_gpu.kernel_config<arch = sm_90a, family = staged, block_rows = 64, block_cols = 256, stages = 3>
 func.func @wide_mma_sp_tile() { return }
 
@@ -111,8 +111,8 @@ func.func @staged_without_stages() { return }
 // -----
 
 // deep ring
-// expected-error @+1 {{family wgmma takes stages from 2 to 6, got 7}}
-#deep_ring = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 7>
+// expected-error @+1 {{family wgmma takes stages from 2 to 12, got 13}}
+#deep_ring = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 13>
 func.func @deep_ring() { return }
 
 // -----
@@ -142,6 +142,13 @@ func.func @split_cluster_groups() { return }
 // expected-error @+1 {{multicast_b needs family wgmma with cluster_rows = 2, got wgmma with cluster_rows = 1}}
 #multicast_alone = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, multicast_b = true>
 func.func @multicast_alone() { return }
+
+// -----
+
+// 16 columns on mma.sp
+// expected-error @+1 {{block tiles are 64 or 128 rows by 64 or 128 columns (256 rows for family staged; for family wgmma 256 either way, and 16 or 32 columns), got 64 x 16 for family staged}}
+#narrow_staged = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 16, stages = 3>
+func.func @narrow_staged() { return }
 
 // -----
 
