@@ -6,17 +6,23 @@
 // `stc-run --device=emulate --profile` reports what a GPU would do).
 //
 // Requests round up to a size class; a freed block goes to the free list of
-// its class; a request takes the lowest-addressed free block of its class.
-// That choice depends only on which blocks are free, not on the order they
-// were freed in, so a program that makes the same requests on every call
-// gets the same addresses on every call from the second on (and on the
-// first too where the driver hands out ascending addresses). The tensor
-// maps that describe those buffers (runtime/cuda/TensorMaps.cpp, cached by
-// content, address included) are then made once. Taking the most recently
-// freed block instead swapped the addresses of buffers freed in the order
-// they were made on every other call: on an H200 (2026-11-27) the second
-// call of a transformer block built one more tensor map than the first and
-// the third. Cached bytes are bounded: a
+// its class; a request takes the free block of its class that was made
+// first (the CUDA pool numbers its blocks in the order cuMemAlloc made
+// them). That choice depends only on which blocks are free, not on the
+// order they were freed in nor on where the driver put them, so a program
+// that makes the same requests on every call gets the same addresses on
+// every call, the first included: a fresh block is made exactly when no
+// free one exists, and it is the latest made. The tensor maps that describe
+// those buffers (runtime/cuda/TensorMaps.cpp, cached by content, address
+// included) are then made once. Taking the most recently freed block
+// instead swapped the addresses of buffers freed in the order they were
+// made on every other call: on an H200 (2026-11-27) the second call of a
+// transformer block built one more tensor map than the first and the
+// third. Taking the lowest-addressed block (until 2026-11-28) depended on
+// the order of the driver's addresses: where it did not match the order the
+// blocks were made in (on the fake driver, whose device memory is malloc's),
+// the second call moved buffers and built tensor maps again, in about half
+// of the runs. Cached bytes are bounded: a
 // free past the limit gives back the oldest cached blocks. As in PyTorch's
 // caching allocator, small blocks round to 512 bytes and large ones to
 // 2 MiB, so that the activations of one shape reuse one block per call.
@@ -62,8 +68,8 @@ class SizeClassCache {
 public:
   explicit SizeClassCache(uint64_t limitBytes) : limit(limitBytes) {}
 
-  /// The lowest cached block of class `sizeClass` (by `Block`'s `<`: its
-  /// address).
+  /// The least cached block of class `sizeClass` by `Block`'s `<` (the
+  /// CUDA pool's: the block made first).
   std::optional<Block> take(uint64_t sizeClass) {
     auto it = free.find(sizeClass);
     if (it == free.end() || it->second.empty())

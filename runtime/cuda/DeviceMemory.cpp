@@ -23,16 +23,23 @@ using namespace stc::cuda;
 
 namespace {
 
-/// A cached block: its address and the event recorded on the stream that
-/// freed it (null: freed with no stream, nothing to wait for).
+/// A cached block: its address, the event recorded on the stream that
+/// freed it (null: freed with no stream, nothing to wait for) and its serial
+/// number (blocks are numbered in the order cuMemAlloc made them).
 struct PoolBlock {
   CUdeviceptr ptr = 0;
   CUevent ready = nullptr;
+  uint64_t serial = 0;
   bool operator==(const PoolBlock &o) const {
     return ptr == o.ptr && ready == o.ready;
   }
-  /// The pool takes the lowest-addressed free block (DevicePoolPolicy.h).
-  bool operator<(const PoolBlock &o) const { return ptr < o.ptr; }
+  /// The pool takes the free block made first (DevicePoolPolicy.h).
+  bool operator<(const PoolBlock &o) const { return serial < o.serial; }
+};
+
+/// What the pool knows of a block it made: its size class and serial.
+struct BlockInfo {
+  uint64_t sizeClass = 0, serial = 0;
 };
 
 struct Pool {
@@ -40,8 +47,9 @@ struct Pool {
   /// One cache per device (keyed like the tensor-map cache, by the
   /// device's properties, which live as long as the device's slot).
   std::map<const void *, stc::SizeClassCache<PoolBlock>> caches;
-  /// The size class of every block the pool handed out or holds.
-  std::map<CUdeviceptr, uint64_t> classes;
+  /// Every block the pool handed out or holds.
+  std::map<CUdeviceptr, BlockInfo> classes;
+  uint64_t nextSerial = 1;
   int loadedModules = 0;
 };
 
@@ -134,19 +142,20 @@ CUdeviceptr poolAllocate(Call &call, uint64_t bytes, CUstream stream) {
   countDeviceAlloc();
   noteDeviceBuffer(uintptr_t(ptr), sizeClass);
   std::lock_guard<std::mutex> lock(p.mu);
-  p.classes[ptr] = sizeClass;
+  p.classes[ptr] = {sizeClass, p.nextSerial++};
   return ptr;
 }
 
 void poolRelease(Call &call, CUdeviceptr ptr, CUstream stream) {
   Pool &p = pool();
-  uint64_t sizeClass = 0;
+  BlockInfo info;
   {
     std::lock_guard<std::mutex> lock(p.mu);
     auto it = p.classes.find(ptr);
     if (it != p.classes.end())
-      sizeClass = it->second;
+      info = it->second;
   }
+  uint64_t sizeClass = info.sizeClass;
   if (sizeClass == 0 || !call.ready()) {
     // Not a pool block (managed memory), or the driver is unusable.
     if (call.ready()) {
@@ -156,7 +165,7 @@ void poolRelease(Call &call, CUdeviceptr ptr, CUstream stream) {
     freeTensorMapsOf(call, uintptr_t(ptr));
     return;
   }
-  PoolBlock block{ptr, nullptr};
+  PoolBlock block{ptr, nullptr, info.serial};
   CudaDriver &drv = call.driver();
   if (stream &&
       drv.cuEventCreate(&block.ready, kEventDisableTiming) == kCudaSuccess) {

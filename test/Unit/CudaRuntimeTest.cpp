@@ -1119,6 +1119,31 @@ TEST_F(CudaFakeTest, PoolKeepsDeviceMemoryFlatOverTenThousandCalls) {
   EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
 }
 
+// The same requests get the same blocks on every call, the first included,
+// whatever order the driver's addresses come in: here each new block lies
+// below the one before, so taking the lowest-addressed free block (the
+// rule until 2026-11-28) gave the second call's first request the first
+// call's second block, and a tensor map of it was made again.
+TEST_F(CudaFakeTest, PoolGivesTheSameBlocksFromTheFirstCall) {
+  scenario("descending-addresses");
+  void *module = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 2);
+  ASSERT_NE(module, nullptr) << lastError();
+  std::vector<std::pair<void *, void *>> blocks;
+  for (int call = 0; call < 3; ++call) {
+    void *a = mgpuMemAlloc(4096, nullptr, 0);
+    void *b = mgpuMemAlloc(4096, nullptr, 0);
+    ASSERT_TRUE(a && b) << lastError();
+    blocks.emplace_back(a, b);
+    mgpuMemFree(a, nullptr);
+    mgpuMemFree(b, nullptr);
+  }
+  EXPECT_GT(blocks[0].first, blocks[0].second); // the arena's order
+  EXPECT_EQ(blocks[1], blocks[0]);
+  EXPECT_EQ(blocks[2], blocks[0]);
+  mgpuModuleUnload(module);
+  EXPECT_EQ(stc_cuda_has_error(), 0) << lastError();
+}
+
 // A block freed on one stream and taken on another: the taker's stream waits
 // for the event the freeing stream recorded, and the event is destroyed.
 TEST_F(CudaFakeTest, PoolOrdersReuseAfterTheFreeingStream) {

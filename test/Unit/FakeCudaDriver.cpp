@@ -27,6 +27,8 @@
 //   launch-fails        cuLaunchKernel returns CUDA_ERROR_LAUNCH_FAILED
 //   launch-fails-async  launches succeed, the next synchronization returns
 //                       CUDA_ERROR_ILLEGAL_ADDRESS (as a faulting kernel)
+//   descending-addresses  device memory comes from a 64 MiB arena, top
+//                       down: every block lies below the one made before it
 //
 // Like the real driver it insists on cuInit before use, on a current context
 // for the calls that need one, on device pointers that lie inside an
@@ -140,6 +142,7 @@ enum class Scenario {
   JitError,
   LaunchFails,
   LaunchFailsAsync,
+  DescendingAddresses,
 };
 
 const struct {
@@ -155,6 +158,7 @@ const struct {
     {"jit-error", Scenario::JitError},
     {"launch-fails", Scenario::LaunchFails},
     {"launch-fails-async", Scenario::LaunchFailsAsync},
+    {"descending-addresses", Scenario::DescendingAddresses},
 };
 
 struct Module;
@@ -197,6 +201,10 @@ struct Fake {
   int primaryRefs = 0;
   /// Device memory: base address -> size.
   std::map<uintptr_t, size_t> allocations;
+  /// descending-addresses: the arena and its lowest used byte (nothing is
+  /// given back to it).
+  std::vector<char> arena;
+  size_t arenaTop = 0;
   int managedAllocations = 0;
   std::map<uintptr_t, size_t> registered;
   uintptr_t lastRegistered = 0;
@@ -241,10 +249,17 @@ constexpr int kMaxContextDepth = 64;
 thread_local void *contextStack[kMaxContextDepth];
 thread_local int contextDepth = 0;
 
+/// Whether `p` is a block of the descending-addresses arena.
+bool inArena(const Fake &f, uintptr_t p) {
+  auto base = reinterpret_cast<uintptr_t>(f.arena.data());
+  return !f.arena.empty() && p >= base && p < base + f.arena.size();
+}
+
 /// Forgets everything (resources included).  Requires fake().mu.
 void resetLocked(Fake &f) {
   for (auto &a : f.allocations)
-    std::free(reinterpret_cast<void *>(a.first));
+    if (!inArena(f, a.first))
+      std::free(reinterpret_cast<void *>(a.first));
   f.allocations.clear();
   for (Module *m : f.modules)
     delete m;
@@ -318,7 +333,20 @@ CUresult allocate(Fake &f, CUdeviceptr *dptr, size_t bytes) {
     return kInvalidValue;
   if (f.scenario == Scenario::OutOfMemory)
     return kOutOfMemory;
-  void *p = std::malloc(bytes);
+  void *p = nullptr;
+  if (f.scenario == Scenario::DescendingAddresses) {
+    if (f.arena.empty()) {
+      f.arena.resize(size_t(64) << 20);
+      f.arenaTop = f.arena.size();
+    }
+    size_t rounded = (bytes + 255) / 256 * 256;
+    if (rounded > f.arenaTop)
+      return kOutOfMemory;
+    f.arenaTop -= rounded;
+    p = f.arena.data() + f.arenaTop;
+  } else {
+    p = std::malloc(bytes);
+  }
   if (!p)
     return kOutOfMemory;
   f.allocations[reinterpret_cast<uintptr_t>(p)] = bytes;
@@ -1131,7 +1159,8 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   auto it = f.allocations.find(uintptr_t(dptr));
   if (it == f.allocations.end())
     return kInvalidValue;
-  std::free(reinterpret_cast<void *>(it->first));
+  if (!inArena(f, it->first))
+    std::free(reinterpret_cast<void *>(it->first));
   f.allocations.erase(it);
   return kSuccess;
 }
