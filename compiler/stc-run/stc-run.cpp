@@ -521,16 +521,32 @@ size_t extentBytes(const Descriptor &d, size_t width) {
 /// Where --gpu-device-entry programs keep their buffers.
 enum class EntryBuffers { Host, CudaDevice, EmulatedDevice };
 
+/// The device copies of the arguments (--gpu-device-entry on a CUDA
+/// device): allocated at the first call and kept for the calls of
+/// --repeat, as a caller that holds its data on the device keeps it, so
+/// that every call sees the same addresses (the runtime's caches, tensor
+/// maps among them, are keyed by them); freed at the end.
+struct DeviceArguments {
+  SmallVector<StcCudaDevicePtr> pointers;
+  DeviceArguments() = default;
+  DeviceArguments(const DeviceArguments &) = delete;
+  DeviceArguments &operator=(const DeviceArguments &) = delete;
+  ~DeviceArguments() {
+    for (StcCudaDevicePtr p : pointers)
+      stc_cuda_mem_free(p);
+  }
+};
+
 FailureOr<SmallVector<HostTensor>>
 invoke(CompiledProgram &program, SmallVector<HostTensor> &args,
-       double *milliseconds, EntryBuffers entry = EntryBuffers::Host) {
+       double *milliseconds, EntryBuffers entry = EntryBuffers::Host,
+       DeviceArguments *deviceCopies = nullptr) {
   bool deviceEntry = entry == EntryBuffers::CudaDevice;
   SmallVector<Descriptor> argDescs;
-  SmallVector<StcCudaDevicePtr> deviceArgs;
-  auto freeDeviceArgs = [&] {
-    for (StcCudaDevicePtr p : deviceArgs)
-      stc_cuda_mem_free(p);
-  };
+  // Without a caller's DeviceArguments, this call's own, freed at return.
+  DeviceArguments ownCopies;
+  DeviceArguments &deviceArgs = deviceCopies ? *deviceCopies : ownCopies;
+  bool allocate = deviceArgs.pointers.empty();
   // --misalign-device-inputs: one element past a 16-byte boundary.
   bool misalign = misalignDeviceInputs && entry != EntryBuffers::Host;
   std::vector<std::vector<uint8_t>> misalignedCopies;
@@ -551,14 +567,20 @@ invoke(CompiledProgram &program, SmallVector<HostTensor> &args,
       continue;
     }
     StcCudaDevicePtr p = 0;
-    if (stc_cuda_mem_alloc(t.bytes.size() + shift, &p) != STC_CUDA_SUCCESS ||
-        stc_cuda_memcpy_htod(p + shift, t.bytes.data(), t.bytes.size()) !=
-            STC_CUDA_SUCCESS) {
-      freeDeviceArgs();
+    if (allocate) {
+      if (stc_cuda_mem_alloc(t.bytes.size() + shift, &p) != STC_CUDA_SUCCESS) {
+        (void)checkCudaError();
+        return failure();
+      }
+      deviceArgs.pointers.push_back(p);
+    } else {
+      p = deviceArgs.pointers[argDescs.size() - 1];
+    }
+    if (stc_cuda_memcpy_htod(p + shift, t.bytes.data(), t.bytes.size()) !=
+        STC_CUDA_SUCCESS) {
       (void)checkCudaError();
       return failure();
     }
-    deviceArgs.push_back(p);
     argDescs.back().words[0] = argDescs.back().words[1] = int64_t(p + shift);
   }
   // Results: one descriptor, or a struct of them (all fields 8 bytes).
@@ -630,7 +652,6 @@ invoke(CompiledProgram &program, SmallVector<HostTensor> &args,
       stc_emu_device_free(d.words[1]);
     std::free(d.allocated());
   }
-  freeDeviceArgs();
   if (stc_rt_has_error()) {
     llvm::errs() << stc_rt_error_message() << "\n";
     return failure();
@@ -1016,6 +1037,7 @@ int main(int argc, char **argv) {
   llvm::json::Array profileCalls;
   SmallVector<double> times;
   FailureOr<SmallVector<HostTensor>> results;
+  DeviceArguments deviceArguments;
   for (unsigned r = 0; r < repeat; ++r) {
     double ms = 0;
     StcGpuCounters before, after;
@@ -1025,7 +1047,7 @@ int main(int argc, char **argv) {
       entryBuffers = onCuda       ? EntryBuffers::CudaDevice
                      : onEmulator ? EntryBuffers::EmulatedDevice
                                   : EntryBuffers::Host;
-    results = invoke(*program, args, &ms, entryBuffers);
+    results = invoke(*program, args, &ms, entryBuffers, &deviceArguments);
     if (failed(results))
       return 1;
     times.push_back(ms);
