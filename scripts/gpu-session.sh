@@ -10,6 +10,7 @@
 #   scripts/gpu-sweep-build.sh       (optional: sm_90a kernel variants)
 #   bench/run_gpu_bench.sh build-e2e && tar -C bench/work -cJf .gpu-carry/e2e-work.tar.xz gpu-e2e
 #                                    (optional: step e2e)
+#   scripts/gpu-e2e-variants-build.sh  (optional: sm_90a variants of step e2e)
 #   bench/run_gpu_bench.sh build-tune --quick && tar -C bench/work -cJf .gpu-carry/tune-work.tar.xz gpu-tune
 #                                    (optional: step tune; without --quick every table shape)
 #
@@ -44,6 +45,9 @@
 #    STC_SESSION_E2E_ONLY limits them, STC_SESSION_E2E_BUDGET_S (480) bounds
 #    them, STC_SESSION_E2E_AB=1 runs them first with generated code
 #    waiting for its kernels (the A/B of stc_cuda_set_stream_nowait);
+#    where .gpu-carry/e2e-variants.tar.xz is, each of its bench/work/
+#    gpu-e2e-NAME builds (sm_90a kernel variants) after the default one,
+#    STC_SESSION_E2E_VARIANT_BUDGET_S (60) each, in OUT_DIR/e2e/NAME;
 #    results in OUT_DIR/e2e-results.tar.
 # 5. step tune (not in the default steps; its own call, e.g.
 #    STC_SESSION_STEPS=tune, carrying .gpu-carry/libstc_runtime_cuda.so and
@@ -191,8 +195,23 @@ if step e2e; then
   fi
   bench/run_gpu_bench.sh run-e2e --copy-to "$out/e2e" "${only[@]}" "${budget[@]}" \
     > "$out/e2e.log" 2>&1 || status=1
-  tar -C "$out" -cf "$out/e2e-results.tar" e2e && rm -rf "${out:?}/e2e"
   tail -n 5 "$out/e2e.log"
+  # sm_90a kernel variants (scripts/gpu-e2e-variants-build.sh), each with
+  # the baselines timed again beside it.
+  if [ -f "$carry/e2e-variants.tar.xz" ]; then
+    xz -dc "$carry/e2e-variants.tar.xz" | tar -C bench/work -xf - || status=1
+    for d in bench/work/gpu-e2e-*/; do
+      [ -d "$d" ] || continue
+      name="$(basename "$d")"; name="${name#gpu-e2e-}"
+      echo "== end-to-end variant $name $(date -u +%T)"
+      mkdir -p "$out/e2e/$name"
+      GPU_E2E_WORK="${d%/}" bench/run_gpu_bench.sh run-e2e --copy-to "$out/e2e/$name" \
+        --time-budget "${STC_SESSION_E2E_VARIANT_BUDGET_S:-60}" --no-compile \
+        > "$out/e2e/$name/e2e.log" 2>&1 || status=1
+      grep -A9 "^| block" "$out/e2e/$name/e2e.log"
+    done
+  fi
+  tar -C "$out" -cf "$out/e2e-results.tar" e2e && rm -rf "${out:?}/e2e"
 fi
 if step tune; then
   # Tuning (bench/run_gpu_bench.sh run-tune): the candidates of

@@ -76,10 +76,12 @@ def func_name(prog, method):
     return re.sub(r"[^A-Za-z0-9_]", "_", "%s_%s" % (prog["name"], method))
 
 
-def compile_obj(args, mlir_path, obj_path, target):
+def compile_obj(args, mlir_path, obj_path, target, method=None):
     cmd = [args.stc_compile, mlir_path, "--target=" + target, "--sparsity=explicit",
            "--emit=obj", "-o", obj_path] + (["--gpu-device-entry"] if target != "cpu" else [])
     cmd += args.flags.split()
+    if method == "stc_sm90a":
+        cmd += args.flags_sm90a.split()
     rc, out, secs = bp.run(cmd, 900)
     if rc == 0:
         # Every object defines helpers of its own under the same global
@@ -299,6 +301,9 @@ def main():
     ap.add_argument("--target", default="sm_90")
     ap.add_argument("--sm90a-target", default="sm_90a", help="none: only the first")
     ap.add_argument("--flags", default="", help="extra stc-compile flags")
+    ap.add_argument("--flags-sm90a", default="",
+                    help="extra stc-compile flags of the sm_90a method only (a kernel "
+                    "variant beside the unchanged sm_90 one)")
     ap.add_argument("--check-emulate", action="store_true")
     ap.add_argument("--cpu-call-check", action="store_true")
     ap.add_argument("--fake-driver-check", action="store_true",
@@ -342,6 +347,7 @@ def main():
         "tiny": args.tiny, "quick": args.quick, "only": args.only,
         "stc_compile": os.path.relpath(os.path.abspath(args.stc_compile), bp.ROOT),
         "flags": "--sparsity=explicit --gpu-device-entry --emit=obj " + args.flags,
+        "flags_sm90a": args.flags_sm90a,
         "targets": targets, "library": None,
         "methods": {m: METHODS[m] % t for m, t in targets.items()},
         "tolerance": e2e_blocks.TOLERANCE, "programs": [],
@@ -356,8 +362,11 @@ def main():
             with open(os.path.join(work, mlir), "w") as f:
                 f.write(e2e_blocks.program_mlir(p, func))
             rc, out, secs, cmd = compile_obj(args, os.path.join(work, mlir),
-                                             os.path.join(work, obj), target)
+                                             os.path.join(work, obj), target, method)
             m = {"func": func, "target": target, "mlir": mlir, "obj": obj,
+                 "command": " ".join([os.path.basename(cmd[0])] +
+                                     [os.path.basename(c) if c.startswith(work) else c
+                                      for c in cmd[1:]]),
                  "seconds": round(secs, 2), "status": "ok" if rc == 0 else "build_failed"}
             if rc:
                 m["error"] = bp.tail(out, 10)

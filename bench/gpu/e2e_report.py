@@ -90,8 +90,8 @@ def document(results, env, manifest, meta):
     return {"schema": SCHEMA, "utc": meta.get("utc"), "commit": meta.get("commit"),
             "device": (env.get("gpu") or {}).get("name"), "env": env,
             "build": {k: manifest.get(k) for k in ("utc", "commit", "commit_short", "dirty",
-                                                    "flags", "targets", "methods", "tiny",
-                                                    "quick", "only")},
+                                                    "flags", "flags_sm90a", "targets",
+                                                    "methods", "tiny", "quick", "only")},
             "methods": {m: LABELS[m] for m in METHODS},
             "method_notes": meta.get("method_notes", {}),
             "notes": meta.get("notes", []),
@@ -122,6 +122,9 @@ def markdown(doc):
     sw = (doc.get("env") or {}).get("software") or {}
     if sw:
         lines[4:4] = ["- software: " + ", ".join("%s %s" % kv for kv in sorted(sw.items()))]
+    variant = (doc.get("build") or {}).get("flags_sm90a")
+    if variant:
+        lines[4:4] = ["- sm_90a kernel variant: `%s`" % variant]
     head = ["block", "size"] + [LABELS[m] for m in METHODS] + [
         "vs dense", "vs 2:4", "vs compile"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

@@ -110,6 +110,11 @@ def check_report():
     # No data for a target: no result at >= 2048 tokens.
     doc2 = e2e_report.document(synthetic()[:1], {}, {}, {})
     assert doc2["targets"][0]["status"] == "no data", doc2["targets"]
+    assert "kernel variant" not in e2e_report.markdown(doc2)
+    # A build with an sm_90a kernel variant (build-e2e --flags-sm90a) says so.
+    doc4 = e2e_report.document(synthetic()[:1], {}, {"flags_sm90a": "--gpu-meta-tma"}, {})
+    assert doc4["build"]["flags_sm90a"] == "--gpu-meta-tma", doc4["build"]
+    assert "- sm_90a kernel variant: `--gpu-meta-tma`" in e2e_report.markdown(doc4)
 
 
 def check_results(path):
