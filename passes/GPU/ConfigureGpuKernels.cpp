@@ -274,11 +274,8 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
                            << shape.clusterRows << ")";
   if (k.stageKSteps == 2) {
     // Two K steps a ring slot where the op allows it (a remark says why
-    // not): a 2:4 operand and whole pairs of steps.
-    int64_t steps = ShapedType::isDynamic(pb.depth)
-                        ? 0
-                        : llvm::divideCeil(pb.depth, shape.blockK());
-    if (!pb.denseS && steps && steps % 2 == 0)
+    // not).
+    if (takesTwoStepsPerSlot(pb))
       shape.stepsPerSlot = 2;
     else
       op->emitRemark() << kPass

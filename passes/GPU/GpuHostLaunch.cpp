@@ -462,7 +462,14 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
     auto c64 = [&](int64_t v) {
       return arith::ConstantIntOp::create(b, v, 64).getResult();
     };
-    StringRef tensorMap4d = runtimeSymbol(RuntimeEntryPoint::GpuTensorMap4d);
+    auto toI64 = [&](Value v) {
+      return arith::IndexCastOp::create(b, i64, v).getResult();
+    };
+    // The map's sizes innermost first, the byte strides of its dimensions
+    // 1.., its box and element strides.
+    SmallVector<Value> sizes, byteStrides;
+    SmallVector<int64_t, 4> boxes(box.begin(), box.end());
+    SmallVector<int64_t, 4> steps;
     if (map.getOperand() == "meta") {
       // The kernel-ready metadata, 32-bit words: row blocks of vectors of
       // 4 x meta_threads words, a vector split in rows of box[0] words.
@@ -471,72 +478,46 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
           map.getDataType() != 2 || box[0] <= 0 || vectorWords % box[0] != 0)
         return host.emitError("stc-gpu-host-launch: tensor map ")
                << map << " does not view the kernel-ready metadata";
-      auto toI64 = [&](Value v) {
-        return arith::IndexCastOp::create(b, b.getI64Type(), v).getResult();
-      };
       Value vectors = toI64(metaVectors);
-      SmallVector<Value> args = {kernelArgs[operand],
-                                 c32(2),
-                                 c64(box[0]),
-                                 c64(vectorWords / box[0]),
-                                 vectors,
-                                 toI64(metaRowBlocks),
-                                 c64(4 * box[0]),
-                                 c64(4 * vectorWords)};
-      args.push_back(arith::MulIOp::create(b, vectors, c64(4 * vectorWords)));
-      for (int64_t v : box)
-        args.push_back(c32(v));
-      for (int i = 0; i < 4; ++i)
-        args.push_back(c32(1));
-      args.push_back(c32(map.getSwizzle()));
-      SmallVector<Type> argTypes;
-      for (Value v : args)
-        argTypes.push_back(v.getType());
-      declare(tensorMap4d, argTypes);
-      kernelArgs.push_back(
-          func::CallOp::create(b, tensorMap4d, TypeRange{ptrType}, args)
-              .getResult(0));
-      continue;
-    }
-    if (rank < 2 || rank > 4 || box.size() != static_cast<size_t>(rank) ||
-        (!strides.empty() && strides.size() != static_cast<size_t>(rank)))
-      return host.emitError("stc-gpu-host-launch: tensor map ")
-             << map << " over a rank-" << rank << " operand";
-    auto dimI64 = [&](int64_t d) {
-      return arith::IndexCastOp::create(b, i64,
-                                        memref::DimOp::create(b, hostBuffer, d))
-          .getResult();
-    };
-    // Sizes innermost first (the memref's last dimension first), and the
-    // byte strides of dimensions 1.. of that order (a contiguous buffer).
-    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
-    SmallVector<Value> sizes, byteStrides;
-    Value stride = arith::ConstantIntOp::create(b, elemBytes, 64);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      sizes.push_back(dimI64(d));
-      if (d != rank - 1)
-        byteStrides.push_back(stride);
-      if (d > 0)
-        stride = arith::MulIOp::create(b, stride, sizes.back());
-    }
-    // A rank-3 operand (a batch of matrices) is a 4-D map whose outermost
-    // dimension is 1 (its stride the whole buffer, box 1).
-    SmallVector<int64_t, 4> boxes(box.begin(), box.end());
-    SmallVector<int64_t, 4> steps(rank, 1);
-    if (!strides.empty())
-      steps.assign(strides.begin(), strides.end());
-    if (rank == 3) {
-      byteStrides.push_back(arith::MulIOp::create(b, stride, sizes.back()));
-      sizes.push_back(arith::ConstantIntOp::create(b, 1, 64));
-      boxes.push_back(1);
-      steps.push_back(1);
+      sizes = {c64(box[0]), c64(vectorWords / box[0]), vectors,
+               toI64(metaRowBlocks)};
+      byteStrides = {c64(4 * box[0]), c64(4 * vectorWords),
+                     arith::MulIOp::create(b, vectors, c64(4 * vectorWords))};
+      steps.assign(4, 1);
+    } else {
+      if (rank < 2 || rank > 4 || box.size() != static_cast<size_t>(rank) ||
+          (!strides.empty() && strides.size() != static_cast<size_t>(rank)))
+        return host.emitError("stc-gpu-host-launch: tensor map ")
+               << map << " over a rank-" << rank << " operand";
+      // The memref's last dimension first; the strides of a contiguous
+      // buffer.
+      int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+      Value stride = c64(elemBytes);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        sizes.push_back(toI64(memref::DimOp::create(b, hostBuffer, d)));
+        if (d != rank - 1)
+          byteStrides.push_back(stride);
+        if (d > 0)
+          stride = arith::MulIOp::create(b, stride, sizes.back());
+      }
+      steps.assign(rank, 1);
+      if (!strides.empty())
+        steps.assign(strides.begin(), strides.end());
+      // A rank-3 operand (a batch of matrices) is a 4-D map whose outermost
+      // dimension is 1 (its stride the whole buffer, box 1).
+      if (rank == 3) {
+        byteStrides.push_back(arith::MulIOp::create(b, stride, sizes.back()));
+        sizes.push_back(c64(1));
+        boxes.push_back(1);
+        steps.push_back(1);
+      }
     }
     SmallVector<Value> args = {kernelArgs[operand], c32(map.getDataType())};
     args.append(sizes);
     args.append(byteStrides);
     for (int64_t v : boxes)
       args.push_back(c32(v));
-    if (rank != 2)
+    if (sizes.size() != 2)
       for (int64_t v : steps)
         args.push_back(c32(v));
     args.push_back(c32(map.getSwizzle()));
@@ -549,8 +530,9 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
     // inputs (base, type, 4 sizes innermost first, strides in bytes of
     // dimensions 1..3, 4 box sizes, 4 element strides, swizzle bytes) ->
     // device pointer of the map.
-    StringRef fn = rank == 2 ? runtimeSymbol(RuntimeEntryPoint::GpuTensorMap2d)
-                             : tensorMap4d;
+    StringRef fn =
+        runtimeSymbol(sizes.size() == 2 ? RuntimeEntryPoint::GpuTensorMap2d
+                                        : RuntimeEntryPoint::GpuTensorMap4d);
     declare(fn, argTypes);
     auto call = func::CallOp::create(b, fn, TypeRange{ptrType}, args);
     kernelArgs.push_back(call.getResult(0));

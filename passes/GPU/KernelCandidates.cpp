@@ -131,31 +131,27 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
         add(metaTma);
       }
     }
+    HopperKernelShape shape;
+    shape.elementBytes = pb.int8 ? 1 : 2;
+    auto stepBytes = [&](int64_t r, int64_t c) {
+      return hopperStageBytes(r, c, shape.blockK(), shape.elementBytes, dense);
+    };
     // Decode-size products (at most 32 columns): 16 or 32 columns and a
-    // ring as deep as fits (up to 12 slots), so that more of A is in flight.
-    if (!dense && !pb.conv && !pb.denseKMajor &&
-        !ShapedType::isDynamic(pb.cols) && pb.cols <= 32) {
+    // ring as deep as fits (up to 12 slots), so that more of A is in
+    // flight. (Which products can take them, checkKernelConfig says.)
+    if (!ShapedType::isDynamic(pb.cols) && pb.cols <= 32) {
       int64_t narrow = pb.cols <= 16 ? 16 : 32;
       for (int64_t r : {64, 128})
         add({family, r, narrow,
-             hopperStagesThatFit(hopperStageBytes(r, narrow, pb.int8 ? 128 : 64,
-                                                  pb.int8 ? 1 : 2, false),
-                                 HopperDevice(), kMaxWgmmaStages),
+             hopperStagesThatFit(stepBytes(r, narrow), HopperDevice(),
+                                 kMaxWgmmaStages),
              1});
     }
-    // Two K steps a ring slot (2:4, whole pairs of steps), as many slots
-    // as fit.
-    if (!dense)
-      add({family, rows, cols,
-           hopperStagesThatFit(2 * hopperStageBytes(rows, cols,
-                                                    pb.int8 ? 128 : 64,
-                                                    pb.int8 ? 1 : 2, false)),
-           cluster, 0, false, false, /*stageKSteps=*/2});
-    HopperKernelShape shape;
-    shape.elementBytes = pb.int8 ? 1 : 2;
+    // Two K steps a ring slot, as many slots as fit.
+    add({family, rows, cols, hopperStagesThatFit(2 * stepBytes(rows, cols)),
+         cluster, 0, false, false, /*stageKSteps=*/2});
     for (auto [r, c] : candidateTiles(KernelFamily::wgmma, arch)) {
-      int64_t fit = hopperStagesThatFit(
-          hopperStageBytes(r, c, shape.blockK(), shape.elementBytes, dense));
+      int64_t fit = hopperStagesThatFit(stepBytes(r, c));
       for (int64_t clusterRows : {1, 2})
         add({family, r, c, fit, clusterRows});
     }

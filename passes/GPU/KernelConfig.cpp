@@ -24,6 +24,15 @@ std::string mlir::stc::gpu_kernel::describeDepth(const Problem &pb) {
                                                    : std::to_string(pb.depth));
 }
 
+int64_t mlir::stc::gpu_kernel::wgmmaStepK(const Problem &pb) {
+  return HopperKernelShape::kRowBytes / (pb.int8 ? 1 : 2);
+}
+
+bool mlir::stc::gpu_kernel::takesTwoStepsPerSlot(const Problem &pb) {
+  return !pb.denseS && !ShapedType::isDynamic(pb.depth) &&
+         llvm::divideCeil(pb.depth, wgmmaStepK(pb)) % 2 == 0;
+}
+
 HopperKernelShape mlir::stc::gpu_kernel::hopperShapeOf(KernelConfigAttr config,
                                                        const Problem &pb) {
   HopperKernelShape shape;
@@ -100,17 +109,10 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
                          : pb.conv        ? "a convolution"
                          : pb.denseKMajor ? "a k-major dense operand"
                                           : "multicast_b");
-    if (config.getStageKSteps() == 2) {
-      // Two K steps a slot, and no slot half-filled: K in whole pairs of
-      // steps (64 of K each for f16/bf16, 128 for i8).
-      int64_t stepK = HopperKernelShape::kRowBytes / (pb.int8 ? 1 : 2);
-      bool evenSteps = !ShapedType::isDynamic(pb.depth) &&
-                       llvm::divideCeil(pb.depth, stepK) % 2 == 0;
-      if (pb.denseS || !evenSteps)
-        return error() << "stage_k_steps = 2 on the wgmma kernel needs a "
-                          "2:4 operand and a static K of an even number of "
-                       << stepK << "-K steps; got " << describeDepth(pb);
-    }
+    if (config.getStageKSteps() == 2 && !takesTwoStepsPerSlot(pb))
+      return error() << "stage_k_steps = 2 on the wgmma kernel needs a "
+                        "2:4 operand and a static K of an even number of "
+                     << wgmmaStepK(pb) << "-K steps; got " << describeDepth(pb);
     if (pb.denseS) {
       // A dense A (HopperKernel.cpp) through its shared-memory descriptor
       // (f32 accumulation is checked above). A batch's blocks stack its

@@ -33,6 +33,13 @@ LogicalResult checkKernelConfig(Operation *op, const Problem &pb,
 /// "K = N" ("K = ?" when dynamic).
 std::string describeDepth(const Problem &pb);
 
+/// The K of one sm_90a K step (a 128-byte row: 64 f16/bf16, 128 i8).
+int64_t wgmmaStepK(const Problem &pb);
+/// Whether the sm_90a kernel can hold two K steps a ring slot for `pb`: a
+/// 2:4 operand and a static K of an even number of steps (no slot
+/// half-filled).
+bool takesTwoStepsPerSlot(const Problem &pb);
+
 /// The sm_90a kernel's geometry for `config` (family wgmma).
 HopperKernelShape hopperShapeOf(stc_gpu::KernelConfigAttr config,
                                 const Problem &pb);
