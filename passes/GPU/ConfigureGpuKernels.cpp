@@ -226,8 +226,9 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
       if (auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
           type && !type.isDynamicDim(0))
         batch = type.getDimSize(0);
-    HopperTiling tiling = chooseHopperTiling(
-        {pb.rows, pb.cols, pb.depth, shape.elementBytes, pb.denseS, batch});
+    HopperTiling tiling =
+        chooseHopperTiling({pb.rows, pb.cols, pb.depth, shape.elementBytes,
+                            pb.denseS, batch, pixelGridOf(pb)});
     shape.blockRows = tiling.blockRows;
     shape.blockCols = tiling.blockCols;
     // The heuristic's cluster pair. Without TMA multicast of B (opt-in,
@@ -300,10 +301,11 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
          shape.sharedBytes() > device.sharedBytesPerBlock)
     --shape.stages;
   if (pb.conv) {
-    // A square-ish pixel tile of BN pixels, rows of 8 or 16 (a power of
-    // two: the epilogue's divisions are shifts).
-    shape.pixelTileW = shape.blockCols == 64 ? 8 : 16;
-    shape.pixelTileH = shape.blockCols / shape.pixelTileW;
+    // The pixel tile of BN pixels that wastes the least of the image.
+    HopperPixelTile tile =
+        chooseHopperPixelTile(shape.blockCols, pixelGridOf(pb));
+    shape.pixelTileH = tile.rows;
+    shape.pixelTileW = tile.cols;
   }
   KernelConfigAttr config = KernelConfigAttr::getChecked(
       configError(op), op->getContext(), GpuArch::sm_90a, KernelFamily::wgmma,

@@ -298,6 +298,9 @@ FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseConvOf(linalg::LinalgOp op,
   cg.c = cg.cp = c;
   cg.ic = groups * c;
   cg.oc = groups * f;
+  cg.images = outType.getDimSize(0);
+  cg.outH = outType.getDimSize(1);
+  cg.outW = outType.getDimSize(2);
   pb.conv = cg;
   g.padHighH = pad.high[0];
   g.padHighW = pad.high[1];

@@ -46,6 +46,36 @@ int64_t mlir::stc::hopperStagesThatFit(int64_t stageBytes,
       2, maxStages);
 }
 
+HopperPixelTile mlir::stc::chooseHopperPixelTile(int64_t blockCols,
+                                                 const HopperPixelGrid &grid) {
+  HopperPixelTile best;
+  int64_t bestTiles = 0, bestSkew = 0;
+  for (int64_t cols = 4; cols <= 64; cols *= 2) {
+    int64_t rows = blockCols / cols;
+    if (rows < 1 || rows * cols != blockCols ||
+        rows * std::max<int64_t>(grid.strideH, 1) > 256 ||
+        cols * std::max<int64_t>(grid.strideW, 1) > 256)
+      continue;
+    // Tiles per image; with an unknown size every tile counts as one.
+    int64_t tiles = (grid.outH > 0 ? ceilDiv(grid.outH, rows) : 1) *
+                    (grid.outW > 0 ? ceilDiv(grid.outW, cols) : 1);
+    // How far from square: |log2(rows / cols)|, rows and cols being powers
+    // of two.
+    int64_t skew = 0;
+    for (int64_t r = rows, c = cols; r != c; ++skew)
+      r > c ? r /= 2 : c /= 2;
+    bool better = best.cols == 0 || tiles < bestTiles ||
+                  (tiles == bestTiles &&
+                   (skew < bestSkew || (skew == bestSkew && cols > best.cols)));
+    if (better) {
+      best = {rows, cols};
+      bestTiles = tiles;
+      bestSkew = skew;
+    }
+  }
+  return best;
+}
+
 HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
                                            const HopperDevice &device) {
   HopperTiling best;
@@ -63,9 +93,19 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
   Candidate chosen{0, 0, -1.0, 0.0};
   double bestUtilization = 0.0;
   const int64_t bms[] = {64, 128}, bns[] = {64, 128, 256};
+  // A convolution's column tiles: its pixel tiles, image by image.
+  const HopperPixelGrid &pixels = problem.pixels;
+  bool perImage = pixels.images > 0 && pixels.outH > 0 && pixels.outW > 0;
+  auto columnTiles = [&](int64_t bn) {
+    if (!perImage)
+      return ceilDiv(cols, bn);
+    HopperPixelTile tile = chooseHopperPixelTile(bn, pixels);
+    return pixels.images * ceilDiv(pixels.outH, tile.rows) *
+           ceilDiv(pixels.outW, tile.cols);
+  };
   for (int64_t bm : bms)
     for (int64_t bn : bns) {
-      int64_t tiles = ceilDiv(rows, bm) * ceilDiv(cols, bn) * batch;
+      int64_t tiles = ceilDiv(rows, bm) * columnTiles(bn) * batch;
       int64_t waves = ceilDiv(tiles, sms);
       double u = double(rows) * double(cols) * double(batch) /
                  (double(waves) * double(sms) * double(bm) * double(bn));
@@ -78,7 +118,7 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
               2 >
           device.sharedBytesPerBlock - kReservedSharedBytes)
         continue;
-      int64_t tiles = ceilDiv(rows, bm) * ceilDiv(cols, bn) * batch;
+      int64_t tiles = ceilDiv(rows, bm) * columnTiles(bn) * batch;
       int64_t waves = ceilDiv(tiles, sms);
       double u = double(rows) * double(cols) * double(batch) /
                  (double(waves) * double(sms) * double(bm) * double(bn));
@@ -100,8 +140,10 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
       hopperStageBytes(best.blockRows, best.blockCols, best.blockDepth,
                        elementBytes, problem.denseA);
   best.stages = hopperStagesThatFit(best.stageBytes, device);
+  if (perImage)
+    best.pixelTile = chooseHopperPixelTile(best.blockCols, pixels);
   int64_t rowTiles = ceilDiv(rows, best.blockRows);
-  int64_t tiles = rowTiles * ceilDiv(cols, best.blockCols);
+  int64_t tiles = rowTiles * columnTiles(best.blockCols);
   best.clusterRows = (rowTiles >= 2 && tiles >= sms) ? 2 : 1;
   return best;
 }

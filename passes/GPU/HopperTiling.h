@@ -26,6 +26,31 @@ struct HopperDevice {
   int64_t sharedBytesPerBlock = 227 * 1024;
 };
 
+/// A convolution's output pixels, which the kernel tiles image by image:
+/// a block's BN columns are TH x TW pixels of one image (HopperPixelTile).
+/// Sizes are 0 where unknown (dynamic).
+struct HopperPixelGrid {
+  int64_t images = 0, outH = 0, outW = 0;
+  /// The convolution's strides: a tile's TMA box spans TH * strideH input
+  /// rows and TW * strideW columns, each at most 256.
+  int64_t strideH = 1, strideW = 1;
+};
+
+/// A block's pixel tile: TH rows x TW columns of one image's output.
+struct HopperPixelTile {
+  int64_t rows = 0, cols = 0;
+};
+
+/// The TH x TW = `blockCols` tile, TW a power of two from 4 to 64, that
+/// covers an OH x OW image in the fewest tiles (the pixels past the image
+/// are loaded, multiplied and thrown away: on 7 x 7 maps a 16 x 16 tile is
+/// 81 % waste, an 8 x 8 one 23 %). Ties go to the squarest tile (the
+/// smallest halo for a filter wider than 1), then to the wider one. With
+/// OH or OW unknown every tile ties: 8 x 8 for 64 columns, 8 x 16 for 128,
+/// 16 x 16 for 256.
+HopperPixelTile chooseHopperPixelTile(int64_t blockCols,
+                                      const HopperPixelGrid &grid);
+
 /// A problem: canonical sizes (R sparse rows, P columns, K reduction) and
 /// the byte width of the operands (2 for f16/bf16, 1 for i8/e4m3/e5m2, 4
 /// for tf32).
@@ -36,6 +61,9 @@ struct HopperProblem {
   bool denseA = false;
   /// Matrices of a batched product: each has its own tiles.
   int64_t batch = 1;
+  /// A convolution (images > 0): P = images x outH x outW pixels, tiled
+  /// per image, so a tile's real work is what its pixel tile covers.
+  HopperPixelGrid pixels;
 };
 
 /// The choice.
@@ -56,6 +84,9 @@ struct HopperTiling {
   /// Fraction of the GPU's tile slots that hold real work, over all waves
   /// (1 = no partial wave and no tile overhang).
   double utilization = 0.0;
+  /// A convolution's pixel tile (chooseHopperPixelTile for blockCols);
+  /// 0 x 0 for a GEMM.
+  HopperPixelTile pixelTile;
 
   /// "128x256x64 s4 c2": for remarks and kernel_info.
   std::string str() const;
@@ -82,10 +113,11 @@ int64_t hopperStagesThatFit(int64_t stageBytes,
 /// 1. BK fills a 128-byte swizzle row: 128 / elementBytes.
 /// 2. Among BM in {64, 128} and BN in {64, 128, 256}, keep the tiles whose
 ///    waves are best used: utilization = R * P / (waves * SMs * BM * BN),
-///    waves = ceil(tiles / SMs). Take the best utilization; within 5 % of
-///    it, the tile with the most arithmetic per loaded byte
-///    (BM * BN / (BM / 2 + BN), A being half-size; BM * BN / (BM + BN)
-///    for a dense A), then the larger BM.
+///    waves = ceil(tiles / SMs); a convolution's column tiles are
+///    images x its pixel tiles per image. Take the best utilization; within 5 %
+///    of it, the tile with the most arithmetic per loaded byte (BM * BN / (BM /
+///    2 + BN), A being half-size; BM * BN / (BM + BN) for a dense A), then the
+///    larger BM.
 /// 3. stages: as many as fit (hopperStagesThatFit), at most 6 (deeper
 ///    rings stop hiding more latency), at least 2.
 /// 4. cluster of 2 along the rows when there are at least two row tiles

@@ -61,19 +61,20 @@ struct Variant {
 };
 
 /// `base` changed as `v` says; null when the attribute's verifier refuses
-/// it.
+/// it. `pixels`: a convolution's output (pixelGridOf).
 KernelConfigAttr variantOf(Operation *op, KernelConfigAttr base,
-                           const Variant &v) {
+                           const Variant &v, const HopperPixelGrid &pixels) {
   auto [warpRows, warpCols] = v.family == KernelFamily::staged
                                   ? chooseMmaSpWarpTile(v.rows, v.cols)
                                   : std::pair<int64_t, int64_t>{32, 32};
   bool wgmma = v.family == KernelFamily::wgmma;
-  // A wgmma convolution's pixel tile covers the block's columns: rows of
-  // 8 or 16 pixels, as the heuristic makes them.
+  // A wgmma convolution's pixel tile covers the block's columns, chosen
+  // as the heuristic chooses it.
   int64_t pixelW = 0, pixelH = 0;
   if (wgmma && base.getPixelTileW()) {
-    pixelW = v.cols == 64 ? 8 : 16;
-    pixelH = v.cols / pixelW;
+    HopperPixelTile tile = chooseHopperPixelTile(v.cols, pixels);
+    pixelW = tile.cols;
+    pixelH = tile.rows;
   }
   return KernelConfigAttr::getChecked(
       [op] { return op->emitError(); }, op->getContext(), base.getArch(),
@@ -97,7 +98,7 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
                                 [](Diagnostic &) { return success(); });
   // True when the candidate is in the list (now or before).
   auto add = [&](const Variant &v) {
-    KernelConfigAttr config = variantOf(op, heuristic, v);
+    KernelConfigAttr config = variantOf(op, heuristic, v, pixelGridOf(pb));
     if (!config)
       return false;
     if (llvm::is_contained(result, config))
@@ -207,8 +208,13 @@ tuning::ModelKernel gpu_kernel::modelKernelOf(KernelConfigAttr config,
     variant += llvm::formatv(" k{0}", config.getStageKSteps()).str();
   if (config.getAccumulator() == stc_gpu::Accumulator::f16)
     variant += " f16acc";
-  return {sparse, stringifyKernelFamily(config.getFamily()).str(),
-          config.getBlockRows(), config.getBlockCols(), variant};
+  return {sparse,
+          stringifyKernelFamily(config.getFamily()).str(),
+          config.getBlockRows(),
+          config.getBlockCols(),
+          variant,
+          config.getPixelTileH(),
+          config.getPixelTileW()};
 }
 
 std::string gpu_kernel::tuningTypeName(Type type) {
@@ -311,6 +317,12 @@ tuning::ModelProblem gpu_kernel::modelProblemOf(const tuning::TuningKey &key) {
                                         key.conv->w * key.conv->c) *
                     static_cast<double>(pb.inBytes) /
                     static_cast<double>(key.conv->groups);
+    const tuning::ConvShape &c = *key.conv;
+    pb.images = c.n;
+    pb.outH = ConvOp::getOutputSize(c.h, c.kh, c.strideH, c.dilationH, c.padTop,
+                                    c.padBottom);
+    pb.outW = ConvOp::getOutputSize(c.w, c.kw, c.strideW, c.dilationW,
+                                    c.padLeft, c.padRight);
   }
   return pb;
 }

@@ -69,6 +69,9 @@ Problem mlir::stc::gpu_kernel::problemOf(ConvOp op) {
   cg.cp = op.getPaddedChannelsPerGroup();
   cg.ic = inputType.getDimSize(3);
   cg.oc = resultType.getDimSize(3);
+  cg.images = resultType.getDimSize(0);
+  cg.outH = resultType.getDimSize(1);
+  cg.outW = resultType.getDimSize(2);
   pb.conv = cg;
   pb.rows = cg.oc / cg.groups;
   pb.cols = ShapedType::kDynamic;
@@ -77,6 +80,19 @@ Problem mlir::stc::gpu_kernel::problemOf(ConvOp op) {
               resultType.getDimSize(2);
   pb.depth = op.getFlatReductionSize();
   return pb;
+}
+
+HopperPixelGrid mlir::stc::gpu_kernel::pixelGridOf(const Problem &pb) {
+  HopperPixelGrid grid;
+  if (!pb.conv)
+    return grid;
+  auto known = [](int64_t v) { return ShapedType::isDynamic(v) ? 0 : v; };
+  grid.images = known(pb.conv->images);
+  grid.outH = known(pb.conv->outH);
+  grid.outW = known(pb.conv->outW);
+  grid.strideH = pb.conv->strideH;
+  grid.strideW = pb.conv->strideW;
+  return grid;
 }
 
 LogicalResult mlir::stc::gpu_kernel::checkGpuPattern(Operation *op) {

@@ -20,6 +20,7 @@
 #define STC_PASSES_GPU_KERNELPROBLEM_H
 
 #include "dialects/Stc/StcOps.h"
+#include "passes/GPU/HopperTiling.h"
 #include "runtime/format/StcGpuLayout.h"
 
 #include <optional>
@@ -35,6 +36,9 @@ struct ConvGeometry {
   /// Input channels per group, padded per group, and in all; output
   /// channels in all; groups.
   int64_t c, cp, ic, oc, groups;
+  /// The output's images and pixels per image (ShapedType::kDynamic where
+  /// dynamic): the sm_90a kernel tiles each image's OH x OW pixels.
+  int64_t images, outH, outW;
 };
 
 /// How one stc.spmm or stc.conv maps onto the canonical problem.
@@ -71,6 +75,10 @@ struct Problem {
   /// The canonical sizes (ShapedType::kDynamic where dynamic).
   int64_t rows, cols, depth;
 };
+
+/// What the sm_90a tile choice knows of a convolution's output pixels
+/// (all 0 for a GEMM, 0 for each dynamic size).
+HopperPixelGrid pixelGridOf(const Problem &pb);
 
 /// The problem of `op` (f16Acc false).
 Problem problemOf(SpmmOp op);

@@ -66,8 +66,14 @@ double CostModel::priorEfficiency(const ModelKernel &kernel) {
 double CostModel::rooflineUs(const ModelProblem &pb,
                              const ModelKernel &kernel) const {
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-  int64_t tiles = ceilDiv(pb.m, kernel.blockRows) *
-                  ceilDiv(pb.n, kernel.blockCols) * pb.batch;
+  // A pixel tile covers one image: the pixels past its edge are computed
+  // and thrown away.
+  int64_t columnTiles =
+      kernel.pixelTileH > 0 && pb.images > 0 && pb.outH > 0 && pb.outW > 0
+          ? pb.images * ceilDiv(pb.outH, kernel.pixelTileH) *
+                ceilDiv(pb.outW, kernel.pixelTileW)
+          : ceilDiv(pb.n, kernel.blockCols);
+  int64_t tiles = ceilDiv(pb.m, kernel.blockRows) * columnTiles * pb.batch;
   int64_t waves = ceilDiv(tiles, device.sms);
   // Dense-equivalent flops per microsecond of one SM.
   double peak = device.denseTflops * 1e6 / static_cast<double>(device.sms);

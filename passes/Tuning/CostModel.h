@@ -49,6 +49,9 @@ struct ModelProblem {
   /// elements (a convolution reads its input, not the im2col matrix);
   /// negative: k x n.
   double denseBytes = -1;
+  /// A convolution's output images and pixels per image (0: a GEMM, or
+  /// unknown): a kernel with a pixel tile covers each image separately.
+  int64_t images = 0, outH = 0, outW = 0;
 };
 
 /// A candidate kernel as the model sees it.
@@ -60,6 +63,9 @@ struct ModelKernel {
   /// The rest of the configuration ("s5 c2 g8"), "" where it is not known
   /// (a family's generic tile).
   std::string variant;
+  /// The sm_90a convolution kernel's TH x TW pixel tile (0 x 0: columns
+  /// tiled flat).
+  int64_t pixelTileH = 0, pixelTileW = 0;
 
   /// "sparse wgmma 128x256 s5 c2": samples of one class share an
   /// efficiency. The fallbacks when a class has no samples: the tile

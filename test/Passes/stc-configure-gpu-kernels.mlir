@@ -66,6 +66,17 @@ func.func @preconfigured(%v: tensor<256x64xf16>, %m: tensor<256x8xi16>, %d: tens
   return %y : tensor<256x256xf32>
 }
 
+// ResNet-50's l4 1x1 at batch 256 (7 x 7 maps): counted as 12544 flat
+// columns it took 128 x 256 blocks, whose 16 x 16 pixel tiles hold 49 real
+// pixels of 256. Tiled per image, 8 x 8 tiles of 64 columns waste the least.
+// SM90A-LABEL: func.func @conv_small_maps
+// SM90A: stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 64, stages = 6, cluster_rows = 2, pixel_tile_h = 8, pixel_tile_w = 8>
+func.func @conv_small_maps(%v: tensor<2048x256xf16>, %m: tensor<2048x32xi16>, %x: tensor<256x7x7x512xf16>) -> tensor<256x7x7x2048xf16> {
+  %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
+      : tensor<2048x256xf16>, tensor<2048x32xi16>, tensor<256x7x7x512xf16> -> tensor<256x7x7x2048xf16>
+  return %y : tensor<256x7x7x2048xf16>
+}
+
 // A convolution on sm_90a: 64-column tiles are 8 x 8 output pixels. Multicast
 // does not apply to convolutions (a remark above; the kernel loads its own
 // B).

@@ -107,3 +107,55 @@ TEST(HopperTiling, ABatchFillsTheWavesAndADenseAWeighsFull) {
   EXPECT_EQ(hopperStageBytes(128, 128, 64, 2, /*denseA=*/true),
             hopperStageBytes(128, 128, 64, 2) + 128 * 32 * 2);
 }
+
+TEST(HopperTiling, PixelTilesCoverTheImageInTheFewestTiles) {
+  auto tile = [](int64_t bn, int64_t oh, int64_t ow, int64_t stride = 1) {
+    HopperPixelTile t = chooseHopperPixelTile(bn, {1, oh, ow, stride, stride});
+    return std::pair<int64_t, int64_t>{t.rows, t.cols};
+  };
+  using Tile = std::pair<int64_t, int64_t>;
+  // Unknown sizes: the square-ish tiles of before.
+  EXPECT_EQ(tile(64, 0, 0), Tile(8, 8));
+  EXPECT_EQ(tile(128, 0, 0), Tile(8, 16));
+  EXPECT_EQ(tile(256, 0, 0), Tile(16, 16));
+  // 7 x 7 in one tile of any width; 56 x 56: 8 x 8 is exact, and 256
+  // columns take 14 tiles as 8 x 32 where 16 x 16 takes 16.
+  EXPECT_EQ(tile(64, 7, 7), Tile(8, 8));
+  EXPECT_EQ(tile(64, 56, 56), Tile(8, 8));
+  EXPECT_EQ(tile(256, 56, 56), Tile(8, 32));
+  // 28 x 28 in 128 columns: 7 tiles of 4 x 32 (8 x 16 takes 8).
+  EXPECT_EQ(tile(128, 28, 28), Tile(4, 32));
+  // A 1 x 100 row: the widest tile.
+  EXPECT_EQ(tile(64, 1, 100), Tile(1, 64));
+  // Stride 8: a box may span 256 input columns, so at most 32 pixels wide.
+  EXPECT_EQ(tile(64, 1, 100, 8), Tile(2, 32));
+  // Every tile covers the block's columns with TMA-legal boxes.
+  for (int64_t bn : {32, 64, 128, 256})
+    for (int64_t oh : {0, 1, 7, 14, 28, 56, 112})
+      for (int64_t s : {1, 2, 4, 8}) {
+        auto [rows, cols] = tile(bn, oh, oh + 3, s);
+        EXPECT_EQ(rows * cols, bn);
+        EXPECT_LE(rows * s, 256);
+        EXPECT_LE(cols * s, 256);
+      }
+}
+
+TEST(HopperTiling, ConvolutionTilesCountTheirWastedPixels) {
+  // ResNet-50's l4 1x1 at batch 256: 2048 filters over 256 images of 7 x 7.
+  // Counted as 12544 flat columns, 128 x 256 tiles fill 99 % of 6 waves;
+  // per image a 256-pixel tile holds 49 real pixels. 8 x 8 tiles of 64
+  // columns waste the least.
+  HopperProblem flat{2048, 256 * 49, 512, 2};
+  EXPECT_EQ(chooseHopperTiling(flat).blockCols, 256);
+  HopperProblem conv = flat;
+  conv.pixels = {256, 7, 7, 1, 1};
+  HopperTiling t = chooseHopperTiling(conv);
+  EXPECT_EQ(t.blockRows, 128);
+  EXPECT_EQ(t.blockCols, 64);
+  EXPECT_EQ(t.pixelTile.rows, 8);
+  EXPECT_EQ(t.pixelTile.cols, 8);
+  // 49 of 64 pixels, 4096 tiles in 32 waves of 132 (31.03 full).
+  EXPECT_NEAR(t.utilization, 2048.0 * 12544 / (32.0 * 132 * 128 * 64), 1e-9);
+  // A GEMM's pixel tile is empty.
+  EXPECT_EQ(chooseHopperTiling(flat).pixelTile.cols, 0);
+}

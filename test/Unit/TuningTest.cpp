@@ -281,6 +281,26 @@ TEST(CostModel, PriorsWithoutData) {
   EXPECT_DOUBLE_EQ(CostModel::priorEfficiency({true, "direct", 64, 64}), 0.03);
 }
 
+TEST(CostModel, APixelTileCountsTheTilesOfEachImage) {
+  CostModel model(testDevice());
+  // ResNet-50's l4 1x1 at batch 256: 256 images of 7 x 7 pixels.
+  ModelProblem conv{2048, 256 * 49, 512};
+  conv.images = 256;
+  conv.outH = conv.outW = 7;
+  ModelKernel flat{true, "wgmma", 128, 256};
+  ModelKernel tiled = flat;
+  tiled.pixelTileH = tiled.pixelTileW = 16;
+  // 16 x 256 tiles of one image each (32 waves) instead of 16 x 49 (6).
+  EXPECT_GT(model.rooflineUs(conv, tiled), 4.0 * model.rooflineUs(conv, flat));
+  // 8 x 8 tiles of 64 columns: 49 of 64 pixels are real.
+  ModelKernel small{true, "wgmma", 128, 64, "", 8, 8};
+  EXPECT_LT(model.rooflineUs(conv, small), model.rooflineUs(conv, tiled) / 3);
+  // Without the images (a GEMM, or a key without them) columns are flat.
+  ModelProblem gemm = conv;
+  gemm.images = 0;
+  EXPECT_DOUBLE_EQ(model.rooflineUs(gemm, tiled), model.rooflineUs(gemm, flat));
+}
+
 TEST(CostModel, RecoversAKnownEfficiencyAndPrefersTheNearestSamples) {
   CostModel model(testDevice());
   ModelKernel k{true, "wgmma", 128, 256};
