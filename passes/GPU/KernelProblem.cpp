@@ -212,14 +212,19 @@ std::string mlir::stc::gpu_kernel::wgmmaUnsupported(Operation *op,
   llvm::raw_string_ostream os(why);
   if (pb.conv) {
     const ConvGeometry &cg = *pb.conv;
-    if (!pb.inputType.isF16() && !pb.inputType.isBF16())
-      os << "f16 or bf16 operands (got " << pb.inputType << ")";
+    // A K step is one 128-byte row of channels of one filter tap: 64
+    // f16/bf16 or 128 i8 channels.
+    int64_t stepChannels =
+        pb.int8 ? 2 * kWgmmaConvChannels : kWgmmaConvChannels;
+    if (!pb.inputType.isF16() && !pb.inputType.isBF16() && !pb.int8)
+      os << "f16, bf16 or i8 operands (got " << pb.inputType << ")";
     else if (f16Acc)
       os << "f32 accumulation (accumulate=f16 was asked for)";
-    else if (cg.groups != 1 || cg.c % kWgmmaConvChannels != 0)
-      os << "one group of input channels that are a multiple of 64 (a K "
-            "step is 64 channels of one filter tap, one TMA box); got "
-         << cg.groups << " group(s) of " << cg.c << " channels";
+    else if (cg.groups != 1 || cg.c % stepChannels != 0)
+      os << "one group of input channels that are a multiple of "
+         << stepChannels << " (a K step is " << stepChannels
+         << " channels of one filter tap, one TMA box); got " << cg.groups
+         << " group(s) of " << cg.c << " channels";
     else if (cg.strideH > 8 || cg.strideW > 8)
       os << "strides of at most 8 (TMA element strides); got " << cg.strideH
          << " x " << cg.strideW;
