@@ -9,7 +9,7 @@
 # scripts/gpu-session.sh, which runs them after the full benchmarks when
 # .gpu-carry/sweep.tar.xz is there.
 #
-#   scripts/gpu-sweep-build.sh [--mma-sp] [SHAPES_REGEX] [NAME:FLAGS ...]
+#   scripts/gpu-sweep-build.sh [--mma-sp | --conv] [SHAPES_REGEX] [NAME:FLAGS ...]
 #
 # SHAPES_REGEX (bench/run_gpu_bench.sh build --only) defaults to the large
 # square and LLM shapes the issue's targets name (large, and decode-size
@@ -27,20 +27,34 @@
 # tiles, the variants to the questions it left (docs/MMA-SP.md):
 # 4 stages, 256-row blocks, two K steps a stage, the grouped order.
 #
+# --conv: variants of the convolution benchmark's sm_90a kernels
+# (bench/work/swc-NAME, FLAGS as STC_GPU_FLAGS_SM90A; scripts/gpu-session.sh
+# runs them with run-conv); the shapes default to ResNet-50's pointwise
+# layers and its 3x3 ones on 7 x 7 maps (the same kernel in both: a
+# control for the call's noise), the variant to the question of docs/HOPPER.md:
+# pointwise convolutions tiled per image (--gpu-pixel-tiles=image) against
+# the default (flat), whose numbers are the full conv benchmark's of the
+# same call.
+#
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-mma_sp=0
+mma_sp=0; conv=0
 [ "${1:-}" = --mma-sp ] && { mma_sp=1; shift; }
-if [ $mma_sp = 1 ]; then
+[ "${1:-}" = --conv ] && { conv=1; shift; }
+if [ $conv = 1 ]; then
+  shapes="${1:-^(l[1-4]-1x1-[0-9]+-[0-9]+|l4-3x3.*)-b(32|256)$}"
+elif [ $mma_sp = 1 ]; then
   shapes="${1:-^(square-4096|square-8192|llm-attn-4096x4096-n16|llm-attn-4096x4096-n512|llm-up-11008x4096-n4096|llm-down-4096x11008-n4096|bert-base-ffn-in-3072x768-b32|bert-large-ffn-in-4096x1024-b32)-f16$}"
 else
   shapes="${1:-^(square-8192|square-16384|llm-down-4096x11008-n4096|llm-up-11008x4096-n16|llm-attn-4096x4096-n128)-(f16|i8)$}"
 fi
 shift || true
 variants=("$@")
-if [ ${#variants[@]} -eq 0 ] && [ $mma_sp = 1 ]; then
+if [ ${#variants[@]} -eq 0 ] && [ $conv = 1 ]; then
+  variants=("image:--gpu-pixel-tiles=image")
+elif [ ${#variants[@]} -eq 0 ] && [ $mma_sp = 1 ]; then
   variants=("base:" "s4:--gpu-stages=4" "rows256:--gpu-block-rows=256"
             "k64:--gpu-stage-k-steps=2" "k64-s4:--gpu-stage-k-steps=2 --gpu-stages=4"
             "rows256-k64:--gpu-block-rows=256 --gpu-stage-k-steps=2"
@@ -58,6 +72,13 @@ for v in "${variants[@]}"; do
   case "$name" in
     ''|*[!A-Za-z0-9_-]*) echo "gpu-sweep-build: bad variant name '$name'" >&2; exit 2 ;;
   esac
+  if [ $conv = 1 ]; then
+    echo "== variant $name: STC_GPU_FLAGS_SM90A='$flags' (convolutions)"
+    STC_GPU_FLAGS_SM90A="$flags" GPU_CONV_WORK="bench/work/swc-$name" \
+      bench/run_gpu_bench.sh build-conv --only "$shapes"
+    dirs+=("swc-$name")
+    continue
+  fi
   if [ $mma_sp = 1 ]; then
     echo "== variant $name: STC_GPU_FLAGS='$flags' (mma.sp)"
     # The sweeps vary the sparse kernels' knobs: no dense kernel (method

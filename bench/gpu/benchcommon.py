@@ -258,7 +258,7 @@ def sim_check_tensor_maps(worker, maps, buf, kinfo=None):
                                   "launch's buffers (simulated)" % (name, m["address"]), 1)
         role, t = hit[0]
         ent = entries.get(name, {})
-        dims = list(reversed(tuple(t.shape)))
+        dims = kinfo_lib.buffer_map_dims(t.shape, len(ent.get("box") or t.shape))
         strides, st = [], t.element_size()
         for d in dims[:-1]:
             st *= d

@@ -234,6 +234,9 @@ def check_sm90a(kinfo, g, layout, dtype="f16", out_dtype="f16"):
     conv = kinfo.get("conv") or {}
     sh, sw = conv.get("stride_h", g["stride"]), conv.get("stride_w", g["stride"])
     tile = kinfo.get("pixel_tile")
+    inputs = [m for m in kinfo.get("tensor_maps") or [] if m["operand"] == "dense"]
+    if tile is None and inputs and all(len(m["box"]) == 2 for m in inputs):
+        return bad + _check_flat_pixels(kinfo, g, inputs)
     if (not isinstance(tile, list) or len(tile) != 2
             or not all(kernel_info._pos_int(x) for x in tile)):
         return bad + ["kernel info with tensor maps has no \"pixel_tile\" [TH, TW] (got %r)"
@@ -260,6 +263,27 @@ def check_sm90a(kinfo, g, layout, dtype="f16", out_dtype="f16"):
         bad.append("kernel info grid %r: x should be N*ceil(OH/TH)*ceil(OW/TW) = %d*%d*%d = %d "
                    "for pixel_tile %r" % (kinfo["grid"], g["N"], -(-g["OH"] // th),
                                           -(-g["OW"] // tw), gx, tile))
+    return bad
+
+
+def _check_flat_pixels(kinfo, g, inputs):
+    """check_sm90a for a kernel without pixel tiles: a pointwise
+    convolution (1x1, stride 1, no padding) whose blocks take BN
+    consecutive pixels of N*OH*OW from the input viewed as [N*H*W, C]
+    (2-D boxes [channels, BN]); grid x = ceil(P / BN)."""
+    bad = []
+    if (g["KH"], g["KW"], g["stride"], g["pad_top"], g["pad_left"], g["pad_bottom"],
+            g["pad_right"]) != (1, 1, 1, 0, 0, 0, 0):
+        bad.append("kernel info without \"pixel_tile\" (pixels tiled flat) for a %dx%d "
+                   "convolution of stride %d and padding %d,%d,%d,%d; only a 1x1, stride-1, "
+                   "unpadded one is a matrix product" % (g["KH"], g["KW"], g["stride"],
+                                                        g["pad_top"], g["pad_left"],
+                                                        g["pad_bottom"], g["pad_right"]))
+    bn = inputs[0]["box"][1]
+    gx = -(-g["P"] // bn)
+    if kinfo["grid"][0] not in (gx, -1):
+        bad.append("kernel info grid %r: x should be ceil(P/BN) = ceil(%d/%d) = %d for pixels "
+                   "tiled flat" % (kinfo["grid"], g["P"], bn, gx))
     return bad
 
 

@@ -218,8 +218,9 @@ def tensor_map_requests(kinfo, operands):
     tensor of a map is that buffer as a dense row-major array, its
     dimensions innermost first (a matrix (rows, cols): inner = cols, outer
     = rows, row stride = cols x element bytes; an NHWC input (N, H, W, C):
-    C, W, H, N with strides C, W*C, H*W*C elements); the map's rank is its
-    box's length and must equal the shape's; box, element strides (default
+    C, W, H, N with strides C, W*C, H*W*C elements, or with a 2-D box C,
+    N*H*W: buffer_map_dims); the map's rank is its box's length and must
+    equal the shape's (or view it so); box, element strides (default
     all 1) and swizzle as the kernel info says; no interleave, L2 promotion
     128B, out-of-bounds elements zeros. Raises KernelInfoError naming what
     cuTensorMapEncodeTiled would reject (alignment, strides, sizes) or a
@@ -234,8 +235,8 @@ def tensor_map_requests(kinfo, operands):
             raise KernelInfoError("%s: no such operand buffer (have %s)"
                                   % (w, sorted(operands)))
         addr, shape, tname = operands[m["operand"]]
-        dims = [int(x) for x in reversed(tuple(shape))]
         rank = len(m["box"])
+        dims = buffer_map_dims(shape, rank)
         if len(dims) != rank:
             raise KernelInfoError("%s: a rank-%d box %r for a buffer of shape %s (rank %d)"
                                   % (w, rank, m["box"], list(shape), len(dims)))
@@ -269,6 +270,18 @@ def tensor_map_requests(kinfo, operands):
             "l2_promotion": CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
             "oob_fill": CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE}))
     return out
+
+
+def buffer_map_dims(shape, rank):
+    """The dimensions, innermost first, that a rank-`rank` tensor map sees
+    of a dense row-major buffer of `shape` (outermost first): the buffer's
+    own, or for a 2-D map over a 4-D buffer the matrix of its last
+    dimension by the product of the others, as stc-gpu-host-launch views
+    it (a pointwise convolution's NHWC input as [N*H*W, C])."""
+    dims = [int(x) for x in reversed(tuple(shape))]
+    if rank == 2 and len(dims) == 4:
+        dims = [dims[0], dims[1] * dims[2] * dims[3]]
+    return dims
 
 
 def meta_map_view(kinfo, m):

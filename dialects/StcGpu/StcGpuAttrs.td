@@ -46,6 +46,9 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
       not 16-byte aligned.
     - `pixel_tile_h` x `pixel_tile_w` (wgmma convolutions): the output
       pixels of one image a block computes (their product is `block_cols`).
+      0 x 0 on a pointwise convolution (1x1, stride 1, no padding): its
+      pixels are tiled flat, `block_cols` consecutive pixels of N x OH x OW
+      a block, as a GEMM's columns.
     - `warp_rows` x `warp_cols` (staged, direct): one warp's tile of
       mma.sp instructions, 32 or 64 each, dividing the block tile; a larger
       warp tile reads fewer ldmatrix bytes per mma.sp and needs fewer warps

@@ -215,6 +215,15 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
   HopperKernelShape shape;
   shape.elementBytes = pb.int8 ? 1 : 2;
   shape.denseA = pb.denseS;
+  // A pointwise convolution's pixels are tiled flat, as a GEMM's columns,
+  // unless asked otherwise; any other convolution's image by image.
+  bool flatPixels = isPointwiseConv(pb) && k.pixelTiles != "image";
+  if (pb.conv && !flatPixels && k.pixelTiles == "flat")
+    op->emitRemark() << kPass
+                     << ": sm_90a: pixel tiles per image, since flat ones "
+                        "(pixel-tiles=flat) need a 1x1, stride-1, unpadded "
+                        "convolution of one group";
+  HopperPixelGrid pixels = flatPixels ? HopperPixelGrid() : pixelGridOf(pb);
   bool known = !ShapedType::isDynamic(pb.rows) &&
                !ShapedType::isDynamic(pb.cols) &&
                !ShapedType::isDynamic(pb.depth);
@@ -228,7 +237,7 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
         batch = type.getDimSize(0);
     HopperTiling tiling =
         chooseHopperTiling({pb.rows, pb.cols, pb.depth, shape.elementBytes,
-                            pb.denseS, batch, pixelGridOf(pb)});
+                            pb.denseS, batch, pixels});
     shape.blockRows = tiling.blockRows;
     shape.blockCols = tiling.blockCols;
     // The heuristic's cluster pair. Without TMA multicast of B (opt-in,
@@ -300,10 +309,9 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
   while (!k.wgmmaStages && shape.stages > 2 &&
          shape.sharedBytes() > device.sharedBytesPerBlock)
     --shape.stages;
-  if (pb.conv) {
+  if (pb.conv && !flatPixels) {
     // The pixel tile of BN pixels that wastes the least of the image.
-    HopperPixelTile tile =
-        chooseHopperPixelTile(shape.blockCols, pixelGridOf(pb));
+    HopperPixelTile tile = chooseHopperPixelTile(shape.blockCols, pixels);
     shape.pixelTileH = tile.rows;
     shape.pixelTileW = tile.cols;
   }

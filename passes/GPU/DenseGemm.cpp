@@ -294,6 +294,8 @@ FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseConvOf(linalg::LinalgOp op,
   cg.dilationW = dilationW;
   cg.padH = pad.low[0];
   cg.padW = pad.low[1];
+  cg.padBottom = pad.high[0];
+  cg.padRight = pad.high[1];
   cg.groups = groups;
   cg.c = cg.cp = c;
   cg.ic = groups * c;

@@ -484,6 +484,19 @@ GpuHostLaunch::appendTensorMaps(ImplicitLocOpBuilder &b, KernelInfoAttr info,
       byteStrides = {c64(4 * box[0]), c64(4 * vectorWords),
                      arith::MulIOp::create(b, vectors, c64(4 * vectorWords))};
       steps.assign(4, 1);
+    } else if (box.size() == 2 && rank == 4 && strides.empty()) {
+      // A 2-D map over a 4-D operand views it as a matrix: its last
+      // dimension by the product of the others (a pointwise convolution's
+      // NHWC input as the [N*H*W, C] matrix).
+      int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+      Value inner = toI64(memref::DimOp::create(b, hostBuffer, 3));
+      Value outer = toI64(memref::DimOp::create(b, hostBuffer, 0));
+      for (int64_t d = 1; d < 3; ++d)
+        outer = arith::MulIOp::create(
+            b, outer, toI64(memref::DimOp::create(b, hostBuffer, d)));
+      sizes = {inner, outer};
+      byteStrides = {arith::MulIOp::create(b, inner, c64(elemBytes))};
+      steps.assign(2, 1);
     } else {
       if (rank < 2 || rank > 4 || box.size() != static_cast<size_t>(rank) ||
           (!strides.empty() && strides.size() != static_cast<size_t>(rank)))

@@ -378,24 +378,29 @@ void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
       shape.stepsPerSlot == 1
           ? f.kSteps
           : arith::DivUIOp::create(b, f.kSteps, ir.i32(shape.stepsPerSlot));
-  // The block's column tile (conv: pixel tile) and row tile.
+  // The block's column tile (conv: pixel tile) and row tile. A pointwise
+  // convolution without pixel tiles has its columns tiled flat: from here
+  // on it is the GEMM of a sparse rhs whose dense operand (the input as the
+  // [N*H*W, C] matrix) has K contiguous.
+  bool tilesPerImage = pb.conv && shape.pixelTileH > 0;
   Value tileX = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value tileY = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   if (shape.groupRows) {
     // The grid as the host sizes it (KernelInfoAttr::getGridX, stc-gpu-host-
     // launch), from the kernel's own parameters.
     Value gridX =
-        pb.conv ? ir.mul(ir.mul(f.kp.args.batch,
-                                ir.ceilDiv(f.kp.args.outH, shape.pixelTileH)),
-                         ir.ceilDiv(f.kp.args.outW, shape.pixelTileW))
-                : ir.ceilDiv(f.kp.args.cols, shape.blockCols);
+        tilesPerImage
+            ? ir.mul(ir.mul(f.kp.args.batch,
+                            ir.ceilDiv(f.kp.args.outH, shape.pixelTileH)),
+                     ir.ceilDiv(f.kp.args.outW, shape.pixelTileW))
+            : ir.ceilDiv(f.kp.args.cols, shape.blockCols);
     std::tie(tileX, tileY) = groupedBlockOrder(
         ir, tileX, tileY, gridX, ir.ceilDiv(f.kp.args.rows, shape.blockRows),
         shape.groupRows, shape.clusterRows);
     f.blockRow = ir.mul(tileY, ir.i32(shape.blockRows));
     f.blockCol = ir.mul(tileX, ir.i32(shape.blockCols));
   }
-  if (pb.conv) {
+  if (tilesPerImage) {
     // Block x = (image, tile row, tile column) of the output's pixel tiles.
     Value tilesW = ir.ceilDiv(f.kp.args.outW, shape.pixelTileW);
     Value tilesH = ir.ceilDiv(f.kp.args.outH, shape.pixelTileH);
@@ -571,7 +576,7 @@ void emitStepCopies(KernelIR &ir, const Problem &pb,
   copy(ir.add(slotBase, ir.i32(shape.bBytes())), valuesMap,
        ir.mul(s, ir.i32(shape.storedK())), f.blockRow);
   Value k0 = ir.mul(s, ir.i32(shape.blockK()));
-  if (pb.conv) {
+  if (pb.conv && shape.pixelTileH > 0) {
     // K step s is 64 channels of one tap (C % 64 == 0): tap s / (C / 64),
     // channels 64 (s % (C / 64)) ... One 4-D box of the NHWC input, at the
     // tile's receptive field shifted by the tap; TMA's zero fill is the
@@ -942,7 +947,7 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
                ir.add(ir.mul(warpInGroup, ir.i32(16)), f.kp.g));
     Value r = ir.add(rowBase0, ir.i32(8 * ((v / 2) % 2)));
     Value acc = results[mv];
-    if (!pb.conv) {
+    if (!pb.conv || shape.pixelTileH == 0) {
       storeResult(ir, pb, output, acc, r,
                   ir.add(colBase0, ir.i32(8 * (v / 4) + v % 2)));
       continue;

@@ -33,7 +33,10 @@ struct HopperKernelShape {
   bool aFromSharedMemory = true;
   /// Convolutions: the block's B tile is TH x TW output pixels of one image
   /// (pixelTileH x pixelTileW = blockCols), gathered by one 4-D TMA box per
-  /// K step (64 channels of one filter tap; needs C % 64 == 0).
+  /// K step (64 channels of one filter tap; needs C % 64 == 0). 0 x 0 for
+  /// a pointwise convolution (isPointwiseConv): its B tile is blockCols
+  /// consecutive pixels of N x OH x OW, one 2-D box of the input viewed as
+  /// the [N*H*W, C] matrix, as a GEMM's K-contiguous B.
   int64_t pixelTileH = 0, pixelTileW = 0;
   /// Grouped block order: the blocks of each group of groupRows row tiles
   /// (whole clusters) take their tiles column by column, so that the

@@ -142,11 +142,18 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
                      << (pb.conv ? "a convolution"
                                  : std::to_string(config.getBlockCols()) +
                                        " columns");
-    if (pb.conv.has_value() != (config.getPixelTileH() > 0))
-      return error() << "a wgmma kernel has pixel tiles exactly for a "
-                        "convolution; got "
-                     << (pb.conv ? "none for a convolution"
-                                 : "pixel tiles for a GEMM");
+    if (!pb.conv && config.getPixelTileH() > 0)
+      return error() << "a wgmma kernel has pixel tiles only for a "
+                        "convolution; got pixel tiles for a GEMM";
+    if (pb.conv && config.getPixelTileH() == 0 && !isPointwiseConv(pb))
+      return error() << "a wgmma convolution without pixel tiles (its "
+                        "pixels tiled flat) must be one matrix product: "
+                        "1x1, stride 1, no padding, one group; got "
+                     << pb.conv->kh << "x" << pb.conv->kw << ", stride "
+                     << pb.conv->strideH << "x" << pb.conv->strideW
+                     << ", padding " << pb.conv->padH << "," << pb.conv->padW
+                     << "," << pb.conv->padBottom << "," << pb.conv->padRight
+                     << ", " << pb.conv->groups << " group(s)";
     HopperKernelShape shape = hopperShapeOf(config, pb);
     if (shape.sharedBytes() > device.sharedBytesPerBlock)
       return error() << "the sm_90a kernel's ring of " << shape.stages

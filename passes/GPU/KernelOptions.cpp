@@ -59,6 +59,9 @@ GpuKernelOptions::verify(std::optional<GpuArch> arch, Spelling spelling,
   if (!stc_gpu::symbolizeWgmmaASource(wgmmaA))
     return fail(name("wgmma-a") + " must be smem or registers, got '" + wgmmaA +
                 "'");
+  if (pixelTiles != "auto" && pixelTiles != "image" && pixelTiles != "flat")
+    return fail(name("pixel-tiles") + " must be auto, image or flat, got '" +
+                pixelTiles + "'");
   if (clusterRows < 0 || clusterRows > 2)
     return fail(name("cluster-rows") + " must be 1 or 2 (or 0), got " +
                 Twine(clusterRows));

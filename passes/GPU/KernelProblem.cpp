@@ -64,6 +64,8 @@ Problem mlir::stc::gpu_kernel::problemOf(ConvOp op) {
   cg.dilationW = op.getDilations()[1];
   cg.padH = op.getPadLow()[0];
   cg.padW = op.getPadLow()[1];
+  cg.padBottom = op.getPadHigh()[0];
+  cg.padRight = op.getPadHigh()[1];
   cg.groups = op.getGroups();
   cg.c = op.getChannelsPerGroup();
   cg.cp = op.getPaddedChannelsPerGroup();
@@ -80,6 +82,15 @@ Problem mlir::stc::gpu_kernel::problemOf(ConvOp op) {
               resultType.getDimSize(2);
   pb.depth = op.getFlatReductionSize();
   return pb;
+}
+
+bool mlir::stc::gpu_kernel::isPointwiseConv(const Problem &pb) {
+  if (!pb.conv)
+    return false;
+  const ConvGeometry &cg = *pb.conv;
+  return cg.kh == 1 && cg.kw == 1 && cg.strideH == 1 && cg.strideW == 1 &&
+         cg.padH == 0 && cg.padW == 0 && cg.padBottom == 0 &&
+         cg.padRight == 0 && cg.groups == 1 && cg.c == cg.cp;
 }
 
 HopperPixelGrid mlir::stc::gpu_kernel::pixelGridOf(const Problem &pb) {

@@ -33,6 +33,8 @@ namespace mlir::stc::gpu_kernel {
 /// k = (kh, kw, c), gathered from the NHWC input.
 struct ConvGeometry {
   int64_t kh, kw, strideH, strideW, dilationH, dilationW, padH, padW;
+  /// Padding at the bottom and right.
+  int64_t padBottom = 0, padRight = 0;
   /// Input channels per group, padded per group, and in all; output
   /// channels in all; groups.
   int64_t c, cp, ic, oc, groups;
@@ -75,6 +77,12 @@ struct Problem {
   /// The canonical sizes (ShapedType::kDynamic where dynamic).
   int64_t rows, cols, depth;
 };
+
+/// Whether a convolution is one matrix product: 1x1, stride 1, no
+/// padding, one group of C == Cp channels. Its output pixel p reads input
+/// pixel p, so the input is the [N*H*W, C] matrix and the sm_90a kernel
+/// can tile its pixels flat (kernel_config without a pixel tile).
+bool isPointwiseConv(const Problem &pb);
 
 /// What the sm_90a tile choice knows of a convolution's output pixels
 /// (all 0 for a GEMM, 0 for each dynamic size).

@@ -66,11 +66,22 @@ func.func @preconfigured(%v: tensor<256x64xf16>, %m: tensor<256x8xi16>, %d: tens
   return %y : tensor<256x256xf32>
 }
 
-// ResNet-50's l4 1x1 at batch 256 (7 x 7 maps): counted as 12544 flat
-// columns it took 128 x 256 blocks, whose 16 x 16 pixel tiles hold 49 real
-// pixels of 256. Tiled per image, 8 x 8 tiles of 64 columns waste the least.
+// ResNet-50's l4 1x1 at batch 256 (7 x 7 maps) is one matrix product: its
+// 12544 pixels are tiled flat, as a GEMM's columns (no pixel tile), in
+// 128 x 256 blocks. Tiled per image (pixel-tiles=image), a 16 x 16 tile
+// would hold 49 real pixels of 256: 8 x 8 tiles of 64 columns waste the
+// least. A 3x3 convolution cannot be tiled flat (a remark; @conv below).
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a tuning-builtin=false pixel-tiles=image" 2>&1 | FileCheck %s --check-prefix=IMAGE
+// RUN: stc-opt %s --stc-configure-gpu-kernels="target=sm_90a tuning-builtin=false pixel-tiles=flat" 2>&1 | FileCheck %s --check-prefix=FLAT
 // SM90A-LABEL: func.func @conv_small_maps
-// SM90A: stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 64, stages = 6, cluster_rows = 2, pixel_tile_h = 8, pixel_tile_w = 8>
+// SM90A: stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 256, stages = 5, cluster_rows = 2>}
+// IMAGE-LABEL: func.func @conv_small_maps
+// IMAGE: stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 64, stages = 6, cluster_rows = 2, pixel_tile_h = 8, pixel_tile_w = 8>
+// FLAT: remark: stc-configure-gpu-kernels: sm_90a: pixel tiles per image, since flat ones (pixel-tiles=flat) need a 1x1, stride-1, unpadded convolution of one group
+// FLAT-LABEL: func.func @conv_small_maps
+// FLAT: block_cols = 256, stages = 5, cluster_rows = 2>}
+// FLAT-LABEL: func.func @conv(
+// FLAT: pixel_tile_h = 8, pixel_tile_w = 8>
 func.func @conv_small_maps(%v: tensor<2048x256xf16>, %m: tensor<2048x32xi16>, %x: tensor<256x7x7x512xf16>) -> tensor<256x7x7x2048xf16> {
   %y = stc.conv %v, %m, %x {pattern = #stc.nm<2:4>, filter_size = array<i64: 1, 1>}
       : tensor<2048x256xf16>, tensor<2048x32xi16>, tensor<256x7x7x512xf16> -> tensor<256x7x7x2048xf16>

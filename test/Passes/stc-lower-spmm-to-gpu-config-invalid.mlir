@@ -90,7 +90,7 @@ func.func @multicast_of_narrow_k_major(%v: tensor<128x32xf16>, %m: tensor<128x4x
 // -----
 
 func.func @conv_without_pixel_tiles(%v: tensor<64x288xf16>, %m: tensor<64x36xi16>, %x: tensor<2x28x28x64xf16>) -> tensor<2x14x14x64xf16> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: a wgmma kernel has pixel tiles exactly for a convolution; got none for a convolution}}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: a wgmma convolution without pixel tiles (its pixels tiled flat) must be one matrix product: 1x1, stride 1, no padding, one group; got 3x3, stride 2x2, padding 1,1,1,1, 1 group(s)}}
   %y = stc.conv %v, %m, %x
       {pattern = #stc.nm<2:4>, filter_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
        pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>,
@@ -102,7 +102,7 @@ func.func @conv_without_pixel_tiles(%v: tensor<64x288xf16>, %m: tensor<64x36xi16
 // -----
 
 func.func @gemm_with_pixel_tiles(%v: tensor<64x32xf16>, %m: tensor<64x4xi16>, %d: tensor<64x64xf16>) -> tensor<64x64xf32> {
-  // expected-error @+1 {{stc-lower-spmm-to-gpu: a wgmma kernel has pixel tiles exactly for a convolution; got pixel tiles for a GEMM}}
+  // expected-error @+1 {{stc-lower-spmm-to-gpu: a wgmma kernel has pixel tiles only for a convolution; got pixel tiles for a GEMM}}
   %y = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>,
       stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 4, pixel_tile_h = 8, pixel_tile_w = 8>}
       : tensor<64x32xf16>, tensor<64x4xi16>, tensor<64x64xf16> -> tensor<64x64xf32>

@@ -214,8 +214,31 @@ def t_conv_sm90a_info():
     bp_, lp = conv_kernel.check(kp, geo)
     assert bp_ == [] and lp["prepadded"], (bp_, lp)
     assert conv_kernel.operand_shapes(geo, lp)["dense"] == (2, 18, 18, 64)
+    # A pointwise convolution with its pixels tiled flat: no pixel tile, the
+    # input's map 2-D over [N*H*W, C], grid x = ceil(P / BN).
+    pw = small_geometry("pw", 7, 128, 64, 1, 1, 3)  # 1x1/1, 3 x 7 x 7 pixels
+    kf = conv_sm90a_info(pw)
+    del kf["pixel_tile"]
+    kf["tensor_maps"][1] = {"box": [64, 64], "data_type": 6, "operand": "dense",
+                            "param": "dense_map", "swizzle": 128}
+    kf["grid"] = [3, 1, 1]  # ceil(147 / 64)
+    kfp = conv_kernel.parse(json.dumps([kf]))[0]
+    bf, lf = conv_kernel.check(kfp, pw)
+    assert bf == [], bf
+    shf = conv_kernel.operand_shapes(pw, lf)
+    reqf = dict(kernel_info.tensor_map_requests(
+        kfp, {"values": (0x7F0000001000, shf["values"], "f16"),
+              "dense": (0x7F0000100000, shf["dense"], "f16")}))["dense_map"]
+    assert (reqf["rank"], reqf["dims"], reqf["strides"], reqf["box"]) == \
+        (2, [128, 147], [256], [64, 64]), reqf
+    kf["grid"] = [147, 1, 1]
+    b = conv_kernel.check(conv_kernel.parse(json.dumps([kf]))[0], pw)[0]
+    assert any("ceil(P/BN) = ceil(147/64) = 3" in m for m in b), b
+    b = conv_kernel.check(conv_kernel.parse(json.dumps([kf]))[0], geo)[0]
+    assert any("only a 1x1, stride-1, unpadded one" in m for m in b), b
     return ("4-D input map (dims, strides, box, element strides), pixel tile and grid, map "
-            "arguments, 10 error messages, pre-padded input")
+            "arguments, 10 error messages, pre-padded input; a flat pointwise kernel (2-D "
+            "view of the input, grid, 2 error messages)")
 
 
 def conv_fake_programs():
