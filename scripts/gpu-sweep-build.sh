@@ -9,7 +9,11 @@
 # scripts/gpu-session.sh, which runs them after the full benchmarks when
 # .gpu-carry/sweep.tar.xz is there.
 #
-#   scripts/gpu-sweep-build.sh [--mma-sp | --conv] [SHAPES_REGEX] [NAME:FLAGS ...]
+#   scripts/gpu-sweep-build.sh [--append] [--mma-sp | --conv] [SHAPES_REGEX] [NAME:FLAGS ...]
+#
+# --append: the tarball also holds the directories of the previous call
+# (.gpu-carry/sweep.dirs), so that GEMM and convolution variants travel
+# together.
 #
 # SHAPES_REGEX (bench/run_gpu_bench.sh build --only) defaults to the large
 # square and LLM shapes the issue's targets name (large, and decode-size
@@ -40,7 +44,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-mma_sp=0; conv=0
+mma_sp=0; conv=0; append=0
+[ "${1:-}" = --append ] && { append=1; shift; }
 [ "${1:-}" = --mma-sp ] && { mma_sp=1; shift; }
 [ "${1:-}" = --conv ] && { conv=1; shift; }
 if [ $conv = 1 ]; then
@@ -67,6 +72,11 @@ elif [ ${#variants[@]} -eq 0 ]; then
 fi
 
 dirs=()
+if [ $append = 1 ] && [ -f .gpu-carry/sweep.dirs ]; then
+  while read -r d; do
+    [ -d "bench/work/$d" ] && dirs+=("$d")
+  done < .gpu-carry/sweep.dirs
+fi
 for v in "${variants[@]}"; do
   name="${v%%:*}"; flags="${v#*:}"
   case "$name" in
@@ -94,5 +104,8 @@ for v in "${variants[@]}"; do
   dirs+=("sw-$name")
 done
 mkdir -p .gpu-carry
+# Each directory once, in the order built.
+mapfile -t dirs < <(printf '%s\n' "${dirs[@]}" | awk '!seen[$0]++')
+printf '%s\n' "${dirs[@]}" > .gpu-carry/sweep.dirs
 tar -C bench/work -cJf .gpu-carry/sweep.tar.xz "${dirs[@]}"
 echo "gpu-sweep-build: .gpu-carry/sweep.tar.xz ($(du -h .gpu-carry/sweep.tar.xz | cut -f1)): ${dirs[*]}"

@@ -58,6 +58,9 @@ struct Variant {
   int64_t stageKSteps = 1;
   /// wgmma, 2:4: the metadata through the TMA ring.
   bool metaTma = false;
+  /// wgmma convolution: pixel tiles per image even where the heuristic
+  /// tiles a pointwise convolution's pixels flat.
+  bool perImage = false;
 };
 
 /// `base` changed as `v` says; null when the attribute's verifier refuses
@@ -71,7 +74,7 @@ KernelConfigAttr variantOf(Operation *op, KernelConfigAttr base,
   // A wgmma convolution's pixel tile covers the block's columns, chosen
   // as the heuristic chooses it.
   int64_t pixelW = 0, pixelH = 0;
-  if (wgmma && base.getPixelTileW()) {
+  if (wgmma && (base.getPixelTileW() || v.perImage)) {
     HopperPixelTile tile = chooseHopperPixelTile(v.cols, pixels);
     pixelW = tile.cols;
     pixelH = tile.rows;
@@ -156,6 +159,14 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
       for (int64_t clusterRows : {1, 2})
         add({family, r, c, fit, clusterRows});
     }
+    // A pointwise convolution tiled flat: the same tiles per image, so
+    // that the measurement decides.
+    if (pb.conv && heuristic.getPixelTileW() == 0)
+      for (auto [r, c] : candidateTiles(KernelFamily::wgmma, arch)) {
+        Variant image{family, r, c, hopperStagesThatFit(stepBytes(r, c)), 1};
+        image.perImage = true;
+        add(image);
+      }
     // The mma.sp (dense: mma.sync) kernel the sm_90 target would build,
     // for comparison.
     add({KernelFamily::staged, 128, 128, 3});
