@@ -34,11 +34,13 @@
 # --conv: variants of the convolution benchmark's sm_90a kernels
 # (bench/work/swc-NAME, FLAGS as STC_GPU_FLAGS_SM90A; scripts/gpu-session.sh
 # runs them with run-conv); the shapes default to ResNet-50's pointwise
-# layers and its 3x3 ones on 7 x 7 maps (the same kernel in both: a
-# control for the call's noise), the variant to the question of docs/HOPPER.md:
-# pointwise convolutions tiled per image (--gpu-pixel-tiles=image) against
-# the default (flat), whose numbers are the full conv benchmark's of the
-# same call.
+# layers and its 3x3 ones on 56 x 56 and 7 x 7 maps, the variants to the
+# questions of docs/HOPPER.md: pointwise convolutions tiled per image
+# (--gpu-pixel-tiles=image; the 3x3 layers are the same kernel there, a
+# control for the call's noise) against the default (flat), and 256-column
+# blocks (--gpu-block-cols=256: 8 x 32 pixel tiles, 88 % real, where the
+# heuristic takes 8 x 8 tiles of 64 columns on 56 x 56 maps); the default's
+# numbers are the full conv benchmark's of the same call.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -49,7 +51,7 @@ mma_sp=0; conv=0; append=0
 [ "${1:-}" = --mma-sp ] && { mma_sp=1; shift; }
 [ "${1:-}" = --conv ] && { conv=1; shift; }
 if [ $conv = 1 ]; then
-  shapes="${1:-^(l[1-4]-1x1-[0-9]+-[0-9]+|l4-3x3.*)-b(32|256)$}"
+  shapes="${1:-^(l[1-4]-1x1-[0-9]+-[0-9]+|l1-3x3.*|l4-3x3.*)-b(32|256)$}"
 elif [ $mma_sp = 1 ]; then
   shapes="${1:-^(square-4096|square-8192|llm-attn-4096x4096-n16|llm-attn-4096x4096-n512|llm-up-11008x4096-n4096|llm-down-4096x11008-n4096|bert-base-ffn-in-3072x768-b32|bert-large-ffn-in-4096x1024-b32)-f16$}"
 else
@@ -58,7 +60,7 @@ fi
 shift || true
 variants=("$@")
 if [ ${#variants[@]} -eq 0 ] && [ $conv = 1 ]; then
-  variants=("image:--gpu-pixel-tiles=image")
+  variants=("image:--gpu-pixel-tiles=image" "cols256:--gpu-block-cols=256")
 elif [ ${#variants[@]} -eq 0 ] && [ $mma_sp = 1 ]; then
   variants=("base:" "s4:--gpu-stages=4" "rows256:--gpu-block-rows=256"
             "k64:--gpu-stage-k-steps=2" "k64-s4:--gpu-stage-k-steps=2 --gpu-stages=4"
