@@ -1008,12 +1008,21 @@ def markdown_conv(doc):
             md.append("")
     md += _md_kernels(doc, [
         ("variant", "---", lambda k: k.get("variant", "?")),
-        ("pixel tile", "---", lambda k: "×".join(map(str, k.get("pixel_tile") or [])) or "–"),
+        ("pixel tile", "---", _pixel_tile_cell),
         ("cluster", "---", lambda k: "×".join(map(str, k.get("cluster") or [1, 1, 1]))),
         ("dyn. shared B", "---:", lambda k: k.get("shared_bytes"))],
         [m for m in CONV_STC_METHODS if m in methods], CONV_NAMES)
     md += _md_tail(doc, methods, CONV_NAMES)
     return "\n".join(md) + "\n"
+
+
+def _pixel_tile_cell(k):
+    """The kernel table's pixel tile: TH×TW per image, "flat" for an sm_90a
+    kernel whose pixels are tiled flat (a pointwise convolution: tensor maps,
+    no pixel tile), "–" for the kernels without tiles of pixels."""
+    if k.get("pixel_tile"):
+        return "×".join(map(str, k["pixel_tile"]))
+    return "flat" if k.get("tensor_maps") else "–"
 
 
 def compact_conv(doc):

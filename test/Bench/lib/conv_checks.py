@@ -322,7 +322,14 @@ def t_conv_report():
     md2 = report.markdown_conv(d2)
     assert "STC sm_90a 0.250" in md2 or "STC sm_90a %.3f ms" % (layers * 0.25) in md2, md2
     report.compact_conv(d2)
-    return "ratios (both STC kernels), network totals, statuses and tables"
+    # The kernel table's pixel tile: per image, flat (a pointwise kernel
+    # with tensor maps and no pixel tile), none (mma.sp).
+    assert "| wgmma | 4×4 |" in md, md
+    sm90a = conv_sm90a_info(progs[1]["conv"])
+    assert report._pixel_tile_cell(sm90a) == "4×4"
+    assert report._pixel_tile_cell({k: v for k, v in sm90a.items() if k != "pixel_tile"}) == "flat"
+    assert report._pixel_tile_cell(CONV_INFO) == "–"
+    return "ratios (both STC kernels), network totals, statuses and tables (pixel tiles)"
 
 
 def conv_sim_manifest(tmp):
