@@ -382,14 +382,13 @@ void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
   // convolution without pixel tiles has its columns tiled flat: from here
   // on it is the GEMM of a sparse rhs whose dense operand (the input as the
   // [N*H*W, C] matrix) has K contiguous.
-  bool tilesPerImage = pb.conv && shape.pixelTileH > 0;
   Value tileX = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value tileY = ir.toI32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   if (shape.groupRows) {
     // The grid as the host sizes it (KernelInfoAttr::getGridX, stc-gpu-host-
     // launch), from the kernel's own parameters.
     Value gridX =
-        tilesPerImage
+        shape.tilesPerImage()
             ? ir.mul(ir.mul(f.kp.args.batch,
                             ir.ceilDiv(f.kp.args.outH, shape.pixelTileH)),
                      ir.ceilDiv(f.kp.args.outW, shape.pixelTileW))
@@ -400,7 +399,7 @@ void mlir::stc::gpu_kernel::buildHopperKernel(ImplicitLocOpBuilder &b,
     f.blockRow = ir.mul(tileY, ir.i32(shape.blockRows));
     f.blockCol = ir.mul(tileX, ir.i32(shape.blockCols));
   }
-  if (tilesPerImage) {
+  if (shape.tilesPerImage()) {
     // Block x = (image, tile row, tile column) of the output's pixel tiles.
     Value tilesW = ir.ceilDiv(f.kp.args.outW, shape.pixelTileW);
     Value tilesH = ir.ceilDiv(f.kp.args.outH, shape.pixelTileH);
@@ -576,7 +575,7 @@ void emitStepCopies(KernelIR &ir, const Problem &pb,
   copy(ir.add(slotBase, ir.i32(shape.bBytes())), valuesMap,
        ir.mul(s, ir.i32(shape.storedK())), f.blockRow);
   Value k0 = ir.mul(s, ir.i32(shape.blockK()));
-  if (pb.conv && shape.pixelTileH > 0) {
+  if (pb.conv && shape.tilesPerImage()) {
     // K step s is 64 channels of one tap (C % 64 == 0): tap s / (C / 64),
     // channels 64 (s % (C / 64)) ... One 4-D box of the NHWC input, at the
     // tile's receptive field shifted by the tap; TMA's zero fill is the
@@ -947,7 +946,7 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
                ir.add(ir.mul(warpInGroup, ir.i32(16)), f.kp.g));
     Value r = ir.add(rowBase0, ir.i32(8 * ((v / 2) % 2)));
     Value acc = results[mv];
-    if (!pb.conv || shape.pixelTileH == 0) {
+    if (!shape.tilesPerImage()) {
       storeResult(ir, pb, output, acc, r,
                   ir.add(colBase0, ir.i32(8 * (v / 4) + v % 2)));
       continue;

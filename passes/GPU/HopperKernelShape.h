@@ -38,6 +38,9 @@ struct HopperKernelShape {
   /// consecutive pixels of N x OH x OW, one 2-D box of the input viewed as
   /// the [N*H*W, C] matrix, as a GEMM's K-contiguous B.
   int64_t pixelTileH = 0, pixelTileW = 0;
+  /// A convolution tiled image by image (a GEMM or a pointwise convolution
+  /// tiled flat has no pixel tile).
+  bool tilesPerImage() const { return pixelTileH > 0; }
   /// Grouped block order: the blocks of each group of groupRows row tiles
   /// (whole clusters) take their tiles column by column, so that the
   /// blocks in flight together read a few columns of B rather than all of

@@ -278,7 +278,7 @@ KernelFacts LowerSpmmToGpu::emitHopperKernel(Operation *op,
   // swizzled at their width.
   map("values_map", "values", {shape.storedK(), shape.blockRows},
       shape.aRowBytes());
-  if (pb.conv && shape.pixelTileH > 0) {
+  if (pb.conv && shape.tilesPerImage()) {
     // The NHWC input, innermost first: 64 channels x TW pixels (every
     // stride_w-th) x TH rows (every stride_h-th) x 1 image.
     const ConvGeometry &cg = *pb.conv;
