@@ -123,8 +123,9 @@ def StcSparsifyConvolutions : Pass<"stc-sparsify-convolutions", "ModuleOp"> {
   }];
   let options = [
     Option<"sparsity", "sparsity", "std::string", "\"explicit\"",
-           "Which filters are sparse: explicit, enable, force or auto (as "
-           "force: convolutions are not tuned yet)">,
+           "Which filters are sparse: explicit, enable, force or auto (on "
+           "a GPU target: sparse where the sparse kernel is measured or "
+           "predicted faster than the dense one; on the CPU as force)">,
     Option<"pattern", "pattern", "std::string", "\"2:4\"",
            "N:M pattern for pruned filters (2:4, or 1:2 for f32)">,
     Option<"gpuDenseForm", "gpu-dense-form", "bool", "false",
@@ -135,6 +136,15 @@ def StcSparsifyConvolutions : Pass<"stc-sparsify-convolutions", "ModuleOp"> {
            "grouped) with the filter transposed to [G x] F x KH x KW x C "
            "(on the data for a constant) and the activations transposed at "
            "the boundary. Set by the pipelines of GPU targets.">,
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "sparsity=auto: the target whose kernels are compared (cpu or a "
+           "GPU architecture)">,
+    Option<"tuningDb", "tuning-db", "std::string", "\"\"",
+           "sparsity=auto: a tuning database used with the committed one">,
+    Option<"tuningBuiltin", "tuning-builtin", "bool", "true",
+           "sparsity=auto: use the committed tuning database">,
+    Option<"tuningDevice", "tuning-device", "std::string", "\"\"",
+           "sparsity=auto: the tuning database's device">,
   ];
   let dependentDialects = [
     "::mlir::stc::StcDialect", "::mlir::arith::ArithDialect",

@@ -44,6 +44,10 @@ void mlir::stc::buildStcHighLevelPipeline(OpPassManager &pm,
   convolutions.sparsity = options.sparsity;
   convolutions.pattern = options.pattern;
   convolutions.gpuDenseForm = options.target != "cpu";
+  convolutions.target = options.target;
+  convolutions.tuningDb = options.tuningDb;
+  convolutions.tuningDevice = options.tuningDevice;
+  convolutions.tuningBuiltin = options.tuningBuiltin;
   pm.addPass(createStcSparsifyConvolutions(convolutions));
   StcSparsifyContractionsOptions sparsify;
   sparsify.sparsity = options.sparsity;

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/ConvWindow.h"
 #include "passes/GPU/DenseGemm.h"
+#include "passes/GPU/SparseOrDense.h"
 #include "passes/Passes.h"
 #include "passes/SparsityPolicy.h"
 
@@ -404,9 +405,17 @@ private:
   /// Brings a convolution that stayed dense to the form of the GPU's dense
   /// tensor-core kernel, when that kernel can compute it.
   void toDenseKernelForm(linalg::LinalgOp op);
+  /// sparsity=auto: whether `op` (filter sizes `sizes`) is pruned, with a
+  /// remark saying why; failure for a tuning database that cannot be read.
+  FailureOr<bool> autoKeepsSparse(linalg::LinalgOp op, const ConvLayout &layout,
+                                  ArrayRef<int64_t> sizes, int64_t patternM,
+                                  bool atRunTime);
 
   SparsityMode mode = SparsityMode::Explicit;
   NMPatternAttr pruneAs;
+  /// sparsity=auto on a GPU target: the tuning data, loaded at first use
+  /// (shared: the pass is copied when a pass manager clones it).
+  std::shared_ptr<gpu_kernel::TuningData> tuning;
   /// Encoded function arguments whose encoding a rewrite consumed.
   llvm::SmallSetVector<BlockArgument, 4> strippedArgs;
   /// Encoding conversions whose source a rewrite used instead.
@@ -497,11 +506,19 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   } else if (canonicalPrune) {
     pattern = trace.prune.getPattern();
     why = "stc.prune";
-  } else if (prunesWeights(mode)) {
-    why = mode == SparsityMode::Force
-              ? "sparsity=force"
-              : "sparsity=auto: convolutions are not tuned yet, pruned as "
-                "with force";
+  } else if (mode == SparsityMode::Force) {
+    why = "sparsity=force";
+  } else if (mode == SparsityMode::Auto) {
+    if (!isPatternEligible(pruneAs, elementType))
+      return leaveDense(Twine("pattern ") + Twine(pruneAs.getN()) + ":" +
+                        Twine(pruneAs.getM()) + " needs f32 operands");
+    FailureOr<bool> sparse = autoKeepsSparse(op, *layout, sizes, pruneAs.getM(),
+                                             !trace.isConstant());
+    if (failed(sparse))
+      return failure();
+    if (!*sparse)
+      return success();
+    why = "sparsity=auto";
   } else if (mode == SparsityMode::Enable && trace.isConstant()) {
     why = "sparsity=enable";
   } else {
@@ -613,6 +630,66 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
     if (pad.input != input && padOp->use_empty())
       padOp->erase();
   return success();
+}
+
+FailureOr<bool> StcSparsifyConvolutionsPass::autoKeepsSparse(
+    linalg::LinalgOp op, const ConvLayout &layout, ArrayRef<int64_t> sizes,
+    int64_t patternM, bool atRunTime) {
+  std::optional<stc_gpu::GpuArch> arch = stc_gpu::symbolizeGpuArch(target);
+  if (!arch) {
+    // The CPU's dense convolution is the naive loops of
+    // convert-linalg-to-loops; the 2:4 one runs tiles of im2col on the
+    // sparse microkernel.
+    op.emitRemark() << "stc: sparsity=auto on " << target
+                    << ": sparse (a dense convolution runs as scalar loops "
+                       "there, the 2:4 one on the sparse microkernel)";
+    return true;
+  }
+  FoldedPad pad = foldInputPad(op.getDpsInputs()[0], layout);
+  auto inputType = cast<RankedTensorType>(pad.input.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  tuning::ConvShape shape;
+  shape.n = inputType.getDimSize(layout.activationDimOf(kN));
+  shape.h = inputType.getDimSize(layout.activationDimOf(kH));
+  shape.w = inputType.getDimSize(layout.activationDimOf(kW));
+  if (ShapedType::isDynamic(shape.n) || ShapedType::isDynamic(shape.h) ||
+      ShapedType::isDynamic(shape.w)) {
+    op.emitRemark() << "stc: sparsity=auto on " << target
+                    << ": sparse, its sizes are dynamic, so nothing is "
+                       "predicted; pruned as with force";
+    return true;
+  }
+  if (!tuning) {
+    FailureOr<std::unique_ptr<gpu_kernel::TuningData>> loaded =
+        gpu_kernel::TuningData::load(op, "stc-sparsify-convolutions", *arch,
+                                     tuningDb, tuningDevice, tuningBuiltin);
+    if (failed(loaded))
+      return failure();
+    tuning = std::move(*loaded);
+  }
+  shape.c = sizes[kG] * sizes[kC];
+  shape.f = sizes[kG] * sizes[kF];
+  shape.kh = sizes[kKH];
+  shape.kw = sizes[kKW];
+  auto [strideH, strideW] = convWindowPair(op, "strides");
+  auto [dilationH, dilationW] = convWindowPair(op, "dilations");
+  shape.strideH = strideH;
+  shape.strideW = strideW;
+  shape.dilationH = dilationH;
+  shape.dilationW = dilationW;
+  shape.padTop = pad.low[0];
+  shape.padLeft = pad.low[1];
+  shape.padBottom = pad.high[0];
+  shape.padRight = pad.high[1];
+  shape.groups = sizes[kG];
+  bool accumulates = !isZeroInit(op.getDpsInits()[0]);
+  gpu_kernel::SparsityDecision decision = gpu_kernel::decideConvSparsity(
+      shape, inputType.getElementType(), resultType.getElementType(), patternM,
+      accumulates, atRunTime, *arch, *tuning);
+  op.emitRemark() << "stc: sparsity=auto on " << target << ": "
+                  << (decision.sparse ? "sparse" : "kept dense") << ", "
+                  << decision.why;
+  return decision.sparse;
 }
 
 void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {

@@ -587,13 +587,22 @@ int main(int argc, char **argv) {
   for (auto [index, t] : llvm::enumerate(ops)) {
     std::string name = llvm::formatv("t{0}", index).str();
     // The auto decision, as --sparsity=auto makes it for this product
-    // (convolutions: always sparse, with no dense tensor-core kernel).
+    // (convolutions: against their dense kernel by the model; they have
+    // no dense candidates here).
     OwningOpRef<ModuleOp> denseModule;
     SparsityDecision decision;
     Operation *matmul = nullptr;
     if (t.key.conv) {
-      decision.why = "convolutions are pruned as with force (no dense "
-                     "tensor-core kernel for them)";
+      Builder types(&context);
+      auto typeOf = [&](StringRef name) -> Type {
+        return name == "bf16"  ? Type(types.getBF16Type())
+               : name == "f32" ? Type(types.getF32Type())
+                               : Type(types.getF16Type());
+      };
+      decision = decideConvSparsity(*t.key.conv, typeOf(t.key.dtype),
+                                    typeOf(t.key.out), pattern.getM(),
+                                    /*accumulates=*/false,
+                                    /*atRunTime=*/false, *arch, **data);
     } else {
       denseModule = configuredModule(context, denseProgram(t.key), options);
       if (!denseModule)

@@ -7,6 +7,8 @@
 #include "passes/GPU/DenseGemm.h"
 #include "passes/GPU/KernelCandidates.h"
 
+#include "dialects/Stc/StcOps.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -18,6 +20,41 @@ namespace {
 
 std::string timeText(double us, const std::string &what) {
   return llvm::formatv("{0:F1} us ({1})", us, what).str();
+}
+
+/// A kind's time: measured where the database has it, else the model's
+/// best of `kernels`; and how the remark says it.
+std::string timeOf(const TuningData &data,
+                   const std::optional<TuningData::Hit> &hit,
+                   const tuning::ModelProblem &pb,
+                   ArrayRef<tuning::ModelKernel> kernels, double &us) {
+  if (hit) {
+    us = hit->measured->medianUs;
+    return timeText(us, "measured");
+  }
+  std::optional<PredictedBest> best = predictBest(data.model(), pb, kernels);
+  us = best->prediction.us;
+  return timeText(us, best->kernel.classKey() + ", " + best->prediction.basis);
+}
+
+/// The cost of pruning and compressing a rows x k operand on every call:
+/// read it, write half of it and its metadata, in two launches (stc_gpu's
+/// conversion kernels are bandwidth-bound).
+double runTimeCompressUs(const TuningData &data, int64_t rows, int64_t k,
+                         int64_t inBytes) {
+  const tuning::DeviceModel &device = data.model().deviceModel();
+  double mk = static_cast<double>(rows) * static_cast<double>(k);
+  double bytes = mk * static_cast<double>(inBytes) * 1.5 + mk / 8;
+  return bytes / (device.dramTBs * 1e6) + 2 * device.launchUs;
+}
+
+/// "tuning database (H200): ", "cost model (H200): " or the priors'.
+std::string basisText(const TuningData &data, bool bothMeasured) {
+  if (bothMeasured)
+    return "tuning database (" + data.deviceName().str() + "): ";
+  if (data.hasData())
+    return "cost model (" + data.deviceName().str() + "): ";
+  return "cost model (priors, no tuning data): ";
 }
 
 } // namespace
@@ -68,33 +105,14 @@ SparsityDecision gpu_kernel::decideSparsity(linalg::LinalgOp op, Value lhs,
   denseProblem.n = n;
   bool wgmma =
       stc_gpu::hasWgmma(arch) && (key.dtype == "f16" || key.dtype == "bf16");
-  // A kind's time: measured where the database has it, else the model's
-  // best candidate; and how the remark says it.
-  auto timeOf = [&](const std::optional<TuningData::Hit> &hit,
-                    const tuning::ModelProblem &pb,
-                    ArrayRef<tuning::ModelKernel> kernels, double &us) {
-    if (hit) {
-      us = hit->measured->medianUs;
-      return timeText(us, "measured");
-    }
-    std::optional<PredictedBest> best = predictBest(data.model(), pb, kernels);
-    us = best->prediction.us;
-    return timeText(us,
-                    best->kernel.classKey() + ", " + best->prediction.basis);
-  };
-  std::string sparseText = timeOf(
-      sparseHit, sparseProblem, modelCandidates(arch, true, wgmma), d.sparseUs);
+  std::string sparseText =
+      timeOf(data, sparseHit, sparseProblem, modelCandidates(arch, true, wgmma),
+             d.sparseUs);
   if (sparseHit)
     d.measuredConfig = sparseHit->measured->config;
   if (atRunTime) {
-    // Prune and compress on every call: read the operand, write half of
-    // it and its metadata, in two launches (stc_gpu's conversion kernels
-    // are bandwidth-bound).
-    const tuning::DeviceModel &device = data.model().deviceModel();
-    double mk = static_cast<double>(key.m) * static_cast<double>(key.k);
-    double bytes =
-        mk * static_cast<double>(sparseProblem.inBytes) * 1.5 + mk / 8;
-    double compressUs = bytes / (device.dramTBs * 1e6) + 2 * device.launchUs;
+    double compressUs =
+        runTimeCompressUs(data, key.m, key.k, sparseProblem.inBytes);
     d.sparseUs += compressUs;
     sparseText += llvm::formatv(" + {0:F1} us to prune and compress it at "
                                 "run time",
@@ -106,16 +124,106 @@ SparsityDecision gpu_kernel::decideSparsity(linalg::LinalgOp op, Value lhs,
             whyNoDense + ")";
     return d;
   }
-  std::string denseText = timeOf(
-      denseHit, denseProblem, modelCandidates(arch, false, wgmma), d.denseUs);
+  std::string denseText =
+      timeOf(data, denseHit, denseProblem, modelCandidates(arch, false, wgmma),
+             d.denseUs);
   d.sparse = d.sparseUs <= d.denseUs;
   if (!d.sparse)
     d.measuredConfig = denseHit ? denseHit->measured->config : "";
-  d.why = (sparseHit && denseHit
-               ? "tuning database (" + data.deviceName().str() + "): "
-           : data.hasData()
-               ? "cost model (" + data.deviceName().str() + "): "
-               : std::string("cost model (priors, no tuning data): ")) +
-          "sparse " + sparseText + ", dense " + denseText;
+  d.why = basisText(data, sparseHit && denseHit) + "sparse " + sparseText +
+          ", dense " + denseText;
+  return d;
+}
+
+SparsityDecision
+gpu_kernel::decideConvSparsity(const tuning::ConvShape &shape, Type elementType,
+                               Type resultType, int64_t patternM,
+                               bool accumulates, bool atRunTime, GpuArch arch,
+                               const TuningData &data) {
+  SparsityDecision d;
+  tuning::TuningKey key;
+  key.op = "conv";
+  key.conv = shape;
+  key.arch = stc_gpu::stringifyGpuArch(arch).str();
+  key.dtype = tuningTypeName(elementType);
+  key.out = tuningTypeName(resultType);
+  key.epilogue = accumulates ? "acc" : "none";
+  if (key.dtype.empty() || key.out.empty()) {
+    d.why = "its element types are not tuned; pruned as with force";
+    return d;
+  }
+  int64_t groups = shape.groups, channels = shape.c / shape.groups;
+  int64_t outH =
+      ConvOp::getOutputSize(shape.h, shape.kh, shape.strideH, shape.dilationH,
+                            shape.padTop, shape.padBottom);
+  int64_t outW =
+      ConvOp::getOutputSize(shape.w, shape.kw, shape.strideW, shape.dilationW,
+                            shape.padLeft, shape.padRight);
+  // The implicit GEMM of one group, as stc.conv's (channels padded to the
+  // pattern).
+  key.m = shape.f / groups;
+  key.n = shape.n * outH * outW;
+  key.k = shape.kh * shape.kw * llvm::alignTo(channels, patternM);
+  bool int8 = key.dtype == "i8";
+  bool sixteenBit = key.dtype == "f16" || key.dtype == "bf16";
+  // The sparse kernel stc-configure-gpu-kernels gives it: wgmma for one
+  // group of whole K steps (128 bytes of one tap), the staged mma.sp kernel
+  // where 16-byte copies hold channels of one tap, else the direct one.
+  int64_t elementBytes = int8 ? 1 : sixteenBit ? 2 : 4;
+  bool sparseWgmma = stc_gpu::hasWgmma(arch) && groups == 1 &&
+                     (sixteenBit || int8) &&
+                     channels % (128 / elementBytes) == 0 &&
+                     shape.strideH <= 8 && shape.strideW <= 8;
+  bool sparseStaged = channels % (16 / elementBytes) == 0;
+  SmallVector<tuning::ModelKernel> sparseKernels =
+      sparseWgmma || sparseStaged
+          ? modelCandidates(arch, true, sparseWgmma)
+          : SmallVector<tuning::ModelKernel>{{true, "direct", 64, 64}};
+  std::optional<TuningData::Hit> sparseHit = data.exactHit(key, true);
+  tuning::ModelProblem sparseProblem = modelProblemOf(key);
+  std::string sparseText =
+      timeOf(data, sparseHit, sparseProblem, sparseKernels, d.sparseUs);
+  if (sparseHit)
+    d.measuredConfig = sparseHit->measured->config;
+  if (atRunTime) {
+    double compressUs =
+        runTimeCompressUs(data, shape.f, key.k, sparseProblem.inBytes);
+    d.sparseUs += compressUs;
+    sparseText += llvm::formatv(" + {0:F1} us to prune and compress it at "
+                                "run time",
+                                compressUs)
+                      .str();
+  }
+  // The dense tensor-core kernel, with the channels zero-padded to 8 where
+  // stc-sparsify-convolutions pads them (a stem's 3; groups when that is
+  // at most 3 times the work).
+  std::string whyNoDense =
+      denseConvUnsupported(elementType, elementType, resultType, channels);
+  int64_t denseChannels = channels;
+  int64_t padded = llvm::alignTo(channels, 8);
+  if (!whyNoDense.empty() && (groups == 1 || padded <= 3 * channels) &&
+      denseConvUnsupported(elementType, elementType, resultType, padded)
+          .empty()) {
+    denseChannels = padded;
+    whyNoDense.clear();
+  }
+  if (!whyNoDense.empty()) {
+    d.why = "sparse " + sparseText + "; no dense tensor-core kernel for it (" +
+            whyNoDense + ")";
+    return d;
+  }
+  tuning::TuningKey denseKey = key;
+  denseKey.k = shape.kh * shape.kw * denseChannels;
+  std::optional<TuningData::Hit> denseHit = data.exactHit(denseKey, false);
+  bool denseWgmma = stc_gpu::hasWgmma(arch) && groups == 1 && sixteenBit &&
+                    denseChannels % 64 == 0;
+  std::string denseText =
+      timeOf(data, denseHit, modelProblemOf(denseKey),
+             modelCandidates(arch, false, denseWgmma), d.denseUs);
+  d.sparse = d.sparseUs <= d.denseUs;
+  if (!d.sparse)
+    d.measuredConfig = denseHit ? denseHit->measured->config : "";
+  d.why = basisText(data, sparseHit && denseHit) + "sparse " + sparseText +
+          ", dense " + denseText;
   return d;
 }

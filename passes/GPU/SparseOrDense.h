@@ -43,6 +43,20 @@ SparsityDecision decideSparsity(linalg::LinalgOp op, Value lhs, Value rhs,
                                 bool accumulates, bool atRunTime,
                                 stc_gpu::GpuArch arch, const TuningData &data);
 
+/// The decision for a 2-D convolution of `shape` (the tuning key's NHWC
+/// geometry: total channels, unpadded input, the padding a tensor.pad in
+/// front of it gives) whose filter --sparsity=force would prune with a
+/// pattern of `patternM` (4 for 2:4): the sparse kernel stc-configure-gpu-
+/// kernels would give it (wgmma, staged or direct, by its channels)
+/// against the dense tensor-core kernel (wgmma or mma.sync, the channels
+/// zero-padded to 8 where stc-sparsify-convolutions would pad them), by
+/// measurements where the database has them, else by the cost model.
+SparsityDecision decideConvSparsity(const tuning::ConvShape &shape,
+                                    Type elementType, Type resultType,
+                                    int64_t patternM, bool accumulates,
+                                    bool atRunTime, stc_gpu::GpuArch arch,
+                                    const TuningData &data);
+
 } // namespace mlir::stc::gpu_kernel
 
 #endif // STC_PASSES_GPU_SPARSEORDENSE_H
