@@ -57,6 +57,45 @@ std::string basisText(const TuningData &data, bool bothMeasured) {
   return "cost model (priors, no tuning data): ";
 }
 
+/// The sparse side of `d`: its time (measured, or the model's best of
+/// `kernels` for `pb`), plus, `atRunTime`, pruning and compressing the
+/// `rows` x `k` operand on every call. Sets d.sparseUs and
+/// d.measuredConfig; returns the remark's text.
+std::string sparseSide(const TuningData &data,
+                       const std::optional<TuningData::Hit> &hit,
+                       const tuning::ModelProblem &pb,
+                       ArrayRef<tuning::ModelKernel> kernels, bool atRunTime,
+                       int64_t rows, int64_t k, SparsityDecision &d) {
+  std::string text = timeOf(data, hit, pb, kernels, d.sparseUs);
+  if (hit)
+    d.measuredConfig = hit->measured->config;
+  if (atRunTime) {
+    double compressUs = runTimeCompressUs(data, rows, k, pb.inBytes);
+    d.sparseUs += compressUs;
+    text += llvm::formatv(" + {0:F1} us to prune and compress it at run time",
+                          compressUs)
+                .str();
+  }
+  return text;
+}
+
+/// The dense side of `d` (measured, or the model's best of `kernels` for
+/// `pb`) against its sparse side: sets d.denseUs, d.sparse, d.why and, when
+/// dense wins, d.measuredConfig.
+void decideAgainstDense(const TuningData &data,
+                        const std::optional<TuningData::Hit> &sparseHit,
+                        const std::optional<TuningData::Hit> &denseHit,
+                        const tuning::ModelProblem &pb,
+                        ArrayRef<tuning::ModelKernel> kernels,
+                        const std::string &sparseText, SparsityDecision &d) {
+  std::string denseText = timeOf(data, denseHit, pb, kernels, d.denseUs);
+  d.sparse = d.sparseUs <= d.denseUs;
+  if (!d.sparse)
+    d.measuredConfig = denseHit ? denseHit->measured->config : "";
+  d.why = basisText(data, sparseHit && denseHit) + "sparse " + sparseText +
+          ", dense " + denseText;
+}
+
 } // namespace
 
 SparsityDecision gpu_kernel::decideSparsity(linalg::LinalgOp op, Value lhs,
@@ -105,33 +144,16 @@ SparsityDecision gpu_kernel::decideSparsity(linalg::LinalgOp op, Value lhs,
   denseProblem.n = n;
   bool wgmma =
       stc_gpu::hasWgmma(arch) && (key.dtype == "f16" || key.dtype == "bf16");
-  std::string sparseText =
-      timeOf(data, sparseHit, sparseProblem, modelCandidates(arch, true, wgmma),
-             d.sparseUs);
-  if (sparseHit)
-    d.measuredConfig = sparseHit->measured->config;
-  if (atRunTime) {
-    double compressUs =
-        runTimeCompressUs(data, key.m, key.k, sparseProblem.inBytes);
-    d.sparseUs += compressUs;
-    sparseText += llvm::formatv(" + {0:F1} us to prune and compress it at "
-                                "run time",
-                                compressUs)
-                      .str();
-  }
+  std::string sparseText = sparseSide(data, sparseHit, sparseProblem,
+                                      modelCandidates(arch, true, wgmma),
+                                      atRunTime, key.m, key.k, d);
   if (!hasDense) {
     d.why = "sparse " + sparseText + "; no dense tensor-core kernel for it (" +
             whyNoDense + ")";
     return d;
   }
-  std::string denseText =
-      timeOf(data, denseHit, denseProblem, modelCandidates(arch, false, wgmma),
-             d.denseUs);
-  d.sparse = d.sparseUs <= d.denseUs;
-  if (!d.sparse)
-    d.measuredConfig = denseHit ? denseHit->measured->config : "";
-  d.why = basisText(data, sparseHit && denseHit) + "sparse " + sparseText +
-          ", dense " + denseText;
+  decideAgainstDense(data, sparseHit, denseHit, denseProblem,
+                     modelCandidates(arch, false, wgmma), sparseText, d);
   return d;
 }
 
@@ -182,18 +204,8 @@ gpu_kernel::decideConvSparsity(const tuning::ConvShape &shape, Type elementType,
   std::optional<TuningData::Hit> sparseHit = data.exactHit(key, true);
   tuning::ModelProblem sparseProblem = modelProblemOf(key);
   std::string sparseText =
-      timeOf(data, sparseHit, sparseProblem, sparseKernels, d.sparseUs);
-  if (sparseHit)
-    d.measuredConfig = sparseHit->measured->config;
-  if (atRunTime) {
-    double compressUs =
-        runTimeCompressUs(data, shape.f, key.k, sparseProblem.inBytes);
-    d.sparseUs += compressUs;
-    sparseText += llvm::formatv(" + {0:F1} us to prune and compress it at "
-                                "run time",
-                                compressUs)
-                      .str();
-  }
+      sparseSide(data, sparseHit, sparseProblem, sparseKernels, atRunTime,
+                 shape.f, key.k, d);
   // The dense tensor-core kernel, with the channels zero-padded to 8 where
   // stc-sparsify-convolutions pads them (a stem's 3; groups when that is
   // at most 3 times the work).
@@ -217,13 +229,7 @@ gpu_kernel::decideConvSparsity(const tuning::ConvShape &shape, Type elementType,
   std::optional<TuningData::Hit> denseHit = data.exactHit(denseKey, false);
   bool denseWgmma = stc_gpu::hasWgmma(arch) && groups == 1 && sixteenBit &&
                     denseChannels % 64 == 0;
-  std::string denseText =
-      timeOf(data, denseHit, modelProblemOf(denseKey),
-             modelCandidates(arch, false, denseWgmma), d.denseUs);
-  d.sparse = d.sparseUs <= d.denseUs;
-  if (!d.sparse)
-    d.measuredConfig = denseHit ? denseHit->measured->config : "";
-  d.why = basisText(data, sparseHit && denseHit) + "sparse " + sparseText +
-          ", dense " + denseText;
+  decideAgainstDense(data, sparseHit, denseHit, modelProblemOf(denseKey),
+                     modelCandidates(arch, false, denseWgmma), sparseText, d);
   return d;
 }
