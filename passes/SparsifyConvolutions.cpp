@@ -500,6 +500,8 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   }
   NMPatternAttr pattern = pruneAs;
   StringRef why;
+  // sparsity=auto weighs the kernels once the pattern is known to apply.
+  bool weighKernels = false;
   if (trace.encoded) {
     pattern = NMPatternAttr::get(&getContext(), 2, 4);
     why = "sparse_tensor encoding";
@@ -509,16 +511,8 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   } else if (mode == SparsityMode::Force) {
     why = "sparsity=force";
   } else if (mode == SparsityMode::Auto) {
-    if (!isPatternEligible(pruneAs, elementType))
-      return leaveDense(Twine("pattern ") + Twine(pruneAs.getN()) + ":" +
-                        Twine(pruneAs.getM()) + " needs f32 operands");
-    FailureOr<bool> sparse = autoKeepsSparse(op, *layout, sizes, pruneAs.getM(),
-                                             !trace.isConstant());
-    if (failed(sparse))
-      return failure();
-    if (!*sparse)
-      return success();
     why = "sparsity=auto";
+    weighKernels = true;
   } else if (mode == SparsityMode::Enable && trace.isConstant()) {
     why = "sparsity=enable";
   } else {
@@ -534,6 +528,14 @@ LogicalResult StcSparsifyConvolutionsPass::sparsify(linalg::LinalgOp op,
   if (!isPatternEligible(pattern, elementType))
     return leaveDense(Twine("pattern ") + Twine(pattern.getN()) + ":" +
                       Twine(pattern.getM()) + " needs f32 operands");
+  if (weighKernels) {
+    FailureOr<bool> sparse = autoKeepsSparse(op, *layout, sizes, pattern.getM(),
+                                             !trace.isConstant());
+    if (failed(sparse))
+      return failure();
+    if (!*sparse)
+      return success();
+  }
   int64_t m = pattern.getM();
   int64_t cp = (sizes[kC] + m - 1) / m * m;
   if (canonicalPrune && !trace.encoded && cp != sizes[kC]) {
@@ -718,35 +720,23 @@ void StcSparsifyConvolutionsPass::toDenseKernelForm(linalg::LinalgOp op) {
   int64_t channels = inputType.isDynamicDim(layout->activationDimOf(kChannel))
                          ? ShapedType::kDynamic
                          : sizes[kC];
-  std::string why = gpu_kernel::denseConvUnsupported(
+  std::string why;
+  int64_t kernelChannels = gpu_kernel::denseConvKernelChannels(
       inputType.getElementType(), filterType.getElementType(),
-      resultType.getElementType(), channels);
+      resultType.getElementType(), channels, sizes[kG], why);
   SmallVector<int64_t> toNhwc = toCanonical(layout->activationDims);
   // C channels per group, not a multiple of 8 (a stem, C = 3; ResNeXt's
   // groups): the input's channels are zero-padded to Cp, by its transpose
   // to NHWC where there is one (one kernel reads the input through the
   // pad), else by a copy through the pad (stc-lower-elementwise-to-gpu);
-  // the filter gets zero channels too, and the tensor cores do Cp / C
-  // times the work instead of an element-wise kernel all of it. Groups
-  // are padded when that is at most 3 times the work (C >= 3): a
-  // depthwise-like group of 1 or 2 channels would be mostly zeros.
-  int64_t cp = sizes[kC];
-  if (canonical && why.empty())
+  // the filter gets zero channels too.
+  int64_t cp = kernelChannels ? kernelChannels : sizes[kC];
+  if (canonical && kernelChannels == sizes[kC])
     return;
-  int64_t padded = llvm::alignTo(sizes[kC], 8);
-  if (!why.empty() && !ShapedType::isDynamic(channels) &&
-      (sizes[kG] == 1 || padded <= 3 * sizes[kC])) {
-    if (gpu_kernel::denseConvUnsupported(inputType.getElementType(),
-                                         filterType.getElementType(),
-                                         resultType.getElementType(), padded)
-            .empty()) {
-      cp = padded;
-      why.clear();
-      op.emitRemark("stc: dense convolution: input channels zero-padded from ")
-          << sizes[kC] << " to " << cp << " for the GPU's tensor cores";
-    }
-  }
-  if (!why.empty()) {
+  if (kernelChannels && cp != sizes[kC])
+    op.emitRemark("stc: dense convolution: input channels zero-padded from ")
+        << sizes[kC] << " to " << cp << " for the GPU's tensor cores";
+  if (!kernelChannels) {
     if (canonical)
       return;
     op.emitRemark("stc: dense convolution stays off the GPU's tensor cores "

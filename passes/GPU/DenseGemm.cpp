@@ -223,6 +223,28 @@ std::string mlir::stc::gpu_kernel::denseConvUnsupported(
   return why;
 }
 
+int64_t mlir::stc::gpu_kernel::denseConvKernelChannels(Type input, Type filter,
+                                                       Type result,
+                                                       int64_t channelsPerGroup,
+                                                       int64_t groups,
+                                                       std::string &why) {
+  why = denseConvUnsupported(input, filter, result, channelsPerGroup);
+  if (why.empty())
+    return channelsPerGroup;
+  if (ShapedType::isDynamic(channelsPerGroup))
+    return 0;
+  // The tensor cores then do Cp / C times the work instead of an
+  // element-wise kernel all of it; a depthwise-like group of 1 or 2
+  // channels would be mostly zeros.
+  int64_t padded = llvm::alignTo(channelsPerGroup, 8);
+  if ((groups == 1 || padded <= 3 * channelsPerGroup) &&
+      denseConvUnsupported(input, filter, result, padded).empty()) {
+    why.clear();
+    return padded;
+  }
+  return 0;
+}
+
 FailureOr<DenseGemm> mlir::stc::gpu_kernel::denseConvOf(linalg::LinalgOp op,
                                                         std::string &why) {
   why.clear();

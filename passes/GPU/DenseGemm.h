@@ -111,6 +111,16 @@ bool splitTransposesReadInPlace(linalg::LinalgOp op);
 std::string denseConvUnsupported(Type input, Type filter, Type result,
                                  int64_t channelsPerGroup);
 
+/// The input channels per group the dense tensor-core kernel computes a
+/// convolution with: `channelsPerGroup`, or (a stem's 3, ResNeXt's groups)
+/// that zero-padded to a multiple of 8, which stc-sparsify-convolutions
+/// then pads the input and filter to; a group is padded only when that is
+/// at most 3 times the work. 0 when the kernel cannot compute it; `why`
+/// then says why (denseConvUnsupported of the unpadded channels).
+int64_t denseConvKernelChannels(Type input, Type filter, Type result,
+                                int64_t channelsPerGroup, int64_t groups,
+                                std::string &why);
+
 } // namespace mlir::stc::gpu_kernel
 
 #endif // STC_PASSES_GPU_DENSEGEMM_H

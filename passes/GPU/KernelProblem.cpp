@@ -176,6 +176,16 @@ static StagingFit stagingFitOfSpmm(SpmmOp op, const Problem &pb) {
   return fit;
 }
 
+bool mlir::stc::gpu_kernel::convStagingFits(Type inputType,
+                                            int64_t channelsPerGroup,
+                                            int64_t valueCols) {
+  bool int8 = inputType.isInteger(8);
+  int64_t channelsPerChunk = inputType.isF32() ? 4 : int8 ? 16 : 8;
+  bool rowsAligned =
+      !int8 || (!ShapedType::isDynamic(valueCols) && valueCols % 16 == 0);
+  return channelsPerGroup % channelsPerChunk == 0 && rowsAligned;
+}
+
 static StagingFit stagingFitOfConv(ConvOp conv, const Problem &pb) {
   // A 16-byte cp.async chunk is 8 consecutive f16/bf16 channels of one
   // tap, 4 f32 (tf32) or 16 i8 ones: whole taps need C to be a multiple of
@@ -185,12 +195,10 @@ static StagingFit stagingFitOfConv(ConvOp conv, const Problem &pb) {
   // i8 filter rows (Kp / 2 bytes) are copied in 16-byte chunks as well:
   // Kp must be a multiple of 32.
   const ConvGeometry &cg = *pb.conv;
-  int64_t channelsPerChunk = pb.tf32 ? 4 : pb.int8 ? 16 : 8;
   int64_t valueCols = conv.getValues().getType().getDimSize(1);
-  bool rowsAligned =
-      !pb.int8 || (!ShapedType::isDynamic(valueCols) && valueCols % 16 == 0);
-  StagingFit fit{cg.c % channelsPerChunk == 0 && rowsAligned ? Staging::always
-                                                             : Staging::never,
+  StagingFit fit{convStagingFits(pb.inputType, cg.c, valueCols)
+                     ? Staging::always
+                     : Staging::never,
                  ""};
   llvm::raw_string_ostream needs(fit.needs);
   needs << "input channels per group that are a multiple of 8 (f16/bf16), "
@@ -216,6 +224,30 @@ StagingFit mlir::stc::gpu_kernel::stagingFitOf(Operation *op,
 /// TMA box of a convolution's input.
 constexpr int64_t kWgmmaConvChannels = 64;
 
+std::string mlir::stc::gpu_kernel::wgmmaConvUnsupported(
+    Type inputType, int64_t groups, int64_t channelsPerGroup, int64_t strideH,
+    int64_t strideW, bool f16Acc) {
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  bool int8 = inputType.isInteger(8);
+  // A K step is one 128-byte row of channels of one filter tap: 64
+  // f16/bf16 or 128 i8 channels.
+  int64_t stepChannels = int8 ? 2 * kWgmmaConvChannels : kWgmmaConvChannels;
+  if (!inputType.isF16() && !inputType.isBF16() && !int8)
+    os << "f16, bf16 or i8 operands (got " << inputType << ")";
+  else if (f16Acc)
+    os << "f32 accumulation (accumulate=f16 was asked for)";
+  else if (groups != 1 || channelsPerGroup % stepChannels != 0)
+    os << "one group of input channels that are a multiple of " << stepChannels
+       << " (a K step is " << stepChannels
+       << " channels of one filter tap, one TMA box); got " << groups
+       << " group(s) of " << channelsPerGroup << " channels";
+  else if (strideH > 8 || strideW > 8)
+    os << "strides of at most 8 (TMA element strides); got " << strideH << " x "
+       << strideW;
+  return why;
+}
+
 std::string mlir::stc::gpu_kernel::wgmmaUnsupported(Operation *op,
                                                     const Problem &pb,
                                                     bool f16Acc) {
@@ -223,23 +255,8 @@ std::string mlir::stc::gpu_kernel::wgmmaUnsupported(Operation *op,
   llvm::raw_string_ostream os(why);
   if (pb.conv) {
     const ConvGeometry &cg = *pb.conv;
-    // A K step is one 128-byte row of channels of one filter tap: 64
-    // f16/bf16 or 128 i8 channels.
-    int64_t stepChannels =
-        pb.int8 ? 2 * kWgmmaConvChannels : kWgmmaConvChannels;
-    if (!pb.inputType.isF16() && !pb.inputType.isBF16() && !pb.int8)
-      os << "f16, bf16 or i8 operands (got " << pb.inputType << ")";
-    else if (f16Acc)
-      os << "f32 accumulation (accumulate=f16 was asked for)";
-    else if (cg.groups != 1 || cg.c % stepChannels != 0)
-      os << "one group of input channels that are a multiple of "
-         << stepChannels << " (a K step is " << stepChannels
-         << " channels of one filter tap, one TMA box); got " << cg.groups
-         << " group(s) of " << cg.c << " channels";
-    else if (cg.strideH > 8 || cg.strideW > 8)
-      os << "strides of at most 8 (TMA element strides); got " << cg.strideH
-         << " x " << cg.strideW;
-    return why;
+    return wgmmaConvUnsupported(pb.inputType, cg.groups, cg.c, cg.strideH,
+                                cg.strideW, f16Acc);
   }
   auto spmm = cast<SpmmOp>(op);
   if (!pb.inputType.isF16() && !pb.inputType.isBF16() && !pb.int8) {

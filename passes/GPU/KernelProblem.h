@@ -112,9 +112,24 @@ struct StagingFit {
 };
 StagingFit stagingFitOf(Operation *op, const Problem &pb);
 
+/// Whether the staged mma.sp kernel takes a convolution of `inputType`
+/// with `channelsPerGroup` input channels per group and filter rows of
+/// `valueCols` stored values: its 16-byte copies hold channels of one tap
+/// (8 f16/bf16, 4 f32 as tf32, 16 i8), and i8 rows are whole 16-byte
+/// chunks. (stagingFitOf for a stc.conv; stc-sparsify-convolutions asks
+/// before there is one.)
+bool convStagingFits(Type inputType, int64_t channelsPerGroup,
+                     int64_t valueCols);
+
 /// Why the sm_90a wgmma kernel cannot compute `op` ("" if it can).
 /// `f16Acc`: f16 accumulation was asked for.
 std::string wgmmaUnsupported(Operation *op, const Problem &pb, bool f16Acc);
+
+/// wgmmaUnsupported for a convolution, from its element type, groups,
+/// input channels per group and strides.
+std::string wgmmaConvUnsupported(Type inputType, int64_t groups,
+                                 int64_t channelsPerGroup, int64_t strideH,
+                                 int64_t strideW, bool f16Acc = false);
 
 } // namespace mlir::stc::gpu_kernel
 

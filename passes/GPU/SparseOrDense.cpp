@@ -186,17 +186,14 @@ gpu_kernel::decideConvSparsity(const tuning::ConvShape &shape, Type elementType,
   key.m = shape.f / groups;
   key.n = shape.n * outH * outW;
   key.k = shape.kh * shape.kw * llvm::alignTo(channels, patternM);
-  bool int8 = key.dtype == "i8";
-  bool sixteenBit = key.dtype == "f16" || key.dtype == "bf16";
-  // The sparse kernel stc-configure-gpu-kernels gives it: wgmma for one
-  // group of whole K steps (128 bytes of one tap), the staged mma.sp kernel
-  // where 16-byte copies hold channels of one tap, else the direct one.
-  int64_t elementBytes = int8 ? 1 : sixteenBit ? 2 : 4;
-  bool sparseWgmma = stc_gpu::hasWgmma(arch) && groups == 1 &&
-                     (sixteenBit || int8) &&
-                     channels % (128 / elementBytes) == 0 &&
-                     shape.strideH <= 8 && shape.strideW <= 8;
-  bool sparseStaged = channels % (16 / elementBytes) == 0;
+  // The sparse kernel stc-configure-gpu-kernels gives it: wgmma, the
+  // staged mma.sp kernel, else the direct one.
+  bool sparseWgmma = stc_gpu::hasWgmma(arch) &&
+                     wgmmaConvUnsupported(elementType, groups, channels,
+                                          shape.strideH, shape.strideW)
+                         .empty();
+  // (2:4 and 1:2 both store half of each filter row.)
+  bool sparseStaged = convStagingFits(elementType, channels, key.k / 2);
   SmallVector<tuning::ModelKernel> sparseKernels =
       sparseWgmma || sparseStaged
           ? modelCandidates(arch, true, sparseWgmma)
@@ -206,20 +203,12 @@ gpu_kernel::decideConvSparsity(const tuning::ConvShape &shape, Type elementType,
   std::string sparseText =
       sparseSide(data, sparseHit, sparseProblem, sparseKernels, atRunTime,
                  shape.f, key.k, d);
-  // The dense tensor-core kernel, with the channels zero-padded to 8 where
-  // stc-sparsify-convolutions pads them (a stem's 3; groups when that is
-  // at most 3 times the work).
-  std::string whyNoDense =
-      denseConvUnsupported(elementType, elementType, resultType, channels);
-  int64_t denseChannels = channels;
-  int64_t padded = llvm::alignTo(channels, 8);
-  if (!whyNoDense.empty() && (groups == 1 || padded <= 3 * channels) &&
-      denseConvUnsupported(elementType, elementType, resultType, padded)
-          .empty()) {
-    denseChannels = padded;
-    whyNoDense.clear();
-  }
-  if (!whyNoDense.empty()) {
+  // The dense tensor-core kernel, with the channels zero-padded where
+  // stc-sparsify-convolutions pads them.
+  std::string whyNoDense;
+  int64_t denseChannels = denseConvKernelChannels(
+      elementType, elementType, resultType, channels, groups, whyNoDense);
+  if (!denseChannels) {
     d.why = "sparse " + sparseText + "; no dense tensor-core kernel for it (" +
             whyNoDense + ")";
     return d;
@@ -227,8 +216,10 @@ gpu_kernel::decideConvSparsity(const tuning::ConvShape &shape, Type elementType,
   tuning::TuningKey denseKey = key;
   denseKey.k = shape.kh * shape.kw * denseChannels;
   std::optional<TuningData::Hit> denseHit = data.exactHit(denseKey, false);
-  bool denseWgmma = stc_gpu::hasWgmma(arch) && groups == 1 && sixteenBit &&
-                    denseChannels % 64 == 0;
+  bool denseWgmma = stc_gpu::hasWgmma(arch) &&
+                    wgmmaConvUnsupported(elementType, groups, denseChannels,
+                                         shape.strideH, shape.strideW)
+                        .empty();
   decideAgainstDense(data, sparseHit, denseHit, modelProblemOf(denseKey),
                      modelCandidates(arch, false, denseWgmma), sparseText, d);
   return d;
