@@ -17,7 +17,9 @@
 # all go into .gpu-carry/e2e-variants.tar.xz. The defaults are the
 # questions of docs/HOPPER.md at decode size and on the BERT layer: the
 # metadata ring, two K steps a slot, and 16-column tiles with a 12-slot
-# ring (alone and with the metadata ring) on the LLaMA block at 16 tokens.
+# ring (alone and with the metadata ring) on the LLaMA block at 16 tokens;
+# and the epilogue's 16-byte stores through shared memory on the BERT
+# layer and the LLaMA block at 4096 tokens (results x . W^T, transposed).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -28,7 +30,8 @@ if [ ${#variants[@]} -eq 0 ]; then
   variants=("metatma:^(llama_mlp-t16|bert_layer-b8s128)$:--gpu-meta-tma"
             "k128:^(llama_mlp-t16|bert_layer-b8s128)$:--gpu-stage-k-steps=2"
             "narrow16:^llama_mlp-t16$:--gpu-block-cols=16 --gpu-wgmma-stages=12"
-            "narrow16-meta:^llama_mlp-t16$:--gpu-block-cols=16 --gpu-wgmma-stages=12 --gpu-meta-tma")
+            "narrow16-meta:^llama_mlp-t16$:--gpu-block-cols=16 --gpu-wgmma-stages=12 --gpu-meta-tma"
+            "vst:^(llama_mlp-t4096|bert_layer-b32s128)$:--gpu-vector-stores")
 fi
 dirs=()
 for v in "${variants[@]}"; do

@@ -20,7 +20,8 @@
 # with 16 and 128 tokens), f16 and i8; the variants default to the standing
 # questions of docs/HOPPER.md: the default kernel, 256-row blocks, the
 # grouped block order, TMA multicast, the metadata through the TMA ring
-# and two K steps a ring slot (alone and with it). Each NAME gets
+# and two K steps a ring slot (alone and with it), the epilogue's 16-byte
+# stores through shared memory. Each NAME gets
 # bench/work/sw-NAME (built with STC_GPU_FLAGS_SM90A=FLAGS); all go into
 # .gpu-carry/sweep.tar.xz.
 #
@@ -39,7 +40,9 @@
 # (--gpu-pixel-tiles=image; the 3x3 layers are the same kernel there, a
 # control for the call's noise) against the default (flat), and 256-column
 # blocks (--gpu-block-cols=256: 8 x 32 pixel tiles, 88 % real, where the
-# heuristic takes 8 x 8 tiles of 64 columns on 56 x 56 maps); the default's
+# heuristic takes 8 x 8 tiles of 64 columns on 56 x 56 maps), and the
+# epilogue's 16-byte stores through shared memory (--gpu-vector-stores:
+# the 56 x 56 pointwise layers are bound by their stores); the default's
 # numbers are the full conv benchmark's of the same call.
 #
 #===----------------------------------------------------------------------===#
@@ -60,7 +63,8 @@ fi
 shift || true
 variants=("$@")
 if [ ${#variants[@]} -eq 0 ] && [ $conv = 1 ]; then
-  variants=("image:--gpu-pixel-tiles=image" "cols256:--gpu-block-cols=256")
+  variants=("image:--gpu-pixel-tiles=image" "cols256:--gpu-block-cols=256"
+            "vst:--gpu-vector-stores")
 elif [ ${#variants[@]} -eq 0 ] && [ $mma_sp = 1 ]; then
   variants=("base:" "s4:--gpu-stages=4" "rows256:--gpu-block-rows=256"
             "k64:--gpu-stage-k-steps=2" "k64-s4:--gpu-stage-k-steps=2 --gpu-stages=4"
@@ -70,7 +74,8 @@ elif [ ${#variants[@]} -eq 0 ]; then
   variants=("base:" "rows256:--gpu-block-rows=256" "group16:--gpu-group-rows=16"
             "multicast:--gpu-cluster-rows=2 --gpu-tma-multicast"
             "metatma:--gpu-meta-tma" "k128:--gpu-stage-k-steps=2"
-            "metatma-k128:--gpu-meta-tma --gpu-stage-k-steps=2")
+            "metatma-k128:--gpu-meta-tma --gpu-stage-k-steps=2"
+            "vst:--gpu-vector-stores")
 fi
 
 dirs=()

@@ -35,7 +35,8 @@ LogicalResult KernelConfigAttr::verify(
     int64_t clusterRows, int64_t groupRows, bool multicastB,
     WgmmaASource aSource, Accumulator accumulator, bool /*orderedMetadata*/,
     bool directFallback, int64_t pixelTileH, int64_t pixelTileW,
-    int64_t warpRows, int64_t warpCols, int64_t stageKSteps, bool metaTma) {
+    int64_t warpRows, int64_t warpCols, int64_t stageKSteps, bool metaTma,
+    bool vectorStores) {
   const bool wgmma = family == KernelFamily::wgmma;
   StringRef familyName = stringifyKernelFamily(family);
   if (wgmma && !hasWgmma(arch))
@@ -134,6 +135,9 @@ LogicalResult KernelConfigAttr::verify(
                        << " allows " << sharedLimit << " a block";
   if (metaTma && !wgmma)
     return emitError() << "meta_tma needs family wgmma, got " << familyName;
+  if (vectorStores && !wgmma)
+    return emitError() << "vector_stores needs family wgmma, got "
+                       << familyName;
   return success();
 }
 

@@ -66,6 +66,11 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
       vector of a thread's words into shared memory, on the same `full`
       mbarrier as its first K step) instead of each consumer thread loading
       it from global memory.
+    - `vector_stores` (wgmma): the epilogue stages each consumer warp's
+      results in shared memory (the ring, once every consumer is done with
+      it) and writes them to the result as 16-byte vectors along its
+      contiguous dimension, instead of one element per thread and
+      accumulator.
 
     ```mlir
     %0 = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>,
@@ -97,7 +102,8 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
     DefaultValuedParameter<"int64_t", "32">:$warp_rows,
     DefaultValuedParameter<"int64_t", "32">:$warp_cols,
     DefaultValuedParameter<"int64_t", "1">:$stage_k_steps,
-    DefaultValuedParameter<"bool", "false">:$meta_tma
+    DefaultValuedParameter<"bool", "false">:$meta_tma,
+    DefaultValuedParameter<"bool", "false">:$vector_stores
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

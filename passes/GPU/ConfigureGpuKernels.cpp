@@ -202,7 +202,7 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
       /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0},
       /*warp_rows=*/warpRows, /*warp_cols=*/warpCols,
       /*stage_k_steps=*/staged && k.stageKSteps ? k.stageKSteps : int64_t{1},
-      /*meta_tma=*/false);
+      /*meta_tma=*/false, /*vector_stores=*/false);
   if (!config)
     return failure();
   return config;
@@ -322,7 +322,8 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
       pb.int8 ? Accumulator::s32 : Accumulator::f32,
       /*ordered_metadata=*/true, /*direct_fallback=*/false, shape.pixelTileH,
       shape.pixelTileW, /*warp_rows=*/int64_t{32}, /*warp_cols=*/int64_t{32},
-      /*stage_k_steps=*/shape.stepsPerSlot, shape.metaThroughTma);
+      /*stage_k_steps=*/shape.stepsPerSlot, shape.metaThroughTma,
+      k.vectorStores);
   if (!config)
     return failure();
   return config;
@@ -381,7 +382,7 @@ ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
       /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0}, warpRows,
       warpCols,
       /*stage_k_steps=*/k.stageKSteps ? k.stageKSteps : int64_t{1},
-      /*meta_tma=*/false);
+      /*meta_tma=*/false, /*vector_stores=*/false);
   if (!config)
     return failure();
   return config;

@@ -112,6 +112,8 @@ void EmulateGpuKernels::declareRuntime() {
   declare(runtimeSymbol(RuntimeEntryPoint::EmuLdmatrix), {ptr, i32, i32, ptr});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuCpAsync), {ptr, ptr, i32, i32});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuBarrier), {});
+  declare(runtimeSymbol(RuntimeEntryPoint::EmuNamedBarrier), {i32, i32});
+  declare(runtimeSymbol(RuntimeEntryPoint::EmuWarpSync), {i32});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuShflXor), {i32, i32}, {i32});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuMbarrierInit), {ptr, i32});
   declare(runtimeSymbol(RuntimeEntryPoint::EmuMbarrierArrive), {ptr, i32});

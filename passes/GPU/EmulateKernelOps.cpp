@@ -633,7 +633,7 @@ mlir::stc::gpu_kernel::emulateKernelOps(func::FuncOp fn,
             NVVM::SetMaxRegisterOp,
             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp, LLVM::InlineAsmOp,
             NVVM::MapaOp, NVVM::ClusterId, NVVM::ClusterArriveOp,
-            NVVM::ClusterWaitOp>(op))
+            NVVM::ClusterWaitOp, NVVM::BarrierOp, NVVM::SyncWarpOp>(op))
       toReplace.push_back(op);
     else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
       if (call.getIntrin().starts_with("llvm.nvvm."))
@@ -661,6 +661,21 @@ mlir::stc::gpu_kernel::emulateKernelOps(func::FuncOp fn,
     } else if (isa<gpu::BarrierOp>(op)) {
       func::CallOp::create(b, runtimeSymbol(RuntimeEntryPoint::EmuBarrier),
                            TypeRange{}, ValueRange{});
+      op->erase();
+    } else if (auto named = dyn_cast<NVVM::BarrierOp>(op)) {
+      // The sm_90a epilogue's barrier of the consumer warps (bar.sync 1,
+      // count); the block-wide one is gpu.barrier.
+      if (!named.getBarrierId() || !named.getNumberOfThreads() ||
+          named.getReductionOp() || named.getRes())
+        return op->emitError("stc-emulate-gpu: only nvvm.barrier with an id "
+                             "and a thread count is emulated");
+      func::CallOp::create(
+          b, runtimeSymbol(RuntimeEntryPoint::EmuNamedBarrier), TypeRange{},
+          ValueRange{named.getBarrierId(), named.getNumberOfThreads()});
+      op->erase();
+    } else if (auto sync = dyn_cast<NVVM::SyncWarpOp>(op)) {
+      func::CallOp::create(b, runtimeSymbol(RuntimeEntryPoint::EmuWarpSync),
+                           TypeRange{}, ValueRange{sync.getMask()});
       op->erase();
     } else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
       // The row kernels' butterfly (passes/GPU/RowKernel.cpp): xor, 32-bit,

@@ -3,10 +3,11 @@
 // The device half of stc-emulate-gpu-kernels: once a kernel's body is a CPU
 // function of (parameters, thread, block x, block y), its GPU ops become
 // what the CPU can run: thread and block ids its arguments, every
-// mma.sp / wgmma.sp / ldmatrix / cp.async / mbarrier / TMA / cluster op a
-// call of the emulator runtime (runtime/emulator/stc_gpu_emulator.h, by
-// its StcEmuMmaSpKind / StcEmuWgmmaSpKind), fences and setmaxnreg nothing,
-// cvt.rna.tf32 and ex2.approx their arithmetic. Anything else is an error.
+// mma.sp / wgmma.sp / ldmatrix / cp.async / mbarrier / TMA / cluster /
+// named barrier / bar.warp.sync op a call of the emulator runtime
+// (runtime/emulator/stc_gpu_emulator.h, by its StcEmuMmaSpKind /
+// StcEmuWgmmaSpKind), fences and setmaxnreg nothing, cvt.rna.tf32 and
+// ex2.approx their arithmetic. Anything else is an error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STC_PASSES_GPU_EMULATEKERNELOPS_H

@@ -83,46 +83,63 @@ Value mlir::stc::gpu_kernel::emitActivation(KernelIR &ir, Activation activation,
   llvm_unreachable("unknown activation");
 }
 
+Value mlir::stc::gpu_kernel::outputIndex(KernelIR &ir, const Problem &pb,
+                                         const OutputStore &o, Value r,
+                                         Value p) {
+  // Out is R x P for a sparse lhs, its transpose P x R for a sparse rhs;
+  // acc has the result's shape.
+  return pb.sparseLhs
+             ? ir.add(ir.mul(ir.wide(r), ir.wide(o.cols)), ir.wide(p))
+             : ir.add(ir.mul(ir.wide(p), ir.wide(o.outLd)), ir.wide(r));
+}
+
+Value mlir::stc::gpu_kernel::epilogueValue(KernelIR &ir, const Problem &pb,
+                                           const OutputStore &o, Value v,
+                                           Value r, Value index,
+                                           Value inBounds) {
+  // An i32 result is the exact accumulator (no epilogue: verifier).
+  if (pb.outputType.isInteger(32))
+    return v;
+  ImplicitLocOpBuilder &b = ir.b;
+  auto load = [&](Value base, Type type, Value at) {
+    return inBounds ? ir.loadIf(inBounds, base, type, at, ir.zeroOf(type))
+                    : ir.loadAt(base, type, at);
+  };
+  // The f32 epilogue, in the CPU path's order:
+  // (alpha * scale) * prod + beta * acc + bias.
+  v = epilogueToF32(b, v);
+  Value factor = pb.alpha != 1.0 ? ir.f32(pb.alpha) : Value();
+  if (pb.hasScale) {
+    Value sv = load(o.scale, b.getF32Type(), ir.wide(r));
+    factor = factor ? arith::MulFOp::create(b, factor, sv).getResult() : sv;
+  }
+  if (factor)
+    v = arith::MulFOp::create(b, v, factor);
+  if (pb.hasAcc && pb.beta != 0.0) {
+    Value a = epilogueToF32(b, load(o.accIn, pb.accType, index));
+    v = arith::AddFOp::create(b, v,
+                              arith::MulFOp::create(b, a, ir.f32(pb.beta)));
+  }
+  if (pb.hasBias) {
+    Value bv = epilogueToF32(b, load(o.bias, pb.biasType, ir.wide(r)));
+    v = arith::AddFOp::create(b, v, bv);
+  }
+  return convertEpilogueResult(b, emitActivation(ir, pb.activation, v),
+                               pb.outputType);
+}
+
 void mlir::stc::gpu_kernel::storeResult(KernelIR &ir, const Problem &pb,
                                         const OutputStore &o, Value v, Value r,
                                         Value p, Value alsoInBounds) {
   ImplicitLocOpBuilder &b = ir.b;
-  Type f32Type = b.getF32Type();
   Value ok = ir.both(ir.lt(r, o.rows), ir.lt(p, o.cols));
   if (alsoInBounds)
     ok = ir.both(ok, alsoInBounds);
   auto guard = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPointToStart(guard.thenBlock());
-  // Out is R x P for a sparse lhs, its transpose P x R for a sparse rhs;
-  // acc has the result's shape.
-  Value index = pb.sparseLhs
-                    ? ir.add(ir.mul(ir.wide(r), ir.wide(o.cols)), ir.wide(p))
-                    : ir.add(ir.mul(ir.wide(p), ir.wide(o.outLd)), ir.wide(r));
-  // An i32 result is the exact accumulator (no epilogue: verifier);
-  // otherwise the f32 epilogue, in the CPU path's order:
-  // (alpha * scale) * prod + beta * acc + bias.
-  if (!pb.outputType.isInteger(32)) {
-    v = epilogueToF32(b, v);
-    Value factor = pb.alpha != 1.0 ? ir.f32(pb.alpha) : Value();
-    if (pb.hasScale) {
-      Value sv = ir.loadAt(o.scale, f32Type, ir.wide(r));
-      factor = factor ? arith::MulFOp::create(b, factor, sv).getResult() : sv;
-    }
-    if (factor)
-      v = arith::MulFOp::create(b, v, factor);
-    if (pb.hasAcc && pb.beta != 0.0) {
-      Value a = epilogueToF32(b, ir.loadAt(o.accIn, pb.accType, index));
-      v = arith::AddFOp::create(b, v,
-                                arith::MulFOp::create(b, a, ir.f32(pb.beta)));
-    }
-    if (pb.hasBias) {
-      Value bv = epilogueToF32(b, ir.loadAt(o.bias, pb.biasType, ir.wide(r)));
-      v = arith::AddFOp::create(b, v, bv);
-    }
-    v = convertEpilogueResult(b, emitActivation(ir, pb.activation, v),
-                              pb.outputType);
-  }
+  Value index = outputIndex(ir, pb, o, r, p);
+  v = epilogueValue(ir, pb, o, v, r, index);
   Value ptr = LLVM::GEPOp::create(b, o.out.getType(), pb.outputType, o.out,
                                   ValueRange{index});
   LLVM::StoreOp::create(b, v, ptr);

@@ -32,6 +32,18 @@ inline OutputStore outputStoreOf(const KernelPrologue &k) {
           k.args.rows, k.args.cols, k.outLd};
 }
 
+/// The element index (i64) of Out[r][p] (canonical coordinates) in Out,
+/// and in the epilogue's acc, which has Out's shape.
+Value outputIndex(KernelIR &ir, const Problem &pb, const OutputStore &o,
+                  Value r, Value p);
+
+/// The epilogue of accumulator `v` (f32, f16 or, for i8, i32) of
+/// Out[r][p] at element `index`: the value to store, of pb.outputType.
+/// Where `inBounds` is given and false, its loads (scale, bias, acc) read
+/// element 0 instead, and the value is garbage for the caller not to store.
+Value epilogueValue(KernelIR &ir, const Problem &pb, const OutputStore &o,
+                    Value v, Value r, Value index, Value inBounds = Value());
+
 /// Out[r][p] (canonical coordinates; nothing past R or P, nor where
 /// `alsoInBounds` is false) = the epilogue of accumulator `v` (f32, f16
 /// or, for i8, i32).

@@ -32,7 +32,8 @@
 // and 1 for the two halves of the step) with B, and by default A, through
 // matrix descriptors of the slot; then wgmma.wait_group 0 and the release
 // of slot s on `empty`. The accumulators (BN / 2 f32 per thread) then go
-// through the sm_80 path's epilogue.
+// through the epilogue of HopperEpilogue.h: stored element by element, or
+// staged in the ring and stored as 16-byte vectors.
 //
 // With two K steps a ring slot (HopperKernelShape::stepsPerSlot), a slot
 // holds both steps' regions, and the consumers issue both steps' wgmmas
@@ -72,7 +73,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/HopperKernel.h"
-#include "passes/GPU/Epilogue.h"
+#include "passes/GPU/HopperEpilogue.h"
 #include "passes/GPU/KernelIR.h"
 #include "passes/GPU/KernelPrologue.h"
 
@@ -934,36 +935,20 @@ void emitConsumers(KernelIR &ir, const Problem &pb,
                              loop.getResults().begin() + tiles * accCount);
   fenceOperands(b, results);
 
-  // Epilogue: accumulator v of thread (w, g, t) is row 16 w + g +
-  // 8 ((v / 2) % 2), column 8 (v / 4) + 2 t + v % 2 of its 64 x BN tile
-  // (9.7.15.5.1.1).
-  OutputStore output = outputStoreOf(f.kp);
-  Value colBase0 = ir.add(f.blockCol, ir.mul(f.kp.t, ir.i32(2)));
-  for (int64_t mv = 0; mv < tiles * accCount; ++mv) {
-    int64_t m = mv / accCount, v = mv % accCount;
-    Value rowBase0 =
+  // The epilogue (HopperEpilogue.h): the warp's 16 rows of each of its
+  // 64-row tiles.
+  HopperEpilogueWarp warp;
+  for (int64_t m = 0; m < tiles; ++m)
+    warp.firstRow.push_back(
         ir.add(ir.add(f.blockRow, ir.mul(tileInBlock[m], ir.i32(64))),
-               ir.add(ir.mul(warpInGroup, ir.i32(16)), f.kp.g));
-    Value r = ir.add(rowBase0, ir.i32(8 * ((v / 2) % 2)));
-    Value acc = results[mv];
-    if (!shape.tilesPerImage()) {
-      storeResult(ir, pb, output, acc, r,
-                  ir.add(colBase0, ir.i32(8 * (v / 4) + v % 2)));
-      continue;
-    }
-    // Column j of a convolution's tile is output pixel (row0 + j / TW,
-    // col0 + j % TW) of the block's image.
-    Value j = ir.add(ir.mul(f.kp.t, ir.i32(2)), ir.i32(8 * (v / 4) + v % 2));
-    Value oh = ir.add(f.convRow0,
-                      arith::DivUIOp::create(b, j, ir.i32(shape.pixelTileW)));
-    Value ow = ir.add(f.convCol0,
-                      arith::RemUIOp::create(b, j, ir.i32(shape.pixelTileW)));
-    Value p = ir.add(
-        ir.mul(ir.add(ir.mul(f.convImage, f.kp.args.outH), oh), f.kp.args.outW),
-        ow);
-    storeResult(ir, pb, output, acc, r, p,
-                ir.both(ir.lt(oh, f.kp.args.outH), ir.lt(ow, f.kp.args.outW)));
-  }
+               ir.mul(warpInGroup, ir.i32(16))));
+  warp.blockCol = f.blockCol;
+  warp.convImage = f.convImage;
+  warp.convRow0 = f.convRow0;
+  warp.convCol0 = f.convCol0;
+  warp.smem = f.smem;
+  warp.consumerWarp = arith::DivUIOp::create(b, f.kp.tid, ir.i32(kWarpSize));
+  emitHopperEpilogue(ir, pb, shape, f.kp, warp, results);
 }
 
 } // namespace

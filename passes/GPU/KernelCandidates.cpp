@@ -87,7 +87,8 @@ KernelConfigAttr variantOf(Operation *op, KernelConfigAttr base,
                        : stc_gpu::WgmmaASource::smem,
       base.getAccumulator(), base.getOrderedMetadata() || wgmma,
       v.family == KernelFamily::staged && base.getDirectFallback(), pixelH,
-      pixelW, warpRows, warpCols, v.stageKSteps, v.metaTma);
+      pixelW, warpRows, warpCols, v.stageKSteps, v.metaTma,
+      /*vector_stores=*/false);
 }
 
 } // namespace
@@ -211,6 +212,8 @@ tuning::ModelKernel gpu_kernel::modelKernelOf(KernelConfigAttr config,
     variant += " areg";
   if (config.getMetaTma())
     variant += " mtma";
+  if (config.getVectorStores())
+    variant += " vst";
   if (!config.isWgmma())
     variant +=
         llvm::formatv(" w{0}x{1}", config.getWarpRows(), config.getWarpCols())

@@ -45,6 +45,7 @@ HopperKernelShape mlir::stc::gpu_kernel::hopperShapeOf(KernelConfigAttr config,
   shape.groupRows = config.getGroupRows();
   shape.multicastB = config.getMulticastB();
   shape.metaThroughTma = config.getMetaTma();
+  shape.vectorStores = config.getVectorStores();
   shape.stepsPerSlot = config.getStageKSteps();
   shape.aFromSharedMemory = config.getASource() == stc_gpu::WgmmaASource::smem;
   shape.pixelTileH = config.getPixelTileH();

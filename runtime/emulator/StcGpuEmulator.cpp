@@ -168,6 +168,46 @@ extern "C" void stc_emu_barrier(void) {
   }
 }
 
+extern "C" void stc_emu_named_barrier(int32_t id, int32_t count) {
+  Block *block = currentBlock;
+  if (!block)
+    fail("bar.sync called outside stc_emu_launch");
+  if (id < 1 || id > 15 || count <= 0 || count % 32 != 0 ||
+      count > block->threads)
+    fail("bar.sync " + std::to_string(id) + ", " + std::to_string(count) +
+         " in a block of " + std::to_string(block->threads) +
+         " threads (expected barrier 1 .. 15 and a thread count that is a "
+         "multiple of 32 up to the block's)");
+  std::unique_lock<std::mutex> lock(block->mutex);
+  Block::NamedBarrier &barrier = block->named[id];
+  uint64_t generation = barrier.generation;
+  if (++barrier.arrived == count) {
+    barrier.arrived = 0;
+    ++barrier.generation;
+    block->done.notify_all();
+  } else {
+    block->done.wait(lock, [&] { return barrier.generation != generation; });
+  }
+}
+
+extern "C" void stc_emu_warp_sync(int32_t memberMask) {
+  Warp *warp = currentWarp;
+  if (!warp)
+    fail("bar.warp.sync called outside stc_emu_launch");
+  if (memberMask != -1)
+    fail("bar.warp.sync with member mask " + std::to_string(memberMask) +
+         " (only the full mask 0xffffffff is emulated)");
+  std::unique_lock<std::mutex> lock(warp->mutex);
+  uint64_t generation = warp->generation;
+  if (++warp->arrived == 32) {
+    warp->arrived = 0;
+    ++warp->generation;
+    warp->done.notify_all();
+  } else {
+    warp->done.wait(lock, [&] { return warp->generation != generation; });
+  }
+}
+
 extern "C" int32_t stc_emu_shfl_xor(int32_t value, int32_t laneMask) {
   Warp *warp = currentWarp;
   if (!warp)

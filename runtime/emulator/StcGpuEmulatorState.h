@@ -56,6 +56,13 @@ struct Block {
   int64_t threads = 0;
   int64_t arrived = 0;
   uint64_t generation = 0;
+  /// bar.sync id, count (id 1 .. 15; bar.sync 0 is arrived/generation
+  /// above), guarded by `mutex` and signalled through `done`.
+  struct NamedBarrier {
+    int64_t arrived = 0;
+    uint64_t generation = 0;
+  };
+  NamedBarrier named[16];
   int64_t x = 0, y = 0;
   /// The block's rank in its cluster (%cluster_ctarank) and the cluster.
   int32_t rank = 0;

@@ -211,6 +211,16 @@ void stc_emu_cp_async(void *dst, const void *src, int32_t size,
 /* bar.sync 0 over the calling thread's block. */
 void stc_emu_barrier(void);
 
+/* bar.sync id, count: barrier `id` (0 .. 15) of the calling thread's block
+ * completes when `count` threads (a multiple of 32, at most the block's)
+ * have arrived at it. */
+void stc_emu_named_barrier(int32_t id, int32_t count);
+
+/* bar.warp.sync with the full member mask (0xffffffff; any other mask is an
+ * error): every lane of the calling thread's warp must call it, and none
+ * returns before all have arrived. */
+void stc_emu_warp_sync(int32_t member_mask);
+
 /* shfl.sync.bfly.b32 with all 32 lanes: returns `value` of lane
  * (this lane XOR lane_mask). Every lane of the warp must call it (as the
  * full member mask requires); lane_mask is 0 .. 31. */

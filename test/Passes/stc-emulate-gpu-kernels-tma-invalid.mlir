@@ -6,7 +6,7 @@
 // predicated mbarrier and copy ops, a kernel whose dynamic shared memory has
 // no size (or too big a one, or two dynamic globals), a host tensor-map
 // function of another signature, and a cluster launch whose clusters do not
-// tile the grid.
+// tile the grid; an nvvm.barrier without a thread count.
 // RUN: stc-opt %s -split-input-file --stc-emulate-gpu-kernels -verify-diagnostics
 
 module attributes {gpu.container_module} {
@@ -259,6 +259,20 @@ module attributes {gpu.container_module} {
     gpu.func @asm_types(%x: i32) kernel {
       // expected-error @+1 {{stc-emulate-gpu: empty inline assembly whose result type differs from its tied operands is not emulated}}
       %y = llvm.inline_asm has_side_effects asm_dialect = att "", "=f,0" %x : (i32) -> f32
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A named barrier without its id and thread count (the staged epilogue's
+// is bar.sync 1, count; a block-wide one is gpu.barrier).
+module attributes {gpu.container_module} {
+  gpu.module @stc_kernels {
+    gpu.func @named_barrier(%x: i32) kernel {
+      // expected-error @+1 {{stc-emulate-gpu: only nvvm.barrier with an id and a thread count is emulated}}
+      nvvm.barrier id = %x
       gpu.return
     }
   }

@@ -336,3 +336,10 @@ func.func private @elements_per_thread_negative() attributes {stc_gpu.elements_p
 func.func @unknown_attribute() attributes {stc_gpu.config = 1} {
   return
 }
+
+// -----
+
+// the staged epilogue's vector stores on mma.sp
+// expected-error @+1 {{vector_stores needs family wgmma, got direct}}
+#vector_stores_direct = #stc_gpu.kernel_config<arch = sm_90a, family = direct, block_rows = 64, block_cols = 64, vector_stores = true>
+func.func @vector_stores_direct() { return }
