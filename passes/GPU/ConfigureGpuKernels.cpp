@@ -295,14 +295,17 @@ ConfigureGpuKernels::configureWgmma(Operation *op, const Problem &pb,
                        << shape.blockK() << "-K steps; got "
                        << describeDepth(pb);
   }
-  shape.stages = k.wgmmaStages
-                     ? k.wgmmaStages
-                     : hopperStagesThatFit(
-                           shape.stepsPerSlot *
-                               hopperStageBytes(shape.blockRows,
-                                                shape.blockCols, shape.blockK(),
-                                                shape.elementBytes, pb.denseS),
-                           device);
+  shape.stages =
+      k.wgmmaStages
+          ? k.wgmmaStages
+          : hopperUsefulStages(
+                hopperStagesThatFit(
+                    shape.stepsPerSlot *
+                        hopperStageBytes(shape.blockRows, shape.blockCols,
+                                         shape.blockK(), shape.elementBytes,
+                                         pb.denseS),
+                    device),
+                wgmmaRingFills(pb, shape.stepsPerSlot));
   // The metadata ring takes shared memory too: as many stages as fit
   // with it.
   shape.metaThroughTma = k.metaTma && !pb.denseS;
@@ -472,11 +475,20 @@ KernelConfigAttr ConfigureGpuKernels::tunedChoice(Operation *op,
     return hit->config;
   }
   // The heuristic (the first candidate) stays unless another is predicted
-  // faster by more than the model's typical error (predictionMargin).
+  // faster by more than the model's typical error (predictionMargin). Not
+  // by a block taller than the problem (R rounded up to 64 rows, or the
+  // heuristic's own): its tiles past R are zero fill, and where the
+  // roofline is the DRAM time the model does not see them (on an H200,
+  // 256-row blocks on the R = 64 pointwise convolutions ran 1.6-2.1x
+  // slower than the mma.sp kernel: docs/HOPPER.md).
+  int64_t tallest = heuristic.getBlockRows();
+  if (!ShapedType::isDynamic(pb.rows))
+    tallest = std::max<int64_t>(tallest, llvm::alignTo(pb.rows, 64));
   KernelConfigAttr chosen = heuristic;
   tuning::CostModel::Prediction chosenTime = heuristicTime;
   for (auto &[candidate, p] : predicted)
-    if (p.us < chosenTime.us && p.us < (1 - margin) * heuristicTime.us) {
+    if (candidate.getBlockRows() <= tallest && p.us < chosenTime.us &&
+        p.us < (1 - margin) * heuristicTime.us) {
       chosen = candidate;
       chosenTime = p;
     }

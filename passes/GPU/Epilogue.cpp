@@ -93,37 +93,59 @@ Value mlir::stc::gpu_kernel::outputIndex(KernelIR &ir, const Problem &pb,
              : ir.add(ir.mul(ir.wide(p), ir.wide(o.outLd)), ir.wide(r));
 }
 
+namespace {
+/// Element `at` of `base`, or element 0's where `inBounds` is given and
+/// false.
+Value guardedLoad(KernelIR &ir, Value base, Type type, Value at,
+                  Value inBounds) {
+  return inBounds ? ir.loadIf(inBounds, base, type, at, ir.zeroOf(type))
+                  : ir.loadAt(base, type, at);
+}
+} // namespace
+
+EpilogueRow mlir::stc::gpu_kernel::loadEpilogueRow(KernelIR &ir,
+                                                   const Problem &pb,
+                                                   const OutputStore &o,
+                                                   Value r, Value inBounds) {
+  EpilogueRow row;
+  if (pb.outputType.isInteger(32))
+    return row;
+  if (pb.hasScale)
+    row.scale =
+        guardedLoad(ir, o.scale, ir.b.getF32Type(), ir.wide(r), inBounds);
+  if (pb.hasBias)
+    row.bias = epilogueToF32(
+        ir.b, guardedLoad(ir, o.bias, pb.biasType, ir.wide(r), inBounds));
+  return row;
+}
+
 Value mlir::stc::gpu_kernel::epilogueValue(KernelIR &ir, const Problem &pb,
                                            const OutputStore &o, Value v,
-                                           Value r, Value index,
-                                           Value inBounds) {
+                                           Value r, Value index, Value inBounds,
+                                           const EpilogueRow *row) {
   // An i32 result is the exact accumulator (no epilogue: verifier).
   if (pb.outputType.isInteger(32))
     return v;
   ImplicitLocOpBuilder &b = ir.b;
-  auto load = [&](Value base, Type type, Value at) {
-    return inBounds ? ir.loadIf(inBounds, base, type, at, ir.zeroOf(type))
-                    : ir.loadAt(base, type, at);
-  };
+  EpilogueRow loaded = row ? *row : loadEpilogueRow(ir, pb, o, r, inBounds);
   // The f32 epilogue, in the CPU path's order:
   // (alpha * scale) * prod + beta * acc + bias.
   v = epilogueToF32(b, v);
   Value factor = pb.alpha != 1.0 ? ir.f32(pb.alpha) : Value();
   if (pb.hasScale) {
-    Value sv = load(o.scale, b.getF32Type(), ir.wide(r));
+    Value sv = loaded.scale;
     factor = factor ? arith::MulFOp::create(b, factor, sv).getResult() : sv;
   }
   if (factor)
     v = arith::MulFOp::create(b, v, factor);
   if (pb.hasAcc && pb.beta != 0.0) {
-    Value a = epilogueToF32(b, load(o.accIn, pb.accType, index));
+    Value a =
+        epilogueToF32(b, guardedLoad(ir, o.accIn, pb.accType, index, inBounds));
     v = arith::AddFOp::create(b, v,
                               arith::MulFOp::create(b, a, ir.f32(pb.beta)));
   }
-  if (pb.hasBias) {
-    Value bv = epilogueToF32(b, load(o.bias, pb.biasType, ir.wide(r)));
-    v = arith::AddFOp::create(b, v, bv);
-  }
+  if (pb.hasBias)
+    v = arith::AddFOp::create(b, v, loaded.bias);
   return convertEpilogueResult(b, emitActivation(ir, pb.activation, v),
                                pb.outputType);
 }

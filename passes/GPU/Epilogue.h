@@ -37,12 +37,23 @@ inline OutputStore outputStoreOf(const KernelPrologue &k) {
 Value outputIndex(KernelIR &ir, const Problem &pb, const OutputStore &o,
                   Value r, Value p);
 
+/// The epilogue's operands of row r (its scale and bias as f32; null where
+/// the problem has none), loaded once for all of the row's accumulators;
+/// element 0's where `inBounds` is false.
+struct EpilogueRow {
+  Value scale, bias;
+};
+EpilogueRow loadEpilogueRow(KernelIR &ir, const Problem &pb,
+                            const OutputStore &o, Value r, Value inBounds);
+
 /// The epilogue of accumulator `v` (f32, f16 or, for i8, i32) of
 /// Out[r][p] at element `index`: the value to store, of pb.outputType.
 /// Where `inBounds` is given and false, its loads (scale, bias, acc) read
 /// element 0 instead, and the value is garbage for the caller not to store.
+/// With `row` (row r's operands), it loads only acc.
 Value epilogueValue(KernelIR &ir, const Problem &pb, const OutputStore &o,
-                    Value v, Value r, Value index, Value inBounds = Value());
+                    Value v, Value r, Value index, Value inBounds = Value(),
+                    const EpilogueRow *row = nullptr);
 
 /// Out[r][p] (canonical coordinates; nothing past R or P, nor where
 /// `alsoInBounds` is false) = the epilogue of accumulator `v` (f32, f16

@@ -136,7 +136,14 @@ void vectorStores(KernelIR &ir, const Problem &pb,
   const int64_t accCount = shape.blockCols / 2;
   const int64_t tiles = static_cast<int64_t>(w.firstRow.size());
 
-  for (int64_t m = 0; m < tiles; ++m)
+  for (int64_t m = 0; m < tiles; ++m) {
+    // A thread's accumulators of the tile are in two rows, g and g + 8:
+    // their scale and bias are loaded once.
+    EpilogueRow rowOperands[2];
+    for (int64_t half = 0; half < 2; ++half) {
+      Value r = ir.add(ir.add(w.firstRow[m], kp.g), ir.i32(8 * half));
+      rowOperands[half] = loadEpilogueRow(ir, pb, o, r, ir.lt(r, o.rows));
+    }
     for (int64_t q = 0; q < shape.blockCols / chunkCols; ++q) {
       // 1. The thread's results of the chunk's columns into the region.
       for (int64_t v = q * chunkCols / 2; v < (q + 1) * chunkCols / 2; ++v) {
@@ -144,8 +151,8 @@ void vectorStores(KernelIR &ir, const Problem &pb,
         TileColumn column = tileColumn(ir, shape, kp, w, c);
         Value ok = ir.both(ir.lt(r, o.rows), column.valid);
         Value index = outputIndex(ir, pb, o, r, column.p);
-        Value result =
-            epilogueValue(ir, pb, o, acc[m * accCount + v], r, index, ok);
+        Value result = epilogueValue(ir, pb, o, acc[m * accCount + v], r, index,
+                                     ok, &rowOperands[(v / 2) % 2]);
         Value line = ir.add(kp.g, ir.i32(8 * ((v / 2) % 2)));
         Value inChunk = ir.add(c, ir.i32(-q * chunkCols));
         if (transposed)
@@ -225,6 +232,7 @@ void vectorStores(KernelIR &ir, const Problem &pb,
       // 3. Every lane has read the region before the next chunk's writes.
       syncWarp();
     }
+  }
 }
 
 } // namespace

@@ -46,6 +46,12 @@ int64_t mlir::stc::hopperStagesThatFit(int64_t stageBytes,
       2, maxStages);
 }
 
+int64_t mlir::stc::hopperUsefulStages(int64_t fit, int64_t fills) {
+  if (fills <= 0)
+    return fit;
+  return std::max<int64_t>(2, std::min(fit, fills));
+}
+
 HopperPixelTile mlir::stc::chooseHopperPixelTile(int64_t blockCols,
                                                  const HopperPixelGrid &grid) {
   HopperPixelTile best;

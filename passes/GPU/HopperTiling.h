@@ -109,6 +109,12 @@ int64_t hopperStagesThatFit(int64_t stageBytes,
                             const HopperDevice &device = HopperDevice(),
                             int64_t maxStages = 6);
 
+/// The ring depth worth having of the `fit` that fit: no more slots than
+/// the op's ring fills (`fills`, 0 when K is not known), since a slot past
+/// the last fill is never written but keeps other blocks off the SM; at
+/// least 2.
+int64_t hopperUsefulStages(int64_t fit, int64_t fills);
+
 /// The heuristic (docs/HOPPER.md, "Tile choice"):
 /// 1. BK fills a 128-byte swizzle row: 128 / elementBytes.
 /// 2. Among BM in {64, 128} and BN in {64, 128, 256}, keep the tiles whose

@@ -101,7 +101,11 @@ gpu_kernel::kernelCandidates(Operation *op, const Problem &pb, GpuArch arch,
   ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });
   // True when the candidate is in the list (now or before).
-  auto add = [&](const Variant &v) {
+  auto add = [&](Variant v) {
+    // The sm_90a kernel's ring: no slots past the op's fills.
+    if (v.family == KernelFamily::wgmma)
+      v.stages =
+          hopperUsefulStages(v.stages, wgmmaRingFills(pb, v.stageKSteps));
     KernelConfigAttr config = variantOf(op, heuristic, v, pixelGridOf(pb));
     if (!config)
       return false;

@@ -33,6 +33,14 @@ bool mlir::stc::gpu_kernel::takesTwoStepsPerSlot(const Problem &pb) {
          llvm::divideCeil(pb.depth, wgmmaStepK(pb)) % 2 == 0;
 }
 
+int64_t mlir::stc::gpu_kernel::wgmmaRingFills(const Problem &pb,
+                                              int64_t stepsPerSlot) {
+  if (ShapedType::isDynamic(pb.depth))
+    return 0;
+  return llvm::divideCeil(llvm::divideCeil(pb.depth, wgmmaStepK(pb)),
+                          stepsPerSlot);
+}
+
 HopperKernelShape mlir::stc::gpu_kernel::hopperShapeOf(KernelConfigAttr config,
                                                        const Problem &pb) {
   HopperKernelShape shape;

@@ -39,6 +39,9 @@ int64_t wgmmaStepK(const Problem &pb);
 /// 2:4 operand and a static K of an even number of steps (no slot
 /// half-filled).
 bool takesTwoStepsPerSlot(const Problem &pb);
+/// Fills of the sm_90a kernel's ring for `pb` with `stepsPerSlot` K steps a
+/// slot (ceil(K / step K) / stepsPerSlot); 0 when K is dynamic.
+int64_t wgmmaRingFills(const Problem &pb, int64_t stepsPerSlot);
 
 /// The sm_90a kernel's geometry for `config` (family wgmma).
 HopperKernelShape hopperShapeOf(stc_gpu::KernelConfigAttr config,

@@ -26,15 +26,18 @@
 // RUN: rm -rf %t.conv && mkdir -p %t.conv
 // RUN: %python %S/Inputs/conv_check.py --stc-run stc-run --work %t.conv --shape 2,9,11,128,1,72 --filter 3,3 --stride 2,2 --pad 1,1,1,0 --relu --seed 10 -- --device=emulate --target=sm_90a --gpu-stage-k-steps=2 --gpu-block-rows=128 | FileCheck %s --check-prefix=CONV
 // The configuration, and the op of an odd number of steps: the i8
-// program's K = 320 is three 128-K steps.
+// program's K = 320 is three 128-K steps. The rings have no more slots
+// than fills (K = 640: five pairs of steps; i8 K = 1024: four).
 // RUN: stc-opt %s --stc-pipeline="target=sm_90a stop-after-stc=true" | stc-opt --stc-configure-gpu-kernels="target=sm_90a stage-k-steps=2 block-rows=128 block-cols=64" 2>&1 | FileCheck %s --check-prefix=CONFIG
 // CHECK: stc-run: device: emulate (sm_90a kernels on the CPU)
 // CHECK: stc-run: check: result #0 relative error {{.*}}: PASS
 // CONV: conv 2,9,11,128,1,72 3,3 f16 relerr {{.*}} OK
 // CONFIG: remark: stc-configure-gpu-kernels: sm_90a: one K step a ring slot, since two (stage-k-steps=2) need a 2:4 operand and an even number of 128-K steps; got K = 320
-// CONFIG-COUNT-3: block_rows = 128, block_cols = 64, stages = 6, stage_k_steps = 2>
-// CONFIG: block_rows = 128, block_cols = 64, stages = 6, accumulator = s32, stage_k_steps = 2>
-// CONFIG: block_rows = 128, block_cols = 64, stages = 6, accumulator = s32>
+// CONFIG: block_rows = 128, block_cols = 64, stages = 6, stage_k_steps = 2>
+// CONFIG: block_rows = 128, block_cols = 64, stages = 5, stage_k_steps = 2>
+// CONFIG: block_rows = 128, block_cols = 64, stages = 6, stage_k_steps = 2>
+// CONFIG: block_rows = 128, block_cols = 64, stages = 4, accumulator = s32, stage_k_steps = 2>
+// CONFIG: block_rows = 128, block_cols = 64, stages = 3, accumulator = s32>
 
 // A (200 x 1024, pruned at run time) . B (1024 x 136): 16 K steps.
 func.func @lhs_f16(%a: tensor<200x1024xf16>, %b: tensor<1024x136xf16>) -> tensor<200x136xf32> {

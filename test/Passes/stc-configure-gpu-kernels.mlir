@@ -19,7 +19,8 @@
 // SM80-LABEL: func.func @square
 // SM80: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_80, family = staged, block_rows = 64, block_cols = 128, stages = 3, warp_cols = 64>
 // SM90A-LABEL: func.func @square
-// SM90A: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 6>
+// K = 256 is four K steps: a ring of 4 slots (no more than its fills).
+// SM90A: stc.spmm {{.*}}stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = wgmma, block_rows = 128, block_cols = 128, stages = 4>
 // KNOBS-LABEL: func.func @square
 // KNOBS: stc_gpu.kernel_config = #stc_gpu.kernel_config<arch = sm_90a, family = direct, block_rows = 128, block_cols = 128, ordered_metadata = false>
 // 256 rows narrow the heuristic's columns to 128; the cluster of 2 allows

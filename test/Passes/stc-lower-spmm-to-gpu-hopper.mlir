@@ -57,17 +57,18 @@
 // CHECK-LABEL: gpu.func @stc_spmm_0(
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %[[VMAP:.*]]: !llvm.ptr, %[[DMAP:.*]]: !llvm.ptr)
 // 200 x 136 with 64 x 64 tiles: one consumer warpgroup and the producer
-// warpgroup (256 threads), 6 stages of 4 KiB of values and 8 KiB of B,
-// 6 x 12 KiB + 96 bytes of barriers + 1 KiB of alignment slack.
+// warpgroup (256 threads); K = 144 is three K steps, so 3 stages (no more
+// than the ring's fills) of 4 KiB of values and 8 KiB of B, 3 x 12 KiB +
+// 48 bytes of barriers + 1 KiB of alignment slack.
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
-// CHECK-SAME: stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_spmm_0", config = <arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 6>, threads = 256, shared_bytes = 74848, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"], num_pointers = 4,
+// CHECK-SAME: stc_gpu.kernel_info = #stc_gpu.kernel_info<kernel = "stc_spmm_0", config = <arch = sm_90a, family = wgmma, block_rows = 64, block_cols = 64, stages = 3>, threads = 256, shared_bytes = 37936, static_shared_bytes = 0, params = ["values", "meta", "dense", "out", "R", "P", "K", "value_cols", "meta_cols", "values_map", "dense_map"], num_pointers = 4,
 // CHECK-SAME: meta_layout = canonical, meta_kernel = "stc_spmm_0_meta", meta_rows_per_block = 64, meta_k_per_word = 64, meta_threads = 128,
 // A k-major D (K x N, P contiguous) is copied as 64 x 64 boxes.
 // CHECK-SAME: tensor_maps = [#stc_gpu.tensor_map<"values_map" over "values", type 6, box[32, 64], swizzle 64>, #stc_gpu.tensor_map<"dense_map" over "dense", type 6, box[64, 64], swizzle 128>]>
 // CHECK: llvm.mlir.addressof @stc_spmm_0_smem : !llvm.ptr<3>
 // Thread 0 initialises a full and an empty barrier per slot.
 // CHECK: scf.if
-// CHECK-COUNT-6: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
 // One consumer warpgroup: no register moves (setmaxnreg).

@@ -159,3 +159,12 @@ TEST(HopperTiling, ConvolutionTilesCountTheirWastedPixels) {
   // A GEMM's pixel tile is empty.
   EXPECT_EQ(chooseHopperTiling(flat).pixelTile.cols, 0);
 }
+
+// The ring has no slots past the op's fills (a slot never written still
+// takes shared memory), at least 2, and all that fit when K is unknown.
+TEST(HopperTiling, RingNoDeeperThanItsFills) {
+  EXPECT_EQ(mlir::stc::hopperUsefulStages(6, 1), 2);
+  EXPECT_EQ(mlir::stc::hopperUsefulStages(6, 4), 4);
+  EXPECT_EQ(mlir::stc::hopperUsefulStages(6, 16), 6);
+  EXPECT_EQ(mlir::stc::hopperUsefulStages(5, 0), 5);
+}
