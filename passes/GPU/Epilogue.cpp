@@ -119,6 +119,30 @@ EpilogueRow mlir::stc::gpu_kernel::loadEpilogueRow(KernelIR &ir,
   return row;
 }
 
+Value mlir::stc::gpu_kernel::epilogueScaled(KernelIR &ir, const Problem &pb,
+                                            Value v, const EpilogueRow &row) {
+  ImplicitLocOpBuilder &b = ir.b;
+  v = epilogueToF32(b, v);
+  Value factor = pb.alpha != 1.0 ? ir.f32(pb.alpha) : Value();
+  if (pb.hasScale)
+    factor = factor ? arith::MulFOp::create(b, factor, row.scale).getResult()
+                    : row.scale;
+  return factor ? arith::MulFOp::create(b, v, factor).getResult() : v;
+}
+
+Value mlir::stc::gpu_kernel::epilogueTail(KernelIR &ir, const Problem &pb,
+                                          Value scaled, Value acc, Value bias) {
+  ImplicitLocOpBuilder &b = ir.b;
+  Value v = scaled;
+  if (acc)
+    v = arith::AddFOp::create(b, v,
+                              arith::MulFOp::create(b, acc, ir.f32(pb.beta)));
+  if (bias)
+    v = arith::AddFOp::create(b, v, bias);
+  return convertEpilogueResult(b, emitActivation(ir, pb.activation, v),
+                               pb.outputType);
+}
+
 Value mlir::stc::gpu_kernel::epilogueValue(KernelIR &ir, const Problem &pb,
                                            const OutputStore &o, Value v,
                                            Value r, Value index, Value inBounds,
@@ -128,26 +152,13 @@ Value mlir::stc::gpu_kernel::epilogueValue(KernelIR &ir, const Problem &pb,
     return v;
   ImplicitLocOpBuilder &b = ir.b;
   EpilogueRow loaded = row ? *row : loadEpilogueRow(ir, pb, o, r, inBounds);
-  // The f32 epilogue, in the CPU path's order:
-  // (alpha * scale) * prod + beta * acc + bias.
-  v = epilogueToF32(b, v);
-  Value factor = pb.alpha != 1.0 ? ir.f32(pb.alpha) : Value();
-  if (pb.hasScale) {
-    Value sv = loaded.scale;
-    factor = factor ? arith::MulFOp::create(b, factor, sv).getResult() : sv;
-  }
-  if (factor)
-    v = arith::MulFOp::create(b, v, factor);
-  if (pb.hasAcc && pb.beta != 0.0) {
-    Value a =
+  // (alpha * scale) * prod + beta * acc + bias, the CPU path's order.
+  Value acc;
+  if (pb.hasAcc && pb.beta != 0.0)
+    acc =
         epilogueToF32(b, guardedLoad(ir, o.accIn, pb.accType, index, inBounds));
-    v = arith::AddFOp::create(b, v,
-                              arith::MulFOp::create(b, a, ir.f32(pb.beta)));
-  }
-  if (pb.hasBias)
-    v = arith::AddFOp::create(b, v, loaded.bias);
-  return convertEpilogueResult(b, emitActivation(ir, pb.activation, v),
-                               pb.outputType);
+  return epilogueTail(ir, pb, epilogueScaled(ir, pb, v, loaded), acc,
+                      loaded.bias);
 }
 
 void mlir::stc::gpu_kernel::storeResult(KernelIR &ir, const Problem &pb,

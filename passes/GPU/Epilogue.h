@@ -46,6 +46,16 @@ struct EpilogueRow {
 EpilogueRow loadEpilogueRow(KernelIR &ir, const Problem &pb,
                             const OutputStore &o, Value r, Value inBounds);
 
+/// The epilogue in two halves, in the CPU path's order: the scaled
+/// product (alpha * scale) * v as f32 (`row` holds the scale), and the
+/// rest, scaled + beta * acc + bias (acc and bias as f32, null where the
+/// problem has none), the activation and the conversion to pb.outputType.
+/// Not for an i32 result (the exact accumulator).
+Value epilogueScaled(KernelIR &ir, const Problem &pb, Value v,
+                     const EpilogueRow &row);
+Value epilogueTail(KernelIR &ir, const Problem &pb, Value scaled, Value acc,
+                   Value bias);
+
 /// The epilogue of accumulator `v` (f32, f16 or, for i8, i32) of
 /// Out[r][p] at element `index`: the value to store, of pb.outputType.
 /// Where `inBounds` is given and false, its loads (scale, bias, acc) read

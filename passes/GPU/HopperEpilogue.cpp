@@ -12,7 +12,10 @@
 //      arithmetic) into the warp's region, laid out as Out is: [column][16
 //      rows] for a transposed Out, [row][columns] otherwise, each line
 //      padded by 16 bytes so that a warp's element writes spread over the
-//      banks;
+//      banks. With a residual (acc), only the scaled products go there, as
+//      f32, and step 2 reads acc as vectors at the same elements and
+//      finishes the epilogue (epilogueTail): a bottleneck's residual is as
+//      much traffic as its result;
 //   2. bar.warp.sync; every lane copies whole 16-byte vectors of the region
 //      to Out, consecutive lanes taking consecutive vectors of a line, so
 //      that a warp instruction writes whole 32-byte sectors; a vector that
@@ -27,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/HopperEpilogue.h"
+#include "passes/CpuEpilogue.h"
 #include "passes/GPU/Epilogue.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -107,13 +111,21 @@ void vectorStores(KernelIR &ir, const Problem &pb,
          "a convolution's output is transposed");
   const int64_t elementBytes = pb.outputType.getIntOrFloatBitWidth() / 8;
   const int64_t perVector = kVectorBytes / elementBytes;
+  // With a residual the region holds the scaled products (f32), and the
+  // copy out adds beta * acc, read as vectors too, and the bias, applies the
+  // activation and converts (epilogueTail): the residual is the other half
+  // of a bottleneck's traffic.
+  const bool residual =
+      pb.hasAcc && pb.beta != 0.0 && !pb.outputType.isInteger(32);
+  const int64_t stagedBytes = residual ? 4 : elementBytes;
   const int64_t chunkCols = shape.stagingCols();
   // The region: `lines` lines of `lineBytes` (16 bytes of padding each).
   const int64_t lineElements = transposed ? kWarpRows : chunkCols;
   const int64_t lines = transposed ? chunkCols : kWarpRows;
-  const int64_t lineBytes = lineElements * elementBytes + kVectorBytes;
+  const int64_t lineBytes = lineElements * stagedBytes + kVectorBytes;
   const int64_t regionBytes = lines * lineBytes;
-  const int64_t vectorsPerLine = lineElements * elementBytes / kVectorBytes;
+  // 16-byte vectors of the result per line.
+  const int64_t vectorsPerLine = lineElements / perVector;
   const int64_t vectors = lines * vectorsPerLine;
   assert(shape.consumerThreads() / kLanes * regionBytes <=
              shape.stages * shape.stageBytes() &&
@@ -151,16 +163,18 @@ void vectorStores(KernelIR &ir, const Problem &pb,
         TileColumn column = tileColumn(ir, shape, kp, w, c);
         Value ok = ir.both(ir.lt(r, o.rows), column.valid);
         Value index = outputIndex(ir, pb, o, r, column.p);
-        Value result = epilogueValue(ir, pb, o, acc[m * accCount + v], r, index,
-                                     ok, &rowOperands[(v / 2) % 2]);
+        const EpilogueRow &row = rowOperands[(v / 2) % 2];
+        Value result = residual
+                           ? epilogueScaled(ir, pb, acc[m * accCount + v], row)
+                           : epilogueValue(ir, pb, o, acc[m * accCount + v], r,
+                                           index, ok, &row);
         Value line = ir.add(kp.g, ir.i32(8 * ((v / 2) % 2)));
         Value inChunk = ir.add(c, ir.i32(-q * chunkCols));
         if (transposed)
           std::swap(line, inChunk);
-        LLVM::StoreOp::create(
-            b, result,
-            at(ir.add(ir.mul(line, ir.i32(lineBytes)),
-                      ir.mul(inChunk, ir.i32(elementBytes)))));
+        LLVM::StoreOp::create(b, result,
+                              at(ir.add(ir.mul(line, ir.i32(lineBytes)),
+                                        ir.mul(inChunk, ir.i32(stagedBytes)))));
       }
       syncWarp();
 
@@ -176,7 +190,7 @@ void vectorStores(KernelIR &ir, const Problem &pb,
         Value line = arith::DivUIOp::create(b, u, ir.i32(vectorsPerLine));
         Value part = arith::RemUIOp::create(b, u, ir.i32(vectorsPerLine));
         Value src = at(ir.add(ir.mul(line, ir.i32(lineBytes)),
-                              ir.mul(part, ir.i32(kVectorBytes))));
+                              ir.mul(part, ir.i32(perVector * stagedBytes))));
         // The vector's first element (r0, p0) and whether element e of it
         // is inside Out.
         Value r0, p0, columnValid;
@@ -197,22 +211,83 @@ void vectorStores(KernelIR &ir, const Problem &pb,
                      ? ir.both(columnValid, ir.lt(ir.add(r0, e), o.rows))
                      : ir.both(columnValid, ir.lt(ir.add(p0, e), o.cols));
         };
-        Value dst =
-            LLVM::GEPOp::create(b, o.out.getType(), pb.outputType, o.out,
-                                ValueRange{outputIndex(ir, pb, o, r0, p0)});
-        Value aligned = arith::CmpIOp::create(
-            b, arith::CmpIPredicate::eq,
-            arith::AndIOp::create(
-                b, LLVM::PtrToIntOp::create(b, b.getI64Type(), dst),
-                ir.i64(kVectorBytes - 1)),
-            ir.i64(0));
-        auto whole = scf::IfOp::create(
-            b, ir.both(inside(ir.i32(perVector - 1)), aligned),
-            /*withElseRegion=*/true);
+        Value index0 = outputIndex(ir, pb, o, r0, p0);
+        Value dst = LLVM::GEPOp::create(b, o.out.getType(), pb.outputType,
+                                        o.out, ValueRange{index0});
+        auto aligned = [&](Value ptr) {
+          return arith::CmpIOp::create(
+              b, arith::CmpIPredicate::eq,
+              arith::AndIOp::create(
+                  b, LLVM::PtrToIntOp::create(b, b.getI64Type(), ptr),
+                  ir.i64(kVectorBytes - 1)),
+              ir.i64(0));
+        };
+        Value allInside = inside(ir.i32(perVector - 1));
+        // The vector's results: the staged ones, or with a residual the
+        // rest of their epilogue.
+        auto outVectorType = VectorType::get({perVector}, pb.outputType);
+        Value results;
+        if (!residual) {
+          results = LLVM::LoadOp::create(b, outVectorType, src, kVectorBytes);
+        } else {
+          Value scaled = LLVM::LoadOp::create(
+              b, VectorType::get({perVector}, b.getF32Type()), src,
+              kVectorBytes);
+          // acc at the same elements: one vector load where it is whole and
+          // aligned, else element by element (element 0 outside).
+          auto accVectorType = VectorType::get({perVector}, pb.accType);
+          Value accPtr = LLVM::GEPOp::create(b, o.accIn.getType(), pb.accType,
+                                             o.accIn, ValueRange{index0});
+          auto accLoad = scf::IfOp::create(b, TypeRange{accVectorType},
+                                           ir.both(allInside, aligned(accPtr)),
+                                           /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard accGuard(b);
+            b.setInsertionPointToStart(accLoad.thenBlock());
+            scf::YieldOp::create(
+                b, ValueRange{LLVM::LoadOp::create(b, accVectorType, accPtr,
+                                                   kVectorBytes)});
+            b.setInsertionPointToStart(accLoad.elseBlock());
+            auto each =
+                scf::ForOp::create(b, ir.i32(0), ir.i32(perVector), ir.i32(1),
+                                   ValueRange{ir.zeroOf(accVectorType)});
+            b.setInsertionPointToStart(each.getBody());
+            Value e = each.getInductionVar();
+            Value one =
+                ir.loadIf(inside(e), o.accIn, pb.accType,
+                          ir.add(index0, ir.wide(e)), ir.zeroOf(pb.accType));
+            scf::YieldOp::create(b,
+                                 ValueRange{LLVM::InsertElementOp::create(
+                                     b, each.getRegionIterArgs()[0], one, e)});
+            b.setInsertionPointAfter(each);
+            scf::YieldOp::create(b, each.getResults());
+          }
+          Value accs = accLoad.getResult(0);
+          results = LLVM::UndefOp::create(b, outVectorType);
+          for (int64_t e = 0; e < perVector; ++e) {
+            // Element e is row r0 + e of a transposed result, else of row
+            // r0.
+            Value bias;
+            if (pb.hasBias) {
+              Value row = transposed ? ir.add(r0, ir.i32(e)) : r0;
+              bias = epilogueToF32(b, ir.loadIf(inside(ir.i32(e)), o.bias,
+                                                pb.biasType, ir.wide(row),
+                                                ir.zeroOf(pb.biasType)));
+            }
+            Value y = epilogueTail(
+                ir, pb, LLVM::ExtractElementOp::create(b, scaled, ir.i32(e)),
+                epilogueToF32(
+                    b, LLVM::ExtractElementOp::create(b, accs, ir.i32(e))),
+                bias);
+            results = LLVM::InsertElementOp::create(b, results, y, ir.i32(e));
+          }
+        }
+        auto whole = scf::IfOp::create(b, ir.both(allInside, aligned(dst)),
+                                       /*withElseRegion=*/true);
         b.setInsertionPointToStart(whole.thenBlock());
-        LLVM::StoreOp::create(
-            b, LLVM::LoadOp::create(b, vectorType, src, kVectorBytes), dst,
-            kVectorBytes);
+        LLVM::StoreOp::create(b,
+                              LLVM::BitcastOp::create(b, vectorType, results),
+                              dst, kVectorBytes);
         b.setInsertionPointToStart(whole.elseBlock());
         auto each =
             scf::ForOp::create(b, ir.i32(0), ir.i32(perVector), ir.i32(1));
@@ -220,11 +295,7 @@ void vectorStores(KernelIR &ir, const Problem &pb,
         Value e = each.getInductionVar();
         auto one = scf::IfOp::create(b, inside(e), /*withElseRegion=*/false);
         b.setInsertionPointToStart(one.thenBlock());
-        Value element = LLVM::LoadOp::create(
-            b, pb.outputType,
-            LLVM::GEPOp::create(b, src.getType(), pb.outputType, src,
-                                ValueRange{e}));
-        LLVM::StoreOp::create(b, element,
+        LLVM::StoreOp::create(b, LLVM::ExtractElementOp::create(b, results, e),
                               LLVM::GEPOp::create(b, dst.getType(),
                                                   pb.outputType, dst,
                                                   ValueRange{e}));

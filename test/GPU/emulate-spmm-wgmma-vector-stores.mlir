@@ -11,13 +11,15 @@
 // for a sparse rhs), rows and columns that end inside a vector (R = 70,
 // P = 136 and 70) and rows whose pitch is not a multiple of 16 bytes
 // (every vector of them element by element), f32, f16, bf16, i32 and i8
-// results (4, 8, 8, 4 and 16 elements a vector), bias + ReLU, a residual
-// with a GELU, 64- to 256-row blocks (two 64-row tiles a warp), 16- and
+// results (4, 8, 8, 4 and 16 elements a vector), bias + ReLU, residuals
+// (read as vectors beside the staged scaled products, or element by
+// element where unaligned) with a GELU, a bias or alpha/beta, 64- to 256-row blocks (two 64-row tiles a warp), 16- and
 // 32-column blocks, a dense contraction, a batch, and convolutions tiled
 // per image (ragged pixel tiles) and flat.
 // Mutations that fail it (tried when it was written): the transposed
-// staging laid out as the other orientation; the vectors' first row one
-// vector off; the ragged vector's whole-vector test on its first element.
+// staging laid out as the other orientation; the ragged vector's
+// whole-vector test on its first element; the residual's vector read one
+// vector off.
 // REQUIRES: numpy
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f32_ragged --random-inputs --seed=1 --check --gpu-vector-stores 2>&1 | FileCheck %s
 // RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_f32_ragged --random-inputs --seed=2 --check --gpu-vector-stores --gpu-block-rows=256 --gpu-block-cols=128 2>&1 | FileCheck %s
@@ -29,6 +31,10 @@
 // i8: an i8 result (16 a vector) and the exact i32 one.
 // RUN: stc-run %S/emulate-spmm-wgmma-i8.mlir --device=emulate --target=sm_90a --entry=rhs_requant --random-inputs --seed=8 --check --gpu-vector-stores 2>&1 | FileCheck %s
 // RUN: stc-run %S/emulate-spmm-wgmma-i8.mlir --device=emulate --target=sm_90a --entry=lhs_acc32 --random-inputs --seed=9 --check --gpu-vector-stores --gpu-block-rows=256 2>&1 | FileCheck %s
+// RUN: stc-run %S/emulate-spmm-wgmma-i8.mlir --device=emulate --target=sm_90a --entry=lhs_quarter_step_residual --random-inputs --seed=16 --check --gpu-vector-stores 2>&1 | FileCheck %s
+// A residual with a row bias in an R x P result whose rows are 140 bytes
+// (the residual read element by element where a vector is not aligned).
+// RUN: stc-run %s --device=emulate --target=sm_90a --entry=lhs_bf16_residual_bias --random-inputs --seed=17 --check --gpu-vector-stores --gpu-block-rows=128 2>&1 | FileCheck %s
 // Decode-size blocks of 16 and 32 columns: one staging chunk of 16
 // columns, or of 32 (24 tokens: the second chunk past P).
 // RUN: stc-run %S/emulate-spmm-wgmma-narrow.mlir --device=emulate --target=sm_90a --entry=rhs_f16_decode --random-inputs --seed=10 --check --gpu-vector-stores --gpu-block-cols=16 --gpu-block-rows=128 2>&1 | FileCheck %s
@@ -99,4 +105,16 @@ func.func @rhs_f16_residual_gelu(%x: tensor<300x256xf16>, %w: tensor<256x96xf16>
       {pattern = #stc.nm<2:4>, sparse = #stc.operand<rhs>, beta = 1.0, activation = #stc.activation<gelu_tanh>}
       : tensor<96x128xf16>, tensor<96x16xi16>, tensor<300x256xf16> -> tensor<300x96xf16>
   return %y : tensor<300x96xf16>
+}
+
+// A (130 x 320) . B^T (70 x 320) + C, with a bias per row of A, in bf16:
+// rows of 140 bytes, so most vectors of the result and of C are not
+// 16-byte aligned.
+func.func @lhs_bf16_residual_bias(%a: tensor<130x320xbf16>, %bt: tensor<70x320xbf16>, %c: tensor<130x70xbf16>, %bias: tensor<130xf32>) -> tensor<130x70xbf16> {
+  %p = stc.prune %a by #stc.nm<2:4> along 1 : tensor<130x320xbf16>
+  %v, %m = stc.compress %p by #stc.nm<2:4> along 1 : tensor<130x320xbf16> -> tensor<130x160xbf16>, tensor<130x20xi16>
+  %y = stc.spmm %v, %m, %bt bias(%bias : tensor<130xf32>) acc(%c : tensor<130x70xbf16>)
+      {pattern = #stc.nm<2:4>, sparse = #stc.operand<lhs>, dense_transposed = true, beta = 1.0}
+      : tensor<130x160xbf16>, tensor<130x20xi16>, tensor<70x320xbf16> -> tensor<130x70xbf16>
+  return %y : tensor<130x70xbf16>
 }
