@@ -14,7 +14,11 @@
 // remaining kernels and bufferizes the whole module; buffers are then freed
 // where the program frees them, as under upstream's sparsifier (ownership-
 // based deallocation cannot run there: it would free the sparse runtime's
-// storage it sees returned by calls).
+// storage it sees returned by calls), except in the functions that never
+// see such storage (ownedBufferFunctions): STC's own functions in a module
+// that also has a CSR one, say, get ownership-based deallocation after
+// the pipeline, as they would on STC's path, instead of leaking their
+// temporaries on every call.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -43,9 +47,9 @@ bool isSparseType(Type t) {
   return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
 }
 
-/// Whether anything in `module` needs upstream's sparsifier.
-bool holdsSparseTensors(ModuleOp module) {
-  WalkResult found = module.walk([](Operation *op) {
+/// Whether anything in `root` needs upstream's sparsifier.
+bool holdsSparseTensors(Operation *root) {
+  WalkResult found = root->walk([](Operation *op) {
     if (isa<sparse_tensor::SparseTensorDialect>(op->getDialect()) ||
         llvm::any_of(op->getOperandTypes(), isSparseType) ||
         llvm::any_of(op->getResultTypes(), isSparseType))
@@ -57,6 +61,54 @@ bool holdsSparseTensors(ModuleOp module) {
     return WalkResult::advance();
   });
   return found.wasInterrupted();
+}
+
+bool returnsBuffers(FunctionOpInterface f) {
+  return llvm::any_of(f.getResultTypes(), [](Type t) {
+    return isa<BaseMemRefType, TensorType>(t);
+  });
+}
+
+/// The names of the functions of `module` (before bufferization) whose
+/// buffers are all their own: no sparse tensor, no deallocation of their
+/// own, and calls only to such functions or to external ones that return
+/// no buffers (STC's runtime). After upstream's pipeline nothing they hold
+/// comes from the sparse runtime, so ownership-based deallocation applies.
+SmallVector<StringAttr> ownedBufferFunctions(ModuleOp module) {
+  SymbolTable symbols(module);
+  llvm::SetVector<func::FuncOp> owned;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal() || holdsSparseTensors(f))
+      continue;
+    WalkResult bad = f.walk([](Operation *op) {
+      return isa<bufferization::DeallocTensorOp, memref::DeallocOp,
+                 func::CallIndirectOp>(op)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (!bad.wasInterrupted())
+      owned.insert(f);
+  }
+  // Drop callers of anything else, until none is left to drop.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (func::FuncOp f : SmallVector<func::FuncOp>(owned.getArrayRef())) {
+      WalkResult bad = f.walk([&](func::CallOp call) {
+        auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+        bool fine = callee && (callee.isExternal() ? !returnsBuffers(callee)
+                                                   : owned.contains(callee));
+        return fine ? WalkResult::advance() : WalkResult::interrupt();
+      });
+      if (bad.wasInterrupted()) {
+        owned.remove(f);
+        changed = true;
+      }
+    }
+  }
+  SmallVector<StringAttr> names;
+  for (func::FuncOp f : owned)
+    names.push_back(f.getSymNameAttr());
+  return names;
 }
 
 /// Run-time errors (docs/RELIABILITY.md): allocations whose size is known
@@ -126,21 +178,55 @@ struct StcBufferizePass : public stc::impl::StcBufferizeBase<StcBufferizePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     OpPassManager pm(ModuleOp::getOperationName());
+    SmallVector<StringAttr> owned;
     if (holdsSparseTensors(module)) {
-      module.emitRemark("stc: sparse tensors STC does not specialize remain: "
-                        "upstream's sparsifier bufferizes this module "
-                        "(buffers are freed where the program frees them)");
+      owned = ownedBufferFunctions(module);
+      module.emitRemark()
+          << "stc: sparse tensors STC does not specialize remain: upstream's "
+             "sparsifier bufferizes this module (buffers are freed where the "
+             "program frees them"
+          << (owned.empty() ? std::string()
+                            : ", and by ownership-based deallocation in " +
+                                  std::to_string(owned.size()) +
+                                  " function(s) that hold none")
+          << ")";
       ++numUpstreamModules;
       buildUpstreamSparsifier(pm);
     } else {
       dropExplicitDeallocations(module);
       buildStcBufferization(pm);
     }
-    if (failed(runPipeline(pm, module)))
+    if (failed(runPipeline(pm, module)) ||
+        (!owned.empty() && failed(deallocateOwnedBuffers(module, owned))))
       signalPassFailure();
   }
 
 private:
+  /// Ownership-based deallocation of the functions `names` of a module that
+  /// upstream's pipeline bufferized: function by function, then the lowering
+  /// of the deallocations for the whole module (it may add a helper).
+  LogicalResult deallocateOwnedBuffers(ModuleOp module,
+                                       ArrayRef<StringAttr> names) {
+    OpPassManager perFunction(func::FuncOp::getOperationName());
+    perFunction.addPass(createCanonicalizerPass());
+    perFunction.addPass(
+        bufferization::createOwnershipBasedBufferDeallocationPass());
+    perFunction.addPass(createCanonicalizerPass());
+    perFunction.addPass(
+        bufferization::createBufferDeallocationSimplificationPass());
+    SymbolTable symbols(module);
+    for (StringAttr name : names)
+      if (auto f = symbols.lookup<func::FuncOp>(name))
+        if (failed(runPipeline(perFunction, f)))
+          return failure();
+    OpPassManager whole(ModuleOp::getOperationName());
+    whole.addPass(bufferization::createLowerDeallocationsPass());
+    whole.addPass(createCSEPass());
+    whole.addPass(createCanonicalizerPass());
+    whole.addPass(createConvertBufferizationToMemRefPass());
+    return runPipeline(whole, module);
+  }
+
   void dropExplicitDeallocations(ModuleOp module) {
     SmallVector<Operation *> deallocs;
     module.walk([&](Operation *op) {
