@@ -160,14 +160,16 @@ void vectorStores(KernelIR &ir, const Problem &pb,
       // 1. The thread's results of the chunk's columns into the region.
       for (int64_t v = q * chunkCols / 2; v < (q + 1) * chunkCols / 2; ++v) {
         auto [r, c] = fragmentPlace(ir, kp, w, m, v);
-        TileColumn column = tileColumn(ir, shape, kp, w, c);
-        Value ok = ir.both(ir.lt(r, o.rows), column.valid);
-        Value index = outputIndex(ir, pb, o, r, column.p);
         const EpilogueRow &row = rowOperands[(v / 2) % 2];
-        Value result = residual
-                           ? epilogueScaled(ir, pb, acc[m * accCount + v], row)
-                           : epilogueValue(ir, pb, o, acc[m * accCount + v], r,
-                                           index, ok, &row);
+        Value result;
+        if (residual) {
+          result = epilogueScaled(ir, pb, acc[m * accCount + v], row);
+        } else {
+          TileColumn column = tileColumn(ir, shape, kp, w, c);
+          result = epilogueValue(ir, pb, o, acc[m * accCount + v], r,
+                                 outputIndex(ir, pb, o, r, column.p),
+                                 ir.both(ir.lt(r, o.rows), column.valid), &row);
+        }
         Value line = ir.add(kp.g, ir.i32(8 * ((v / 2) % 2)));
         Value inChunk = ir.add(c, ir.i32(-q * chunkCols));
         if (transposed)
@@ -267,13 +269,10 @@ void vectorStores(KernelIR &ir, const Problem &pb,
           for (int64_t e = 0; e < perVector; ++e) {
             // Element e is row r0 + e of a transposed result, else of row
             // r0.
-            Value bias;
-            if (pb.hasBias) {
-              Value row = transposed ? ir.add(r0, ir.i32(e)) : r0;
-              bias = epilogueToF32(b, ir.loadIf(inside(ir.i32(e)), o.bias,
-                                                pb.biasType, ir.wide(row),
-                                                ir.zeroOf(pb.biasType)));
-            }
+            Value bias = loadEpilogueRow(
+                             ir, pb, o, transposed ? ir.add(r0, ir.i32(e)) : r0,
+                             inside(ir.i32(e)))
+                             .bias;
             Value y = epilogueTail(
                 ir, pb, LLVM::ExtractElementOp::create(b, scaled, ir.i32(e)),
                 epilogueToF32(

@@ -145,7 +145,9 @@ HopperTiling mlir::stc::chooseHopperTiling(const HopperProblem &problem,
   best.stageBytes =
       hopperStageBytes(best.blockRows, best.blockCols, best.blockDepth,
                        elementBytes, problem.denseA);
-  best.stages = hopperStagesThatFit(best.stageBytes, device);
+  best.stages = hopperUsefulStages(
+      hopperStagesThatFit(best.stageBytes, device),
+      problem.depth > 0 ? ceilDiv(problem.depth, best.blockDepth) : 0);
   if (perImage)
     best.pixelTile = chooseHopperPixelTile(best.blockCols, pixels);
   int64_t rowTiles = ceilDiv(rows, best.blockRows);

@@ -125,7 +125,8 @@ int64_t hopperUsefulStages(int64_t fit, int64_t fills);
 ///    2 + BN), A being half-size; BM * BN / (BM + BN) for a dense A), then the
 ///    larger BM.
 /// 3. stages: as many as fit (hopperStagesThatFit), at most 6 (deeper
-///    rings stop hiding more latency), at least 2.
+///    rings stop hiding more latency), no more than the K steps
+///    (hopperUsefulStages), at least 2.
 /// 4. cluster of 2 along the rows when there are at least two row tiles
 ///    and at least one full wave of tiles (multicast halves B's L2 reads;
 ///    small problems keep 1 so that no SM waits for a partner).

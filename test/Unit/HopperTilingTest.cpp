@@ -167,4 +167,7 @@ TEST(HopperTiling, RingNoDeeperThanItsFills) {
   EXPECT_EQ(mlir::stc::hopperUsefulStages(6, 4), 4);
   EXPECT_EQ(mlir::stc::hopperUsefulStages(6, 16), 6);
   EXPECT_EQ(mlir::stc::hopperUsefulStages(5, 0), 5);
+  // The heuristic's own: a 1x1 convolution of 64 channels is one K step.
+  EXPECT_EQ(chooseHopperTiling({64, 802816, 64, 2}).stages, 2);
+  EXPECT_EQ(chooseHopperTiling({256, 256, 4 * 64, 2}).stages, 4);
 }
