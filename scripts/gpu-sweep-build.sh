@@ -30,7 +30,9 @@
 # directories (the full benchmark's run has them); the shapes default to
 # the eight f16 programs of bench/results/gpu-sweep-20261127T0746Z-warp-
 # tiles, the variants to the questions it left (docs/MMA-SP.md):
-# 4 stages, 256-row blocks, two K steps a stage, the grouped order.
+# 4 stages, 256-row blocks, two K steps a stage, the grouped order, the
+# epilogue's 16-byte stores through shared memory (--gpu-vector-stores,
+# whose prediction names the BERT shapes).
 #
 # --conv: variants of the convolution benchmark's sm_90a kernels
 # (bench/work/swc-NAME, FLAGS as STC_GPU_FLAGS_SM90A; scripts/gpu-session.sh
@@ -69,7 +71,7 @@ elif [ ${#variants[@]} -eq 0 ] && [ $mma_sp = 1 ]; then
   variants=("base:" "s4:--gpu-stages=4" "rows256:--gpu-block-rows=256"
             "k64:--gpu-stage-k-steps=2" "k64-s4:--gpu-stage-k-steps=2 --gpu-stages=4"
             "rows256-k64:--gpu-block-rows=256 --gpu-stage-k-steps=2"
-            "group16:--gpu-group-rows=16")
+            "group16:--gpu-group-rows=16" "vst:--gpu-vector-stores")
 elif [ ${#variants[@]} -eq 0 ]; then
   variants=("base:" "rows256:--gpu-block-rows=256" "group16:--gpu-group-rows=16"
             "multicast:--gpu-cluster-rows=2 --gpu-tma-multicast"

@@ -135,8 +135,8 @@ LogicalResult KernelConfigAttr::verify(
                        << " allows " << sharedLimit << " a block";
   if (metaTma && !wgmma)
     return emitError() << "meta_tma needs family wgmma, got " << familyName;
-  if (vectorStores && !wgmma)
-    return emitError() << "vector_stores needs family wgmma, got "
+  if (vectorStores && !wgmma && !staged)
+    return emitError() << "vector_stores needs family wgmma or staged, got "
                        << familyName;
   return success();
 }

@@ -66,11 +66,12 @@ def StcGpu_KernelConfigAttr : StcGpu_Attr<"KernelConfig", "kernel_config"> {
       vector of a thread's words into shared memory, on the same `full`
       mbarrier as its first K step) instead of each consumer thread loading
       it from global memory.
-    - `vector_stores` (wgmma): the epilogue stages each consumer warp's
-      results in shared memory (the ring, once every consumer is done with
-      it) and writes them to the result as 16-byte vectors along its
-      contiguous dimension, instead of one element per thread and
-      accumulator.
+    - `vector_stores` (wgmma, staged): the epilogue stages each warp's
+      results in shared memory (the ring or the pipeline's stages, once
+      every warp is done with them) and writes them to the result as
+      16-byte vectors along its contiguous dimension, instead of one
+      element per thread and accumulator. A staged kernel's direct
+      fallback keeps the element stores.
 
     ```mlir
     %0 = stc.spmm %v, %m, %d {pattern = #stc.nm<2:4>,

@@ -188,6 +188,11 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
     warpRows = k.warpRows;
   if (k.warpCols)
     warpCols = k.warpCols;
+  if (k.vectorStores && !staged)
+    op->emitRemark() << kPass
+                     << ": vector-stores: the direct mma.sp kernel has no "
+                        "shared memory to stage its results in; it stores "
+                        "them one element at a time";
   KernelConfigAttr config = KernelConfigAttr::getChecked(
       configError(op), op->getContext(), arch,
       staged ? KernelFamily::staged : KernelFamily::direct, tileRows, tileCols,
@@ -202,7 +207,7 @@ ConfigureGpuKernels::configureMmaSp(Operation *op, const Problem &pb,
       /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0},
       /*warp_rows=*/warpRows, /*warp_cols=*/warpCols,
       /*stage_k_steps=*/staged && k.stageKSteps ? k.stageKSteps : int64_t{1},
-      /*meta_tma=*/false, /*vector_stores=*/false);
+      /*meta_tma=*/false, /*vector_stores=*/staged && k.vectorStores);
   if (!config)
     return failure();
   return config;
@@ -385,7 +390,7 @@ ConfigureGpuKernels::configureDense(Operation *op, const Problem &pb,
       /*pixel_tile_h=*/int64_t{0}, /*pixel_tile_w=*/int64_t{0}, warpRows,
       warpCols,
       /*stage_k_steps=*/k.stageKSteps ? k.stageKSteps : int64_t{1},
-      /*meta_tma=*/false, /*vector_stores=*/false);
+      /*meta_tma=*/false, /*vector_stores=*/k.vectorStores);
   if (!config)
     return failure();
   return config;

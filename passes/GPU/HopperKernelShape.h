@@ -72,7 +72,7 @@ struct HopperKernelShape {
   /// thread stores its accumulators' results one element at a time.
   bool vectorStores = false;
   /// Columns of one warp's staging chunk: with at most 32, the staging of
-  /// every consumer warp (HopperEpilogue.cpp: at most 8 warps x 32 columns
+  /// every consumer warp (FragmentStores.cpp: at most 8 warps x 32 columns
   /// x 80 bytes, 20 KiB, for f32 results of a 128-row block) fits in the
   /// smallest ring (two slots: 24 KiB for 128 x 32, 12 KiB for 64 x 16).
   int64_t stagingCols() const { return std::min<int64_t>(32, blockCols); }

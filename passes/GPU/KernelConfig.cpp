@@ -88,13 +88,10 @@ LogicalResult mlir::stc::gpu_kernel::checkKernelConfig(
                         "without a direct fallback (or on sm_90a the wgmma "
                         "kernel), got family "
                      << stc_gpu::stringifyKernelFamily(config.getFamily());
-    int64_t bytes =
-        config.getStages() *
-        StagedLayout(config.getBlockRows(), config.getBlockCols(),
-                     pb.inputType.getIntOrFloatBitWidth() / 8,
-                     WarpTile{config.getWarpRows(), config.getWarpCols()},
-                     config.getStageKSteps(), /*denseS=*/true)
-            .stageBytes;
+    int64_t bytes = stagedSharedBytes(
+        pb, config.getBlockRows(), config.getBlockCols(),
+        WarpTile{config.getWarpRows(), config.getWarpCols()},
+        config.getStages(), config.getStageKSteps(), config.getVectorStores());
     int64_t limit = stc_gpu::sharedBytesOptIn(config.getArch());
     if (bytes > limit)
       return error() << "the dense kernel's " << config.getStages()

@@ -181,9 +181,9 @@ KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
   if (config.isStaged()) {
     int64_t elemBytes = pb.inputType.getIntOrFloatBitWidth() / 8;
     int64_t kSteps = config.getStageKSteps();
-    int64_t bytes = stages * StagedLayout(tileRows, tileCols, elemBytes, warp,
-                                          kSteps, pb.denseS)
-                                 .stageBytes;
+    bool vectorStores = config.getVectorStores();
+    int64_t bytes = stagedSharedBytes(pb, tileRows, tileCols, warp, stages,
+                                      kSteps, vectorStores);
     // Up to 48 KiB a static array; more (deeper or longer stages) is dynamic
     // shared memory, which the host opts in to (the kernel info's
     // shared_bytes), up to the limit the configuration's verifier checked.
@@ -199,11 +199,11 @@ KernelFacts LowerSpmmToGpu::emitMmaSpKernel(Operation *op,
         (name + "_smem").str(), Attribute(), /*alignment=*/16,
         /*addrSpace=*/3);
     buildStagedMmaSpKernel(kb, pb, tileRows, tileCols, warp, groupRows, stages,
-                           kSteps, ordered, kernel, smem);
+                           kSteps, ordered, vectorStores, kernel, smem);
     if (config.getDirectFallback()) {
       // The direct kernel for rows the staged one cannot copy: same
       // parameters, block, tile and warp tile (so the same grid and
-      // threads), no shared memory.
+      // threads), no shared memory (so element stores).
       kb.setInsertionPointToEnd(kernels.getBody());
       facts.fallbackKernel = (name + "_direct").str();
       facts.stagedAlign = kChunkBytes / elemBytes;

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GPU/MmaSpFragments.h"
+#include "passes/GPU/FragmentStores.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -199,33 +200,55 @@ SmallVector<Value> mlir::stc::gpu_kernel::denseMmaStep(
       });
 }
 
+int64_t mlir::stc::gpu_kernel::stagedSharedBytes(
+    const Problem &pb, int64_t blockRows, int64_t blockCols, WarpTile warp,
+    int64_t stages, int64_t kSteps, bool vectorStores) {
+  int64_t elemBytes = pb.inputType.getIntOrFloatBitWidth() / 8;
+  int64_t bytes = stages * StagedLayout(blockRows, blockCols, elemBytes, warp,
+                                        kSteps, pb.denseS)
+                               .stageBytes;
+  if (vectorStores)
+    bytes = std::max(bytes, warp.warpsIn(blockRows, blockCols) *
+                                stagingRegionBytes(pb, warp.cols));
+  return bytes;
+}
+
 void mlir::stc::gpu_kernel::storeWarpTile(KernelIR &ir, const Problem &pb,
                                           const KernelPrologue &k,
-                                          ValueRange acc) {
+                                          ValueRange acc, Value staging) {
   ImplicitLocOpBuilder &b = ir.b;
-  OutputStore output = outputStoreOf(k);
-  // Accumulator e of tile (i, j) is Out[row g + 8 (e >> 1)][col 2t + (e & 1)].
-  const int64_t colTiles = k.warp.colTiles();
-  for (int64_t i = 0; i < k.warp.rowTiles(); ++i) {
-    for (int64_t j = 0; j < colTiles; ++j) {
-      for (int64_t e = 0; e < 4; ++e) {
-        Value r = ir.add(ir.add(ir.add(k.rowBase, ir.i32(i * kMmaM)), k.g),
-                         ir.i32(8 * (e >> 1)));
-        Value p = ir.add(ir.add(ir.add(k.colBase, ir.i32(j * kMmaN)),
-                                ir.mul(k.t, ir.i32(2))),
-                         ir.i32(e & 1));
-        // f16 accumulators: register e / 2 holds elements e, e + 1 of the
-        // tile's rows g (e < 2) and g + 8 as f16x2.
-        Value v;
-        if (pb.f16Acc) {
-          Value pair = acc[(i * colTiles + j) * 2 + (e >> 1)];
-          v = LLVM::ExtractElementOp::create(b, pair, ir.i32(e & 1))
-                  .getResult();
-        } else {
-          v = acc[(i * colTiles + j) * 4 + e];
-        }
-        storeResult(ir, pb, output, v, r, p);
-      }
+  // Accumulator e of tile (i, j) is Out[row g + 8 (e >> 1)][col 2t + (e & 1)]
+  // of the tile: value 4 j + e of 16-row tile i in FragmentStores' terms.
+  FragmentTiles tiles;
+  for (int64_t i = 0; i < k.warp.rowTiles(); ++i)
+    tiles.firstRow.push_back(ir.add(k.rowBase, ir.i32(i * kMmaM)));
+  tiles.cols = k.warp.cols;
+  SmallVector<Value> values;
+  for (Value reg : acc) {
+    // f16 accumulators: register e / 2 holds elements e, e + 1 of the
+    // tile's rows g (e < 2) and g + 8 as f16x2.
+    if (!pb.f16Acc) {
+      values.push_back(reg);
+      continue;
+    }
+    for (int64_t half = 0; half < 2; ++half)
+      values.push_back(LLVM::ExtractElementOp::create(b, reg, ir.i32(half)));
+  }
+  auto column = [&](Value c) -> TileColumn {
+    Value p = ir.add(k.colBase, c);
+    return {p, ir.lt(p, k.args.cols)};
+  };
+  if (staging) {
+    storeFragmentsAsVectors(ir, pb, k, tiles, column, staging, values);
+  } else {
+    OutputStore output = outputStoreOf(k);
+    const int64_t perTile = tiles.cols / 2;
+    for (auto [index, v] : llvm::enumerate(values)) {
+      int64_t m = static_cast<int64_t>(index) / perTile;
+      auto [r, c] =
+          fragmentPlace(ir, k, tiles, m, static_cast<int64_t>(index) % perTile);
+      // (storeResult checks r < R and p < P itself.)
+      storeResult(ir, pb, output, v, r, ir.add(k.colBase, c));
     }
   }
   gpu::ReturnOp::create(b);

@@ -55,6 +55,13 @@ struct StagedLayout {
         stageBytes(kSteps * stepBytes) {}
 };
 
+/// Shared memory of the staged kernel: its `stages` stages, and with
+/// `vectorStores` at least every warp's staging region (FragmentStores.h),
+/// which the epilogue lays over the stages once the last K step is read.
+int64_t stagedSharedBytes(const Problem &pb, int64_t blockRows,
+                          int64_t blockCols, WarpTile warp, int64_t stages,
+                          int64_t kSteps, bool vectorStores);
+
 /// Elements of one 16-byte cp.async chunk.
 inline int64_t chunkElems(const Problem &pb) {
   return kChunkBytes / (pb.inputType.getIntOrFloatBitWidth() / 8);
@@ -109,10 +116,12 @@ SmallVector<Value> denseMmaStep(KernelIR &ir, const Problem &pb, WarpTile warp,
                                 ArrayRef<SmallVector<Value, 4>> bRegs,
                                 ValueRange acc);
 
-/// Stores the warp tile's accumulators through the epilogue, then returns
-/// from the kernel.
+/// Stores the warp tile's accumulators through the epilogue, one element
+/// at a time or (`staging`: the warp's region of shared memory, which no
+/// other warp uses any more) as 16-byte vectors (FragmentStores.h), then
+/// returns from the kernel.
 void storeWarpTile(KernelIR &ir, const Problem &pb, const KernelPrologue &k,
-                   ValueRange acc);
+                   ValueRange acc, Value staging = Value());
 
 } // namespace mlir::stc::gpu_kernel
 

@@ -28,18 +28,20 @@ void buildDirectMmaSpKernel(ImplicitLocOpBuilder &b, const Problem &pb,
                             int64_t groupRows, bool ordered,
                             gpu::GPUFuncOp func);
 
-/// A and B staged through `sharedMemory` (stages x StagedLayout::stageBytes,
-/// `kSteps` mma.sp K steps a stage) by a cp.async pipeline and read with
-/// ldmatrix (b16; for tf32 each
-/// 32-bit register is one element, rounded with cvt.rna.tf32.f32). Needs
-/// 16-byte aligned rows of D and of the values, and for tf32 and i8 a
-/// p-major D (checked by checkKernelConfig, or at run time by the host when
-/// a direct fallback exists).
+/// A and B staged through `sharedMemory` (stagedSharedBytes: stages x
+/// StagedLayout::stageBytes, `kSteps` mma.sp K steps a stage) by a cp.async
+/// pipeline and read with ldmatrix (b16; for tf32 each 32-bit register is
+/// one element, rounded with cvt.rna.tf32.f32). Needs 16-byte aligned rows
+/// of D and of the values, and for tf32 and i8 a p-major D (checked by
+/// checkKernelConfig, or at run time by the host when a direct fallback
+/// exists). `vectorStores`: after the last K step each warp stages its
+/// results in the shared memory and writes them as 16-byte vectors
+/// (FragmentStores.h).
 void buildStagedMmaSpKernel(ImplicitLocOpBuilder &b, const Problem &pb,
                             int64_t blockRows, int64_t blockCols, WarpTile warp,
                             int64_t groupRows, int64_t stages, int64_t kSteps,
-                            bool ordered, gpu::GPUFuncOp func,
-                            LLVM::GlobalOp sharedMemory);
+                            bool ordered, bool vectorStores,
+                            gpu::GPUFuncOp func, LLVM::GlobalOp sharedMemory);
 
 } // namespace mlir::stc::gpu_kernel
 

@@ -10,6 +10,7 @@
 // fragments per 16-row tile and runs two mma.sync m16n8k16 per mma.sp.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/GPU/FragmentStores.h"
 #include "passes/GPU/ImplicitGemm.h"
 #include "passes/GPU/MmaSpFragments.h"
 #include "passes/GPU/MmaSpKernels.h"
@@ -24,7 +25,7 @@ using namespace mlir::stc::gpu_kernel;
 void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     ImplicitLocOpBuilder &b, const Problem &pb, int64_t blockRows,
     int64_t blockCols, WarpTile warp, int64_t groupRows, int64_t stages,
-    int64_t kSteps, bool ordered, gpu::GPUFuncOp func,
+    int64_t kSteps, bool ordered, bool vectorStores, gpu::GPUFuncOp func,
     LLVM::GlobalOp sharedMemory) {
   KernelIR ir(b);
   KernelPrologue kp =
@@ -389,5 +390,18 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     llvm::append_range(next, aheadWords);
     scf::YieldOp::create(b, next);
   }
-  storeWarpTile(ir, pb, kp, loop.getResults().take_front(accCount));
+  ValueRange results = loop.getResults().take_front(accCount);
+  if (!vectorStores) {
+    storeWarpTile(ir, pb, kp, results);
+    return;
+  }
+  // The staged stores lay each warp's region over the stages: the last
+  // iterations waited for every cp.async group, and once every warp has
+  // passed this barrier nobody reads a stage again.
+  gpu::BarrierOp::create(b);
+  Value warpIndex = arith::DivUIOp::create(b, kp.tid, ir.i32(kWarpSize));
+  storeWarpTile(
+      ir, pb, kp, results,
+      byteAt(smem,
+             ir.mul(warpIndex, ir.i32(stagingRegionBytes(pb, warp.cols)))));
 }

@@ -340,6 +340,6 @@ func.func @unknown_attribute() attributes {stc_gpu.config = 1} {
 // -----
 
 // the staged epilogue's vector stores on mma.sp
-// expected-error @+1 {{vector_stores needs family wgmma, got direct}}
+// expected-error @+1 {{vector_stores needs family wgmma or staged, got direct}}
 #vector_stores_direct = #stc_gpu.kernel_config<arch = sm_90a, family = direct, block_rows = 64, block_cols = 64, vector_stores = true>
 func.func @vector_stores_direct() { return }
