@@ -34,6 +34,7 @@ void mlir::stc::gpu_kernel::buildDirectMmaSpKernel(
     bOrigins.push_back(pixelOrigin(ir, pb, kp.args, bCols.back()));
   }
   SmallVector<Value> init = zeroAccumulators(ir, pb, warp);
+  MetadataStream meta = metadataStream(ir, kp);
   auto loop = scf::ForOp::create(b, ir.i32(0), kp.steps, ir.i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -71,7 +72,7 @@ void mlir::stc::gpu_kernel::buildDirectMmaSpKernel(
       }
     }
     SmallVector<Value, 2> metaWords =
-        metadataWords(ir, pb, kp, loop.getInductionVar());
+        metadataWords(ir, pb, kp, meta, loop.getInductionVar());
 
     // B fragments of each 8-column tile (p = col + g).
     SmallVector<SmallVector<Value, 4>> bRegs(warp.colTiles());

@@ -58,42 +58,57 @@ Value mlir::stc::gpu_kernel::packRegister(KernelIR &ir, const Problem &pb,
       .getResult();
 }
 
-SmallVector<Value, 2>
-mlir::stc::gpu_kernel::metadataWords(KernelIR &ir, const Problem &pb,
-                                     const KernelPrologue &k, Value step,
-                                     Value stepInRange) {
+// mmaSpMetaWordIndex(rb, s, lane, V) = ((rb * V + s / 4) * 32 + lane) * 4
+// + s % 4, with s = step (m16n8k32.b16 and m16n8k16.tf32: one K step per
+// metadata block, one word for both tiles) or s = 2 * step + tile
+// (m16n8k64.i8): the part of rb and the lane once, the part of s per step.
+MetadataStream mlir::stc::gpu_kernel::metadataStream(KernelIR &ir,
+                                                     const KernelPrologue &k) {
   ImplicitLocOpBuilder &b = ir.b;
-  // mmaSpMetaWordIndex(rb, s, lane, V) = ((rb * V + s / 4) * 32 + lane) * 4
-  // + s % 4, with s = step (m16n8k32.b16 and m16n8k16.tf32: one K step per
-  // metadata block, one word for both tiles) or s = 2 * step + tile
-  // (m16n8k64.i8). Warps past the last row block (a ragged R) read the
-  // padding word: every nibble 0x4, legal, over zero values.
   Value firstBlock =
       arith::DivUIOp::create(b, k.rowBase, ir.i32(kMetaBlockRows));
-  Value pad = arith::ConstantIntOp::create(b, 0x44444444, 32);
-  SmallVector<Value, 2> words;
+  MetadataStream stream;
   for (int64_t blk = 0; blk < k.warp.rows / kMetaBlockRows; ++blk) {
     Value rowBlock = ir.add(firstBlock, ir.i32(blk));
     Value inBounds = ir.lt(rowBlock, k.metaRowBlocks);
-    if (stepInRange)
-      inBounds = arith::AndIOp::create(b, inBounds, stepInRange);
-    auto word = [&](Value s) {
-      Value vector = ir.add(ir.mul(rowBlock, k.metaVectors),
-                            arith::DivUIOp::create(b, s, ir.i32(4)));
-      Value index = ir.add(
-          ir.mul(ir.add(ir.mul(ir.wide(vector), ir.i64(32)), ir.wide(k.lane)),
-                 ir.i64(4)),
-          ir.wide(arith::RemUIOp::create(b, s, ir.i32(4))));
-      return ir.loadIf(inBounds, k.args.meta, b.getI32Type(), index, pad);
-    };
-    if (!pb.int8) {
-      words.push_back(word(step));
-      continue;
-    }
-    Value first = ir.mul(step, ir.i32(2));
-    words.push_back(word(first));
-    words.push_back(word(ir.add(first, ir.i32(1))));
+    Value safeBlock = arith::SelectOp::create(b, inBounds, rowBlock, ir.i32(0));
+    stream.inBounds.push_back(inBounds);
+    stream.first.push_back(
+        ir.add(ir.mul(ir.wide(ir.mul(safeBlock, k.metaVectors)), ir.i64(128)),
+               ir.wide(ir.mul(k.lane, ir.i32(4)))));
   }
+  return stream;
+}
+
+SmallVector<Value, 2> mlir::stc::gpu_kernel::metadataWords(
+    KernelIR &ir, const Problem &pb, const KernelPrologue &k,
+    const MetadataStream &stream, Value step, Value lastStep) {
+  ImplicitLocOpBuilder &b = ir.b;
+  if (lastStep)
+    step = arith::MinSIOp::create(b, step, lastStep);
+  // Word s of a block is (s / 4) * 128 + s % 4 words past its step 0.
+  auto offsetOf = [&](Value s) {
+    return ir.wide(
+        ir.add(ir.mul(arith::ShRUIOp::create(b, s, ir.i32(2)), ir.i32(128)),
+               arith::AndIOp::create(b, s, ir.i32(3))));
+  };
+  SmallVector<Value, 2> offsets;
+  if (!pb.int8) {
+    offsets.push_back(offsetOf(step));
+  } else {
+    Value first = ir.mul(step, ir.i32(2));
+    offsets.push_back(offsetOf(first));
+    offsets.push_back(offsetOf(ir.add(first, ir.i32(1))));
+  }
+  // Warps past the last row block read the padding word: every nibble
+  // 0x4, legal, over zero values.
+  Value pad = arith::ConstantIntOp::create(b, 0x44444444, 32);
+  SmallVector<Value, 2> words;
+  for (auto [inBounds, first] : llvm::zip(stream.inBounds, stream.first))
+    for (Value offset : offsets)
+      words.push_back(arith::SelectOp::create(
+          b, inBounds,
+          ir.loadAt(k.args.meta, b.getI32Type(), ir.add(first, offset)), pad));
   return words;
 }
 

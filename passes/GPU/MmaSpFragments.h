@@ -79,16 +79,27 @@ SmallVector<Value> zeroAccumulators(KernelIR &ir, const Problem &pb,
 /// that grows with K).
 Value packRegister(KernelIR &ir, const Problem &pb, ArrayRef<Value> elems);
 
-/// The lane's kernel-ready metadata words for K step `step` of each 32-row
-/// metadata block its warp tile spans (docs/GPU-LAYOUT.md): for
-/// f16/bf16/tf32 one 32-bit load per block serves its two 16-row tiles,
-/// tile i reading word i / 2 with selector F = i % 2; for i8 (m16n8k64,
-/// F = 0) each 16-row tile has its own word, word i.
-/// `stepInRange`, when given, also guards the loads (a step past the last
-/// one, prefetched ahead, reads nothing and gives the padding word).
+/// Where the lane's kernel-ready metadata words are (docs/GPU-LAYOUT.md),
+/// computed once before a kernel's K loop: for each 32-row metadata block
+/// its warp tile spans, whether the block exists (a ragged R's warps past
+/// the last one read the padding word) and the index of its word of K
+/// step 0 (of block 0 where it does not exist, so that no address leaves
+/// the array).
+struct MetadataStream {
+  SmallVector<Value, 2> inBounds, first;
+};
+MetadataStream metadataStream(KernelIR &ir, const KernelPrologue &k);
+
+/// The lane's metadata words for K step `step`: for f16/bf16/tf32 one
+/// 32-bit load per block serves its two 16-row tiles, tile i reading word
+/// i / 2 with selector F = i % 2; for i8 (m16n8k64, F = 0) each 16-row
+/// tile has its own word, word i. With `lastStep`, a step past it (the
+/// staged kernel's prefetch and the zero-filled sub-steps past K) reads
+/// lastStep's words: legal words, over zeros.
 SmallVector<Value, 2> metadataWords(KernelIR &ir, const Problem &pb,
-                                    const KernelPrologue &k, Value step,
-                                    Value stepInRange = Value());
+                                    const KernelPrologue &k,
+                                    const MetadataStream &stream, Value step,
+                                    Value lastStep = Value());
 /// Metadata words per K step of a warp tile: one per 16-row tile for i8,
 /// one per 32-row block otherwise, none for a dense S.
 inline int64_t metadataWordsPerStep(const Problem &pb, WarpTile warp) {

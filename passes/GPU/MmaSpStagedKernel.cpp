@@ -98,103 +98,218 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
                  arith::DivUIOp::create(b, ir.add(kp.tid, ir.i32(first)),
                                         ir.i32(4)))));
 
-  // Issues the cp.async copies of K step `step` into stage `slot`; copies
-  // past an edge read nothing (src-size 0 zero-fills) from a clamped,
-  // aligned address.
-  // Issues the copies of K step `step` into the sub-step of a stage at
-  // byte `base` (no commit).
-  auto issueStepLoads = [&](Value step, Value base) {
-    auto copyChunk = [&](Value smemOffset, Value src, Value index,
-                         Value validElems) {
-      Value srcSize = ir.mul(validElems, ir.i32(elemBytes));
-      Value safe = arith::SelectOp::create(
-          b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, validElems,
-                                ir.i32(0)),
-          index, ir.i64(0));
-      Value from = LLVM::GEPOp::create(b, globalPtr, pb.inputType, src,
-                                       ValueRange{safe});
-      NVVM::CpAsyncOp::create(b, byteAt(smem, ir.add(base, smemOffset)), from,
-                              kChunkBytes, NVVM::LoadCacheModifierKind::CG,
-                              srcSize);
-    };
-    // A: block rows x aChunks, swizzled by aSwizzle.
-    // (A row of a K step: 2 chunks of 8 f16/bf16, 4 tf32 or 16 i8 values;
-    // a dense S's, 4 chunks of 8 f16/bf16.)
-    const int64_t storedK =
-        pb.denseS ? mmaSpInstructionK(pb) : mmaSpInstructionK(pb) / 2;
-    forChunks(blockRows * aChunks, [&](Value id, int64_t) {
-      Value row = arith::DivUIOp::create(b, id, ir.i32(aChunks));
-      Value c = arith::RemUIOp::create(b, id, ir.i32(aChunks));
-      Value gRow = ir.add(kp.blockRow, row);
-      Value col = ir.add(ir.mul(step, ir.i32(storedK)),
-                         ir.mul(c, ir.i32(elemsPerChunk)));
-      Value valid = arith::SelectOp::create(
-          b, ir.lt(gRow, kp.args.rows),
-          clampChunk(arith::SubIOp::create(b, kp.args.valueCols, col)),
-          ir.i32(0));
-      Value offset = ir.add(ir.mul(row, ir.i32(layout.aRowBytes)),
-                            ir.mul(aSwizzle(row, c), ir.i32(kChunkBytes)));
-      Value index = ir.add(ir.mul(ir.wide(gRow), ir.wide(kp.args.valueCols)),
-                           ir.wide(col));
-      copyChunk(offset, kp.args.values, index, valid);
-    });
-    // B: 4 chunks per column of the block.
-    forChunks(bChunks, [&](Value id, int64_t round) {
-      Value row, c, valid, phys, offset, index;
+  // Each thread's copies, planned once before the pipeline: a thread's
+  // chunk of each round has the same place in a stage and the same row of
+  // A (column of B) in every K step, so the K loop does not recompute
+  // places, bounds and row addresses. A chunk records its element index in
+  // K step 0 (its row or column clamped into the operand where it does not
+  // exist), the elements of K it has left at step 0, and its src-size
+  // inside K (16 bytes, 0 where its row or column does not exist, a part
+  // for a k-major B's ragged column). K step `step` copies element first +
+  // step x stride; in a step inside K for both operands (step <
+  // wholeSteps) with the planned src-size, else (the steps at K's end)
+  // with the src-size left at that step, from a clamped address where
+  // nothing is left (src-size 0 zero-fills). A convolution's B is a gather
+  // (a tap and a pixel per K step): its chunks are computed per step.
+  struct ChunkCopy {
+    /// The last round's `id < total` (null in a full round).
+    Value inRound;
+    /// The chunk's bytes from the sub-step's start.
+    Value smemOffset;
+    /// Element index (i64) in K step 0, elements of K left there (i32).
+    Value first, kLeft;
+    /// Bytes inside K; and, for a step at K's end, what one element of
+    /// kLeft is worth in bytes (unit) up to `cap` elements: p-major rows
+    /// count elements, a k-major row counts as a whole (cap 1, unit the
+    /// chunk's src-size).
+    Value srcSize, unit;
+    int64_t cap;
+  };
+  auto planChunks = [&](int64_t total, int64_t operandBytes,
+                        function_ref<ChunkCopy(Value)> plan) {
+    SmallVector<ChunkCopy> copies;
+    for (int64_t first = 0; first < total; first += layout.threads) {
+      Value id = ir.add(kp.tid, ir.i32(first));
+      ChunkCopy copy = plan(id);
+      copy.smemOffset = ir.add(ir.i32(operandBytes), copy.smemOffset);
+      if (first + layout.threads > total)
+        copy.inRound = ir.lt(id, ir.i32(total));
+      copies.push_back(copy);
+    }
+    return copies;
+  };
+  auto wholeIf = [&](Value ok) {
+    return arith::SelectOp::create(b, ok, ir.i32(kChunkBytes), ir.i32(0))
+        .getResult();
+  };
+  auto clampInto = [&](Value ok, Value index) {
+    return arith::SelectOp::create(b, ok, index, ir.i32(0)).getResult();
+  };
+  // A row of a K step: 2 chunks of 8 f16/bf16, 4 tf32 or 16 i8 stored
+  // values; a dense S's, 4 chunks of 8 f16/bf16.
+  const int64_t storedK =
+      pb.denseS ? mmaSpInstructionK(pb) : mmaSpInstructionK(pb) / 2;
+  const int64_t instructionK = mmaSpInstructionK(pb);
+  // A: block rows x aChunks, swizzled by aSwizzle.
+  SmallVector<ChunkCopy> aCopies =
+      planChunks(blockRows * aChunks, 0, [&](Value id) {
+        Value row = arith::DivUIOp::create(b, id, ir.i32(aChunks));
+        Value c = arith::RemUIOp::create(b, id, ir.i32(aChunks));
+        Value gRow = ir.add(kp.blockRow, row);
+        Value ok = ir.lt(gRow, kp.args.rows);
+        Value col = ir.mul(c, ir.i32(elemsPerChunk));
+        ChunkCopy copy;
+        copy.smemOffset = ir.add(ir.mul(row, ir.i32(layout.aRowBytes)),
+                                 ir.mul(aSwizzle(row, c), ir.i32(kChunkBytes)));
+        copy.first = ir.add(
+            ir.mul(ir.wide(clampInto(ok, gRow)), ir.wide(kp.args.valueCols)),
+            ir.wide(col));
+        copy.kLeft =
+            clampInto(ok, arith::SubIOp::create(b, kp.args.valueCols, col));
+        copy.srcSize = wholeIf(ok);
+        copy.unit = ir.i32(elemBytes);
+        copy.cap = elemsPerChunk;
+        return copy;
+      });
+  // B (not gathered): 4 chunks per column of the block, or k-major rows.
+  SmallVector<ChunkCopy> bCopies;
+  if (!pb.conv)
+    bCopies = planChunks(bChunks, layout.aBytes, [&](Value id) {
+      ChunkCopy copy;
       if (!pb.denseKMajor) {
         // p-major: block cols rows (p) x 4 chunks of 8 k (tf32: 4, i8: 16);
         // chunk c of row r at c ^ ((r >> 1) & 3).
-        row = arith::DivUIOp::create(b, id, ir.i32(4));
-        c = arith::RemUIOp::create(b, id, ir.i32(4));
+        Value row = arith::DivUIOp::create(b, id, ir.i32(4));
+        Value c = arith::RemUIOp::create(b, id, ir.i32(4));
         Value p = ir.add(kp.blockCol, row);
-        Value k = ir.add(ir.mul(step, ir.i32(mmaSpInstructionK(pb))),
-                         ir.mul(c, ir.i32(elemsPerChunk)));
-        if (pb.conv) {
-          // Implicit GEMM: with C a multiple of 8 a chunk of 8 k is 8
-          // consecutive channels of one tap, all in or all out of the image.
-          auto [ok, at] = denseElement(ir, pb, kp.args, kp.denseLd,
-                                       chunkOrigins[round], p, k);
-          valid =
-              arith::SelectOp::create(b, ok, ir.i32(elemsPerChunk), ir.i32(0));
-          index = at;
-        } else {
-          valid = arith::SelectOp::create(
-              b, ir.lt(p, kp.args.cols),
-              clampChunk(arith::SubIOp::create(b, kp.args.depth, k)),
-              ir.i32(0));
-          index = ir.add(ir.mul(ir.wide(p), ir.wide(kp.denseLd)), ir.wide(k));
-        }
-        phys = arith::XOrIOp::create(
+        Value ok = ir.lt(p, kp.args.cols);
+        Value k = ir.mul(c, ir.i32(elemsPerChunk));
+        Value phys = arith::XOrIOp::create(
             b, c,
             arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(1)),
                                   ir.i32(3)));
-        offset = ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
-                        ir.mul(phys, ir.i32(kChunkBytes)));
-      } else {
-        // k-major: 32 rows (k) x block cols / 8 chunks of 8 p; chunk c of
-        // row r at c ^ (r & 7).
-        int64_t chunksPerRow = blockCols / elemsPerChunk;
-        row = arith::DivUIOp::create(b, id, ir.i32(chunksPerRow));
-        c = arith::RemUIOp::create(b, id, ir.i32(chunksPerRow));
-        Value k = ir.add(ir.mul(step, ir.i32(mmaSpInstructionK(pb))), row);
-        Value p = ir.add(kp.blockCol, ir.mul(c, ir.i32(elemsPerChunk)));
-        valid = arith::SelectOp::create(
-            b, ir.lt(k, kp.args.depth),
-            clampChunk(arith::SubIOp::create(b, kp.args.cols, p)), ir.i32(0));
-        phys = arith::XOrIOp::create(b, c,
-                                     arith::AndIOp::create(b, row, ir.i32(7)));
-        offset = ir.add(ir.mul(row, ir.i32(layout.bKMajorRowBytes)),
-                        ir.mul(phys, ir.i32(kChunkBytes)));
-        index = ir.add(ir.mul(ir.wide(k), ir.wide(kp.denseLd)), ir.wide(p));
+        copy.smemOffset = ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
+                                 ir.mul(phys, ir.i32(kChunkBytes)));
+        copy.first = ir.add(
+            ir.mul(ir.wide(clampInto(ok, p)), ir.wide(kp.denseLd)), ir.wide(k));
+        copy.kLeft = clampInto(ok, arith::SubIOp::create(b, kp.args.depth, k));
+        copy.srcSize = wholeIf(ok);
+        copy.unit = ir.i32(elemBytes);
+        copy.cap = elemsPerChunk;
+        return copy;
       }
-      copyChunk(ir.add(ir.i32(layout.aBytes), offset), kp.args.dense, index,
-                valid);
+      // k-major: 32 rows (k) x block cols / 8 chunks of 8 p; chunk c of
+      // row r at c ^ (r & 7).
+      int64_t chunksPerRow = blockCols / elemsPerChunk;
+      Value row = arith::DivUIOp::create(b, id, ir.i32(chunksPerRow));
+      Value c = arith::RemUIOp::create(b, id, ir.i32(chunksPerRow));
+      Value p = ir.add(kp.blockCol, ir.mul(c, ir.i32(elemsPerChunk)));
+      Value valid = clampChunk(arith::SubIOp::create(b, kp.args.cols, p));
+      Value ok =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, valid, ir.i32(0));
+      Value phys =
+          arith::XOrIOp::create(b, c, arith::AndIOp::create(b, row, ir.i32(7)));
+      copy.smemOffset = ir.add(ir.mul(row, ir.i32(layout.bKMajorRowBytes)),
+                               ir.mul(phys, ir.i32(kChunkBytes)));
+      copy.first = ir.add(ir.mul(ir.wide(row), ir.wide(kp.denseLd)),
+                          ir.wide(clampInto(ok, p)));
+      copy.kLeft = arith::SubIOp::create(b, kp.args.depth, row);
+      copy.srcSize = ir.mul(valid, ir.i32(elemBytes));
+      copy.unit = copy.srcSize;
+      copy.cap = 1;
+      return copy;
     });
+  // K steps inside K for A's stored values and for B.
+  Value wholeSteps = arith::MinSIOp::create(
+      b, arith::DivSIOp::create(b, kp.args.valueCols, ir.i32(storedK)),
+      arith::DivSIOp::create(b, kp.args.depth, ir.i32(instructionK)));
+  // Elements a K step moves B's chunks: the instruction's K along a
+  // p-major row, that many rows of a k-major B.
+  Value bStride = pb.denseKMajor
+                      ? ir.mul(ir.wide(kp.denseLd), ir.i64(instructionK))
+                      : ir.i64(instructionK);
+  // K step `step` of the planned copies; `inside`: the step lies inside K.
+  auto copyPlanned = [&](ArrayRef<ChunkCopy> copies, Value src, Value step,
+                         int64_t kPerStep, Value stride, Value base,
+                         bool inside) {
+    Value stepK = inside ? Value() : ir.mul(step, ir.i32(kPerStep));
+    Value stepOffset = ir.mul(ir.wide(step), stride);
+    for (const ChunkCopy &copy : copies) {
+      OpBuilder::InsertionGuard guard(b);
+      if (copy.inRound)
+        b.setInsertionPointToStart(
+            scf::IfOp::create(b, copy.inRound, false).thenBlock());
+      Value index = ir.add(copy.first, stepOffset);
+      Value srcSize = copy.srcSize;
+      if (!inside) {
+        Value left = arith::MinSIOp::create(
+            b,
+            arith::MaxSIOp::create(
+                b, arith::SubIOp::create(b, copy.kLeft, stepK), ir.i32(0)),
+            ir.i32(copy.cap));
+        srcSize = ir.mul(left, copy.unit);
+        index = arith::SelectOp::create(
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, srcSize,
+                                  ir.i32(0)),
+            index, ir.i64(0));
+      }
+      Value from = LLVM::GEPOp::create(b, globalPtr, pb.inputType, src,
+                                       ValueRange{index});
+      NVVM::CpAsyncOp::create(b, byteAt(smem, ir.add(base, copy.smemOffset)),
+                              from, kChunkBytes,
+                              NVVM::LoadCacheModifierKind::CG, srcSize);
+    }
+  };
+  // A convolution's B, gathered: per K step each chunk is 8 consecutive
+  // channels of one tap (C a multiple of 8), all in or all out of the
+  // image; outside, nothing is read (src-size 0) from element 0.
+  auto gatherConvB = [&](Value step, Value base) {
+    forChunks(bChunks, [&](Value id, int64_t round) {
+      // p-major: block cols rows (p) x 4 chunks of 8 k; chunk c of row r at
+      // c ^ ((r >> 1) & 3).
+      Value row = arith::DivUIOp::create(b, id, ir.i32(4));
+      Value c = arith::RemUIOp::create(b, id, ir.i32(4));
+      Value p = ir.add(kp.blockCol, row);
+      Value k = ir.add(ir.mul(step, ir.i32(instructionK)),
+                       ir.mul(c, ir.i32(elemsPerChunk)));
+      auto [ok, at] =
+          denseElement(ir, pb, kp.args, kp.denseLd, chunkOrigins[round], p, k);
+      Value phys = arith::XOrIOp::create(
+          b, c,
+          arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(1)),
+                                ir.i32(3)));
+      Value offset = ir.add(ir.i32(layout.aBytes),
+                            ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
+                                   ir.mul(phys, ir.i32(kChunkBytes))));
+      Value from = LLVM::GEPOp::create(
+          b, globalPtr, pb.inputType, kp.args.dense,
+          ValueRange{arith::SelectOp::create(b, ok, at, ir.i64(0))});
+      NVVM::CpAsyncOp::create(b, byteAt(smem, ir.add(base, offset)), from,
+                              kChunkBytes, NVVM::LoadCacheModifierKind::CG,
+                              wholeIf(ok));
+    });
+  };
+  // Issues the copies of K step `step` into the sub-step of a stage at
+  // byte `base` (no commit).
+  auto issueStepLoads = [&](Value step, Value base) {
+    auto inside = scf::IfOp::create(b, ir.lt(step, wholeSteps),
+                                    /*withElseRegion=*/true);
+    for (bool isInside : {true, false}) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(isInside ? inside.thenBlock()
+                                          : inside.elseBlock());
+      copyPlanned(aCopies, kp.args.values, step, storedK, ir.i64(storedK), base,
+                  isInside);
+      copyPlanned(bCopies, kp.args.dense, step, instructionK, bStride, base,
+                  isInside);
+    }
+    if (pb.conv)
+      gatherConvB(step, base);
   };
   // Stage step s holds the K steps s * kSteps .. s * kSteps + kSteps - 1,
   // one sub-step each (K steps past the last are zero-filled, and their
-  // metadata is the padding word: their mma.sp add nothing). One commit
+  // metadata is the last step's: their mma.sp add nothing). One commit
   // group per stage.
   // (With one K step a stage, the IR is that of the plain pipeline.)
   Value stageSteps = kSteps == 1 ? kp.steps : ir.ceilDiv(kp.steps, kSteps);
@@ -233,25 +348,34 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   // global-memory round trip per K step.
   const int64_t metaLead = (stages - 1) * kSteps;
   const int64_t wordsPerStep = metadataWordsPerStep(pb, warp);
+  MetadataStream metaStream = metadataStream(ir, kp);
+  // Steps past K (prefetched ahead, or a last stage's sub-step past K)
+  // read the last step's words.
+  Value lastStep =
+      arith::MaxSIOp::create(b, ir.add(kp.steps, ir.i32(-1)), ir.i32(0));
   SmallVector<Value> init = zeroAccumulators(ir, pb, warp);
   const int64_t accCount = init.size();
   for (int64_t s = 0; wordsPerStep > 0 && s < metaLead; ++s)
     llvm::append_range(
-        init, metadataWords(ir, pb, kp, ir.i32(s), ir.lt(ir.i32(s), kp.steps)));
+        init, metadataWords(ir, pb, kp, metaStream, ir.i32(s), lastStep));
+  const int64_t metaCount = static_cast<int64_t>(init.size()) - accCount;
+  // The slot of the step computed (step % stages), carried rather than
+  // divided for.
+  init.push_back(ir.i32(0));
   auto loop = scf::ForOp::create(b, ir.i32(0), stageSteps, ir.i32(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
     ValueRange carried = loop.getRegionIterArgs();
+    Value slot = carried.back();
     // Issued first, so that the loads are in flight across the wait and the
     // barrier below.
     SmallVector<Value> aheadWords;
-    for (int64_t j = 0; wordsPerStep > 0 && j < kSteps; ++j) {
-      Value metaStep = kStepOf(step, metaLead + j);
-      llvm::append_range(aheadWords, metadataWords(ir, pb, kp, metaStep,
-                                                   ir.lt(metaStep, kp.steps)));
-    }
+    for (int64_t j = 0; wordsPerStep > 0 && j < kSteps; ++j)
+      llvm::append_range(aheadWords,
+                         metadataWords(ir, pb, kp, metaStream,
+                                       kStepOf(step, metaLead + j), lastStep));
     // Step `step` has landed once at most stages - 2 younger groups are
     // pending; the barrier also tells every thread that the slot the next
     // loads overwrite (the one computed in the previous iteration) is free.
@@ -276,9 +400,14 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(loadAhead.thenBlock());
-      issueLoads(ahead, arith::RemUIOp::create(b, ahead, ir.i32(stages)));
+      // (step + stages - 1) % stages.
+      Value aheadSlot = arith::SelectOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, slot, ir.i32(0)),
+          ir.i32(stages - 1), ir.add(slot, ir.i32(-1)));
+      issueLoads(ahead, aheadSlot);
     }
-    Value stageAt = stageBase(arith::RemUIOp::create(b, step, ir.i32(stages)));
+    Value stageAt = stageBase(slot);
     // The fragments' registers from an ldmatrix.x4 result.
     auto regsOf = [&](Value structValue) {
       SmallVector<Value, 4> regs;
@@ -385,9 +514,15 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     // The ring moves by one stage: drop the words just used, append the
     // ones loaded ahead.
     SmallVector<Value> next = acc;
-    llvm::append_range(next,
-                       carried.drop_front(accCount + kSteps * wordsPerStep));
+    llvm::append_range(next, carried.slice(accCount + kSteps * wordsPerStep,
+                                           metaCount - kSteps * wordsPerStep));
     llvm::append_range(next, aheadWords);
+    Value nextSlot = ir.add(slot, ir.i32(1));
+    next.push_back(arith::SelectOp::create(
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, nextSlot,
+                              ir.i32(stages)),
+        ir.i32(0), nextSlot));
     scf::YieldOp::create(b, next);
   }
   ValueRange results = loop.getResults().take_front(accCount);

@@ -17,13 +17,14 @@
 // CHECK-SAME: params = ["values", "meta", "dense", "scale", "out", "R", "P", "K", "value_cols", "meta_cols"]
 // CHECK-SAME: input_type = i8, output_type = i8
 // The metadata words of the first stages - 1 = 2 K steps (two per step)
-// are loaded before the loop and travel in its iter_args; each iteration
-// loads the pair of the step 2 ahead before its barrier, feeds the oldest
-// pair to mma.sp and yields the ring moved by one step.
+// are loaded before the loop and travel in its iter_args (then the stage
+// slot); each iteration loads the pair of the step 2 ahead before its
+// barrier, feeds the oldest pair to mma.sp and yields the ring moved by
+// one step.
 // CHECK: %[[PAD:.*]] = arith.constant 1145324612 : i32
 // CHECK: %[[W0:.*]] = arith.select %{{.*}}, %{{.*}}, %[[PAD]] : i32
 // CHECK: %[[W1:.*]] = arith.select %{{.*}}, %{{.*}}, %[[PAD]] : i32
-// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[M0:arg[0-9]+]] = %[[W0]], %[[M1:arg[0-9]+]] = %[[W1]], %[[M2:arg[0-9]+]] = %{{[0-9]+}}, %[[M3:arg[0-9]+]] = %{{[0-9]+}}) -> (i32, i32,
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[M0:arg[0-9]+]] = %[[W0]], %[[M1:arg[0-9]+]] = %[[W1]], %[[M2:arg[0-9]+]] = %{{[0-9]+}}, %[[M3:arg[0-9]+]] = %{{[0-9]+}}, %[[SLOT:arg[0-9]+]] = %c0_i32{{.*}}) -> (i32, i32,
 // CHECK: %[[PADIN:.*]] = arith.constant 1145324612 : i32
 // CHECK: %[[N0:.*]] = arith.select %{{.*}}, %{{.*}}, %[[PADIN]] : i32
 // CHECK: %[[N1:.*]] = arith.select %{{.*}}, %{{.*}}, %[[PADIN]] : i32
@@ -31,7 +32,7 @@
 // CHECK: nvvm.ldmatrix
 // CHECK-COUNT-4: nvvm.mma.sp.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] sparseMetadata[%[[M0]]] selector[%{{.*}}] {intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<s8>, orderedMetadata, shape = #nvvm.shape<m = 16, n = 8, k = 64>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-COUNT-4: nvvm.mma.sp.sync {{.*}} sparseMetadata[%[[M1]]]
-// CHECK: scf.yield {{.*}}, %[[M2]], %[[M3]], %[[N0]], %[[N1]] :
+// CHECK: scf.yield {{.*}}, %[[M2]], %[[M3]], %[[N0]], %[[N1]], %{{[0-9]+}} :
 // CHECK: arith.sitofp %{{.*}} : i32 to f32
 // CHECK: %[[S:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> f32
 // CHECK: %[[F:.*]] = arith.mulf %{{.*}}, %[[S]] : f32

@@ -21,12 +21,20 @@
 // CHECK-SAME: input_type = f32
 // CHECK-SAME: meta_k_per_word = 16
 // CHECK-NOT: fallback_kernel
-// The prologue's copies: chunks of 4 f32 (src-size 4 bytes per valid
-// element, 0 past the edges).
+// The prologue's copies, chunks of 4 f32 planned before the pipeline: a
+// step inside K (step < min(value_cols / 8, K / 16)) copies whole chunks
+// (16 bytes where the row or column exists, else 0) ...
+// CHECK: %[[WHOLE:.*]] = arith.select %{{.*}}, %c16_i32{{.*}}, %c0_i32{{.*}} : i32
+// CHECK: scf.if
+// CHECK: %[[SRC0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %[[SRC0]], 16, cache =  cg, %[[WHOLE]]
+// ... and a step at K's end what is left (4 bytes per element, 0 past the
+// edges, from element 0 then).
+// CHECK: } else {
 // CHECK: %[[CLAMP:.*]] = arith.minsi %{{.*}}, %c4_i32{{.*}} : i32
-// CHECK: %[[VALID:.*]] = arith.select %{{.*}}, %[[CLAMP]], %c0_i32{{.*}} : i32
-// CHECK: %[[BYTES:.*]] = arith.muli %[[VALID]], %c4_i32{{.*}} : i32
-// CHECK: %[[SRC:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: %[[BYTES:.*]] = arith.muli %[[CLAMP]], %c4_i32{{.*}} : i32
+// CHECK: %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %c0_i64{{.*}} : i64
+// CHECK: %[[SRC:.*]] = llvm.getelementptr %{{.*}}[%[[SAFE]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %[[SRC]], 16, cache =  cg, %[[BYTES]]
 // CHECK: scf.for
 // Two ldmatrix.x4 of A, each register an f32 rounded to tf32 ...
