@@ -290,92 +290,6 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
                               wholeIf(ok));
     });
   };
-  // Where a tap's padded channels are a whole number of K steps (ResNet's
-  // 64 to 2048 channels), every chunk of a K step is in the same tap: the
-  // step's tap (kh, kw) and first channel are worked out once for all of a
-  // thread's chunks, and each chunk, planned before the pipeline, adds the
-  // tap's offset to its pixel's index and checks the tap's input row and
-  // column against the image.
-  struct GatherChunk {
-    Value inRound, smemOffset;
-    /// The chunk's pixel exists; its receptive field's top-left input row
-    /// and column (outside the image where padded); the element index of
-    /// channel c x 8 at that top-left corner (negative where padded).
-    Value ok, ih0, iw0, first;
-  };
-  const bool tapPerStep = pb.conv && pb.conv->cp % instructionK == 0;
-  SmallVector<GatherChunk> gatherChunks;
-  if (tapPerStep) {
-    const ConvGeometry &cg = *pb.conv;
-    for (int64_t first = 0; first < bChunks; first += layout.threads) {
-      Value id = ir.add(kp.tid, ir.i32(first));
-      const PixelOrigin &origin = chunkOrigins[first / layout.threads];
-      Value row = arith::DivUIOp::create(b, id, ir.i32(4));
-      Value c = arith::RemUIOp::create(b, id, ir.i32(4));
-      Value phys = arith::XOrIOp::create(
-          b, c,
-          arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(1)),
-                                ir.i32(3)));
-      GatherChunk chunk;
-      chunk.smemOffset = ir.add(ir.i32(layout.aBytes),
-                                ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
-                                       ir.mul(phys, ir.i32(kChunkBytes))));
-      chunk.ok = origin.ok;
-      chunk.ih0 = origin.ih0;
-      chunk.iw0 = origin.iw0;
-      Value corner =
-          ir.add(ir.add(origin.pixelBase, ir.mul(origin.ih0, kp.args.inW)),
-                 origin.iw0);
-      chunk.first = ir.add(ir.mul(ir.wide(corner), ir.i64(cg.ic)),
-                           ir.wide(ir.mul(c, ir.i32(elemsPerChunk))));
-      if (first + layout.threads > bChunks)
-        chunk.inRound = ir.lt(id, ir.i32(bChunks));
-      gatherChunks.push_back(chunk);
-    }
-  }
-  // K step `step` of the planned gather (inside K).
-  auto gatherPlanned = [&](Value step, Value base) {
-    const ConvGeometry &cg = *pb.conv;
-    // k = (kh * KW + kw) * Cp + channel, the same tap for the whole step.
-    Value k = ir.mul(step, ir.i32(instructionK));
-    Value tap = arith::DivUIOp::create(b, k, ir.i32(cg.cp));
-    Value channel = arith::RemUIOp::create(b, k, ir.i32(cg.cp));
-    Value dh = ir.mul(arith::DivUIOp::create(b, tap, ir.i32(cg.kw)),
-                      ir.i32(cg.dilationH));
-    Value dw = ir.mul(arith::RemUIOp::create(b, tap, ir.i32(cg.kw)),
-                      ir.i32(cg.dilationW));
-    Value tapOffset = ir.add(
-        ir.mul(ir.wide(ir.add(ir.mul(dh, kp.args.inW), dw)), ir.i64(cg.ic)),
-        ir.wide(channel));
-    for (auto [j, chunk] : llvm::enumerate(gatherChunks)) {
-      OpBuilder::InsertionGuard guard(b);
-      if (chunk.inRound)
-        b.setInsertionPointToStart(
-            scf::IfOp::create(b, chunk.inRound, false).thenBlock());
-      auto insideImage = [&](Value v, Value size) {
-        // One unsigned compare: negative coordinates wrap to large values.
-        return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, v, size);
-      };
-      Value ok = ir.both(
-          chunk.ok, ir.both(insideImage(ir.add(chunk.ih0, dh), kp.args.inH),
-                            insideImage(ir.add(chunk.iw0, dw), kp.args.inW)));
-      // (Real channels only: with Cp > C a chunk past C reads nothing.)
-      if (cg.cp != cg.c) {
-        Value c = arith::RemUIOp::create(
-            b, ir.add(kp.tid, ir.i32(j * layout.threads)), ir.i32(4));
-        ok =
-            ir.both(ok, ir.lt(ir.add(channel, ir.mul(c, ir.i32(elemsPerChunk))),
-                              ir.i32(cg.c)));
-      }
-      Value index = arith::SelectOp::create(
-          b, ok, ir.add(chunk.first, tapOffset), ir.i64(0));
-      Value from = LLVM::GEPOp::create(b, globalPtr, pb.inputType,
-                                       kp.args.dense, ValueRange{index});
-      NVVM::CpAsyncOp::create(b, byteAt(smem, ir.add(base, chunk.smemOffset)),
-                              from, kChunkBytes,
-                              NVVM::LoadCacheModifierKind::CG, wholeIf(ok));
-    }
-  };
   // Issues the copies of K step `step` into the sub-step of a stage at
   // byte `base` (no commit).
   auto issueStepLoads = [&](Value step, Value base) {
@@ -389,11 +303,9 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
                   isInside);
       copyPlanned(bCopies, kp.args.dense, step, instructionK, bStride, base,
                   isInside);
-      if (tapPerStep && isInside)
-        gatherPlanned(step, base);
-      else if (pb.conv)
-        gatherConvB(step, base);
     }
+    if (pb.conv)
+      gatherConvB(step, base);
   };
   // Stage step s holds the K steps s * kSteps .. s * kSteps + kSteps - 1,
   // one sub-step each (K steps past the last are zero-filled, and their
