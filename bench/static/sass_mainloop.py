@@ -38,7 +38,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 MM4096 = "test/Tools/Inputs/matmul-f16-4096.mlir"
 
 # (name, program, target, flags). The 4096^3 f16 matmul takes the
-# heuristic's 128 x 128 blocks of four 64 x 64 warps.
+# heuristic's 128 x 128 blocks of four 64 x 64 warps; the convolution is
+# ResNet-50's l3 3x3 layer on the implicit-GEMM kernel (batch 32's 64 x
+# 64 blocks, and the 128 x 128 blocks of larger batches).
 CONFIGS = [
     ("mma-sp-default", MM4096, "sm_80", []),
     ("mma-sp-rows256", MM4096, "sm_80", ["--gpu-block-rows=256"]),
@@ -46,6 +48,9 @@ CONFIGS = [
     ("mma-sp-warps32", MM4096, "sm_80", ["--gpu-warp-rows=32", "--gpu-warp-cols=32"]),
     ("mma-sp-f16acc", MM4096, "sm_80", ["--gpu-accumulate=f16"]),
     ("mma-sync-dense", MM4096, "sm_80", ["--sparsity=explicit"]),
+    ("mma-sp-conv3x3", "bench/static/conv-3x3-256.mlir", "sm_80", []),
+    ("mma-sp-conv3x3-128", "bench/static/conv-3x3-256.mlir", "sm_80",
+     ["--gpu-block-rows=128", "--gpu-block-cols=128"]),
 ]
 
 
