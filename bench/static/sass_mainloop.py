@@ -6,8 +6,9 @@ compiles the program to PTX with the build's stc-compile, assembles it with
 a ptxas, disassembles it with cuobjdump, finds the innermost loop of each
 kernel that holds tensor-core instructions (HMMA, the SASS of mma.sp and
 mma.sync) and counts the instructions a K step executes on its cheapest path
-that still issues as many cp.async copies (LDGSTS) as any path does: the
-loop's steady state, a step inside K whose copies run ahead. Fewer instructions per tensor-core
+that still issues a whole stage's cp.async copies (LDGSTS; the count
+follows from the kernel info's tile and threads): the loop's steady state,
+a step inside K whose copies run ahead. Fewer instructions per tensor-core
 instruction is the point: an mma.sp kernel with few warps an SM issues its
 address arithmetic from the same slots as its mma.sp.
 

@@ -83,12 +83,10 @@ void vectorStores(KernelIR &ir, const Problem &pb,
   ImplicitLocOpBuilder &b = ir.b;
   assert((!pb.sparseLhs || !shape.tilesPerImage()) &&
          "a convolution's output is transposed");
-  assert(shape.stagingCols() == stagingChunkCols(shape.blockCols) &&
-         "HopperKernelShape::stagingCols is the staging's chunk");
   const int64_t regionBytes = stagingRegionBytes(pb, shape.blockCols);
   assert(shape.consumerThreads() / kWarpSize * regionBytes <=
              shape.stages * shape.stageBytes() &&
-         "the staging fits in the ring (HopperKernelShape::stagingCols)");
+         "the staging fits in the ring (HopperKernelShape::vectorStores)");
   // Every consumer is past its last wgmma before any warp writes the ring.
   NVVM::BarrierOp::create(b, TypeRange{}, ir.i32(kConsumerBarrier),
                           ir.i32(shape.consumerThreads()),

@@ -66,16 +66,15 @@ struct HopperKernelShape {
   /// reads is overwritten.
   int64_t stepsPerSlot = 1;
   /// The epilogue's stores (HopperEpilogue.h): each consumer warp stages
-  /// its results, stagingCols() columns at a time, in shared memory (the
-  /// ring, which every consumer is done with by then) and writes them with
-  /// 16-byte stores along Out's contiguous dimension; otherwise each
-  /// thread stores its accumulators' results one element at a time.
+  /// its results, at most 32 columns at a time (FragmentStores.h), in
+  /// shared memory (the ring, which every consumer is done with by then)
+  /// and writes them with 16-byte stores along Out's contiguous dimension;
+  /// otherwise each thread stores its accumulators' results one element at
+  /// a time. The staging of every consumer warp (at most 8 warps x 32
+  /// columns x 80 bytes, 20 KiB, for f32 results of a 128-row block) fits
+  /// in the smallest ring (two slots: 24 KiB for 128 x 32, 12 KiB for 64 x
+  /// 16).
   bool vectorStores = false;
-  /// Columns of one warp's staging chunk: with at most 32, the staging of
-  /// every consumer warp (FragmentStores.cpp: at most 8 warps x 32 columns
-  /// x 80 bytes, 20 KiB, for f32 results of a 128-row block) fits in the
-  /// smallest ring (two slots: 24 KiB for 128 x 32, 12 KiB for 64 x 16).
-  int64_t stagingCols() const { return std::min<int64_t>(32, blockCols); }
 
   /// Bytes per operand element: 2 (f16/bf16: m64nNk32, f32 accumulators)
   /// or 1 (s8: m64nNk64, s32 accumulators).

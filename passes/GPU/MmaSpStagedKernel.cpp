@@ -54,17 +54,39 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   // 16-byte chunks of one row of A a K step: 2 of stored values, 4 for a
   // dense S (all 32 k).
   const int64_t aChunks = layout.aRowBytes / kChunkBytes;
-  // Chunk c of row r of A lives at chunk c ^ ((r >> 2) & 1) of 2, or
-  // c ^ ((r >> 1) & 3) of 4 (as B's p-major rows): ldmatrix's 8 row
-  // addresses of one chunk hit distinct banks.
-  auto aSwizzle = [&](Value row, Value c) -> Value {
+  // Where chunk c of row r lives in a sub-step, in bytes from its operand's
+  // start; the copies and the ldmatrix reads both use these. The chunks are
+  // swizzled so that ldmatrix's 8 row addresses of one chunk hit distinct
+  // banks. A: chunk c ^ ((r >> 2) & 1) of 2, or c ^ ((r >> 1) & 3) of 4 (as
+  // B's p-major rows).
+  auto aChunkAt = [&](Value row, Value c) {
     Value bits =
         aChunks == 2
             ? arith::AndIOp::create(
                   b, arith::ShRUIOp::create(b, row, ir.i32(2)), ir.i32(1))
             : arith::AndIOp::create(
                   b, arith::ShRUIOp::create(b, row, ir.i32(1)), ir.i32(3));
-    return arith::XOrIOp::create(b, c, bits);
+    return ir.add(
+        ir.mul(row, ir.i32(layout.aRowBytes)),
+        ir.mul(arith::XOrIOp::create(b, c, bits), ir.i32(kChunkBytes)));
+  };
+  // A p-major B: block cols rows (p) x 4 chunks of 8 k (tf32: 4, i8: 16),
+  // chunk c of row r at c ^ ((r >> 1) & 3).
+  auto bPMajorChunkAt = [&](Value row, Value c) {
+    Value phys = arith::XOrIOp::create(
+        b, c,
+        arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(1)),
+                              ir.i32(3)));
+    return ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
+                  ir.mul(phys, ir.i32(kChunkBytes)));
+  };
+  // A k-major B: 32 rows (k) x block cols / 8 chunks of 8 p, chunk c of
+  // row r at c ^ (r & 7).
+  auto bKMajorChunkAt = [&](Value row, Value c) {
+    Value phys =
+        arith::XOrIOp::create(b, c, arith::AndIOp::create(b, row, ir.i32(7)));
+    return ir.add(ir.mul(row, ir.i32(layout.bKMajorRowBytes)),
+                  ir.mul(phys, ir.i32(kChunkBytes)));
   };
   auto stageBase = [&](Value slot) {
     return ir.mul(slot, ir.i32(layout.stageBytes));
@@ -150,7 +172,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   const int64_t storedK =
       pb.denseS ? mmaSpInstructionK(pb) : mmaSpInstructionK(pb) / 2;
   const int64_t instructionK = mmaSpInstructionK(pb);
-  // A: block rows x aChunks, swizzled by aSwizzle.
+  // A: block rows x aChunks.
   SmallVector<ChunkCopy> aCopies =
       planChunks(blockRows * aChunks, 0, [&](Value id) {
         Value row = arith::DivUIOp::create(b, id, ir.i32(aChunks));
@@ -159,8 +181,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
         Value ok = ir.lt(gRow, kp.args.rows);
         Value col = ir.mul(c, ir.i32(elemsPerChunk));
         ChunkCopy copy;
-        copy.smemOffset = ir.add(ir.mul(row, ir.i32(layout.aRowBytes)),
-                                 ir.mul(aSwizzle(row, c), ir.i32(kChunkBytes)));
+        copy.smemOffset = aChunkAt(row, c);
         copy.first = ir.add(
             ir.mul(ir.wide(clampInto(ok, gRow)), ir.wide(kp.args.valueCols)),
             ir.wide(col));
@@ -177,19 +198,12 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
     bCopies = planChunks(bChunks, layout.aBytes, [&](Value id) {
       ChunkCopy copy;
       if (!pb.denseKMajor) {
-        // p-major: block cols rows (p) x 4 chunks of 8 k (tf32: 4, i8: 16);
-        // chunk c of row r at c ^ ((r >> 1) & 3).
         Value row = arith::DivUIOp::create(b, id, ir.i32(4));
         Value c = arith::RemUIOp::create(b, id, ir.i32(4));
         Value p = ir.add(kp.blockCol, row);
         Value ok = ir.lt(p, kp.args.cols);
         Value k = ir.mul(c, ir.i32(elemsPerChunk));
-        Value phys = arith::XOrIOp::create(
-            b, c,
-            arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(1)),
-                                  ir.i32(3)));
-        copy.smemOffset = ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
-                                 ir.mul(phys, ir.i32(kChunkBytes)));
+        copy.smemOffset = bPMajorChunkAt(row, c);
         copy.first = ir.add(
             ir.mul(ir.wide(clampInto(ok, p)), ir.wide(kp.denseLd)), ir.wide(k));
         copy.kLeft = clampInto(ok, arith::SubIOp::create(b, kp.args.depth, k));
@@ -198,8 +212,6 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
         copy.cap = elemsPerChunk;
         return copy;
       }
-      // k-major: 32 rows (k) x block cols / 8 chunks of 8 p; chunk c of
-      // row r at c ^ (r & 7).
       int64_t chunksPerRow = blockCols / elemsPerChunk;
       Value row = arith::DivUIOp::create(b, id, ir.i32(chunksPerRow));
       Value c = arith::RemUIOp::create(b, id, ir.i32(chunksPerRow));
@@ -207,10 +219,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
       Value valid = clampChunk(arith::SubIOp::create(b, kp.args.cols, p));
       Value ok =
           arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, valid, ir.i32(0));
-      Value phys =
-          arith::XOrIOp::create(b, c, arith::AndIOp::create(b, row, ir.i32(7)));
-      copy.smemOffset = ir.add(ir.mul(row, ir.i32(layout.bKMajorRowBytes)),
-                               ir.mul(phys, ir.i32(kChunkBytes)));
+      copy.smemOffset = bKMajorChunkAt(row, c);
       copy.first = ir.add(ir.mul(ir.wide(row), ir.wide(kp.denseLd)),
                           ir.wide(clampInto(ok, p)));
       copy.kLeft = arith::SubIOp::create(b, kp.args.depth, row);
@@ -266,8 +275,6 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
   // image; outside, nothing is read (src-size 0) from element 0.
   auto gatherConvB = [&](Value step, Value base) {
     forChunks(bChunks, [&](Value id, int64_t round) {
-      // p-major: block cols rows (p) x 4 chunks of 8 k; chunk c of row r at
-      // c ^ ((r >> 1) & 3).
       Value row = arith::DivUIOp::create(b, id, ir.i32(4));
       Value c = arith::RemUIOp::create(b, id, ir.i32(4));
       Value p = ir.add(kp.blockCol, row);
@@ -275,13 +282,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
                        ir.mul(c, ir.i32(elemsPerChunk)));
       auto [ok, at] =
           denseElement(ir, pb, kp.args, kp.denseLd, chunkOrigins[round], p, k);
-      Value phys = arith::XOrIOp::create(
-          b, c,
-          arith::AndIOp::create(b, arith::ShRUIOp::create(b, row, ir.i32(1)),
-                                ir.i32(3)));
-      Value offset = ir.add(ir.i32(layout.aBytes),
-                            ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
-                                   ir.mul(phys, ir.i32(kChunkBytes))));
+      Value offset = ir.add(ir.i32(layout.aBytes), bPMajorChunkAt(row, c));
       Value from = LLVM::GEPOp::create(
           b, globalPtr, pb.inputType, kp.args.dense,
           ValueRange{arith::SelectOp::create(b, ok, at, ir.i64(0))});
@@ -452,9 +453,7 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
         for (int64_t half = 0; half < aChunks / 2; ++half) {
           Value c = ir.add(arith::ShRUIOp::create(b, kp.lane, ir.i32(4)),
                            ir.i32(2 * half));
-          Value offset = ir.add(
-              base, ir.add(ir.mul(row, ir.i32(layout.aRowBytes)),
-                           ir.mul(aSwizzle(row, c), ir.i32(kChunkBytes))));
+          Value offset = ir.add(base, aChunkAt(row, c));
           Value frag = NVVM::LdMatrixOp::create(b, x4Type, byteAt(smem, offset),
                                                 4, NVVM::MMALayout::row, shape,
                                                 NVVM::LdStMatrixEltType::B16);
@@ -477,23 +476,15 @@ void mlir::stc::gpu_kernel::buildStagedMmaSpKernel(
           Value row = ir.add(
               ir.add(ir.mul(kp.warpCol, ir.i32(warp.cols)), ir.i32(j * kMmaN)),
               arith::RemUIOp::create(b, kp.lane, ir.i32(8)));
-          Value c = arith::ShRUIOp::create(b, kp.lane, ir.i32(3));
-          Value phys = arith::XOrIOp::create(
-              b, c,
-              arith::AndIOp::create(
-                  b, arith::ShRUIOp::create(b, row, ir.i32(1)), ir.i32(3)));
-          offset = ir.add(ir.mul(row, ir.i32(kBPMajorRowBytes)),
-                          ir.mul(phys, ir.i32(kChunkBytes)));
+          offset = bPMajorChunkAt(
+              row, arith::ShRUIOp::create(b, kp.lane, ir.i32(3)));
           ldLayout = NVVM::MMALayout::row;
         } else {
           // Lane L: row k = L, the chunk of the tile's 8 columns
           // (ldmatrix.trans gives each lane D[2t, 2t + 1][g]).
           Value c = ir.add(
               ir.mul(kp.warpCol, ir.i32(warp.cols / elemsPerChunk)), ir.i32(j));
-          Value phys = arith::XOrIOp::create(
-              b, c, arith::AndIOp::create(b, kp.lane, ir.i32(7)));
-          offset = ir.add(ir.mul(kp.lane, ir.i32(layout.bKMajorRowBytes)),
-                          ir.mul(phys, ir.i32(kChunkBytes)));
+          offset = bKMajorChunkAt(kp.lane, c);
           ldLayout = NVVM::MMALayout::col;
         }
         Value frag = NVVM::LdMatrixOp::create(
